@@ -1,0 +1,53 @@
+import { median, sequentialLatency } from '../lib/load.ts';
+import type { Fixture } from '../lib/setup.ts';
+
+export type Query = (text: string, params: unknown[]) => Promise<{ rows: any[] }>;
+
+export interface Latency {
+  p50Ms: number;
+  p99Ms: number;
+  n: number;
+}
+
+const PAGE = 20;
+
+/**
+ * The keyset query `GET /v1/evidence` runs (evidence.repo.ts `list`, no filters), written out:
+ * newest first, strictly after the previous page's last (recordedAt, id), limit + 1.
+ */
+const RAW_PAGE = `select * from evidence_events
+  where organization_id = $1 and environment = $2 and purged_at is null
+    and ($3::timestamptz is null or recorded_at < $3 or (recorded_at = $3 and id < $4))
+  order by recorded_at desc, id desc limit ${PAGE + 1}`;
+
+/** `pages` sequential pages of the raw query, each after the last row of the one before. */
+export function rawWalk(query: Query, fixture: Fixture, pages: number): Promise<Latency> {
+  let after: { t: Date | null; id: string | null } = { t: null, id: null };
+  return sequentialLatency(pages, async () => {
+    const { rows } = await query(RAW_PAGE, [fixture.organizationId, fixture.environment, after.t, after.id]);
+    const last = rows[PAGE - 1];
+    after = { t: last.recorded_at, id: last.id };
+  });
+}
+
+/** The same walk over HTTP: `GET /v1/evidence?limit=20` then its nextCursor, page after page. */
+export function serviceWalk(serviceUrl: string, fixture: Fixture, pages: number): Promise<Latency> {
+  let cursor: string | null = null;
+  const headers = { authorization: `Bearer ${fixture.liveKey}` };
+  return sequentialLatency(pages, async () => {
+    const url = `${serviceUrl}/v1/evidence?limit=${PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const res = await fetch(url, { headers });
+    const body = (await res.json()) as any;
+    if (res.status !== 200) throw new Error(`GET /v1/evidence: ${res.status} ${JSON.stringify(body)}`);
+    cursor = body.meta.nextCursor;
+  });
+}
+
+/** Median p50 and p99 over rounds. */
+export function medianLatency(rounds: Latency[]): Latency {
+  return {
+    p50Ms: median(rounds.map((r) => r.p50Ms)),
+    p99Ms: median(rounds.map((r) => r.p99Ms)),
+    n: rounds.reduce((sum, r) => sum + r.n, 0),
+  };
+}

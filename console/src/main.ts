@@ -1,0 +1,168 @@
+import { ApiError, get, post, type Session, setCsrfToken, whenSignedOut } from './api.ts';
+import { field, h, input } from './dom.ts';
+import { act, messageBox, type View, type ViewContext } from './ui.ts';
+import { apiKeysView } from './views/api-keys.ts';
+import { auditView } from './views/audit.ts';
+import { channelsView } from './views/channels.ts';
+import { evidenceView } from './views/evidence.ts';
+import { exportsView } from './views/exports.ts';
+import { webhooksView } from './views/webhooks.ts';
+
+/** The views and their navigation links; the link texts are the contract's (§13). */
+const VIEWS: { path: string; label: string; view: View }[] = [
+  { path: 'api-keys', label: 'API keys', view: apiKeysView },
+  { path: 'channels', label: 'Channels', view: channelsView },
+  { path: 'evidence', label: 'Evidence', view: evidenceView },
+  { path: 'exports', label: 'Exports', view: exportsView },
+  { path: 'webhooks', label: 'Webhooks', view: webhooksView },
+  { path: 'audit-log', label: 'Audit log', view: auditView },
+];
+
+const app = document.getElementById('app') as HTMLElement;
+let session: Session | null = null;
+
+function signInPage(message?: string) {
+  document.title = 'Sign in · consent-service';
+  const box = messageBox();
+  if (message) box.ok(message);
+  const email = input('email', { type: 'email', autocomplete: 'username', required: true });
+  const password = input('password', { type: 'password', autocomplete: 'current-password', required: true });
+  // Added only when the email belongs to several organizations and the password matched.
+  const organization = input('organizationId', { autocomplete: 'organization' });
+  const orgField = field('Organization ID', organization, 'You belong to several organizations: pick one.');
+  const submit = h('button', { type: 'submit' }, 'Sign in');
+  const form = h(
+    'form',
+    { class: 'stack', 'aria-labelledby': 'sign-in-title' },
+    field('Email', email),
+    field('Password', password),
+    submit,
+    box,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void act(box, submit, async () => {
+      try {
+        const body: Record<string, string> = { email: email.value, password: password.value };
+        if (organization.value.trim()) body.organizationId = organization.value.trim();
+        const { data } = await post<Session>('/console/api/sign-in', body);
+        start(data);
+      } catch (error) {
+        if (error instanceof ApiError && error.body.organizations && !orgField.isConnected)
+          password.parentElement?.after(orgField);
+        password.value = '';
+        throw error;
+      }
+    });
+  });
+  app.replaceChildren(
+    h('main', { class: 'sign-in' }, h('h1', { id: 'sign-in-title' }, 'Sign in to consent-service'), form),
+  );
+  email.focus();
+}
+
+function start(s: Session) {
+  session = s;
+  setCsrfToken(s.csrfToken);
+  if (!location.hash) location.hash = '#/api-keys';
+  else void render();
+}
+
+function header(s: Session): HTMLElement {
+  const env = h(
+    'select',
+    { name: 'environment', class: `env env-${s.environment}` },
+    h('option', { value: 'test' }, 'Test data'),
+    h('option', { value: 'live' }, 'Live data'),
+  );
+  env.value = s.environment;
+  const box = messageBox();
+  env.addEventListener('change', () =>
+    act(box, null, async () => {
+      const { data } = await post<Session>('/console/api/environment', { environment: env.value });
+      start(data);
+    }),
+  );
+  const signOut = h('button', { type: 'button', class: 'link' }, 'Sign out');
+  signOut.addEventListener('click', () =>
+    act(box, signOut, async () => {
+      await post('/console/api/sign-out');
+      session = null;
+      signInPage('You are signed out.');
+    }),
+  );
+  const current = location.hash.replace(/^#\//, '') || 'api-keys';
+  return h(
+    'header',
+    { class: `top env-${s.environment}` },
+    h(
+      'div',
+      { class: 'brand' },
+      h('strong', {}, s.organization.name),
+      h('span', {}, `${s.member.email} · ${s.member.role}`),
+    ),
+    h('label', { class: 'env-switch' }, h('span', {}, 'Environment'), env),
+    signOut,
+    box,
+    h(
+      'nav',
+      { 'aria-label': 'Console' },
+      h(
+        'ul',
+        {},
+        ...VIEWS.map((v) =>
+          h(
+            'li',
+            {},
+            // The current view's link reloads it: the same address fires no hashchange.
+            h(
+              'a',
+              {
+                href: `#/${v.path}`,
+                'aria-current': v.path === current ? 'page' : null,
+                onclick: () => v.path === current && void render(),
+              },
+              v.label,
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+let renderCount = 0;
+async function render() {
+  if (!session) return;
+  const s = session;
+  const path = location.hash.replace(/^#\//, '') || 'api-keys';
+  const entry = VIEWS.find((v) => v.path === path) ?? VIEWS[0];
+  const main = h('main', { id: 'main', tabindex: -1 }, h('p', { class: 'loading' }, 'Loading…'));
+  app.replaceChildren(h('a', { href: '#main', class: 'skip' }, 'Skip to content'), header(s), main);
+  document.title = `${entry.label} · consent-service`;
+  const mine = ++renderCount;
+  const ctx: ViewContext = {
+    session: s,
+    can: (scope) => s.scopes.includes(scope),
+    refresh: () => void render(),
+  };
+  try {
+    const content = await entry.view(ctx);
+    if (mine === renderCount) main.replaceChildren(content);
+  } catch (error) {
+    const box = messageBox();
+    box.show(error);
+    if (mine === renderCount) main.replaceChildren(h('h1', {}, entry.label), box);
+  }
+}
+
+whenSignedOut(() => {
+  session = null;
+  signInPage('Your session has ended. Sign in again.');
+});
+window.addEventListener('hashchange', () => void render());
+
+get<Session>('/console/api/session').then(
+  ({ data }) => start(data),
+  () => signInPage(),
+);

@@ -1,0 +1,67 @@
+import { ApiError, type Session } from './api.ts';
+import { h } from './dom.ts';
+
+/** What a view gets: the session, a way to redraw itself, and a place for errors and notices. */
+export interface ViewContext {
+  session: Session;
+  can(scope: string): boolean;
+  refresh(): void;
+}
+
+export type View = (ctx: ViewContext) => Promise<HTMLElement>;
+
+/** An alert region per form: the API problem's detail, said once, read by screen readers. */
+export type MessageBox = HTMLElement & { show(error: unknown): void; ok(text: string): void };
+
+export function messageBox(): MessageBox {
+  const box = h('p', { role: 'alert', class: 'message', hidden: true }) as unknown as MessageBox;
+  box.show = (error) => {
+    box.hidden = false;
+    box.className = 'message error';
+    box.textContent = error instanceof ApiError ? error.detail : 'Something went wrong. Retry in a moment.';
+  };
+  box.ok = (text) => {
+    box.hidden = false;
+    box.className = 'message ok';
+    box.textContent = text;
+  };
+  return box;
+}
+
+/** Runs an action with its button disabled, showing any problem in `box`. */
+export async function act(box: MessageBox, control: HTMLButtonElement | null, run: () => Promise<void>) {
+  if (control) control.disabled = true;
+  box.hidden = true;
+  try {
+    await run();
+  } catch (error) {
+    box.show(error);
+  } finally {
+    if (control) control.disabled = false;
+  }
+}
+
+export function section(title: string, ...children: (Node | null | false)[]): HTMLElement {
+  return h('section', { class: 'card' }, h('h2', {}, title), ...children);
+}
+
+/** A form whose submit runs `run` (Enter works; the button is a real submit button). */
+export function form(
+  label: string,
+  fields: HTMLElement[],
+  submitText: string,
+  run: (form: HTMLFormElement) => Promise<void>,
+): HTMLFormElement {
+  const box = messageBox();
+  const submit = h('button', { type: 'submit' }, submitText);
+  const el = h('form', { 'aria-label': label, class: 'stack' }, ...fields, submit, box);
+  el.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void act(box, submit, () => run(el));
+  });
+  return el;
+}
+
+export function badge(text: string): HTMLElement {
+  return h('span', { class: `badge badge-${text.replace(/[^a-z]/g, '')}` }, text);
+}

@@ -1,0 +1,138 @@
+import { get, post } from '../api.ts';
+import { button, copyField, date, field, h, input, table } from '../dom.ts';
+import { act, badge, form, messageBox, section, type View } from '../ui.ts';
+
+interface ApiKey {
+  id: string;
+  name: string;
+  scopes: string[];
+  status: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+}
+
+/** API keys (contract §13): list without secrets, create with scopes the role allows, rotate, revoke. */
+export const apiKeysView: View = async (ctx) => {
+  const root = h('div', {});
+  // The secret lives only in this closure: a reload or another view and it is gone for good.
+  const secretSlot = h('div', { 'aria-live': 'polite' });
+  const listSlot = h('div', {});
+  const listBox = messageBox();
+  const manage = ctx.can('api_keys:manage');
+
+  function showSecret(secret: string, what: string) {
+    secretSlot.replaceChildren(
+      h(
+        'div',
+        { class: 'card secret' },
+        h('h3', {}, what),
+        h('p', {}, 'Copy the secret now: it is shown only once and cannot be retrieved later.'),
+        copyField('Secret', secret),
+        button('Done', () => secretSlot.replaceChildren()),
+      ),
+    );
+    (secretSlot.querySelector('input') as HTMLInputElement).focus();
+  }
+
+  async function loadList() {
+    const { data } = await get<ApiKey[]>('/v1/api-keys?limit=100');
+    const rows = data.map((key) => [
+      h('strong', {}, key.name),
+      h('code', {}, `${key.prefix}…`),
+      key.scopes.join(', '),
+      badge(key.status),
+      date(key.createdAt),
+      date(key.lastUsedAt),
+      manage && key.status === 'active'
+        ? h(
+            'div',
+            { class: 'row' },
+            button('Rotate', () => rotate(key), { 'aria-describedby': `key-${key.id}` }),
+            button('Revoke', () => revoke(key), { class: 'danger' }),
+            h('span', { id: `key-${key.id}`, class: 'visually-hidden' }, key.name),
+          )
+        : '',
+    ]);
+    listSlot.replaceChildren(
+      table(['Name', 'Prefix', 'Scopes', 'Status', 'Created', 'Last used', 'Actions'], rows, 'API keys'),
+    );
+  }
+
+  function rotate(key: ApiKey) {
+    void act(listBox, null, async () => {
+      const { data } = await post(`/v1/api-keys/${key.id}/rotate`, {});
+      showSecret(data.secret, `Key "${key.name}" rotated: the old one keeps working for 24 hours.`);
+      await loadList();
+    });
+  }
+
+  function revoke(key: ApiKey) {
+    if (!window.confirm(`Revoke the key "${key.name}"? Calls with it are refused from now on.`)) return;
+    void act(listBox, null, async () => {
+      await post(`/v1/api-keys/${key.id}/revoke`, {});
+      listBox.ok(`Key "${key.name}" revoked.`);
+      await loadList();
+    });
+  }
+
+  const createForm = form(
+    'Create key',
+    [
+      field('Name', input('name', { required: true, maxlength: 200 })),
+      h(
+        'fieldset',
+        { class: 'scopes' },
+        h('legend', {}, 'Scopes'),
+        // Only what the member's role allows: the API would refuse anything else anyway.
+        ...ctx.session.scopes.map((scope) =>
+          h(
+            'label',
+            { class: 'check' },
+            h('input', { type: 'checkbox', name: 'scope', value: scope }),
+            scope,
+          ),
+        ),
+      ),
+    ],
+    'Create key',
+    async (el) => {
+      const name = (el.elements.namedItem('name') as HTMLInputElement).value.trim();
+      const scopes = [...el.querySelectorAll<HTMLInputElement>('input[name=scope]:checked')].map(
+        (c) => c.value,
+      );
+      const { data } = await post('/v1/api-keys', { name, scopes });
+      el.reset();
+      showSecret(data.secret, `Key "${data.name}" created.`);
+      await loadList();
+    },
+  );
+  if (!manage) {
+    // Issuing keys needs api_keys:manage, which this role does not hold: show what it could hold, disabled.
+    for (const control of createForm.querySelectorAll<HTMLInputElement | HTMLButtonElement>('input, button'))
+      control.disabled = true;
+    createForm.prepend(
+      h(
+        'p',
+        { class: 'message ok' },
+        `Your role (${ctx.session.member.role}) cannot issue keys: ask an owner, admin or developer, or use the CLI.`,
+      ),
+    );
+  }
+  const create = section('Create key', createForm);
+
+  await loadList();
+  root.append(
+    h('h1', {}, 'API keys'),
+    h(
+      'p',
+      { class: 'lead' },
+      `Keys act in the ${ctx.session.environment} environment, with the scopes chosen here.`,
+    ),
+    secretSlot,
+    create,
+    section('Keys', listBox, listSlot),
+  );
+  return root;
+};

@@ -1,0 +1,215 @@
+import { call, get, post } from '../api.ts';
+import { button, copyField, date, field, h, input, select, table } from '../dom.ts';
+import { act, badge, form, messageBox, section, type View, type ViewContext } from '../ui.ts';
+
+interface Channel {
+  id: string;
+  name: string;
+  status: string;
+  siteKey: string;
+  configVersion: number;
+  defaultLanguage: string;
+  createdAt: string;
+}
+
+// Which channel is open survives a redraw (after a change) but not a reload.
+let openChannelId: string | null = null;
+
+/** Channels (contract §13): create, then per channel its purposes, technologies, origins and snippet. */
+export const channelsView: View = async (ctx) => {
+  const { data: channels } = await get<Channel[]>('/v1/channels?limit=100');
+  const manage = ctx.can('channels:manage');
+  const open = channels.find((c) => c.id === openChannelId) ?? null;
+  const rows = channels.map((c) => [
+    button(
+      c.name,
+      () => {
+        openChannelId = c.id;
+        ctx.refresh();
+      },
+      { class: 'link', 'aria-label': `Open ${c.name}` },
+    ),
+    h('code', {}, c.siteKey),
+    badge(c.status),
+    String(c.configVersion),
+    date(c.createdAt),
+  ]);
+  const create = manage
+    ? section(
+        'Create channel',
+        form(
+          'Create channel',
+          [
+            field('Channel name', input('name', { required: true, maxlength: 200 })),
+            field('Privacy policy URL', input('url', { type: 'url' })),
+          ],
+          'Create channel',
+          async (el) => {
+            const name = (el.elements.namedItem('name') as HTMLInputElement).value.trim();
+            const url = (el.elements.namedItem('url') as HTMLInputElement).value.trim();
+            const { data } = await post<Channel>(
+              '/v1/channels',
+              url ? { name, privacyPolicy: { url } } : { name },
+            );
+            openChannelId = data.id;
+            ctx.refresh();
+          },
+        ),
+      )
+    : null;
+  return h(
+    'div',
+    {},
+    h('h1', {}, 'Channels'),
+    create ?? '',
+    section(
+      'Your channels',
+      table(['Name', 'Site key', 'Status', 'Config version', 'Created'], rows, 'Channels'),
+    ),
+    open ? await channelDetail(ctx, open, manage) : '',
+  );
+};
+
+async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean): Promise<HTMLElement> {
+  const base = `/v1/channels/${channel.id}`;
+  const [purposes, technologies, origins, snippet] = await Promise.all([
+    get<any[]>(`${base}/purposes?limit=100`),
+    get<any[]>(`${base}/technologies?limit=100`),
+    get<any[]>(`${base}/origins?limit=100`),
+    get<{ html: string }>(`/v1/public/sites/${channel.siteKey}/snippet`).catch(() => null),
+  ]);
+  const box = messageBox();
+  const change = (method: string, path: string, body?: unknown) =>
+    act(box, null, async () => {
+      await call(method, path, body);
+      ctx.refresh();
+    });
+
+  const purposeRows = purposes.data.map((p) => [
+    h('code', {}, p.key),
+    p.name,
+    p.legalBasis,
+    p.required ? 'yes' : 'no',
+    badge(p.status),
+    manage && p.status === 'active'
+      ? h(
+          'div',
+          { class: 'row' },
+          button('Rename', () => {
+            const name = window.prompt(`New name of the purpose "${p.key}"`, p.name);
+            if (name) void change('PATCH', `${base}/purposes/${p.id}`, { name });
+          }),
+          button('Archive', () => void change('POST', `${base}/purposes/${p.id}/archive`, {})),
+        )
+      : '',
+  ]);
+  const techRows = technologies.data.map((t) => [
+    t.name,
+    t.vendor ?? '—',
+    t.purposeKeys.join(', ') || '—',
+    manage ? button('Delete', () => void change('DELETE', `${base}/technologies/${t.id}`)) : '',
+  ]);
+  const originRows = origins.data.map((o) => [
+    h('code', {}, o.origin),
+    badge(o.status),
+    manage && o.status === 'active'
+      ? button('Archive', () => void change('POST', `${base}/origins/${o.id}/archive`, {}))
+      : '',
+  ]);
+
+  const purposeForm = form(
+    'Add purpose',
+    [
+      field(
+        'Purpose key',
+        input('key', { required: true, pattern: '[a-z][a-z0-9_]{0,39}' }),
+        'Lower case, e.g. analytics',
+      ),
+      field('Purpose name', input('name', { required: true })),
+      field('Description', input('description')),
+      field(
+        'Legal basis',
+        select('legalBasis', [
+          ['consent', 'Consent'],
+          ['legitimate_interest', 'Legitimate interest'],
+        ]),
+      ),
+      h(
+        'label',
+        { class: 'check' },
+        h('input', { type: 'checkbox', name: 'required' }),
+        'Strictly necessary',
+      ),
+    ],
+    'Add purpose',
+    async (el) => {
+      const v = (n: string) => (el.elements.namedItem(n) as HTMLInputElement).value.trim();
+      const body: Record<string, unknown> = { key: v('key'), name: v('name'), legalBasis: v('legalBasis') };
+      if (v('description')) body.description = v('description');
+      body.required = (el.elements.namedItem('required') as HTMLInputElement).checked;
+      await post(`${base}/purposes`, body);
+      ctx.refresh();
+    },
+  );
+  const techForm = form(
+    'Add technology',
+    [
+      field('Technology name', input('name', { required: true })),
+      field('Vendor', input('vendor')),
+      field('Purpose keys', input('purposeKeys'), 'Comma-separated, e.g. analytics'),
+    ],
+    'Add technology',
+    async (el) => {
+      const v = (n: string) => (el.elements.namedItem(n) as HTMLInputElement).value.trim();
+      const body: Record<string, unknown> = {
+        name: v('name'),
+        purposeKeys: v('purposeKeys')
+          .split(',')
+          .map((k) => k.trim())
+          .filter(Boolean),
+      };
+      if (v('vendor')) body.vendor = v('vendor');
+      await post(`${base}/technologies`, body);
+      ctx.refresh();
+    },
+  );
+  const originForm = form(
+    'Add origin',
+    [field('Origin', input('origin', { required: true, placeholder: 'https://www.example.com' }))],
+    'Add origin',
+    async (el) => {
+      await post(`${base}/origins`, {
+        origin: (el.elements.namedItem('origin') as HTMLInputElement).value.trim(),
+      });
+      ctx.refresh();
+    },
+  );
+
+  return h(
+    'div',
+    { class: 'detail' },
+    h('h2', {}, `Channel: ${channel.name}`),
+    box,
+    section(
+      'Snippet',
+      snippet
+        ? copyField('Snippet HTML', snippet.data.html, true)
+        : h('p', {}, 'This channel is archived: it has no snippet.'),
+    ),
+    section(
+      'Purposes',
+      table(['Key', 'Name', 'Legal basis', 'Required', 'Status', 'Actions'], purposeRows, 'Purposes'),
+      manage ? purposeForm : null,
+    ),
+    section(
+      'Technologies',
+      table(['Name', 'Vendor', 'Purposes', 'Actions'], techRows, 'Technologies'),
+      manage ? techForm : null,
+    ),
+    section(
+      'Origins',
+      table(['Origin', 'Status', 'Actions'], originRows, 'Origins'),
+      manage ? originForm : null,
+    ),
+  );
+}

@@ -1,0 +1,60 @@
+import { get, post } from '../api.ts';
+import { button, date, field, h, input, select, table } from '../dom.ts';
+import { badge, form, section, type View } from '../ui.ts';
+
+/** Exports (contract §13): request one, watch it, download the file (a plain link: the cookie goes with it). */
+export const exportsView: View = async (ctx) => {
+  const { data: exports } = await get<any[]>('/v1/exports?limit=50');
+  const canCreate = ctx.can('exports:create');
+  const rows = exports.map((x) => [
+    h('code', {}, x.id),
+    badge(x.status),
+    x.format,
+    x.rowCount === null ? '—' : String(x.rowCount),
+    date(x.createdAt),
+    date(x.expiresAt),
+    x.status === 'succeeded' && canCreate
+      ? h('a', { href: `/v1/exports/${x.id}/file`, download: '' }, 'Download')
+      : (x.failureReason ?? ''),
+  ]);
+  const request = canCreate
+    ? section(
+        'Request export',
+        form(
+          'Request export',
+          [
+            field(
+              'Format',
+              select('format', [
+                ['jsonl', 'JSON Lines'],
+                ['csv', 'CSV'],
+              ]),
+            ),
+            field('Channel ID', input('channelId'), 'Optional: all channels when empty.'),
+            field('From', input('from', { placeholder: '2026-01-01T00:00:00Z' })),
+            field('To', input('to', { placeholder: '2026-12-31T23:59:59Z' })),
+          ],
+          'Request export',
+          async (el) => {
+            const body: Record<string, string> = {};
+            new FormData(el).forEach((v, k) => {
+              if (typeof v === 'string' && v.trim()) body[k] = v.trim();
+            });
+            await post('/v1/exports', body);
+            ctx.refresh();
+          },
+        ),
+      )
+    : null;
+  return h(
+    'div',
+    {},
+    h('h1', {}, 'Exports'),
+    request ?? '',
+    section(
+      'Your exports',
+      button('Refresh', () => ctx.refresh()),
+      table(['ID', 'Status', 'Format', 'Rows', 'Requested', 'Expires', 'File'], rows, 'Exports'),
+    ),
+  );
+};

@@ -1,0 +1,155 @@
+import { gpcBlocks, initialToggle, purposeText } from './decisions.ts';
+import type { UiStrings } from './strings.ts';
+import { CSS } from './styles.ts';
+import type { Decisions, SiteConfig } from './types.ts';
+
+export type View = 'banner' | 'customize';
+export type Action = 'accept-all' | 'reject-all' | Record<string, boolean>;
+
+export interface BannerContext {
+  config: SiteConfig;
+  language: string;
+  strings: UiStrings;
+  gpc: boolean;
+  /** The earlier decision, to prefill the customize view. */
+  previous: Decisions | null;
+  onAction(action: Action): void;
+}
+
+let root: HTMLElement | null = null;
+let returnFocus: HTMLElement | null = null;
+
+function h(tag: string, attrs: Record<string, string | boolean> = {}, ...children: (Node | string)[]) {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === true) el.setAttribute(name, '');
+    else if (value !== false) el.setAttribute(name, value);
+  }
+  for (const child of children) el.append(child);
+  return el;
+}
+
+function button(action: string, label: string, alt = false) {
+  return h(
+    'button',
+    { type: 'button', class: alt ? 'cs-btn cs-alt' : 'cs-btn', 'data-consent-action': action },
+    label,
+  );
+}
+
+function intro(ctx: BannerContext, title: string, body: string) {
+  const { strings, config } = ctx;
+  const text = h('p', { id: 'cs-consent-desc' }, body);
+  if (config.privacyPolicy.url) text.append(' ', h('a', { href: config.privacyPolicy.url }, strings.policy));
+  const nodes: Node[] = [h('h2', { id: 'cs-consent-title' }, title), text];
+  if (ctx.gpc && config.purposes.some((p) => p.gpcOptOut && !p.required)) {
+    nodes.push(h('p', { class: 'cs-note' }, strings.gpc));
+  }
+  return nodes;
+}
+
+function purposeList(ctx: BannerContext) {
+  const list = h('ul');
+  ctx.config.purposes.forEach((purpose, i) => {
+    const text = purposeText(purpose, ctx.language);
+    const descId = `cs-consent-p${i}`;
+    const box = h('input', {
+      type: 'checkbox',
+      'data-consent-purpose': purpose.key,
+      checked: initialToggle(purpose, ctx.previous, ctx.gpc),
+      disabled: purpose.required || gpcBlocks(purpose, ctx.gpc),
+      'aria-describedby': descId,
+    });
+    const label = h('label', {}, box, h('span', {}, text.name));
+    // Why a toggle cannot be changed is said in words next to it, not by a greyed-out look alone.
+    const fixed = purpose.required
+      ? ctx.strings.required
+      : gpcBlocks(purpose, ctx.gpc)
+        ? ctx.strings.gpcOff
+        : '';
+    if (fixed) label.append(h('span', { class: 'cs-req' }, fixed));
+    const details = h('p', { id: descId }, text.description);
+    const techs = ctx.config.technologies.filter((t) => t.purposeKeys.includes(purpose.key));
+    if (techs.length) {
+      const names = techs.map((t) => (t.vendor ? `${t.name} (${t.vendor})` : t.name)).join(', ');
+      details.append(text.description ? ' ' : '', `${ctx.strings.usedBy}: ${names}.`);
+    }
+    list.append(h('li', {}, label, details));
+  });
+  return list;
+}
+
+function render(ctx: BannerContext, view: View) {
+  const s = ctx.strings;
+  const content =
+    view === 'banner'
+      ? [
+          ...intro(ctx, s.title, s.body),
+          h(
+            'div',
+            { class: 'cs-actions' },
+            button('reject-all', s.reject),
+            button('accept-all', s.accept),
+            button('customize', s.customize, true),
+          ),
+        ]
+      : [
+          ...intro(ctx, s.prefsTitle, s.prefsBody),
+          purposeList(ctx),
+          h(
+            'div',
+            { class: 'cs-actions' },
+            button('reject-all', s.reject),
+            button('accept-all', s.accept),
+            button('save', s.save, true),
+          ),
+        ];
+  root!.textContent = '';
+  root!.setAttribute('data-consent-view', view);
+  root!.append(h('div', { class: 'cs-in' }, ...content));
+  // Into the dialog, not onto a button: the first Tab then reaches every choice in order, none pre-picked.
+  root!.focus();
+}
+
+function onClick(ctx: BannerContext, event: Event) {
+  const target = (event.target as Element).closest('[data-consent-action]');
+  const action = target?.getAttribute('data-consent-action');
+  if (action === 'customize') render(ctx, 'customize');
+  else if (action === 'accept-all' || action === 'reject-all') ctx.onAction(action);
+  else if (action === 'save') {
+    const choice: Record<string, boolean> = {};
+    for (const box of Array.from(root!.querySelectorAll<HTMLInputElement>('input[data-consent-purpose]'))) {
+      choice[box.getAttribute('data-consent-purpose')!] = box.checked;
+    }
+    ctx.onAction(choice);
+  }
+}
+
+/** Shows the banner (or its customize view), replacing one already open. Needs document.body. */
+export function showBanner(ctx: BannerContext, view: View): void {
+  if (!document.getElementById('cs-consent-style')) {
+    document.head.append(h('style', { id: 'cs-consent-style' }, CSS));
+  }
+  hideBanner(false);
+  returnFocus = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+  root = h('div', {
+    'data-consent-banner': true,
+    role: 'dialog',
+    'aria-modal': 'false',
+    'aria-labelledby': 'cs-consent-title',
+    'aria-describedby': 'cs-consent-desc',
+    lang: ctx.language,
+    tabindex: '-1',
+  });
+  root.addEventListener('click', (event) => onClick(ctx, event));
+  document.body.append(root);
+  render(ctx, view);
+}
+
+export function hideBanner(restoreFocus = true): void {
+  if (!root) return;
+  root.remove();
+  root = null;
+  if (restoreFocus && returnFocus?.isConnected && returnFocus !== document.body) returnFocus.focus();
+  returnFocus = null;
+}

@@ -1,0 +1,66 @@
+import { readPending, writePending } from './storage.ts';
+import type { PendingPost } from './types.ts';
+
+const MAX_BACKOFF_MS = 60_000;
+
+/**
+ * Delivers decisions to `…/preferences` in order, each with its own Idempotency-Key that is made once
+ * with the decision and kept with it (in localStorage), so every retry, in this page or after a reload,
+ * is the same request and the service records it exactly once. Network failures, 408, 409 (the same
+ * key still running), 429 and 5xx are retried with exponential backoff; other answers end the attempt.
+ */
+export function createSender(endpoint: string, siteKey: string) {
+  let queue = readPending(siteKey);
+  let busy = false;
+  let failures = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  async function send(item: PendingPost): Promise<boolean> {
+    let res: Response;
+    try {
+      res = await fetch(endpoint, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Idempotency-Key': item.key },
+        body: JSON.stringify(item.body),
+        credentials: 'omit',
+      });
+    } catch {
+      return false;
+    }
+    if (res.ok) return true;
+    if (res.status >= 500 || [408, 409, 429].includes(res.status)) return false;
+    // Retrying a refused decision would never succeed; say why once and drop it.
+    console.warn(`[consent-service] decision not recorded: HTTP ${res.status}`);
+    return true;
+  }
+
+  async function flush(): Promise<void> {
+    if (busy) return;
+    busy = true;
+    clearTimeout(timer);
+    try {
+      while (queue.length) {
+        if (!(await send(queue[0]))) {
+          timer = setTimeout(flush, Math.min(MAX_BACKOFF_MS, 1000 * 2 ** failures++));
+          return;
+        }
+        failures = 0;
+        queue = queue.slice(1);
+        writePending(siteKey, queue);
+      }
+    } finally {
+      busy = false;
+    }
+  }
+
+  if (typeof addEventListener === 'function') addEventListener('online', () => void flush());
+
+  return {
+    flush,
+    enqueue(item: PendingPost) {
+      queue = [...queue, item];
+      writePending(siteKey, queue);
+      void flush();
+    },
+  };
+}

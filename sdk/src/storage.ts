@@ -1,0 +1,61 @@
+import type { PendingPost, StoredConsent } from './types.ts';
+
+/** The cookie keeps the decision for as long as it is valid (180 days), refreshed on each decision. */
+const COOKIE_MAX_AGE_S = 180 * 24 * 60 * 60;
+
+/** A random hex string from crypto.getRandomValues: `bytes` * 2 characters. */
+export function randomId(bytes = 16): string {
+  const buf = new Uint8Array(bytes);
+  crypto.getRandomValues(buf);
+  let out = '';
+  for (const b of buf) out += (b < 16 ? '0' : '') + b.toString(16);
+  return out;
+}
+
+/** Per site, so two channels embedded on one domain keep separate decisions. */
+function names(siteKey: string) {
+  const safe = siteKey.replace(/[^A-Za-z0-9_-]/g, '');
+  return { cookie: `cs_consent_${safe}`, pending: `cs_pending_${safe}` };
+}
+
+export function readConsent(siteKey: string): StoredConsent | null {
+  const name = `${names(siteKey).cookie}=`;
+  for (const part of document.cookie.split(/;\s*/)) {
+    if (!part.startsWith(name)) continue;
+    try {
+      const value = JSON.parse(decodeURIComponent(part.slice(name.length)));
+      if (value && typeof value.s === 'string' && value.s.length >= 16) return value;
+    } catch {
+      // A cookie we cannot read is treated as absent: the visitor is asked again.
+    }
+  }
+  return null;
+}
+
+export function writeConsent(siteKey: string, consent: StoredConsent | null) {
+  const secure = location.protocol === 'https:' ? '; Secure' : '';
+  const value = consent ? encodeURIComponent(JSON.stringify(consent)) : '';
+  const maxAge = consent ? COOKIE_MAX_AGE_S : 0;
+  // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is missing from Firefox and older Safari.
+  document.cookie = `${names(siteKey).cookie}=${value}; Path=/; Max-Age=${maxAge}; SameSite=Lax${secure}`;
+}
+
+/** localStorage can be absent or throw (privacy modes); the queue then lives only in memory. */
+export function readPending(siteKey: string): PendingPost[] {
+  try {
+    const parsed = JSON.parse(localStorage.getItem(names(siteKey).pending) || '[]');
+    return Array.isArray(parsed) ? parsed : [];
+  } catch {
+    return [];
+  }
+}
+
+export function writePending(siteKey: string, queue: PendingPost[]) {
+  try {
+    const key = names(siteKey).pending;
+    if (queue.length) localStorage.setItem(key, JSON.stringify(queue));
+    else localStorage.removeItem(key);
+  } catch {
+    // Not persisted: this page still retries from memory.
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * The banner's own words. The channel config carries only purpose texts, so the SDK ships these for
+ * the common languages and picks them by the language chosen for the purposes (English otherwise).
+ */
+export interface UiStrings {
+  title: string;
+  body: string;
+  accept: string;
+  reject: string;
+  customize: string;
+  prefsTitle: string;
+  prefsBody: string;
+  save: string;
+  required: string;
+  gpcOff: string;
+  usedBy: string;
+  policy: string;
+  gpc: string;
+}
+
+const en: UiStrings = {
+  title: 'Your privacy choices',
+  body: 'We use cookies and similar technologies for the purposes listed under "Customize". Nothing optional runs unless you allow it. You can change your choice at any time.',
+  accept: 'Accept all',
+  reject: 'Reject all',
+  customize: 'Customize',
+  prefsTitle: 'Privacy preferences',
+  prefsBody: 'Choose which purposes you allow. Required ones keep the site working and are always on.',
+  save: 'Save choices',
+  required: '(always on)',
+  gpcOff: '(off: Global Privacy Control)',
+  usedBy: 'Used by',
+  policy: 'Privacy policy',
+  gpc: 'Your browser sends a Global Privacy Control signal, so the purposes it covers stay off.',
+};
+
+const de: UiStrings = {
+  title: 'Ihre Datenschutz-Einstellungen',
+  body: 'Wir verwenden Cookies und ähnliche Technologien für die unter „Anpassen“ aufgeführten Zwecke. Optionales läuft nur mit Ihrer Erlaubnis. Sie können Ihre Wahl jederzeit ändern.',
+  accept: 'Alle akzeptieren',
+  reject: 'Alle ablehnen',
+  customize: 'Anpassen',
+  prefsTitle: 'Datenschutz-Einstellungen',
+  prefsBody:
+    'Wählen Sie, welche Zwecke Sie erlauben. Erforderliche halten die Website funktionsfähig und sind immer aktiv.',
+  save: 'Auswahl speichern',
+  required: '(immer aktiv)',
+  gpcOff: '(aus: Global Privacy Control)',
+  usedBy: 'Verwendet von',
+  policy: 'Datenschutzerklärung',
+  gpc: 'Ihr Browser sendet ein Global-Privacy-Control-Signal, daher bleiben die betroffenen Zwecke aus.',
+};
+
+const fr: UiStrings = {
+  title: 'Vos choix de confidentialité',
+  body: 'Nous utilisons des cookies et des technologies similaires pour les finalités listées sous « Personnaliser ». Rien d’optionnel ne fonctionne sans votre accord. Vous pouvez changer d’avis à tout moment.',
+  accept: 'Tout accepter',
+  reject: 'Tout refuser',
+  customize: 'Personnaliser',
+  prefsTitle: 'Préférences de confidentialité',
+  prefsBody:
+    'Choisissez les finalités que vous autorisez. Les finalités requises font fonctionner le site et restent actives.',
+  save: 'Enregistrer mes choix',
+  required: '(toujours actif)',
+  gpcOff: '(désactivé : Global Privacy Control)',
+  usedBy: 'Utilisé par',
+  policy: 'Politique de confidentialité',
+  gpc: 'Votre navigateur envoie un signal Global Privacy Control : les finalités concernées restent donc désactivées.',
+};
+
+const es: UiStrings = {
+  title: 'Sus opciones de privacidad',
+  body: 'Usamos cookies y tecnologías similares para los fines indicados en «Personalizar». Nada opcional se ejecuta sin su permiso. Puede cambiar su elección en cualquier momento.',
+  accept: 'Aceptar todo',
+  reject: 'Rechazar todo',
+  customize: 'Personalizar',
+  prefsTitle: 'Preferencias de privacidad',
+  prefsBody:
+    'Elija qué fines permite. Los necesarios mantienen el sitio en funcionamiento y están siempre activos.',
+  save: 'Guardar selección',
+  required: '(siempre activo)',
+  gpcOff: '(desactivado: Global Privacy Control)',
+  usedBy: 'Usado por',
+  policy: 'Política de privacidad',
+  gpc: 'Su navegador envía una señal Global Privacy Control, por lo que los fines afectados quedan desactivados.',
+};
+
+const STRINGS: Record<string, UiStrings> = { en, de, fr, es };
+
+export function stringsFor(language: string): UiStrings {
+  const lang = language.toLowerCase();
+  return STRINGS[lang] || STRINGS[lang.split('-')[0]] || en;
+}

@@ -1,0 +1,153 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyRequest, LogController } from 'fastify';
+import type { Config } from './config.ts';
+import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.ts';
+import { auditRoutes } from './modules/audit/audit.routes.ts';
+import { channelsRoutes } from './modules/channels/channels.routes.ts';
+import { consolePages } from './modules/console/console.pages.ts';
+import { consoleRoutes } from './modules/console/console.routes.ts';
+import { sessionAuthenticator } from './modules/console/session-auth.ts';
+import { evidenceRoutes } from './modules/evidence/evidence.routes.ts';
+import { exportsRoutes } from './modules/exports/exports.routes.ts';
+import { ledgerRoutes } from './modules/ledger/ledger.routes.ts';
+import { siteAuditContextOf, sitesRoutes } from './modules/sites/sites.routes.ts';
+import { deliveriesRoutes } from './modules/webhooks/deliveries.routes.ts';
+import { destinationsRoutes } from './modules/webhooks/destinations.routes.ts';
+import { auditContextOf, installAuth, type RouteTableEntry } from './platform/auth/auth.hooks.ts';
+import type { Clock } from './platform/clock.ts';
+import { serviceSecret } from './platform/db/service-secrets.ts';
+import type { Store } from './platform/db/store.ts';
+import { createCursorCodec } from './platform/http/cursor.ts';
+import { installDocs } from './platform/http/docs.ts';
+import { clientErrorHandler, frameworkErrors, installErrorHandling } from './platform/http/error-handler.ts';
+import type { AppError } from './platform/http/errors.ts';
+import { healthRoutes } from './platform/http/health.ts';
+import { loggerOptions, requestLogSerializer } from './platform/http/logging.ts';
+import { requestIdFor } from './platform/http/request-id.ts';
+import { validatorCompiler } from './platform/http/validation.ts';
+import { installIdempotency } from './platform/idempotency/idempotency.hooks.ts';
+import { installObservability } from './platform/metrics/observability.ts';
+import { installRateLimits } from './platform/rate-limit/rate-limit.install.ts';
+import { createServices, type Services } from './services.ts';
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  /** Pino options, or false to log nothing (tests). */
+  logger?: boolean | object;
+  /** Services shared with a worker in the same process; made here when omitted. */
+  services?: Services;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+    routeTable: RouteTableEntry[];
+  }
+}
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** The HTTP app with every module's routes; it does not listen (tests and main decide). */
+export async function buildApp(deps: AppDeps) {
+  const { config, store, clock } = deps;
+  const app = Fastify({
+    logger: loggerOptions(deps.logger, {
+      level: config.logLevel,
+      // Bodies are never logged; the URL is, with secret query values (a raw subjectId) redacted.
+      serializers: { req: requestLogSerializer },
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers.cookie', '*.secret'],
+        censor: '[redacted]',
+      },
+    }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Fastify's default is no limit: a client sending its request slowly (slowloris) would hold a
+    // connection forever. A whole request (headers and a body of at most 1 MiB) gets 30 s.
+    requestTimeout: 30_000,
+    genReqId: requestIdFor,
+    // Fastify's two lines per request are replaced by one richer line (platform/metrics/observability.ts).
+    logController: new LogController({ disableRequestLogging: true }),
+    routerOptions: { ignoreTrailingSlash: false },
+    frameworkErrors: frameworkErrors(config.docsUrl),
+    clientErrorHandler: clientErrorHandler(config.docsUrl),
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+
+  const services = deps.services ?? createServices({ store, clock, config });
+  const cursors = createCursorCodec(await serviceSecret(store, 'cursor-signing'));
+  const routeTable: RouteTableEntry[] = [];
+  app.decorate('services', services);
+  app.decorate('routeTable', routeTable);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  // One log line and one metrics observation per request, and GET /metrics.
+  installObservability(app, { metrics: services.metrics, token: config.metricsToken });
+
+  installErrorHandling(app, {
+    docsUrl: config.docsUrl,
+    // Every 403 is audited (contract §9), with the route but never the body.
+    onForbidden: async (request: FastifyRequest, error: AppError) => {
+      // A public site call has no principal: a refused origin is audited in the site's organization.
+      const context = request.principal ? auditContextOf(request) : siteAuditContextOf(request);
+      if (!context) return;
+      await store.tx((tx) =>
+        services.audit.record(tx, context, {
+          action: 'auth.denied',
+          target: {
+            type: 'route',
+            id: `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`,
+          },
+        }),
+      );
+      request.log.info({ code: error.code }, 'access denied');
+    },
+  });
+
+  const rateLimit = await installRateLimits(app, {
+    redisUrl: config.redisUrl,
+    redisPrefix: config.rateLimitRedisPrefix,
+    perMinute: config.rateLimitPerMinute,
+    publicPerMinute: config.publicRateLimitPerMinute,
+    clock,
+    onReject: services.metrics.rateLimitRejected,
+  });
+  installAuth(app, {
+    authenticate: services.apiKeys.authenticate,
+    // The console's members call the same /v1 API with their session cookie (contract §13).
+    authenticateSession: sessionAuthenticator(services.sessions),
+    afterAuth: [rateLimit],
+    routeTable,
+  });
+  // Before any route: it wraps the handlers of mutating routes as they are added.
+  installIdempotency(app, { store, clock, docsUrl: config.docsUrl });
+  await installDocs(app, { baseUrl: config.baseUrl });
+  healthRoutes(app, { store });
+  consoleRoutes(app, {
+    sessions: services.sessions,
+    limiter: app.rateLimiter,
+    signInPerMinute: config.signInRateLimitPerMinute,
+    secureCookies: config.baseUrl.startsWith('https:'),
+  });
+  consolePages(app);
+  apiKeysRoutes(app, { apiKeys: services.apiKeys, cursors });
+  auditRoutes(app, { audit: services.audit, cursors });
+  channelsRoutes(app, { channels: services.channels, cursors });
+  sitesRoutes(app, { sites: services.sites });
+  evidenceRoutes(app, { evidence: services.evidence, cursors });
+  // /v1/evidence/tree-heads and /consistency are static segments: Fastify prefers them to /v1/evidence/:id.
+  ledgerRoutes(app, { ledger: services.ledger, cursors });
+  exportsRoutes(app, { exports: services.exports, cursors });
+  await services.webhooks.prepare(app.log);
+  destinationsRoutes(app, { destinations: services.webhooks.destinations, cursors });
+  deliveriesRoutes(app, { deliveries: services.webhooks.deliveries, cursors });
+
+  await app.ready();
+  return app;
+}
+
+export type BuiltApp = Awaited<ReturnType<typeof buildApp>>;

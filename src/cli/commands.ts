@@ -1,0 +1,218 @@
+import { parseArgs } from 'node:util';
+import type { Config } from '../config.ts';
+import { passwordProblem } from '../modules/console/passwords.ts';
+import { bootstrapOrganization } from '../modules/organizations/bootstrap.ts';
+import { OrganizationError } from '../modules/organizations/organizations.service.ts';
+import { openRuntime } from './runtime.ts';
+
+/** A mistake in how the command was called; printed on one line, exit code 2. */
+export class UsageError extends Error {}
+
+type Output = (line: string) => void;
+
+function required(values: Record<string, unknown>, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function parse(args: string[], options: Record<string, { type: 'string' | 'boolean' }>) {
+  try {
+    return parseArgs({ args, options, allowPositionals: false, strict: true }).values as Record<
+      string,
+      unknown
+    >;
+  } catch (error) {
+    throw new UsageError((error as Error).message.split('\n')[0]);
+  }
+}
+
+/**
+ * The password piped on stdin (`--password-stdin`, like `docker login`): never an argument, which
+ * would land in shell history and `ps`. One trailing newline is dropped; it is checked before any
+ * change is made, so a refused password leaves nothing half done.
+ */
+async function passwordFromStdin(values: Record<string, unknown>): Promise<string | null> {
+  if (!values['password-stdin']) return null;
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk));
+  const password = Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
+  const problem = passwordProblem(password);
+  if (problem) throw new UsageError(problem);
+  return password;
+}
+
+export async function bootstrapCommand(config: Config, args: string[], out: Output) {
+  const values = parse(args, {
+    org: { type: 'string' },
+    owner: { type: 'string' },
+    json: { type: 'boolean' },
+    'password-stdin': { type: 'boolean' },
+  });
+  const name = required(values, 'org');
+  const ownerEmail = required(values, 'owner');
+  const password = await passwordFromStdin(values);
+  const runtime = await openRuntime(config);
+  try {
+    const result = await bootstrapOrganization(runtime.store, runtime.services, { name, ownerEmail });
+    if (password !== null)
+      await runtime.services.sessions.setPassword(result.organization.id, result.member.id, password);
+    if (values.json) out(JSON.stringify(result));
+    else {
+      out(`Organization ${result.organization.id} (${result.organization.name})`);
+      out(`Owner ${result.member.id} <${result.member.email}>`);
+      out(`Test key: ${result.apiKeys.test}`);
+      out(`Live key: ${result.apiKeys.live}`);
+      out('Keep these keys secret: they are shown only now.');
+    }
+  } finally {
+    await runtime.close();
+  }
+}
+
+const MEMBERS_USAGE =
+  'usage: members add --org ORG_ID --email E --role ROLE [--password-stdin] [--json] | members set-password --org ORG_ID --email E --password-stdin';
+
+export async function membersCommand(config: Config, args: string[], out: Output) {
+  const [action, ...rest] = args;
+  if (action === 'set-password') return setPasswordCommand(config, rest, out);
+  if (action !== 'add') throw new UsageError(MEMBERS_USAGE);
+  const values = parse(rest, {
+    org: { type: 'string' },
+    email: { type: 'string' },
+    role: { type: 'string' },
+    json: { type: 'boolean' },
+    'password-stdin': { type: 'boolean' },
+  });
+  const [org, email, role] = [required(values, 'org'), required(values, 'email'), required(values, 'role')];
+  const password = await passwordFromStdin(values);
+  const runtime = await openRuntime(config);
+  try {
+    const member = await runtime.store.tx((tx) =>
+      runtime.services.organizations.addMember(tx, org, email, role),
+    );
+    if (password !== null) await runtime.services.sessions.setPassword(org, member.id, password);
+    const result = { member: { id: member.id, organizationId: org, email: member.email, role: member.role } };
+    out(
+      values.json
+        ? JSON.stringify(result)
+        : `Member ${member.id} <${member.email}> (${member.role}) added to ${org}`,
+    );
+  } finally {
+    await runtime.close();
+  }
+}
+
+/** `members set-password`: sets or replaces a console password; the member's sessions end. */
+async function setPasswordCommand(config: Config, args: string[], out: Output) {
+  const values = parse(args, {
+    org: { type: 'string' },
+    email: { type: 'string' },
+    json: { type: 'boolean' },
+    'password-stdin': { type: 'boolean' },
+  });
+  const [org, email] = [required(values, 'org'), required(values, 'email')];
+  if (!values['password-stdin']) throw new UsageError('--password-stdin is required (pipe the password in)');
+  const password = (await passwordFromStdin(values)) as string;
+  const runtime = await openRuntime(config);
+  try {
+    await runtime.services.sessions.setPassword(org, email, password);
+    const member = await runtime.services.organizations.findMember(org, email);
+    const result = {
+      member: { id: member?.id, organizationId: org, email: member?.email, passwordSet: true },
+    };
+    out(values.json ? JSON.stringify(result) : `Password set for ${member?.email} in ${org}`);
+  } finally {
+    await runtime.close();
+  }
+}
+
+export async function keysCommand(config: Config, args: string[], out: Output) {
+  const [action, ...rest] = args;
+  if (action !== 'create') {
+    throw new UsageError(
+      'usage: keys create --org ORG_ID --member E --env test|live --scopes a,b --name N [--json]',
+    );
+  }
+  const values = parse(rest, {
+    org: { type: 'string' },
+    member: { type: 'string' },
+    env: { type: 'string' },
+    scopes: { type: 'string' },
+    name: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  const org = required(values, 'org');
+  const memberRef = required(values, 'member');
+  const environment = required(values, 'env');
+  if (environment !== 'test' && environment !== 'live') throw new UsageError('--env must be test or live');
+  const scopes = required(values, 'scopes')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const name = required(values, 'name');
+  const runtime = await openRuntime(config);
+  try {
+    const { organizations, apiKeys } = runtime.services;
+    if (!(await organizations.getOrganization(org))) throw new OrganizationError(`no organization ${org}`);
+    const member = await organizations.findMember(org, memberRef);
+    if (!member) throw new OrganizationError(`no member ${memberRef} in ${org}`);
+    const issued = await apiKeys.issue(
+      {
+        organizationId: org,
+        environment,
+        actor: { type: 'member', id: member.id },
+        requestId: null,
+        ipPrefix: null,
+      },
+      { organizationId: org, memberId: member.id, role: member.role },
+      { name, scopes },
+      null,
+    );
+    const result = { apiKey: apiKeys.toResource(issued.key), secret: issued.secret };
+    out(
+      values.json
+        ? JSON.stringify(result)
+        : `Key ${issued.key.id}: ${issued.secret}\nKeep it secret: it is shown only now.`,
+    );
+  } finally {
+    await runtime.close();
+  }
+}
+
+export async function orgsCommand(config: Config, args: string[], out: Output) {
+  const [action, ...rest] = args;
+  if (action !== 'set-limit')
+    throw new UsageError('usage: orgs set-limit --org ORG_ID --per-minute N|default');
+  const values = parse(rest, {
+    org: { type: 'string' },
+    'per-minute': { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  const org = required(values, 'org');
+  const raw = required(values, 'per-minute');
+  const perMinute = raw === 'default' ? null : Number(raw);
+  if (perMinute !== null && (!Number.isInteger(perMinute) || perMinute < 1 || perMinute > 1_000_000)) {
+    throw new UsageError('--per-minute must be an integer from 1 to 1000000, or "default"');
+  }
+  const runtime = await openRuntime(config);
+  try {
+    await runtime.services.organizations.setRateLimit(org, perMinute);
+    const result = { organization: { id: org, rateLimitPerMinute: perMinute ?? config.rateLimitPerMinute } };
+    out(
+      values.json
+        ? JSON.stringify(result)
+        : `Rate limit of ${org}: ${result.organization.rateLimitPerMinute}/min`,
+    );
+  } finally {
+    await runtime.close();
+  }
+}
+
+export async function migrateCommand(config: Config, _args: string[], out: Output) {
+  const runtime = await openRuntime(config);
+  await runtime.close();
+  out('Migrations applied.');
+}

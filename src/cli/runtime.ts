@@ -1,0 +1,47 @@
+import path from 'node:path';
+import type { Config } from '../config.ts';
+import { systemClock } from '../platform/clock.ts';
+import { runMigrations } from '../platform/db/migrate.ts';
+import { createEmbeddedStore, createPostgresStore, lockDataDir, type Store } from '../platform/db/store.ts';
+import { createServices, type Services } from '../services.ts';
+
+export interface Runtime {
+  store: Store;
+  services: Services;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the configured store and migrates it. The embedded store is locked to this process for
+ * as long as it is open: a CLI command cannot open it while a server holds it.
+ */
+export async function openRuntime(config: Config): Promise<Runtime> {
+  let unlock = () => {};
+  let store: Store;
+  if (config.databaseUrl) {
+    store = createPostgresStore(config.databaseUrl);
+  } else {
+    unlock = lockDataDir(config.dataDir);
+    try {
+      store = await createEmbeddedStore({ dataDir: path.join(config.dataDir, 'pgdata') });
+    } catch (error) {
+      unlock();
+      throw error;
+    }
+  }
+  try {
+    await runMigrations(store);
+  } catch (error) {
+    await store.close().catch(() => {});
+    unlock();
+    throw error;
+  }
+  return {
+    store,
+    services: createServices({ store, clock: systemClock, config }),
+    close: async () => {
+      await store.close();
+      unlock();
+    },
+  };
+}

@@ -1,0 +1,167 @@
+import path from 'node:path';
+import { parseSigningKeyPem } from './modules/ledger/signing.ts';
+
+/** Settings of one process, read once from the environment at start. */
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | null;
+  dataDir: string;
+  redisUrl: string | null;
+  /** Prefix of the rate-limit keys in Redis, so several deployments (or test runs) can share one. */
+  rateLimitRedisPrefix: string;
+  rateLimitPerMinute: number;
+  publicRateLimitPerMinute: number;
+  /** Console sign-in attempts per minute, per client address and per email (contract §13). */
+  signInRateLimitPerMinute: number;
+  baseUrl: string;
+  docsUrl: string;
+  logLevel: string;
+  /** When set, GET /metrics needs `Authorization: Bearer <token>`; unset, it is open (bind it privately). */
+  metricsToken: string | null;
+  /** `--role worker` only: serve GET /metrics on this port (a worker has no API port); null: none. */
+  metricsPort: number | null;
+  /** Delays in seconds between webhook attempts; its length is the number of retries (contract §8). */
+  webhookRetryScheduleSeconds: number[];
+  /** Lets test-environment destinations reach private addresses (local development, tests). */
+  webhookAllowPrivateTargets: boolean;
+  /** AES-256 key for webhook secrets at rest; null means a generated one (docs/webhooks.md). */
+  webhookSecretKey: Buffer | null;
+  /** Seconds between ledger seals (contract §14). */
+  ledgerSealSeconds: number;
+  /** Ed25519 PKCS#8 PEM that signs tree heads; null means a generated one (docs/ledger.md). */
+  ledgerSigningKey: string | null;
+}
+
+export class ConfigError extends Error {}
+
+function intSetting(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function urlSetting(env: NodeJS.ProcessEnv, name: string, fallback: string, protocols: string[]): string {
+  const raw = env[name] || fallback;
+  try {
+    const url = new URL(raw);
+    if (!protocols.includes(url.protocol)) throw new Error('protocol');
+  } catch {
+    throw new ConfigError(`${name} must be a ${protocols.join(' or ')} URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18_000, 36_000, 36_000];
+
+function retryScheduleSetting(env: NodeJS.ProcessEnv): number[] {
+  const raw = env.WEBHOOK_RETRY_SCHEDULE;
+  if (raw === undefined || raw.trim() === '') return DEFAULT_WEBHOOK_RETRY_SCHEDULE;
+  const steps = raw.split(',').map((s) => Number(s.trim()));
+  if (steps.length > 50 || steps.some((n) => !Number.isInteger(n) || n < 1 || n > 7 * 86_400)) {
+    throw new ConfigError(
+      `WEBHOOK_RETRY_SCHEDULE must be comma-separated whole seconds from 1 to 604800 (at most 50), got "${raw}"`,
+    );
+  }
+  return steps;
+}
+
+function keySetting(env: NodeJS.ProcessEnv, name: string): Buffer | null {
+  const raw = env[name];
+  if (!raw) return null;
+  const key = Buffer.from(raw, 'base64');
+  if (key.length !== 32 || key.toString('base64').replace(/=+$/, '') !== raw.replace(/=+$/, '')) {
+    // Never echo the value: it is a secret.
+    throw new ConfigError(`${name} must be the base64 of exactly 32 bytes`);
+  }
+  return key;
+}
+
+function signingKeySetting(env: NodeJS.ProcessEnv): string | null {
+  const raw = env.LEDGER_SIGNING_KEY;
+  if (!raw) return null;
+  try {
+    parseSigningKeyPem(raw);
+  } catch (error) {
+    // Never echo the value: it is a private key.
+    throw new ConfigError(`LEDGER_SIGNING_KEY ${(error as Error).message}`);
+  }
+  return raw;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevelSetting(env: NodeJS.ProcessEnv): string {
+  const raw = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(raw))
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  return raw;
+}
+
+/**
+ * Reads every setting, then throws one ConfigError listing every bad one (one line each), so an
+ * operator fixes them all in one go instead of one per restart.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const read = <T>(setting: () => T, fallback: T): T => {
+    try {
+      return setting();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(error.message);
+      return fallback;
+    }
+  };
+  const port = read(() => intSetting(env, 'PORT', 3000, 0, 65535), 3000);
+  const baseUrl = read(
+    () => urlSetting(env, 'BASE_URL', `http://localhost:${port}`, ['http:', 'https:']),
+    `http://localhost:${port}`,
+  );
+  const config: Config = {
+    port,
+    host: env.HOST || '127.0.0.1',
+    databaseUrl: env.DATABASE_URL
+      ? read(() => urlSetting(env, 'DATABASE_URL', '', ['postgres:', 'postgresql:']), null)
+      : null,
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    redisUrl: env.REDIS_URL
+      ? read(() => urlSetting(env, 'REDIS_URL', '', ['redis:', 'rediss:']), null)
+      : null,
+    rateLimitRedisPrefix: env.RATE_LIMIT_REDIS_PREFIX || 'consent-service:rate-limit',
+    rateLimitPerMinute: read(() => intSetting(env, 'RATE_LIMIT_PER_MINUTE', 100, 1, 1_000_000), 100),
+    publicRateLimitPerMinute: read(
+      () => intSetting(env, 'PUBLIC_RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000),
+      120,
+    ),
+    signInRateLimitPerMinute: read(
+      () => intSetting(env, 'SIGN_IN_RATE_LIMIT_PER_MINUTE', 10, 1, 1_000_000),
+      10,
+    ),
+    baseUrl,
+    docsUrl: read(
+      () => urlSetting(env, 'DOCS_URL', `${baseUrl}/docs`, ['http:', 'https:']),
+      `${baseUrl}/docs`,
+    ),
+    logLevel: read(() => logLevelSetting(env), 'info'),
+    metricsToken: env.METRICS_TOKEN || null,
+    metricsPort: env.METRICS_PORT ? read(() => intSetting(env, 'METRICS_PORT', 0, 1, 65535), null) : null,
+    webhookRetryScheduleSeconds: read(() => retryScheduleSetting(env), DEFAULT_WEBHOOK_RETRY_SCHEDULE),
+    webhookAllowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
+    webhookSecretKey: read(() => keySetting(env, 'WEBHOOK_SECRET_KEY'), null),
+    ledgerSealSeconds: read(() => intSetting(env, 'LEDGER_SEAL_SECONDS', 5, 1, 86_400), 5),
+    ledgerSigningKey: read(() => signingKeySetting(env), null),
+  };
+  if (problems.length > 0) throw new ConfigError(problems.join('\n'));
+  return config;
+}

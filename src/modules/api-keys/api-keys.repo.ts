@@ -1,0 +1,97 @@
+import { and, desc, eq } from 'drizzle-orm';
+import type { Environment } from '../../platform/auth/scopes.ts';
+import { olderThan } from '../../platform/db/keyset.ts';
+import type { Db } from '../../platform/db/store.ts';
+import { members, organizations } from '../organizations/organizations.tables.ts';
+import { apiKeys } from './api-keys.tables.ts';
+
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+export const apiKeysRepo = {
+  async insert(tx: Db, row: ApiKeyRow): Promise<void> {
+    await tx.insert(apiKeys).values(row);
+  },
+
+  /** The key with its member's role and its organization's limit, found by the hash of its secret. */
+  async findBySecretHash(db: Db, secretHash: string) {
+    const [row] = await db
+      .select({ key: apiKeys, role: members.role, rateLimitPerMinute: organizations.rateLimitPerMinute })
+      .from(apiKeys)
+      .innerJoin(
+        members,
+        and(eq(members.organizationId, apiKeys.organizationId), eq(members.id, apiKeys.memberId)),
+      )
+      .innerJoin(organizations, eq(organizations.id, apiKeys.organizationId))
+      .where(eq(apiKeys.secretHash, secretHash));
+    return row;
+  },
+
+  async find(
+    db: Db,
+    organizationId: string,
+    environment: Environment,
+    id: string,
+  ): Promise<ApiKeyRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(apiKeys)
+      .where(
+        and(
+          eq(apiKeys.organizationId, organizationId),
+          eq(apiKeys.environment, environment),
+          eq(apiKeys.id, id),
+        ),
+      );
+    return row;
+  },
+
+  /** Locks the row for a state change, so two concurrent rotations or revocations serialize. */
+  async findForUpdate(tx: Db, organizationId: string, environment: Environment, id: string) {
+    const [row] = await tx
+      .select()
+      .from(apiKeys)
+      .where(
+        and(
+          eq(apiKeys.organizationId, organizationId),
+          eq(apiKeys.environment, environment),
+          eq(apiKeys.id, id),
+        ),
+      )
+      .for('update');
+    return row;
+  },
+
+  list(
+    db: Db,
+    organizationId: string,
+    environment: Environment,
+    limit: number,
+    after: { t: number; id: string } | null,
+  ): Promise<ApiKeyRow[]> {
+    return db
+      .select()
+      .from(apiKeys)
+      .where(
+        and(
+          eq(apiKeys.organizationId, organizationId),
+          eq(apiKeys.environment, environment),
+          olderThan(apiKeys.createdAt, apiKeys.id, after),
+        ),
+      )
+      .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+      .limit(limit + 1);
+  },
+
+  async update(
+    tx: Db,
+    key: Pick<ApiKeyRow, 'organizationId' | 'id'>,
+    changes: Partial<Pick<ApiKeyRow, 'expiresAt' | 'revokedAt' | 'lastUsedAt'>>,
+  ): Promise<ApiKeyRow> {
+    const [row] = await tx
+      .update(apiKeys)
+      .set(changes)
+      .where(and(eq(apiKeys.organizationId, key.organizationId), eq(apiKeys.id, key.id)))
+      .returning();
+    return row;
+  },
+};

@@ -1,0 +1,283 @@
+import {
+  displayPrefix,
+  generateApiKeySecret,
+  hashApiKeySecret,
+  parseApiKeySecret,
+} from '../../platform/auth/api-key-format.ts';
+import type { Principal } from '../../platform/auth/principal.ts';
+import {
+  type Environment,
+  normalizeScopes,
+  ROLE_SCOPES,
+  type Role,
+  type Scope,
+} from '../../platform/auth/scopes.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Db, Store } from '../../platform/db/store.ts';
+import { apiDate } from '../../platform/http/dates.ts';
+import { AppError, notFound, validationFailed } from '../../platform/http/errors.ts';
+import { newId } from '../../platform/ids.ts';
+import type { AuditContext, AuditService } from '../audit/audit.service.ts';
+import type { EventsService } from '../webhooks/events.service.ts';
+import { type ApiKeyRow, apiKeysRepo } from './api-keys.repo.ts';
+
+export type ApiKeyStatus = 'active' | 'expired' | 'revoked';
+
+export interface IssueKeyInput {
+  name: string;
+  scopes: string[];
+  expiresAt?: Date | null;
+}
+
+export interface IssuedKey {
+  key: ApiKeyRow;
+  secret: string;
+}
+
+/** Key owner as far as scope rules go: the member whose role bounds the key. */
+export interface KeyHolder {
+  organizationId: string;
+  memberId: string;
+  role: Role;
+}
+
+// lastUsedAt is a hint for people cleaning up keys; writing it on every request would double the writes.
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export function createApiKeysService(deps: {
+  store: Store;
+  clock: Clock;
+  audit: AuditService;
+  events?: EventsService;
+}) {
+  const { store, clock, audit } = deps;
+
+  function statusOf(key: ApiKeyRow): ApiKeyStatus {
+    if (key.revokedAt) return 'revoked';
+    if (key.expiresAt && key.expiresAt.getTime() <= clock.now().getTime()) return 'expired';
+    return 'active';
+  }
+
+  /**
+   * The scope rules of contract §3: unknown scopes are 422 invalid_scopes; known ones the member's role
+   * may not hold, or the calling key does not hold itself, are 403 scope_not_allowed.
+   */
+  function checkScopes(requested: string[], role: Role, callerScopes: readonly Scope[] | null): Scope[] {
+    const { scopes, unknown } = normalizeScopes(requested);
+    if (unknown.length > 0) {
+      throw new AppError('invalid_scopes', `Unknown scopes: ${unknown.join(', ')}.`, {
+        extra: { invalidScopes: unknown },
+      });
+    }
+    if (scopes.length === 0) {
+      throw validationFailed([{ path: '/scopes', message: 'must name at least one scope' }]);
+    }
+    const beyondRole = scopes.filter((s) => !ROLE_SCOPES[role].includes(s));
+    if (beyondRole.length > 0) {
+      throw new AppError('scope_not_allowed', `The ${role} role may not hold: ${beyondRole.join(', ')}.`, {
+        extra: { notAllowedScopes: beyondRole },
+      });
+    }
+    const beyondCaller = callerScopes ? scopes.filter((s) => !callerScopes.includes(s)) : [];
+    if (beyondCaller.length > 0) {
+      throw new AppError(
+        'scope_not_allowed',
+        `A key can only issue scopes it holds itself; missing: ${beyondCaller.join(', ')}.`,
+        { extra: { notAllowedScopes: beyondCaller } },
+      );
+    }
+    return scopes;
+  }
+
+  async function insertKey(
+    tx: Db,
+    holder: KeyHolder,
+    environment: Environment,
+    fields: { name: string; scopes: Scope[]; expiresAt: Date | null },
+  ): Promise<IssuedKey> {
+    const secret = generateApiKeySecret(environment);
+    const key: ApiKeyRow = {
+      organizationId: holder.organizationId,
+      id: newId('key'),
+      environment,
+      memberId: holder.memberId,
+      name: fields.name,
+      scopes: fields.scopes,
+      secretHash: hashApiKeySecret(secret),
+      prefix: displayPrefix(secret),
+      createdAt: clock.now(),
+      expiresAt: fields.expiresAt,
+      lastUsedAt: null,
+      revokedAt: null,
+    };
+    await apiKeysRepo.insert(tx, key);
+    return { key, secret };
+  }
+
+  async function lockedKey(tx: Db, context: AuditContext, id: string): Promise<ApiKeyRow> {
+    const key = await apiKeysRepo.findForUpdate(tx, context.organizationId, context.environment, id);
+    if (!key) throw notFound('API key');
+    return key;
+  }
+
+  /** The API representation (contract §3): never the secret or its hash. */
+  function toResource(key: ApiKeyRow) {
+    return {
+      id: key.id,
+      name: key.name,
+      environment: key.environment,
+      scopes: key.scopes,
+      status: statusOf(key),
+      prefix: key.prefix,
+      createdAt: apiDate(key.createdAt),
+      expiresAt: apiDate(key.expiresAt),
+      lastUsedAt: apiDate(key.lastUsedAt),
+      revokedAt: apiDate(key.revokedAt),
+      memberId: key.memberId,
+    };
+  }
+
+  /** The webhook event of a key change, in the change's transaction (contract §8; never the secret). */
+  async function emit(type: 'api_key.created' | 'api_key.revoked', key: ApiKeyRow): Promise<void> {
+    await deps.events?.emit({
+      type,
+      organizationId: key.organizationId,
+      environment: key.environment,
+      data: toResource(key),
+    });
+  }
+
+  return {
+    statusOf,
+    toResource,
+
+    /** Issues a key for `holder` in `context.environment`. callerScopes null means the CLI (role rules only). */
+    async issue(
+      context: AuditContext,
+      holder: KeyHolder,
+      input: IssueKeyInput,
+      callerScopes: readonly Scope[] | null,
+    ): Promise<IssuedKey> {
+      const scopes = checkScopes(input.scopes, holder.role, callerScopes);
+      const expiresAt = input.expiresAt ?? null;
+      if (expiresAt && expiresAt.getTime() <= clock.now().getTime()) {
+        throw validationFailed([{ path: '/expiresAt', message: 'must be in the future' }]);
+      }
+      return store.tx(async (tx) => {
+        const issued = await insertKey(tx, holder, context.environment, {
+          name: input.name,
+          scopes,
+          expiresAt,
+        });
+        await audit.record(tx, context, {
+          action: 'api_key.created',
+          target: { type: 'api_key', id: issued.key.id },
+        });
+        await emit('api_key.created', issued.key);
+        return issued;
+      });
+    },
+
+    /** A new key with the same scopes; the old one keeps working for graceSeconds. */
+    async rotate(
+      context: AuditContext,
+      id: string,
+      graceSeconds: number,
+      caller: { role: Role; scopes: readonly Scope[] },
+    ): Promise<IssuedKey> {
+      return store.tx(async (tx) => {
+        const old = await lockedKey(tx, context, id);
+        if (statusOf(old) !== 'active') {
+          throw new AppError(
+            'invalid_state',
+            `The key is ${statusOf(old)}; only an active key can be rotated.`,
+          );
+        }
+        // Rotating hands out a secret with the old key's scopes: the caller must be able to issue them.
+        checkScopes(old.scopes, caller.role, caller.scopes);
+        const holder = { organizationId: old.organizationId, memberId: old.memberId, role: caller.role };
+        const issued = await insertKey(tx, holder, old.environment, {
+          name: old.name,
+          scopes: old.scopes as Scope[],
+          expiresAt: old.expiresAt,
+        });
+        const graceEnd = new Date(clock.now().getTime() + graceSeconds * 1000);
+        const oldExpiry = old.expiresAt && old.expiresAt < graceEnd ? old.expiresAt : graceEnd;
+        await apiKeysRepo.update(tx, old, { expiresAt: oldExpiry });
+        await audit.record(tx, context, {
+          action: 'api_key.rotated',
+          target: { type: 'api_key', id: old.id },
+        });
+        await audit.record(tx, context, {
+          action: 'api_key.created',
+          target: { type: 'api_key', id: issued.key.id },
+        });
+        await emit('api_key.created', issued.key);
+        return issued;
+      });
+    },
+
+    async revoke(context: AuditContext, id: string): Promise<ApiKeyRow> {
+      return store.tx(async (tx) => {
+        const key = await lockedKey(tx, context, id);
+        if (key.revokedAt) throw new AppError('invalid_state', 'The key is already revoked.');
+        const revoked = await apiKeysRepo.update(tx, key, { revokedAt: clock.now() });
+        await audit.record(tx, context, { action: 'api_key.revoked', target: { type: 'api_key', id } });
+        await emit('api_key.revoked', revoked);
+        return revoked;
+      });
+    },
+
+    /** Reads of keys are audited (contract §3): who looked at which keys, and when. */
+    async get(context: AuditContext, id: string): Promise<ApiKeyRow> {
+      const key = await apiKeysRepo.find(store.db, context.organizationId, context.environment, id);
+      if (!key) throw notFound('API key');
+      await store.tx((tx) =>
+        audit.record(tx, context, { action: 'api_key.read', target: { type: 'api_key', id } }),
+      );
+      return key;
+    },
+
+    async list(
+      context: AuditContext,
+      limit: number,
+      after: { t: number; id: string } | null,
+    ): Promise<ApiKeyRow[]> {
+      const rows = await apiKeysRepo.list(
+        store.db,
+        context.organizationId,
+        context.environment,
+        limit,
+        after,
+      );
+      await store.tx((tx) => audit.record(tx, context, { action: 'api_key.read' }));
+      return rows;
+    },
+
+    /** The principal of a bearer secret, or null for a malformed, unknown, revoked or expired key. */
+    async authenticate(secret: string): Promise<Principal | null> {
+      const format = parseApiKeySecret(secret);
+      if (!format) return null;
+      const found = await apiKeysRepo.findBySecretHash(store.db, hashApiKeySecret(secret));
+      if (!found || found.key.environment !== format.environment || statusOf(found.key) !== 'active')
+        return null;
+      const { key } = found;
+      const now = clock.now();
+      if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+        await apiKeysRepo.update(store.db, key, { lastUsedAt: now });
+      }
+      return {
+        type: 'api_key',
+        organizationId: key.organizationId,
+        environment: key.environment,
+        keyId: key.id,
+        memberId: key.memberId,
+        role: found.role,
+        scopes: key.scopes as Scope[],
+        rateLimitPerMinute: found.rateLimitPerMinute,
+      };
+    },
+  };
+}
+
+export type ApiKeysService = ReturnType<typeof createApiKeysService>;

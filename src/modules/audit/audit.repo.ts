@@ -1,0 +1,46 @@
+import { and, desc, eq, gte, lte } from 'drizzle-orm';
+import type { Environment } from '../../platform/auth/scopes.ts';
+import { olderThan } from '../../platform/db/keyset.ts';
+import type { Db } from '../../platform/db/store.ts';
+import { auditLogs } from './audit.tables.ts';
+
+export type AuditRow = typeof auditLogs.$inferSelect;
+
+export interface AuditFilters {
+  action?: string;
+  actorId?: string;
+  targetId?: string;
+  from?: Date;
+  to?: Date;
+}
+
+export const auditRepo = {
+  async insert(tx: Db, row: AuditRow): Promise<void> {
+    await tx.insert(auditLogs).values(row);
+  },
+
+  list(
+    db: Db,
+    scope: { organizationId: string; environment: Environment },
+    filters: AuditFilters,
+    limit: number,
+    after: { t: number; id: string } | null,
+  ): Promise<AuditRow[]> {
+    const conditions = [
+      eq(auditLogs.organizationId, scope.organizationId),
+      eq(auditLogs.environment, scope.environment),
+      filters.action ? eq(auditLogs.action, filters.action) : undefined,
+      filters.actorId ? eq(auditLogs.actorId, filters.actorId) : undefined,
+      filters.targetId ? eq(auditLogs.targetId, filters.targetId) : undefined,
+      filters.from ? gte(auditLogs.occurredAt, filters.from) : undefined,
+      filters.to ? lte(auditLogs.occurredAt, filters.to) : undefined,
+      olderThan(auditLogs.occurredAt, auditLogs.id, after),
+    ];
+    return db
+      .select()
+      .from(auditLogs)
+      .where(and(...conditions))
+      .orderBy(desc(auditLogs.occurredAt), desc(auditLogs.id))
+      .limit(limit + 1);
+  },
+};

@@ -1,0 +1,93 @@
+import { Type } from '@sinclair/typebox';
+import { principalOf } from '../../platform/auth/auth.hooks.ts';
+import type { CursorCodec } from '../../platform/http/cursor.ts';
+import { apiDate, endOfSecond, queryDate, startOfSecond } from '../../platform/http/dates.ts';
+import {
+  ApiDate,
+  authProblems,
+  ListEnvelope,
+  PageQuery,
+  Problem,
+  page,
+} from '../../platform/http/schemas.ts';
+import type { App } from '../../platform/http/types.ts';
+import type { AuditRow } from './audit.repo.ts';
+import type { AuditService } from './audit.service.ts';
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+
+const AuditLogEntry = Type.Object(
+  {
+    id: Type.String(),
+    action: Type.String({ examples: ['api_key.revoked'] }),
+    actor: Type.Object({
+      type: Type.Union([Type.Literal('api_key'), Type.Literal('member'), Type.Literal('system')]),
+      id: Nullable(Type.String()),
+    }),
+    target: Type.Union([Type.Object({ type: Type.String(), id: Type.String() }), Type.Null()]),
+    requestId: Nullable(Type.String()),
+    ipPrefix: Nullable(Type.String()),
+    environment: Type.Union([Type.Literal('test'), Type.Literal('live')]),
+    occurredAt: ApiDate,
+  },
+  { $id: 'AuditLogEntry' },
+);
+
+const FilterString = Type.Optional(Type.String({ minLength: 1, maxLength: 200 }));
+
+const AuditQuery = Type.Object({
+  ...PageQuery,
+  action: FilterString,
+  actorId: FilterString,
+  targetId: FilterString,
+  from: Type.Optional(Type.String({ maxLength: 64 })),
+  to: Type.Optional(Type.String({ maxLength: 64 })),
+});
+
+function present(row: AuditRow) {
+  return {
+    id: row.id,
+    action: row.action,
+    actor: { type: row.actorType, id: row.actorId },
+    target: row.targetType && row.targetId ? { type: row.targetType, id: row.targetId } : null,
+    requestId: row.requestId,
+    ipPrefix: row.ipPrefix,
+    environment: row.environment,
+    occurredAt: apiDate(row.occurredAt),
+  };
+}
+
+const bound = (date: Date | undefined, toBound: (d: Date) => Date) => (date ? toBound(date) : undefined);
+
+export function auditRoutes(app: App, deps: { audit: AuditService; cursors: CursorCodec }) {
+  const { audit, cursors } = deps;
+
+  app.get(
+    '/v1/audit-logs',
+    {
+      config: { auth: { scope: 'audit:read:limited' } },
+      schema: {
+        tags: ['Audit logs'],
+        summary: 'Audit log of the organization and environment (no payloads, secrets or subject data)',
+        querystring: AuditQuery,
+        response: { 200: ListEnvelope(AuditLogEntry), 400: Problem, 422: Problem, ...authProblems },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const { limit = 20, cursor, ...rawFilters } = request.query;
+      const filters = {
+        action: rawFilters.action,
+        actorId: rawFilters.actorId,
+        targetId: rawFilters.targetId,
+        from: bound(queryDate('from', rawFilters.from), startOfSecond),
+        to: bound(queryDate('to', rawFilters.to), endOfSecond),
+      };
+      const after = cursors.decode('audit-logs', rawFilters, cursor);
+      const rows = await audit.list(principal, filters, limit, after);
+      return page(rows, limit, present, (r) =>
+        cursors.encode('audit-logs', rawFilters, { t: r.occurredAt.getTime(), id: r.id }),
+      );
+    },
+  );
+}

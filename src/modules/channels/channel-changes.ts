@@ -1,0 +1,123 @@
+import type { Clock } from '../../platform/clock.ts';
+import type { Db, Store } from '../../platform/db/store.ts';
+import { AppError, notFound } from '../../platform/http/errors.ts';
+import type { AuditContext, AuditService } from '../audit/audit.service.ts';
+import type { EventsService } from '../webhooks/events.service.ts';
+import { presentChannel } from './channels.presenters.ts';
+import { type ChannelRow, channelsRepo, configVersionsRepo } from './channels.repo.ts';
+import { purposesRepo } from './purposes.repo.ts';
+import { technologiesRepo } from './technologies.repo.ts';
+import { buildVisitorConfig, sameVisitorConfig, type VisitorConfig } from './visitor-config.ts';
+
+export type ChannelEventType = 'channel.created' | 'channel.updated' | 'channel.archived';
+
+/**
+ * What every change to a channel or its parts shares: finding the channel in the caller's
+ * organization and environment, locking it, refusing changes to an archived one, and publishing a
+ * new configVersion when what visitors are shown has changed.
+ */
+export function createChannelChanges(deps: { store: Store; clock: Clock; events?: EventsService }) {
+  const { store, clock } = deps;
+
+  async function current(tx: Db, channel: ChannelRow): Promise<VisitorConfig> {
+    // One after the other: a transaction is one session, it runs one query at a time.
+    const purposes = await purposesRepo.all(tx, channel);
+    const technologies = await technologiesRepo.all(tx, channel);
+    return buildVisitorConfig(channel, purposes, technologies);
+  }
+
+  /**
+   * The one place channel.* webhook events are written (contract §8): inside the change's
+   * transaction (`tx` is the ambient one events.emit writes through), so the event commits or rolls
+   * back with it (transactional outbox, design §4.5).
+   */
+  async function emitChannelEvent(_tx: Db, type: ChannelEventType, channel: ChannelRow): Promise<void> {
+    await deps.events?.emit({
+      type,
+      organizationId: channel.organizationId,
+      environment: channel.environment,
+      data: presentChannel(channel),
+    });
+  }
+
+  return {
+    emitChannelEvent,
+
+    /** A channel of the caller's organization and environment, for reads; any other is a 404. */
+    async find(context: AuditContext, id: string): Promise<ChannelRow> {
+      const channel = await channelsRepo.find(store.db, context.organizationId, context.environment, id);
+      if (!channel) throw notFound('channel');
+      return channel;
+    },
+
+    /**
+     * Locks an active channel for a change inside `tx`. `share` is for changes that never alter the
+     * visitor config (origins): they may run side by side but never beside an archive.
+     */
+    async lockActive(
+      tx: Db,
+      context: AuditContext,
+      id: string,
+      strength: 'update' | 'share' = 'update',
+    ): Promise<ChannelRow> {
+      const channel = await channelsRepo.findForUpdate(
+        tx,
+        context.organizationId,
+        context.environment,
+        id,
+        strength,
+      );
+      if (!channel) throw notFound('channel');
+      if (channel.status !== 'active') {
+        throw new AppError('invalid_state', 'The channel is archived; it can no longer be changed.');
+      }
+      return channel;
+    },
+
+    /** Stores configVersion 1 of a channel just inserted. */
+    async publishFirst(tx: Db, channel: ChannelRow): Promise<void> {
+      await configVersionsRepo.insert(tx, {
+        organizationId: channel.organizationId,
+        channelId: channel.id,
+        version: channel.configVersion,
+        snapshot: await current(tx, channel),
+        createdAt: clock.now(),
+      });
+    },
+
+    /**
+     * After a change (same transaction, channel locked): if the visitor config now differs from the
+     * newest snapshot, bumps configVersion by one and stores the new snapshot; otherwise leaves both.
+     * Emits channel.updated when the channel resource changed (`changed`) or its version moved.
+     */
+    async publish(tx: Db, channel: ChannelRow, options: { changed: boolean }): Promise<ChannelRow> {
+      const now = clock.now();
+      const config = await current(tx, channel);
+      const latest = await configVersionsRepo.find(tx, channel, channel.configVersion);
+      let result = channel;
+      if (!latest || !sameVisitorConfig(latest.snapshot as VisitorConfig, config)) {
+        const version = channel.configVersion + 1;
+        result = await channelsRepo.update(tx, channel, { configVersion: version, updatedAt: now });
+        await configVersionsRepo.insert(tx, {
+          organizationId: channel.organizationId,
+          channelId: channel.id,
+          version,
+          snapshot: { ...config, configVersion: version },
+          createdAt: now,
+        });
+      }
+      if (options.changed || result !== channel) await emitChannelEvent(tx, 'channel.updated', result);
+      return result;
+    },
+  };
+}
+
+export type ChannelChanges = ReturnType<typeof createChannelChanges>;
+
+/** What the purposes, technologies and origins services are built from. */
+export interface ChannelPartsDeps {
+  store: Store;
+  clock: Clock;
+  audit: AuditService;
+  changes: ChannelChanges;
+}

@@ -1,0 +1,71 @@
+import { apiDate } from '../../platform/http/dates.ts';
+import type { ChannelRow, ConfigVersionRow, OriginRow, PurposeRow, TechnologyRow } from './channels.repo.ts';
+import type { VisitorConfig } from './visitor-config.ts';
+
+/** The API representations of contract §4: rows in, resources out. */
+
+export function presentChannel(channel: ChannelRow) {
+  return {
+    id: channel.id,
+    name: channel.name,
+    description: channel.description,
+    status: channel.status,
+    environment: channel.environment,
+    siteKey: channel.siteKey,
+    privacyPolicy: {
+      url: channel.privacyPolicyUrl,
+      version: channel.privacyPolicyVersion,
+      retentionDays: channel.retentionDays,
+    },
+    configVersion: channel.configVersion,
+    defaultLanguage: channel.defaultLanguage,
+    createdAt: apiDate(channel.createdAt),
+    updatedAt: apiDate(channel.updatedAt),
+    archivedAt: apiDate(channel.archivedAt),
+  };
+}
+
+export function presentPurpose(purpose: PurposeRow) {
+  return {
+    id: purpose.id,
+    channelId: purpose.channelId,
+    key: purpose.key,
+    name: purpose.name,
+    description: purpose.description,
+    legalBasis: purpose.legalBasis,
+    required: purpose.required,
+    status: purpose.status,
+    translations: purpose.translations,
+    consentModeSignals: purpose.consentModeSignals,
+    gpcOptOut: purpose.gpcOptOut,
+    createdAt: apiDate(purpose.createdAt),
+    updatedAt: apiDate(purpose.updatedAt),
+  };
+}
+
+export function presentTechnology(technology: TechnologyRow) {
+  return {
+    id: technology.id,
+    channelId: technology.channelId,
+    name: technology.name,
+    vendor: technology.vendor,
+    purposeKeys: technology.purposeKeys,
+    cookies: technology.cookies,
+    createdAt: apiDate(technology.createdAt),
+    updatedAt: apiDate(technology.updatedAt),
+  };
+}
+
+export function presentOrigin(origin: OriginRow) {
+  return {
+    id: origin.id,
+    channelId: origin.channelId,
+    origin: origin.origin,
+    status: origin.status,
+    createdAt: apiDate(origin.createdAt),
+  };
+}
+
+export function presentConfigVersion(row: ConfigVersionRow) {
+  return { version: row.version, createdAt: apiDate(row.createdAt), config: row.snapshot as VisitorConfig };
+}

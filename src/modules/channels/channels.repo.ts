@@ -1,0 +1,150 @@
+import { and, desc, eq, lt } from 'drizzle-orm';
+import type { Environment } from '../../platform/auth/scopes.ts';
+import { olderThan } from '../../platform/db/keyset.ts';
+import type { Db } from '../../platform/db/store.ts';
+import {
+  channelConfigVersions,
+  channels,
+  type origins,
+  type purposes,
+  type technologies,
+} from './channels.tables.ts';
+
+export type ChannelRow = typeof channels.$inferSelect;
+export type PurposeRow = typeof purposes.$inferSelect;
+export type TechnologyRow = typeof technologies.$inferSelect;
+export type OriginRow = typeof origins.$inferSelect;
+export type ConfigVersionRow = typeof channelConfigVersions.$inferSelect;
+
+export type ChannelUpdate = Partial<
+  Pick<
+    ChannelRow,
+    | 'name'
+    | 'description'
+    | 'defaultLanguage'
+    | 'privacyPolicyUrl'
+    | 'privacyPolicyVersion'
+    | 'retentionDays'
+    | 'configVersion'
+    | 'status'
+    | 'archivedAt'
+    | 'updatedAt'
+  >
+>;
+
+const channelIs = (organizationId: string, environment: Environment, id: string) =>
+  and(
+    eq(channels.organizationId, organizationId),
+    eq(channels.environment, environment),
+    eq(channels.id, id),
+  );
+
+export const channelsRepo = {
+  async insert(tx: Db, row: ChannelRow): Promise<void> {
+    await tx.insert(channels).values(row);
+  },
+
+  async find(db: Db, organizationId: string, environment: Environment, id: string) {
+    const [row] = await db
+      .select()
+      .from(channels)
+      .where(channelIs(organizationId, environment, id));
+    return row as ChannelRow | undefined;
+  },
+
+  /**
+   * Locks the channel for a change to it or its parts: changes to one channel serialize, so each
+   * configVersion is built from exactly the rows the change left. `share` lets changes that never
+   * touch the version (origins) run side by side while still excluding an archive.
+   */
+  async findForUpdate(
+    tx: Db,
+    organizationId: string,
+    environment: Environment,
+    id: string,
+    strength: 'update' | 'share' = 'update',
+  ) {
+    const [row] = await tx
+      .select()
+      .from(channels)
+      .where(channelIs(organizationId, environment, id))
+      .for(strength);
+    return row as ChannelRow | undefined;
+  },
+
+  async findBySiteKey(db: Db, siteKey: string) {
+    const [row] = await db.select().from(channels).where(eq(channels.siteKey, siteKey));
+    return row as ChannelRow | undefined;
+  },
+
+  list(
+    db: Db,
+    organizationId: string,
+    environment: Environment,
+    limit: number,
+    after: { t: number; id: string } | null,
+  ): Promise<ChannelRow[]> {
+    return db
+      .select()
+      .from(channels)
+      .where(
+        and(
+          eq(channels.organizationId, organizationId),
+          eq(channels.environment, environment),
+          olderThan(channels.createdAt, channels.id, after),
+        ),
+      )
+      .orderBy(desc(channels.createdAt), desc(channels.id))
+      .limit(limit + 1);
+  },
+
+  async update(tx: Db, channel: ChannelRow, changes: ChannelUpdate): Promise<ChannelRow> {
+    const [row] = await tx
+      .update(channels)
+      .set(changes)
+      .where(and(eq(channels.organizationId, channel.organizationId), eq(channels.id, channel.id)))
+      .returning();
+    return row;
+  },
+};
+
+export const configVersionsRepo = {
+  async insert(tx: Db, row: ConfigVersionRow): Promise<void> {
+    await tx.insert(channelConfigVersions).values(row);
+  },
+
+  async find(db: Db, channel: Pick<ChannelRow, 'organizationId' | 'id'>, version: number) {
+    const [row] = await db
+      .select()
+      .from(channelConfigVersions)
+      .where(
+        and(
+          eq(channelConfigVersions.organizationId, channel.organizationId),
+          eq(channelConfigVersions.channelId, channel.id),
+          eq(channelConfigVersions.version, version),
+        ),
+      );
+    return row as ConfigVersionRow | undefined;
+  },
+
+  /** Newest first; `before` is the last version of the previous page. */
+  list(
+    db: Db,
+    channel: Pick<ChannelRow, 'organizationId' | 'id'>,
+    limit: number,
+    before: number | null,
+  ): Promise<ConfigVersionRow[]> {
+    return db
+      .select()
+      .from(channelConfigVersions)
+      .where(
+        and(
+          eq(channelConfigVersions.organizationId, channel.organizationId),
+          eq(channelConfigVersions.channelId, channel.id),
+          before === null ? undefined : lt(channelConfigVersions.version, before),
+        ),
+      )
+      .orderBy(desc(channelConfigVersions.version))
+      .limit(limit + 1);
+  },
+};

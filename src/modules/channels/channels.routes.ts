@@ -1,0 +1,133 @@
+import { Type } from '@sinclair/typebox';
+import { auditContextOf } from '../../platform/auth/auth.hooks.ts';
+import type { CursorCodec } from '../../platform/http/cursor.ts';
+import {
+  authProblems,
+  Envelope,
+  envelope,
+  ListEnvelope,
+  PageQuery,
+  Problem,
+  page,
+} from '../../platform/http/schemas.ts';
+import type { App } from '../../platform/http/types.ts';
+import { absentBodyAsEmpty } from '../../platform/http/validation.ts';
+import { presentChannel } from './channels.presenters.ts';
+import {
+  Channel,
+  ChannelParams,
+  CreateChannelBody,
+  EmptyBody,
+  UpdateChannelBody,
+} from './channels.schemas.ts';
+import type { ChannelsService } from './channels.service.ts';
+import { configVersionsRoutes } from './config-versions.routes.ts';
+import { originsRoutes } from './origins.routes.ts';
+import { purposesRoutes } from './purposes.routes.ts';
+import { technologiesRoutes } from './technologies.routes.ts';
+
+export interface ChannelRoutesDeps {
+  channels: ChannelsService;
+  cursors: CursorCodec;
+}
+
+/** Channels and, under them, purposes, technologies, origins and config versions (contract §4). */
+export function channelsRoutes(app: App, deps: ChannelRoutesDeps) {
+  const { channels, cursors } = deps;
+  const tags = ['Channels'];
+
+  app.get(
+    '/v1/channels',
+    {
+      config: { auth: { scope: 'channels:read' } },
+      schema: {
+        tags,
+        summary: 'List channels, newest first',
+        querystring: Type.Object(PageQuery),
+        response: { 200: ListEnvelope(Channel), 400: Problem, 422: Problem, ...authProblems },
+      },
+    },
+    async (request) => {
+      const limit = request.query.limit ?? 20;
+      const after = cursors.decode('channels', {}, request.query.cursor);
+      const rows = await channels.list(auditContextOf(request), limit, after);
+      return page(rows, limit, presentChannel, (c) =>
+        cursors.encode('channels', {}, { t: c.createdAt.getTime(), id: c.id }),
+      );
+    },
+  );
+
+  app.post(
+    '/v1/channels',
+    {
+      config: { auth: { scope: 'channels:manage' } },
+      schema: {
+        tags,
+        summary: 'Create a channel (configVersion 1)',
+        body: CreateChannelBody,
+        response: { 201: Envelope(Channel), 422: Problem, ...authProblems },
+      },
+    },
+    async (request, reply) => {
+      const channel = await channels.create(auditContextOf(request), request.body);
+      reply.code(201).header('Location', `/v1/channels/${channel.id}`);
+      return envelope(presentChannel(channel));
+    },
+  );
+
+  app.get(
+    '/v1/channels/:id',
+    {
+      config: { auth: { scope: 'channels:read' } },
+      schema: {
+        tags,
+        summary: 'One channel',
+        params: ChannelParams,
+        response: { 200: Envelope(Channel), 404: Problem, ...authProblems },
+      },
+    },
+    async (request) =>
+      envelope(presentChannel(await channels.get(auditContextOf(request), request.params.id))),
+  );
+
+  app.patch(
+    '/v1/channels/:id',
+    {
+      config: { auth: { scope: 'channels:manage' } },
+      schema: {
+        tags,
+        summary:
+          'Update a channel; a new defaultLanguage or policy url/version publishes a new configVersion',
+        params: ChannelParams,
+        body: UpdateChannelBody,
+        response: { 200: Envelope(Channel), 404: Problem, 409: Problem, 422: Problem, ...authProblems },
+      },
+    },
+    async (request) =>
+      envelope(
+        presentChannel(await channels.update(auditContextOf(request), request.params.id, request.body)),
+      ),
+  );
+
+  app.post(
+    '/v1/channels/:id/archive',
+    {
+      config: { auth: { scope: 'channels:manage' } },
+      preValidation: absentBodyAsEmpty,
+      schema: {
+        tags,
+        summary: 'Archive a channel: it answers no public calls from now on',
+        params: ChannelParams,
+        body: EmptyBody,
+        response: { 200: Envelope(Channel), 404: Problem, 409: Problem, 422: Problem, ...authProblems },
+      },
+    },
+    async (request) =>
+      envelope(presentChannel(await channels.archive(auditContextOf(request), request.params.id))),
+  );
+
+  purposesRoutes(app, deps);
+  technologiesRoutes(app, deps);
+  originsRoutes(app, deps);
+  configVersionsRoutes(app, deps);
+}

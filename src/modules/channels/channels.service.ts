@@ -1,0 +1,180 @@
+import type { Static } from '@sinclair/typebox';
+import type { Clock } from '../../platform/clock.ts';
+import { isUniqueViolation } from '../../platform/db/pg-errors.ts';
+import type { Store } from '../../platform/db/store.ts';
+import { AppError, notFound } from '../../platform/http/errors.ts';
+import { newId, randomBase62 } from '../../platform/ids.ts';
+import type { AuditContext, AuditService } from '../audit/audit.service.ts';
+import type { EventsService } from '../webhooks/events.service.ts';
+import { createChannelChanges } from './channel-changes.ts';
+import { type ChannelRow, type ChannelUpdate, channelsRepo, configVersionsRepo } from './channels.repo.ts';
+import type { CreateChannelBody, UpdateChannelBody } from './channels.schemas.ts';
+import { originMatches } from './origin.ts';
+import { originsRepo } from './origins.repo.ts';
+import { createOriginsService } from './origins.service.ts';
+import { createPurposesService } from './purposes.service.ts';
+import { createTechnologiesService } from './technologies.service.ts';
+import type { VisitorConfig } from './visitor-config.ts';
+
+export type CreateChannelInput = Static<typeof CreateChannelBody>;
+export type UpdateChannelInput = Static<typeof UpdateChannelBody>;
+
+type Position = { t: number; id: string } | null;
+
+const DEFAULT_RETENTION_DAYS = 1825;
+
+export function createChannelsService(deps: {
+  store: Store;
+  clock: Clock;
+  audit: AuditService;
+  events?: EventsService;
+}) {
+  const { store, clock, audit } = deps;
+  const changes = createChannelChanges({ store, clock, events: deps.events });
+  const parts = { store, clock, audit, changes };
+
+  async function insertChannel(context: AuditContext, input: CreateChannelInput): Promise<ChannelRow> {
+    const now = clock.now();
+    const channel: ChannelRow = {
+      organizationId: context.organizationId,
+      id: newId('ch'),
+      environment: context.environment,
+      name: input.name,
+      description: input.description ?? null,
+      status: 'active',
+      siteKey: `site_${context.environment}_${randomBase62(24)}`,
+      privacyPolicyUrl: input.privacyPolicy?.url ?? null,
+      privacyPolicyVersion: input.privacyPolicy?.version ?? '1',
+      retentionDays: input.privacyPolicy?.retentionDays ?? DEFAULT_RETENTION_DAYS,
+      configVersion: 1,
+      defaultLanguage: input.defaultLanguage ?? 'en',
+      createdAt: now,
+      updatedAt: now,
+      archivedAt: null,
+    };
+    return store.tx(async (tx) => {
+      await channelsRepo.insert(tx, channel);
+      await changes.publishFirst(tx, channel);
+      await audit.record(tx, context, {
+        action: 'channel.created',
+        target: { type: 'channel', id: channel.id },
+      });
+      await changes.emitChannelEvent(tx, 'channel.created', channel);
+      return channel;
+    });
+  }
+
+  /** The visitor config of one of the channel's versions, or null if it never had that version. */
+  async function findConfigVersion(channel: ChannelRow, version: number): Promise<VisitorConfig | null> {
+    if (!Number.isInteger(version) || version < 1 || version > channel.configVersion) return null;
+    const row = await configVersionsRepo.find(store.db, channel, version);
+    return row ? (row.snapshot as VisitorConfig) : null;
+  }
+
+  return {
+    purposes: createPurposesService(parts),
+    technologies: createTechnologiesService(parts),
+    origins: createOriginsService(parts),
+
+    async create(context: AuditContext, input: CreateChannelInput): Promise<ChannelRow> {
+      // 24 base62 characters make a collision practically impossible; one retry covers the rest.
+      try {
+        return await insertChannel(context, input);
+      } catch (error) {
+        if (!isUniqueViolation(error, 'channels_site_key_key')) throw error;
+        return insertChannel(context, input);
+      }
+    },
+
+    get: (context: AuditContext, id: string) => changes.find(context, id),
+
+    list(context: AuditContext, limit: number, after: Position): Promise<ChannelRow[]> {
+      return channelsRepo.list(store.db, context.organizationId, context.environment, limit, after);
+    },
+
+    /**
+     * Name, description and retentionDays change the channel only; defaultLanguage and the policy's
+     * url and version change what visitors are shown, so they publish a new configVersion.
+     */
+    update(context: AuditContext, id: string, input: UpdateChannelInput): Promise<ChannelRow> {
+      return store.tx(async (tx) => {
+        const channel = await changes.lockActive(tx, context, id);
+        const update: ChannelUpdate = { updatedAt: clock.now() };
+        if (input.name !== undefined) update.name = input.name;
+        if (input.description !== undefined) update.description = input.description;
+        if (input.defaultLanguage !== undefined) update.defaultLanguage = input.defaultLanguage;
+        const policy = input.privacyPolicy ?? {};
+        if (policy.url !== undefined) update.privacyPolicyUrl = policy.url;
+        if (policy.version !== undefined) update.privacyPolicyVersion = policy.version;
+        if (policy.retentionDays !== undefined) update.retentionDays = policy.retentionDays;
+        const updated = await channelsRepo.update(tx, channel, update);
+        await audit.record(tx, context, { action: 'channel.updated', target: { type: 'channel', id } });
+        return changes.publish(tx, updated, { changed: true });
+      });
+    },
+
+    archive(context: AuditContext, id: string): Promise<ChannelRow> {
+      return store.tx(async (tx) => {
+        const channel = await changes.lockActive(tx, context, id);
+        const now = clock.now();
+        const archived = await channelsRepo.update(tx, channel, {
+          status: 'archived',
+          archivedAt: now,
+          updatedAt: now,
+        });
+        await audit.record(tx, context, { action: 'channel.archived', target: { type: 'channel', id } });
+        await changes.emitChannelEvent(tx, 'channel.archived', archived);
+        return archived;
+      });
+    },
+
+    async listConfigVersions(context: AuditContext, id: string, limit: number, beforeVersion: number | null) {
+      const channel = await changes.find(context, id);
+      return configVersionsRepo.list(store.db, channel, limit, beforeVersion);
+    },
+
+    async getConfigVersion(context: AuditContext, id: string, version: number) {
+      const channel = await changes.find(context, id);
+      const row = await configVersionsRepo.find(store.db, channel, version);
+      if (!row) throw notFound('config version');
+      return row;
+    },
+
+    // Reads for the public site endpoints (contract §5): no API key, so no organization context.
+
+    /** The active channel of a site key with its current visitor config, or null (unknown or archived). */
+    async findActiveBySiteKey(
+      siteKey: string,
+    ): Promise<{ channel: ChannelRow; config: VisitorConfig } | null> {
+      const channel = await channelsRepo.findBySiteKey(store.db, siteKey);
+      if (channel?.status !== 'active') return null;
+      const snapshot = await configVersionsRepo.find(store.db, channel, channel.configVersion);
+      if (!snapshot)
+        throw new AppError('internal_error', 'The channel has no snapshot of its configVersion.');
+      return { channel, config: snapshot.snapshot as VisitorConfig };
+    },
+
+    findConfigVersion,
+
+    async hasConfigVersion(channel: ChannelRow, version: number): Promise<boolean> {
+      return (await findConfigVersion(channel, version)) !== null;
+    },
+
+    /** The active channel of a site key without its config (a cheap check of its status and configVersion). */
+    async findActiveChannelBySiteKey(siteKey: string): Promise<ChannelRow | null> {
+      const channel = await channelsRepo.findBySiteKey(store.db, siteKey);
+      return channel?.status === 'active' ? channel : null;
+    },
+
+    /** The channel's active origins, normalized (match a browser's Origin with `originMatches`). */
+    activeOrigins: (channel: ChannelRow): Promise<string[]> => originsRepo.active(store.db, channel),
+
+    /** Whether a browser's Origin header matches an active origin of the channel (wildcards honoured). */
+    async isOriginAllowed(channel: ChannelRow, requestOrigin: string): Promise<boolean> {
+      const allowed = await originsRepo.active(store.db, channel);
+      return allowed.some((origin) => originMatches(origin, requestOrigin));
+    },
+  };
+}
+
+export type ChannelsService = ReturnType<typeof createChannelsService>;

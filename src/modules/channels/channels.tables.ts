@@ -1,0 +1,134 @@
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const channels = pgTable(
+  'channels',
+  {
+    organizationId: text('organization_id').notNull(),
+    id: text('id').notNull(),
+    environment: text('environment', { enum: ['test', 'live'] }).notNull(),
+    name: text('name').notNull(),
+    description: text('description'),
+    status: text('status', { enum: ['active', 'archived'] }).notNull(),
+    /** Public identifier for the site endpoints; unique across organizations, since it is all they get. */
+    siteKey: text('site_key').notNull(),
+    privacyPolicyUrl: text('privacy_policy_url'),
+    privacyPolicyVersion: text('privacy_policy_version').notNull(),
+    retentionDays: integer('retention_days').notNull(),
+    /** The newest row of channel_config_versions for this channel. */
+    configVersion: integer('config_version').notNull(),
+    defaultLanguage: text('default_language').notNull(),
+    createdAt: at('created_at').notNull(),
+    updatedAt: at('updated_at').notNull(),
+    archivedAt: at('archived_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    uniqueIndex('channels_site_key_key').on(t.siteKey),
+    index('channels_list_idx').on(t.organizationId, t.environment, t.createdAt, t.id),
+  ],
+);
+
+export interface Translation {
+  name: string;
+  description: string | null;
+}
+
+export interface Cookie {
+  name: string;
+  domain: string | null;
+  maxAgeSeconds: number | null;
+}
+
+export const purposes = pgTable(
+  'purposes',
+  {
+    organizationId: text('organization_id').notNull(),
+    id: text('id').notNull(),
+    channelId: text('channel_id').notNull(),
+    key: text('key').notNull(),
+    name: text('name').notNull(),
+    description: text('description'),
+    legalBasis: text('legal_basis', { enum: ['consent', 'legitimate_interest'] }).notNull(),
+    required: boolean('required').notNull(),
+    status: text('status', { enum: ['active', 'archived'] }).notNull(),
+    translations: jsonb('translations').$type<Record<string, Translation>>().notNull(),
+    consentModeSignals: text('consent_mode_signals').array().notNull(),
+    gpcOptOut: boolean('gpc_opt_out').notNull(),
+    createdAt: at('created_at').notNull(),
+    updatedAt: at('updated_at').notNull(),
+    archivedAt: at('archived_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    // Archived purposes keep their key: evidence records decisions by key, so a key means one purpose forever.
+    uniqueIndex('purposes_channel_key_key').on(t.organizationId, t.channelId, t.key),
+    index('purposes_list_idx').on(t.organizationId, t.channelId, t.createdAt, t.id),
+  ],
+);
+
+export const technologies = pgTable(
+  'technologies',
+  {
+    organizationId: text('organization_id').notNull(),
+    id: text('id').notNull(),
+    channelId: text('channel_id').notNull(),
+    name: text('name').notNull(),
+    vendor: text('vendor'),
+    purposeKeys: text('purpose_keys').array().notNull(),
+    cookies: jsonb('cookies').$type<Cookie[]>().notNull(),
+    createdAt: at('created_at').notNull(),
+    updatedAt: at('updated_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    index('technologies_list_idx').on(t.organizationId, t.channelId, t.createdAt, t.id),
+  ],
+);
+
+export const origins = pgTable(
+  'origins',
+  {
+    organizationId: text('organization_id').notNull(),
+    id: text('id').notNull(),
+    channelId: text('channel_id').notNull(),
+    /** Normalized (origin.ts), so equal origins are equal strings. */
+    origin: text('origin').notNull(),
+    status: text('status', { enum: ['active', 'archived'] }).notNull(),
+    createdAt: at('created_at').notNull(),
+    archivedAt: at('archived_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    // Only active origins must be unique: an archived one may be registered again.
+    uniqueIndex('origins_channel_origin_key')
+      .on(t.organizationId, t.channelId, t.origin)
+      .where(sql`status = 'active'`),
+    index('origins_list_idx').on(t.organizationId, t.channelId, t.createdAt, t.id),
+  ],
+);
+
+/** One row per configVersion, written once and never updated: what visitors were shown. */
+export const channelConfigVersions = pgTable(
+  'channel_config_versions',
+  {
+    organizationId: text('organization_id').notNull(),
+    channelId: text('channel_id').notNull(),
+    version: integer('version').notNull(),
+    snapshot: jsonb('snapshot').notNull(),
+    createdAt: at('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.channelId, t.version] })],
+);

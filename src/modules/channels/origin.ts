@@ -1,0 +1,88 @@
+import type { Environment } from '../../platform/auth/scopes.ts';
+
+export type NormalizedOrigin = { ok: true; origin: string } | { ok: false; reason: string };
+
+const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//;
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1']);
+const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
+
+/**
+ * The canonical form of an origin a channel allows (contract §4): `scheme://host[:port]`, scheme and
+ * host lower-cased, the default port dropped, an IDN host as punycode (WHATWG URL does the parsing).
+ *
+ * Decisions where the contract is silent:
+ * - surrounding whitespace is trimmed, and one bare trailing "/" is tolerated and dropped (people
+ *   paste `https://example.com/`); any other path, even "/." that URL would resolve away, is refused;
+ * - an empty "?" or "#" and an empty userinfo ("https://@host") are refused like non-empty ones;
+ * - a wildcard is exactly one leading `*.` label over a domain of at least two labels
+ *   (`https://*.example.com`), never over an IP address or a bare top-level domain;
+ * - http is allowed for `localhost` and `127.0.0.1` in every environment, and for any host on test
+ *   channels; live channels need https elsewhere.
+ */
+export function normalizeOrigin(input: string, options: { environment: Environment }): NormalizedOrigin {
+  const fail = (reason: string): NormalizedOrigin => ({ ok: false, reason });
+  const raw = input.trim();
+  const scheme = SCHEME.exec(raw);
+  if (!scheme) return fail('must start with http:// or https://');
+  const protocol = scheme[1].toLowerCase();
+  if (protocol !== 'http' && protocol !== 'https') return fail('the scheme must be http or https');
+
+  const afterScheme = raw.slice(scheme[0].length);
+  const authorityEnd = afterScheme.search(/[/?#\\]/);
+  const authority = authorityEnd === -1 ? afterScheme : afterScheme.slice(0, authorityEnd);
+  const rest = authorityEnd === -1 ? '' : afterScheme.slice(authorityEnd);
+  if (rest !== '' && rest !== '/') {
+    return fail('an origin has no path, query or fragment');
+  }
+  if (authority.includes('@')) return fail('an origin has no credentials');
+
+  let url: URL;
+  try {
+    url = new URL(`${protocol}://${authority}`);
+  } catch {
+    return fail('the host is not valid');
+  }
+  const host = url.hostname;
+  if (!host) return fail('the host is missing');
+
+  const wildcard = host.startsWith('*.');
+  const domain = wildcard ? host.slice(2) : host;
+  if (domain.includes('*')) return fail('only one leading wildcard label (*.example.com) is allowed');
+  const isIp = IPV4.test(domain) || domain.startsWith('[');
+  if (!isIp && domain.split('.').some((label) => label === '')) return fail('the host has an empty label');
+  if (wildcard && (isIp || !domain.includes('.'))) {
+    return fail('a wildcard must stand for one label of a domain, as in *.example.com');
+  }
+
+  if (protocol === 'http' && !LOCAL_HOSTS.has(host) && options.environment !== 'test') {
+    return fail('http is allowed only for localhost and 127.0.0.1 on live channels; use https');
+  }
+  // url.host keeps a non-default port and drops the default one.
+  return { ok: true, origin: `${protocol}://${url.host}` };
+}
+
+/**
+ * Whether a browser's Origin header is allowed by one normalized allowed origin. A wildcard stands
+ * for exactly one label: `https://*.example.com` matches `https://a.example.com`, but neither
+ * `https://example.com` (list it separately) nor `https://a.b.example.com` (as with TLS wildcard
+ * certificates). Scheme and port must match.
+ */
+export function originMatches(allowedOrigin: string, requestOrigin: string): boolean {
+  let request: string;
+  try {
+    const url = new URL(requestOrigin);
+    if (url.origin === 'null') return false;
+    request = url.origin;
+  } catch {
+    return false;
+  }
+  const wildcard = /^(https?:\/\/)\*\.(.+)$/.exec(allowedOrigin);
+  if (!wildcard) return request === allowedOrigin;
+  const [, schemePart, domainAndPort] = wildcard;
+  if (!request.startsWith(schemePart)) return false;
+  const hostAndPort = request.slice(schemePart.length);
+  const suffix = `.${domainAndPort}`;
+  if (!hostAndPort.endsWith(suffix)) return false;
+  const label = hostAndPort.slice(0, -suffix.length);
+  return label.length > 0 && !label.includes('.') && !label.includes(':');
+}

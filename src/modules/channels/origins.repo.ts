@@ -1,0 +1,65 @@
+import { and, desc, eq } from 'drizzle-orm';
+import { olderThan } from '../../platform/db/keyset.ts';
+import type { Db } from '../../platform/db/store.ts';
+import type { ChannelRow, OriginRow } from './channels.repo.ts';
+import { origins } from './channels.tables.ts';
+
+type ChannelRef = Pick<ChannelRow, 'organizationId' | 'id'>;
+
+const ofChannel = (channel: ChannelRef) =>
+  and(eq(origins.organizationId, channel.organizationId), eq(origins.channelId, channel.id));
+
+export const originsRepo = {
+  /** Throws the driver's unique violation on origins_channel_origin_key when the origin is already active. */
+  async insert(tx: Db, row: OriginRow): Promise<void> {
+    await tx.insert(origins).values(row);
+  },
+
+  async find(db: Db, channel: ChannelRef, id: string) {
+    const [row] = await db
+      .select()
+      .from(origins)
+      .where(and(ofChannel(channel), eq(origins.id, id)));
+    return row as OriginRow | undefined;
+  },
+
+  async findForUpdate(tx: Db, channel: ChannelRef, id: string) {
+    const [row] = await tx
+      .select()
+      .from(origins)
+      .where(and(ofChannel(channel), eq(origins.id, id)))
+      .for('update');
+    return row as OriginRow | undefined;
+  },
+
+  async active(db: Db, channel: ChannelRef): Promise<string[]> {
+    const rows = await db
+      .select({ origin: origins.origin })
+      .from(origins)
+      .where(and(ofChannel(channel), eq(origins.status, 'active')));
+    return rows.map((r) => r.origin);
+  },
+
+  list(
+    db: Db,
+    channel: ChannelRef,
+    limit: number,
+    after: { t: number; id: string } | null,
+  ): Promise<OriginRow[]> {
+    return db
+      .select()
+      .from(origins)
+      .where(and(ofChannel(channel), olderThan(origins.createdAt, origins.id, after)))
+      .orderBy(desc(origins.createdAt), desc(origins.id))
+      .limit(limit + 1);
+  },
+
+  async archive(tx: Db, origin: OriginRow, now: Date): Promise<OriginRow> {
+    const [row] = await tx
+      .update(origins)
+      .set({ status: 'archived', archivedAt: now })
+      .where(and(eq(origins.organizationId, origin.organizationId), eq(origins.id, origin.id)))
+      .returning();
+    return row;
+  },
+};

@@ -1,0 +1,130 @@
+import { Type } from '@sinclair/typebox';
+import { auditContextOf } from '../../platform/auth/auth.hooks.ts';
+import {
+  authProblems,
+  Envelope,
+  envelope,
+  ListEnvelope,
+  PageQuery,
+  Problem,
+  page,
+} from '../../platform/http/schemas.ts';
+import type { App } from '../../platform/http/types.ts';
+import {
+  CreateTechnologyBody,
+  Technology,
+  TechnologyParams,
+  UpdateTechnologyBody,
+} from './channel-parts.schemas.ts';
+import { presentTechnology } from './channels.presenters.ts';
+import type { ChannelRoutesDeps } from './channels.routes.ts';
+import { ChannelParams } from './channels.schemas.ts';
+
+export function technologiesRoutes(app: App, { channels, cursors }: ChannelRoutesDeps) {
+  const technologies = channels.technologies;
+  const tags = ['Technologies'];
+
+  app.get(
+    '/v1/channels/:id/technologies',
+    {
+      config: { auth: { scope: 'channels:read' } },
+      schema: {
+        tags,
+        summary: 'List a channel’s technologies (scripts, cookies), newest first',
+        params: ChannelParams,
+        querystring: Type.Object(PageQuery),
+        response: {
+          200: ListEnvelope(Technology),
+          400: Problem,
+          404: Problem,
+          422: Problem,
+          ...authProblems,
+        },
+      },
+    },
+    async (request) => {
+      const channelId = request.params.id;
+      const limit = request.query.limit ?? 20;
+      const after = cursors.decode('technologies', { channelId }, request.query.cursor);
+      const rows = await technologies.list(auditContextOf(request), channelId, limit, after);
+      return page(rows, limit, presentTechnology, (t) =>
+        cursors.encode('technologies', { channelId }, { t: t.createdAt.getTime(), id: t.id }),
+      );
+    },
+  );
+
+  app.post(
+    '/v1/channels/:id/technologies',
+    {
+      config: { auth: { scope: 'channels:manage' } },
+      schema: {
+        tags,
+        summary: 'Add a technology; its purposeKeys must name active purposes. Publishes a new configVersion',
+        params: ChannelParams,
+        body: CreateTechnologyBody,
+        response: { 201: Envelope(Technology), 404: Problem, 409: Problem, 422: Problem, ...authProblems },
+      },
+    },
+    async (request, reply) => {
+      const technology = await technologies.create(auditContextOf(request), request.params.id, request.body);
+      reply
+        .code(201)
+        .header('Location', `/v1/channels/${technology.channelId}/technologies/${technology.id}`);
+      return envelope(presentTechnology(technology));
+    },
+  );
+
+  app.get(
+    '/v1/channels/:id/technologies/:technologyId',
+    {
+      config: { auth: { scope: 'channels:read' } },
+      schema: {
+        tags,
+        summary: 'One technology',
+        params: TechnologyParams,
+        response: { 200: Envelope(Technology), 404: Problem, ...authProblems },
+      },
+    },
+    async (request) => {
+      const { id, technologyId } = request.params;
+      return envelope(presentTechnology(await technologies.get(auditContextOf(request), id, technologyId)));
+    },
+  );
+
+  app.patch(
+    '/v1/channels/:id/technologies/:technologyId',
+    {
+      config: { auth: { scope: 'channels:manage' } },
+      schema: {
+        tags,
+        summary: 'Update a technology; publishes a new configVersion when visitors would see a change',
+        params: TechnologyParams,
+        body: UpdateTechnologyBody,
+        response: { 200: Envelope(Technology), 404: Problem, 409: Problem, 422: Problem, ...authProblems },
+      },
+    },
+    async (request) => {
+      const { id, technologyId } = request.params;
+      const updated = await technologies.update(auditContextOf(request), id, technologyId, request.body);
+      return envelope(presentTechnology(updated));
+    },
+  );
+
+  app.delete(
+    '/v1/channels/:id/technologies/:technologyId',
+    {
+      config: { auth: { scope: 'channels:manage' } },
+      schema: {
+        tags,
+        summary: 'Delete a technology; publishes a new configVersion',
+        params: TechnologyParams,
+        response: { 204: Type.Null(), 404: Problem, 409: Problem, ...authProblems },
+      },
+    },
+    async (request, reply) => {
+      const { id, technologyId } = request.params;
+      await technologies.delete(auditContextOf(request), id, technologyId);
+      return reply.code(204).send(null);
+    },
+  );
+}

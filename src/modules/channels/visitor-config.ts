@@ -1,0 +1,93 @@
+import type { ChannelRow, PurposeRow, TechnologyRow } from './channels.repo.ts';
+import type { Cookie, Translation } from './channels.tables.ts';
+
+/**
+ * What a visitor is shown for one configVersion: the snapshot stored per version and, as is, the
+ * public site config. Only what the banner needs: no ids, no timestamps, nothing internal.
+ */
+export interface VisitorConfig {
+  channelId: string;
+  siteKey: string;
+  configVersion: number;
+  defaultLanguage: string;
+  languages: string[];
+  privacyPolicy: { url: string | null; version: string };
+  purposes: Array<{
+    key: string;
+    name: string;
+    description: string | null;
+    legalBasis: 'consent' | 'legitimate_interest';
+    required: boolean;
+    translations: Record<string, Translation>;
+    consentModeSignals: string[];
+    gpcOptOut: boolean;
+  }>;
+  technologies: Array<{ name: string; vendor: string | null; purposeKeys: string[]; cookies: Cookie[] }>;
+}
+
+const byCreation = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) =>
+  a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * Builds the visitor config of a channel from its rows. Pure: archived purposes are left out, and
+ * purposes and technologies keep their creation order (the order the banner lists them in), so the
+ * same rows always give the same config.
+ */
+export function buildVisitorConfig(
+  channel: ChannelRow,
+  purposes: PurposeRow[],
+  technologies: TechnologyRow[],
+): VisitorConfig {
+  const active = purposes.filter((p) => p.status === 'active').sort(byCreation);
+  const activeKeys = new Set(active.map((p) => p.key));
+  const languages = new Set([channel.defaultLanguage]);
+  for (const purpose of active) for (const lang of Object.keys(purpose.translations)) languages.add(lang);
+  return {
+    channelId: channel.id,
+    siteKey: channel.siteKey,
+    configVersion: channel.configVersion,
+    defaultLanguage: channel.defaultLanguage,
+    languages: [...languages].sort(),
+    privacyPolicy: { url: channel.privacyPolicyUrl, version: channel.privacyPolicyVersion },
+    purposes: active.map((p) => ({
+      key: p.key,
+      name: p.name,
+      description: p.description,
+      legalBasis: p.legalBasis,
+      required: p.required,
+      translations: sortedKeys(p.translations),
+      consentModeSignals: [...p.consentModeSignals],
+      gpcOptOut: p.gpcOptOut,
+    })),
+    technologies: [...technologies].sort(byCreation).map((t) => ({
+      name: t.name,
+      vendor: t.vendor,
+      // Purposes are detached from technologies when archived; the filter keeps the config self-consistent anyway.
+      purposeKeys: t.purposeKeys.filter((key) => activeKeys.has(key)),
+      cookies: t.cookies.map((c) => ({ name: c.name, domain: c.domain, maxAgeSeconds: c.maxAgeSeconds })),
+    })),
+  };
+}
+
+function sortedKeys<T>(record: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/**
+ * Whether two configs show a visitor the same thing, configVersion aside. Key order is ignored
+ * (jsonb does not keep it); array order counts (it is the banner's order).
+ */
+export function sameVisitorConfig(a: VisitorConfig, b: VisitorConfig): boolean {
+  return canonicalJson({ ...a, configVersion: 0 }) === canonicalJson({ ...b, configVersion: 0 });
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}

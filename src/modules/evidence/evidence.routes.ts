@@ -1,0 +1,79 @@
+import { principalOf } from '../../platform/auth/auth.hooks.ts';
+import type { CursorCodec } from '../../platform/http/cursor.ts';
+import { endOfSecond, queryDate, startOfSecond } from '../../platform/http/dates.ts';
+import { validationFailed } from '../../platform/http/errors.ts';
+import {
+  authProblems,
+  Envelope,
+  envelope,
+  IdParams,
+  ListEnvelope,
+  Problem,
+  page,
+} from '../../platform/http/schemas.ts';
+import type { App } from '../../platform/http/types.ts';
+import { presentEvidence } from './evidence.presenters.ts';
+import { EvidenceEvent, EvidenceQuery } from './evidence.schemas.ts';
+import type { EvidenceService } from './evidence.service.ts';
+
+/** Evidence reads (contract §6): masked pseudonyms, purged events never shown. */
+export function evidenceRoutes(app: App, deps: { evidence: EvidenceService; cursors: CursorCodec }) {
+  const { evidence, cursors } = deps;
+  const tags = ['Evidence'];
+
+  app.get(
+    '/v1/evidence',
+    {
+      config: { auth: { scope: 'evidence:read' } },
+      schema: {
+        tags,
+        summary: 'Consent evidence of the organization and environment, newest first',
+        querystring: EvidenceQuery,
+        response: { 200: ListEnvelope(EvidenceEvent), 400: Problem, 422: Problem, ...authProblems },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const { limit = 20, cursor, ...query } = request.query;
+      if (query.decision !== undefined && query.purpose === undefined) {
+        throw validationFailed([{ path: 'query:/decision', message: 'needs a purpose filter' }]);
+      }
+      const from = queryDate('from', query.from);
+      const to = queryDate('to', query.to);
+      const filters = {
+        channelId: query.channelId,
+        from: from && startOfSecond(from),
+        to: to && endOfSecond(to),
+        purpose: query.purpose,
+        decision: query.decision,
+        source: query.source,
+        subjectId: query.subjectId,
+      };
+      // The cursor binds the filters; the subject enters it pseudonymized, never as the raw id.
+      const subject =
+        query.subjectId === undefined
+          ? undefined
+          : await evidence.pseudonymize(principal.organizationId, query.subjectId);
+      const cursorFilters = { ...query, subjectId: subject };
+      const after = cursors.decode('evidence', cursorFilters, cursor);
+      const rows = await evidence.list(principal, filters, limit, after);
+      return page(rows, limit, presentEvidence, (r) =>
+        cursors.encode('evidence', cursorFilters, { t: r.recordedAt.getTime(), id: r.id }),
+      );
+    },
+  );
+
+  app.get(
+    '/v1/evidence/:id',
+    {
+      config: { auth: { scope: 'evidence:read' } },
+      schema: {
+        tags,
+        summary: 'One evidence event',
+        params: IdParams,
+        response: { 200: Envelope(EvidenceEvent), 404: Problem, ...authProblems },
+      },
+    },
+    async (request) => envelope(presentEvidence(await evidence.get(principalOf(request), request.params.id))),
+  );
+}

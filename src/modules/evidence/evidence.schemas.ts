@@ -1,0 +1,62 @@
+import { Type } from '@sinclair/typebox';
+import { ApiDate, PageQuery } from '../../platform/http/schemas.ts';
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+export const DecisionValue = Type.Union([Type.Literal('granted'), Type.Literal('denied')]);
+export const Source = Type.Union([
+  Type.Literal('banner'),
+  Type.Literal('preference_center'),
+  Type.Literal('api'),
+  Type.Literal('gpc'),
+]);
+export const PURPOSE_KEY_PATTERN = '^[a-z][a-z0-9_]{0,39}$';
+
+/** An evidence event (contract §6). The pseudonym is always masked on reads. */
+export const EvidenceEvent = Type.Object(
+  {
+    id: Type.String({ examples: ['evt_4kF9x2mQ7pL1vN8sR3tY6w'] }),
+    type: Type.Literal('consent.recorded'),
+    channelId: Type.String(),
+    environment: Type.Union([Type.Literal('test'), Type.Literal('live')]),
+    subject: Type.Object({
+      pseudonym: Type.String({ pattern: '^psn_\\*{4}[0-9a-f]{4}$', examples: ['psn_****9f3a'] }),
+    }),
+    decisions: Type.Record(Type.String(), DecisionValue),
+    configVersion: Type.Integer(),
+    policyVersion: Type.String(),
+    source: Source,
+    language: Nullable(Type.String()),
+    gpc: Type.Boolean(),
+    origin: Nullable(Type.String()),
+    userAgent: Nullable(Type.String()),
+    ipPrefix: Nullable(Type.String()),
+    recordedAt: ApiDate,
+    receipt: Type.Object({
+      hash: Type.String({
+        pattern: '^[0-9a-f]{64}$',
+        description: 'Ledger leaf hash: hex SHA-256(0x00 ‖ JCS(event, pseudonym unmasked, no receipt))',
+      }),
+    }),
+  },
+  { $id: 'EvidenceEvent' },
+);
+
+const Filter = (options: object = {}) =>
+  Type.Optional(Type.String({ minLength: 1, maxLength: 200, ...options }));
+
+export const EvidenceQuery = Type.Object(
+  {
+    ...PageQuery,
+    channelId: Filter({ maxLength: 64 }),
+    from: Filter({ maxLength: 64, description: 'RFC 3339; recordedAt at or after' }),
+    to: Filter({ maxLength: 64, description: 'RFC 3339; recordedAt at or before' }),
+    purpose: Filter({ pattern: PURPOSE_KEY_PATTERN, description: 'Events that decided this purpose' }),
+    decision: Type.Optional(DecisionValue),
+    source: Type.Optional(Source),
+    subjectId: Filter({
+      maxLength: 128,
+      description: "The visitor's raw id; pseudonymized server-side, never stored",
+    }),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,137 @@
+import type { Clock } from '../../platform/clock.ts';
+import type { Store } from '../../platform/db/store.ts';
+import { notFound } from '../../platform/http/errors.ts';
+import { newId } from '../../platform/ids.ts';
+import type { OrganizationsService } from '../organizations/organizations.service.ts';
+import { evidenceEventBody, presentEvidence } from './evidence.presenters.ts';
+import { type EvidenceFilters, type EvidenceScope, evidenceRepo } from './evidence.repo.ts';
+import type { Decision, EvidenceRow } from './evidence.tables.ts';
+import { evidenceLeafHash } from './leaf-hash.ts';
+import { pseudonymOf } from './pseudonym.ts';
+import { purgeExpiredEvidence } from './retention.ts';
+
+/**
+ * The outbox of webhook events (contract §8), built by the webhooks module. It writes through
+ * `store.db`, so called inside a transaction its event commits with the change.
+ */
+export interface EventOutbox {
+  emit(event: {
+    type: 'consent.recorded';
+    organizationId: string;
+    environment: EvidenceScope['environment'];
+    data: Record<string, unknown>;
+  }): Promise<unknown>;
+}
+
+/** A decision to record, already validated against the notice it answered (see the sites module). */
+export interface RecordInput {
+  channel: { organizationId: string; id: string; environment: EvidenceScope['environment'] };
+  /** The visitor's raw id: pseudonymized here and never stored, returned or logged. */
+  subjectId: string;
+  decisions: Record<string, Decision>;
+  configVersion: number;
+  policyVersion: string;
+  source: NonNullable<EvidenceRow['source']>;
+  language: string | null;
+  gpc: boolean;
+  origin: string | null;
+  userAgent: string | null;
+  ipPrefix: string | null;
+}
+
+export type ListFilters = Omit<EvidenceFilters, 'subjectPseudonym'> & { subjectId?: string };
+
+export const USER_AGENT_MAX = 512;
+
+export function createEvidenceService(deps: {
+  store: Store;
+  clock: Clock;
+  organizations: OrganizationsService;
+  /** Optional until the webhooks module provides it; when present, every record emits consent.recorded. */
+  events?: EventOutbox;
+}) {
+  const { store, clock, organizations } = deps;
+  // An organization's pseudonym secret never changes, so one read per process is enough.
+  const secrets = new Map<string, Buffer>();
+
+  async function secretOf(organizationId: string): Promise<Buffer> {
+    const cached = secrets.get(organizationId);
+    if (cached) return cached;
+    const organization = await organizations.getOrganization(organizationId);
+    if (!organization) throw new Error(`organization ${organizationId} does not exist`);
+    secrets.set(organizationId, organization.pseudonymSecret);
+    return organization.pseudonymSecret;
+  }
+
+  const service = {
+    /** The pseudonym an organization's evidence knows a visitor by. */
+    async pseudonymize(organizationId: string, subjectId: string): Promise<string> {
+      return pseudonymOf(await secretOf(organizationId), subjectId);
+    },
+
+    /**
+     * Stores one consent event and returns it. The receipt hash is computed from the row as reads
+     * will show it (recordedAt at whole seconds, pseudonym unmasked), so anyone can recompute it
+     * from `GET /v1/evidence/:id` plus the full pseudonym. The consent.recorded outbox event is
+     * written in the same transaction: both commit before the caller answers 201.
+     */
+    async record(input: RecordInput): Promise<EvidenceRow> {
+      const { channel } = input;
+      const pseudonym = await service.pseudonymize(channel.organizationId, input.subjectId);
+      const row: EvidenceRow = {
+        organizationId: channel.organizationId,
+        id: newId('evt'),
+        environment: channel.environment,
+        channelId: channel.id,
+        subjectPseudonym: pseudonym,
+        decisions: input.decisions,
+        configVersion: input.configVersion,
+        policyVersion: input.policyVersion,
+        source: input.source,
+        language: input.language,
+        gpc: input.gpc,
+        origin: input.origin,
+        userAgent: input.userAgent === null ? null : input.userAgent.slice(0, USER_AGENT_MAX),
+        ipPrefix: input.ipPrefix,
+        recordedAt: new Date(Math.floor(clock.now().getTime() / 1000) * 1000),
+        receiptHash: '',
+        purgedAt: null,
+      };
+      row.receiptHash = evidenceLeafHash(evidenceEventBody(row, 'unmasked'));
+      await store.tx(async (tx) => {
+        await evidenceRepo.insert(tx, row);
+        await deps.events?.emit({
+          type: 'consent.recorded',
+          organizationId: row.organizationId,
+          environment: row.environment,
+          data: presentEvidence(row),
+        });
+      });
+      return row;
+    },
+
+    async list(
+      scope: EvidenceScope,
+      filters: ListFilters,
+      limit: number,
+      after: { t: number; id: string } | null,
+    ): Promise<EvidenceRow[]> {
+      const { subjectId, ...rest } = filters;
+      const subjectPseudonym =
+        subjectId === undefined ? undefined : await service.pseudonymize(scope.organizationId, subjectId);
+      return evidenceRepo.list(store.db, scope, { ...rest, subjectPseudonym }, limit, after);
+    },
+
+    async get(scope: EvidenceScope, id: string): Promise<EvidenceRow> {
+      const row = await evidenceRepo.find(store.db, scope, id);
+      if (!row) throw notFound('evidence event');
+      return row;
+    },
+
+    /** The retention purge (contract §6), run by the worker's `evidence.retention` task. */
+    purgeExpired: () => purgeExpiredEvidence({ store, clock }),
+  };
+  return service;
+}
+
+export type EvidenceService = ReturnType<typeof createEvidenceService>;

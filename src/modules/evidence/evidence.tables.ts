@@ -1,0 +1,55 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+
+const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export type Decision = 'granted' | 'denied';
+
+/**
+ * One row per recorded consent decision (contract §5, §6). Keyed by organization first so the
+ * table can be distributed by organization later. The raw subject id is never stored: only its
+ * keyed pseudonym.
+ *
+ * A retention purge empties every content column (they are nullable for that) and sets purged_at,
+ * but keeps id, channel_id, recorded_at and receipt_hash: the ledger's leaf hashes must stay
+ * verifiable after the content is gone.
+ */
+export const evidenceEvents = pgTable(
+  'evidence_events',
+  {
+    organizationId: text('organization_id').notNull(),
+    id: text('id').notNull(),
+    environment: text('environment', { enum: ['test', 'live'] }).notNull(),
+    channelId: text('channel_id').notNull(),
+    /** `psn_` + 64 hex of HMAC-SHA-256(organization's pseudonymSecret, subjectId). */
+    subjectPseudonym: text('subject_pseudonym'),
+    decisions: jsonb('decisions').$type<Record<string, Decision>>(),
+    configVersion: integer('config_version'),
+    policyVersion: text('policy_version'),
+    source: text('source', { enum: ['banner', 'preference_center', 'api', 'gpc'] }),
+    language: text('language'),
+    gpc: boolean('gpc'),
+    origin: text('origin'),
+    userAgent: text('user_agent'),
+    ipPrefix: text('ip_prefix'),
+    /** Whole seconds, as shown: the stored value is exactly the one the receipt hash covers. */
+    recordedAt: at('recorded_at').notNull(),
+    /** The ledger leaf hash (hex) of the event as first recorded; survives the purge. */
+    receiptHash: text('receipt_hash').notNull(),
+    purgedAt: at('purged_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    // The unfiltered page, and the base every other filter falls back to: newest first per tenant.
+    index('evidence_events_list_idx').on(t.organizationId, t.environment, t.recordedAt, t.id),
+    index('evidence_events_channel_idx').on(t.organizationId, t.environment, t.channelId, t.recordedAt, t.id),
+    // One visitor's events (subjectId filter); purged rows have no pseudonym and stay out.
+    index('evidence_events_subject_idx')
+      .on(t.organizationId, t.environment, t.subjectPseudonym, t.recordedAt, t.id)
+      .where(sql`subject_pseudonym is not null`),
+    // The retention job walks only events not yet purged, oldest first.
+    index('evidence_events_retention_idx').on(t.environment, t.recordedAt).where(sql`purged_at is null`),
+  ],
+);
+
+export type EvidenceRow = typeof evidenceEvents.$inferSelect;

@@ -1,0 +1,38 @@
+import { Type } from '@sinclair/typebox';
+import { ApiDate, NullableApiDate } from '../../platform/http/schemas.ts';
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const ExportResource = Type.Object(
+  {
+    id: Type.String({ examples: ['exp_4kF9x2mQ7pL1vN8sR3tY6w'] }),
+    status: Type.Union(['queued', 'running', 'succeeded', 'failed', 'expired'].map((s) => Type.Literal(s))),
+    format: Type.Union([Type.Literal('jsonl'), Type.Literal('csv')]),
+    filters: Type.Object({
+      channelId: Nullable(Type.String()),
+      from: NullableApiDate,
+      to: NullableApiDate,
+    }),
+    includeProofs: Type.Boolean(),
+    rowCount: Type.Union([Type.Integer(), Type.Null()]),
+    byteSize: Type.Union([Type.Integer(), Type.Null()]),
+    sha256: Type.Union([Type.String({ description: 'SHA-256 of the file, hex' }), Type.Null()]),
+    createdAt: ApiDate,
+    startedAt: NullableApiDate,
+    completedAt: NullableApiDate,
+    expiresAt: NullableApiDate,
+    failureReason: Nullable(Type.String()),
+  },
+  { $id: 'Export' },
+);
+
+export const CreateExportBody = Type.Object(
+  {
+    channelId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
+    from: Type.Optional(Nullable(Type.String({ description: 'RFC 3339; inclusive, on recordedAt' }))),
+    to: Type.Optional(Nullable(Type.String({ description: 'RFC 3339; inclusive, on recordedAt' }))),
+    format: Type.Optional(Type.Union([Type.Literal('jsonl'), Type.Literal('csv')], { default: 'jsonl' })),
+    includeProofs: Type.Optional(Type.Boolean({ default: false })),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,229 @@
+import type { Readable } from 'node:stream';
+import type { Clock } from '../../platform/clock.ts';
+import type { Store } from '../../platform/db/store.ts';
+import { apiDate } from '../../platform/http/dates.ts';
+import { AppError, notFound, validationFailed } from '../../platform/http/errors.ts';
+import { newId } from '../../platform/ids.ts';
+import type { JobQueue } from '../../platform/jobs/job-queue.ts';
+import type { AuditContext, AuditService } from '../audit/audit.service.ts';
+import type { ChannelsService } from '../channels/channels.service.ts';
+import type { EventsService } from '../webhooks/events.service.ts';
+import {
+  createExportJob,
+  EXPORT_JOB,
+  EXPORT_MAX_ATTEMPTS,
+  type ExportJobPayload,
+  type ExportProofs,
+} from './export-job.ts';
+import { type ExportScope, exportsRepo } from './exports.repo.ts';
+import type { ExportFormat, ExportRow } from './exports.tables.ts';
+import type { ExportFileStorage } from './file-storage.ts';
+
+export interface CreateExportInput {
+  channelId: string | null;
+  from: Date | null;
+  to: Date | null;
+  format: ExportFormat;
+  includeProofs: boolean;
+}
+
+/** Queued or running exports an organization may have at once (issue 6); more is 429. */
+export const MAX_UNFINISHED_EXPORTS = 3;
+/** Exports expired per transaction by the cleanup task. */
+const EXPIRE_BATCH = 100;
+/** An export still unfinished after this long lost its job somehow; the cleanup task fails it. */
+const STALE_EXPORT_MS = 24 * 3600_000;
+/** A temporary file untouched this long belonged to a worker that died (live writers touch it constantly). */
+const ABANDONED_WRITE_MS = 6 * 3600_000;
+
+export function createExportsService(deps: {
+  store: Store;
+  clock: Clock;
+  audit: AuditService;
+  channels: Pick<ChannelsService, 'get'>;
+  jobs: JobQueue;
+  storage: ExportFileStorage;
+  events?: Pick<EventsService, 'emit'>;
+  /** Present once the ledger module offers proofs; until then includeProofs is refused (422). */
+  proofs?: ExportProofs;
+}) {
+  const { store, clock, audit, storage } = deps;
+
+  /** The API representation (contract §7). A file past its expiry shows as expired even before the cleanup ran. */
+  function toResource(row: ExportRow) {
+    const expired =
+      row.status === 'succeeded' &&
+      row.expiresAt !== null &&
+      row.expiresAt.getTime() <= clock.now().getTime();
+    return {
+      id: row.id,
+      status: expired ? ('expired' as const) : row.status,
+      format: row.format,
+      filters: { channelId: row.channelId, from: apiDate(row.fromAt), to: apiDate(row.toAt) },
+      includeProofs: row.includeProofs,
+      rowCount: row.rowCount,
+      byteSize: row.byteSize,
+      sha256: row.sha256,
+      createdAt: apiDate(row.createdAt),
+      startedAt: apiDate(row.startedAt),
+      completedAt: apiDate(row.completedAt),
+      expiresAt: apiDate(row.expiresAt),
+      failureReason: row.failureReason,
+    };
+  }
+
+  const job = createExportJob({ ...deps, present: toResource });
+
+  async function find(scope: ExportScope, id: string): Promise<ExportRow> {
+    const row = await exportsRepo.find(store.db, scope, id);
+    if (!row) throw notFound('export');
+    return row;
+  }
+
+  return {
+    toResource,
+    /** Where the files are (the benchmark and tests reach them here). */
+    storage,
+    run: job.run,
+    onExhausted: job.onExhausted,
+
+    /** Records the request and enqueues its job in one transaction: no export without a job. */
+    async create(context: AuditContext, input: CreateExportInput): Promise<ExportRow> {
+      if (input.includeProofs && !deps.proofs) {
+        throw validationFailed(
+          [{ path: '/includeProofs', message: 'includeProofs is not available yet' }],
+          'includeProofs is not available yet.',
+        );
+      }
+      if (input.includeProofs && input.format !== 'jsonl') {
+        // Contract §14 ends a proved file with a `{"treeHead": …}` line; a CSV has no place for it.
+        throw validationFailed([{ path: '/includeProofs', message: 'needs format jsonl' }]);
+      }
+      if (input.from && input.to && input.from > input.to) {
+        throw validationFailed([{ path: '/from', message: 'must not be later than to' }]);
+      }
+      // Another organization's or environment's channel is not found, as on every other route.
+      if (input.channelId !== null) await deps.channels.get(context, input.channelId);
+      const row: ExportRow = {
+        organizationId: context.organizationId,
+        id: newId('exp'),
+        environment: context.environment,
+        status: 'queued',
+        format: input.format,
+        channelId: input.channelId,
+        fromAt: input.from,
+        toAt: input.to,
+        includeProofs: input.includeProofs,
+        requestedBy: context.actor.id,
+        rowCount: null,
+        byteSize: null,
+        sha256: null,
+        fileKey: null,
+        createdAt: clock.now(),
+        startedAt: null,
+        completedAt: null,
+        expiresAt: null,
+        failureReason: null,
+      };
+      return store.tx(async (tx) => {
+        await exportsRepo.lockOrganization(tx, context.organizationId);
+        if ((await exportsRepo.countUnfinished(tx, context.organizationId)) >= MAX_UNFINISHED_EXPORTS) {
+          throw new AppError(
+            'rate_limited',
+            `At most ${MAX_UNFINISHED_EXPORTS} exports may be queued or running at once; wait for one to finish.`,
+            { headers: { 'Retry-After': '60' } },
+          );
+        }
+        await exportsRepo.insert(tx, row);
+        const payload: ExportJobPayload = { organizationId: row.organizationId, exportId: row.id };
+        await deps.jobs.enqueue({
+          kind: EXPORT_JOB,
+          payload: { ...payload },
+          organizationId: row.organizationId,
+          dedupeKey: `export:${row.id}`,
+          maxAttempts: EXPORT_MAX_ATTEMPTS,
+        });
+        await audit.record(tx, context, { action: 'export.created', target: { type: 'export', id: row.id } });
+        return row;
+      });
+    },
+
+    get: find,
+
+    list(scope: ExportScope, limit: number, after: { t: number; id: string } | null): Promise<ExportRow[]> {
+      return exportsRepo.list(store.db, scope, limit, after);
+    },
+
+    /**
+     * The file of a succeeded export, audited as a download (contract §9). 409 export_not_ready
+     * before success (or after a failure: it will never be ready), 410 export_expired after expiry.
+     */
+    async openFile(
+      context: AuditContext,
+      id: string,
+      options: { audit: boolean } = { audit: true },
+    ): Promise<{ row: ExportRow; size: number; open: () => Readable }> {
+      const row = await find(context, id);
+      const status = toResource(row).status;
+      if (status === 'queued' || status === 'running') {
+        throw new AppError('export_not_ready', `The export is ${status}; download it once it has succeeded.`);
+      }
+      if (status === 'failed') {
+        throw new AppError('export_not_ready', 'The export failed and has no file; request a new export.');
+      }
+      if (status === 'expired')
+        throw new AppError('export_expired', 'The export expired; its file was deleted.');
+      const stat = row.fileKey ? await storage.stat(row.fileKey) : null;
+      if (!stat || !row.fileKey) {
+        throw new AppError('export_expired', 'The export file is no longer available; request a new export.');
+      }
+      if (options.audit) {
+        await store.tx((tx) =>
+          audit.record(tx, context, { action: 'export.downloaded', target: { type: 'export', id } }),
+        );
+      }
+      const key = row.fileKey;
+      return { row, size: stat.size, open: () => storage.openReadStream(key) };
+    },
+
+    /**
+     * The cleanup task: expires succeeded exports whose time came and deletes their files; fails
+     * exports unfinished for a day (their job was lost, which the runner's leases should prevent).
+     */
+    async expireDue(): Promise<{ expired: number; failed: number }> {
+      const now = clock.now();
+      let expired = 0;
+      for (;;) {
+        const due = await store.tx(async (tx) => {
+          const rows = await exportsRepo.dueToExpire(tx, now, EXPIRE_BATCH);
+          for (const row of rows) {
+            await exportsRepo.transition(tx, row, ['succeeded'], { status: 'expired', fileKey: null });
+          }
+          return rows;
+        });
+        // After the commit: a file is deleted only once no row points at it.
+        for (const row of due) if (row.fileKey) await storage.remove(row.fileKey);
+        expired += due.length;
+        if (due.length < EXPIRE_BATCH) break;
+      }
+      const stale = await exportsRepo.staleUnfinished(store.db, new Date(now.getTime() - STALE_EXPORT_MS));
+      let failed = 0;
+      for (const row of stale) {
+        const done = await job.failStale(row);
+        if (done) failed++;
+      }
+      await storage.removeAbandoned(ABANDONED_WRITE_MS);
+      return { expired, failed };
+    },
+  };
+}
+
+export type ExportsService = ReturnType<typeof createExportsService>;
+
+/**
+ * Runs one export end to end, without HTTP or the job runner: the benchmark's entry point (create
+ * it with `services.exports.create`, then call this). Returns the export as it ended.
+ */
+export function runExport(services: { exports: ExportsService }, ref: ExportJobPayload) {
+  return services.exports.run(ref);
+}

@@ -1,0 +1,156 @@
+import type { Clock } from '../../platform/clock.ts';
+import type { Store } from '../../platform/db/store.ts';
+import { apiDate } from '../../platform/http/dates.ts';
+import { AppError, validationFailed } from '../../platform/http/errors.ts';
+import type { EvidenceService } from '../evidence/evidence.service.ts';
+import { type LedgerScope, ledgerRepo } from './ledger.repo.ts';
+import type { LedgerLogRow, LedgerTreeHeadRow } from './ledger.tables.ts';
+import { createLedgerKeys } from './ledger-keys.ts';
+import {
+  consistencyRanges,
+  inclusionRanges,
+  type NodeHashes,
+  nodesFor,
+  type Range,
+  rangeHash,
+} from './merkle.ts';
+import { createSealer } from './sealer.ts';
+import type { TreeHead } from './signing.ts';
+
+export function presentTreeHead(row: LedgerTreeHeadRow): TreeHead {
+  return {
+    logId: row.logId,
+    treeSize: row.treeSize,
+    rootHash: row.rootHash.toString('hex'),
+    timestamp: apiDate(row.timestamp),
+    keyId: row.keyId,
+    signature: row.signature.toString('base64'),
+  };
+}
+
+const notSealed = () =>
+  new AppError(
+    'evidence_not_sealed',
+    'The event is not in a signed tree head yet; try again in a few seconds.',
+  );
+
+/** Proof lines for exports: one head, and the leaf index and audit path of each event under it. */
+export interface Prover {
+  treeHead: TreeHead;
+  /** Events not covered by the head are absent from the result. */
+  prove(eventIds: string[]): Promise<Map<string, { leafIndex: number; auditPath: string[] }>>;
+}
+
+/**
+ * The verifiable evidence ledger (contract §14): the sealer, the signing keys, and the proofs.
+ * Proofs read only perfect subtrees, which never change once written, so reads take no lock.
+ */
+export function createLedgerService(deps: {
+  store: Store;
+  clock: Clock;
+  evidence: EvidenceService;
+  signingKeyPem: string | null;
+  dataDir: string;
+  /** LEDGER_SEAL_SECONDS: the worker's interval between seals. */
+  sealSeconds: number;
+}) {
+  const { store, clock, evidence } = deps;
+  const keys = createLedgerKeys({ store, clock, configuredPem: deps.signingKeyPem, dataDir: deps.dataDir });
+  const sealer = createSealer({ store, clock, keys });
+
+  /** The hex hashes of `ranges`, from one query for all the perfect subtrees they need. */
+  async function hashesOf(log: LedgerLogRow, ranges: Range[]): Promise<string[]> {
+    const nodes: NodeHashes = await ledgerRepo.nodes(store.db, log, nodesFor(ranges));
+    return ranges.map((range) => rangeHash(range, nodes).toString('hex'));
+  }
+
+  async function signedLog(scope: LedgerScope) {
+    const log = await ledgerRepo.findLog(store.db, scope);
+    const head = log && (await ledgerRepo.latestTreeHead(store.db, log));
+    return log && head ? { log, head } : null;
+  }
+
+  return {
+    keys,
+    sealer,
+    sealIntervalMs: deps.sealSeconds * 1000,
+
+    /** `GET /v1/evidence/:id/proof`: inclusion against the newest signed tree head. */
+    async inclusionProof(scope: LedgerScope, eventId: string) {
+      const leaf = await ledgerRepo.findLeaf(store.db, scope, eventId);
+      // Not a leaf: an event of this scope not sealed yet (409), or no such event here (404).
+      if (!leaf) {
+        await evidence.get(scope, eventId);
+        throw notSealed();
+      }
+      const signed = await signedLog(scope);
+      if (!signed || leaf.leafIndex >= signed.head.treeSize) throw notSealed();
+      const { log, head } = signed;
+      return {
+        logId: log.id,
+        leafIndex: leaf.leafIndex,
+        leafHash: leaf.leafHash.toString('hex'),
+        treeSize: head.treeSize,
+        rootHash: head.rootHash.toString('hex'),
+        auditPath: await hashesOf(log, inclusionRanges(leaf.leafIndex, head.treeSize)),
+        treeHead: presentTreeHead(head),
+      };
+    },
+
+    /** `GET /v1/evidence/consistency`: RFC 9162 §2.1.4 between two sizes up to the newest head. */
+    async consistencyProof(scope: LedgerScope, first: number, second: number) {
+      const signed = await signedLog(scope);
+      const current = signed?.head.treeSize ?? 0;
+      if (!(first >= 1 && first <= second && second <= current)) {
+        throw validationFailed(
+          [
+            {
+              path: 'query:/first',
+              message: `needs 1 ≤ first ≤ second ≤ ${current} (the newest tree head's size)`,
+            },
+          ],
+          `first and second must satisfy 1 ≤ first ≤ second ≤ ${current}, the newest signed tree size.`,
+        );
+      }
+      return { first, second, proof: await hashesOf(signed!.log, consistencyRanges(first, second)) };
+    },
+
+    /** `GET /v1/evidence/tree-heads`: newest first, limit + 1 rows. */
+    async treeHeads(scope: LedgerScope, limit: number, beforeSize: number | null) {
+      const log = await ledgerRepo.findLog(store.db, scope);
+      return log ? ledgerRepo.listTreeHeads(store.db, log, limit, beforeSize) : [];
+    },
+
+    /** Every public key that signs or signed tree heads (`GET /v1/public/ledger-keys`). */
+    publishedKeys: () => keys.published(),
+
+    /**
+     * For exports with includeProofs: seals what is queued for the scope, then proves events
+     * against the newest head. Null when the scope has nothing sealed.
+     */
+    async prover(scope: LedgerScope): Promise<Prover | null> {
+      await sealer.sealLog(scope, { maxBatches: Number.POSITIVE_INFINITY });
+      const signed = await signedLog(scope);
+      if (!signed) return null;
+      const { log, head } = signed;
+      return {
+        treeHead: presentTreeHead(head),
+        async prove(eventIds) {
+          const leaves = (await ledgerRepo.findLeaves(store.db, scope, eventIds)).filter(
+            (l) => l.leafIndex < head.treeSize,
+          );
+          const paths = leaves.map((l) => inclusionRanges(l.leafIndex, head.treeSize));
+          const nodes = await ledgerRepo.nodes(store.db, log, nodesFor(paths.flat()));
+          return new Map(
+            leaves.map((l, i) => [
+              l.eventId,
+              { leafIndex: l.leafIndex, auditPath: paths[i].map((r) => rangeHash(r, nodes).toString('hex')) },
+            ]),
+          );
+        },
+      };
+    },
+  };
+}
+
+export type LedgerService = ReturnType<typeof createLedgerService>;

@@ -1,0 +1,64 @@
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '../../platform/db/store.ts';
+import { members, organizations } from './organizations.tables.ts';
+
+export type OrganizationRow = typeof organizations.$inferSelect;
+export type MemberRow = typeof members.$inferSelect;
+
+export const organizationsRepo = {
+  async insertOrganization(tx: Db, row: OrganizationRow): Promise<void> {
+    await tx.insert(organizations).values(row);
+  },
+
+  async insertMember(tx: Db, row: MemberRow): Promise<void> {
+    await tx.insert(members).values(row);
+  },
+
+  async findOrganization(db: Db, id: string): Promise<OrganizationRow | undefined> {
+    const [row] = await db.select().from(organizations).where(eq(organizations.id, id));
+    return row;
+  },
+
+  async findMemberByEmail(db: Db, organizationId: string, email: string): Promise<MemberRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(members)
+      .where(and(eq(members.organizationId, organizationId), eq(members.email, email)));
+    return row;
+  },
+
+  async findMember(db: Db, organizationId: string, id: string): Promise<MemberRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(members)
+      .where(and(eq(members.organizationId, organizationId), eq(members.id, id)));
+    return row;
+  },
+
+  /** Memberships of one email across organizations (the console's sign-in), with the org's name. */
+  async findMembershipsByEmail(db: Db, email: string, limit: number) {
+    return db
+      .select({ member: members, organizationName: organizations.name })
+      .from(members)
+      .innerJoin(organizations, eq(organizations.id, members.organizationId))
+      .where(eq(members.email, email))
+      .orderBy(members.organizationId)
+      .limit(limit);
+  },
+
+  async setPasswordHash(db: Db, organizationId: string, id: string, hash: string): Promise<void> {
+    await db
+      .update(members)
+      .set({ passwordHash: hash })
+      .where(and(eq(members.organizationId, organizationId), eq(members.id, id)));
+  },
+
+  async setRateLimit(db: Db, organizationId: string, perMinute: number | null): Promise<boolean> {
+    const rows = await db
+      .update(organizations)
+      .set({ rateLimitPerMinute: perMinute })
+      .where(eq(organizations.id, organizationId))
+      .returning({ id: organizations.id });
+    return rows.length > 0;
+  },
+};

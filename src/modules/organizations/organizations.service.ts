@@ -1,0 +1,86 @@
+import { randomBytes } from 'node:crypto';
+import { ROLES, type Role } from '../../platform/auth/scopes.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { isUniqueViolation } from '../../platform/db/pg-errors.ts';
+import type { Db, Store } from '../../platform/db/store.ts';
+import { newId } from '../../platform/ids.ts';
+import { type MemberRow, type OrganizationRow, organizationsRepo } from './organizations.repo.ts';
+
+/** Errors of the CLI-managed organization operations; the CLI prints the message on one line. */
+export class OrganizationError extends Error {}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function createOrganizationsService({ store, clock }: { store: Store; clock: Clock }) {
+  return {
+    async createOrganization(tx: Db, name: string): Promise<OrganizationRow> {
+      const trimmed = name.trim();
+      if (!trimmed || trimmed.length > 200)
+        throw new OrganizationError('organization name must be 1-200 characters');
+      const row: OrganizationRow = {
+        id: newId('org'),
+        name: trimmed,
+        pseudonymSecret: randomBytes(32),
+        rateLimitPerMinute: null,
+        createdAt: clock.now(),
+      };
+      await organizationsRepo.insertOrganization(tx, row);
+      return row;
+    },
+
+    async addMember(tx: Db, organizationId: string, email: string, role: string): Promise<MemberRow> {
+      const normalized = email.trim().toLowerCase();
+      if (!EMAIL.test(normalized) || normalized.length > 320)
+        throw new OrganizationError(`invalid email: ${email}`);
+      if (!(ROLES as readonly string[]).includes(role)) {
+        throw new OrganizationError(`role must be one of ${ROLES.join(', ')}`);
+      }
+      if (!(await organizationsRepo.findOrganization(tx, organizationId))) {
+        throw new OrganizationError(`no organization ${organizationId}`);
+      }
+      const row: MemberRow = {
+        organizationId,
+        id: newId('mem'),
+        email: normalized,
+        role: role as Role,
+        passwordHash: null,
+        createdAt: clock.now(),
+      };
+      try {
+        await organizationsRepo.insertMember(tx, row);
+      } catch (error) {
+        if (isUniqueViolation(error, 'members_organization_email_key')) {
+          throw new OrganizationError(`${normalized} is already a member of ${organizationId}`);
+        }
+        throw error;
+      }
+      return row;
+    },
+
+    getOrganization: (id: string) => organizationsRepo.findOrganization(store.db, id),
+
+    /** A member by id or email. */
+    async findMember(organizationId: string, idOrEmail: string): Promise<MemberRow | undefined> {
+      return idOrEmail.startsWith('mem_')
+        ? organizationsRepo.findMember(store.db, organizationId, idOrEmail)
+        : organizationsRepo.findMemberByEmail(store.db, organizationId, idOrEmail.trim().toLowerCase());
+    },
+
+    /** Memberships of an email (normalized as on add), at most `limit`, for the console's sign-in. */
+    membershipsByEmail: (email: string, limit: number) =>
+      organizationsRepo.findMembershipsByEmail(store.db, email.trim().toLowerCase(), limit),
+
+    /** Stores a password hash (hashing is the console module's; this module only keeps the column). */
+    async setPasswordHash(tx: Db, organizationId: string, memberId: string, hash: string): Promise<void> {
+      await organizationsRepo.setPasswordHash(tx, organizationId, memberId, hash);
+    },
+
+    async setRateLimit(organizationId: string, perMinute: number | null): Promise<void> {
+      if (!(await organizationsRepo.setRateLimit(store.db, organizationId, perMinute))) {
+        throw new OrganizationError(`no organization ${organizationId}`);
+      }
+    },
+  };
+}
+
+export type OrganizationsService = ReturnType<typeof createOrganizationsService>;

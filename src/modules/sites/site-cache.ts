@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../../platform/clock.ts';
+import { envelope } from '../../platform/http/schemas.ts';
+import type { ChannelRow } from '../channels/channels.repo.ts';
+import type { ChannelsService } from '../channels/channels.service.ts';
+import type { VisitorConfig } from '../channels/visitor-config.ts';
+
+/** What the public endpoints know of one site: enough to answer config reads without a query. */
+export interface Site {
+  channel: ChannelRow;
+  /** Active origins, normalized. */
+  origins: string[];
+  /** The visitor config of channel.configVersion. */
+  config: VisitorConfig;
+  /** `GET …/config`'s body (the envelope), serialized once per configVersion. */
+  configBody: string;
+  /** Strong ETag of configBody. */
+  etag: string;
+  checkedAtMs: number;
+}
+
+export const SITE_CACHE_TTL_MS = 5_000;
+const MAX_SITES = 10_000;
+
+/**
+ * An in-process cache of sites by siteKey, for the hot public endpoints.
+ *
+ * An entry is trusted for SITE_CACHE_TTL_MS (on the app's clock, so tests move it); after that the
+ * next request re-reads the channel row and its origins (two indexed lookups) and reloads the config
+ * snapshot only if configVersion moved. So a change, an archive or a new origin shows within 5 s on
+ * every replica without any cross-replica signal, and an unchanged config costs no snapshot read or
+ * re-serialization. Snapshots are immutable per version, so a version check is a complete
+ * invalidation test for the config itself. Concurrent misses for one site share one load; unknown
+ * site keys are not cached (they cannot grow the map), and the map holds at most MAX_SITES entries.
+ */
+export function createSiteCache(deps: { channels: ChannelsService; clock: Clock; ttlMs?: number }) {
+  const { channels, clock } = deps;
+  const ttlMs = deps.ttlMs ?? SITE_CACHE_TTL_MS;
+  const sites = new Map<string, Site>();
+  const loading = new Map<string, Promise<Site | null>>();
+
+  async function load(siteKey: string, previous: Site | undefined): Promise<Site | null> {
+    const channel = await channels.findActiveChannelBySiteKey(siteKey);
+    if (!channel) {
+      sites.delete(siteKey);
+      return null;
+    }
+    const origins = await channels.activeOrigins(channel);
+    let site: Site;
+    if (
+      previous &&
+      previous.channel.id === channel.id &&
+      previous.config.configVersion === channel.configVersion
+    ) {
+      site = { ...previous, channel, origins, checkedAtMs: clock.now().getTime() };
+    } else {
+      const config = await channels.findConfigVersion(channel, channel.configVersion);
+      if (!config)
+        throw new Error(`channel ${channel.id} has no snapshot of configVersion ${channel.configVersion}`);
+      const configBody = JSON.stringify(envelope(config));
+      const etag = `"${createHash('sha256').update(configBody).digest('base64url').slice(0, 27)}"`;
+      site = { channel, origins, config, configBody, etag, checkedAtMs: clock.now().getTime() };
+    }
+    sites.delete(siteKey);
+    if (sites.size >= MAX_SITES) sites.delete(sites.keys().next().value as string);
+    sites.set(siteKey, site);
+    return site;
+  }
+
+  function refresh(siteKey: string): Promise<Site | null> {
+    const pending = loading.get(siteKey);
+    if (pending) return pending;
+    const promise = load(siteKey, sites.get(siteKey)).finally(() => loading.delete(siteKey));
+    loading.set(siteKey, promise);
+    return promise;
+  }
+
+  return {
+    /** The active site of a key, or null (unknown or archived). */
+    async get(siteKey: string): Promise<Site | null> {
+      const cached = sites.get(siteKey);
+      if (cached && clock.now().getTime() - cached.checkedAtMs < ttlMs) return cached;
+      return refresh(siteKey);
+    },
+
+    /** Re-reads the site now, whatever its age: when a request names a configVersion newer than the cache's. */
+    refresh,
+  };
+}
+
+export type SiteCache = ReturnType<typeof createSiteCache>;

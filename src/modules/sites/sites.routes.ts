@@ -1,0 +1,229 @@
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { apiDate } from '../../platform/http/dates.ts';
+import { AppError, notFound } from '../../platform/http/errors.ts';
+import { ipPrefix } from '../../platform/http/ip.ts';
+import { Envelope, envelope, Problem } from '../../platform/http/schemas.ts';
+import type { App } from '../../platform/http/types.ts';
+import { siteIdempotencyOwner } from '../../platform/idempotency/idempotency.scope.ts';
+import type { AuditContext } from '../audit/audit.service.ts';
+import { allowedOrigin, setCorsHeaders, setPreflightHeaders } from './cors.ts';
+import { sdkBundle } from './sdk-bundle.ts';
+import type { Site } from './site-cache.ts';
+import {
+  PreferencesBody,
+  PreferencesReceipt,
+  SiteParams,
+  Snippet,
+  VisitorConfigSchema,
+} from './sites.schemas.ts';
+import type { SitesService } from './sites.service.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The site of a public `:siteKey` route, set by its first hook; null elsewhere. */
+    site: Site | null;
+  }
+}
+
+/** The shape of a site key (`site_test_…`/`site_live_…`): anything else is a 404 without a query. */
+const SITE_KEY = /^site_(test|live)_[0-9A-Za-z]{1,64}$/;
+const CONFIG_CACHE_CONTROL = 'public, max-age=60';
+const STATIC_CACHE_CONTROL = 'public, max-age=300';
+const tags = ['Public site endpoints'];
+const publicProblems = { 404: Problem, 429: Problem };
+
+/**
+ * The audit context of a public request refused for its site (403 origin_not_allowed): the
+ * site's organization and environment, and the system as actor (there is no API key).
+ */
+export function siteAuditContextOf(request: FastifyRequest): AuditContext | null {
+  const site = request.site;
+  if (!site) return null;
+  return {
+    organizationId: site.channel.organizationId,
+    environment: site.channel.environment,
+    actor: { type: 'system', id: null },
+    requestId: request.id,
+    ipPrefix: ipPrefix(request.ip),
+  };
+}
+
+/** If-None-Match against one ETag, with the weak comparison RFC 9110 §13.1.2 prescribes. */
+function notModified(request: FastifyRequest, etag: string): boolean {
+  const header = request.headers['if-none-match'];
+  if (typeof header !== 'string') return false;
+  const strip = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.trim() === '*' || header.split(',').some((tag) => strip(tag) === etag);
+}
+
+function sendCacheable(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  etag: string,
+  type: string,
+  body: string,
+) {
+  reply.header('ETag', etag);
+  if (notModified(request, etag)) return reply.code(304).send();
+  return reply.type(type).send(body);
+}
+
+/**
+ * Contract §5: the snippet, config and SDK a customer's pages load, and the endpoint their
+ * visitors' decisions are posted to. No API key: each route is rate limited per site and client
+ * address, and resolves its site first (404 for unknown or archived sites, before anything else).
+ */
+export function sitesRoutes(app: App, deps: { sites: SitesService }) {
+  const { sites } = deps;
+  app.decorateRequest('site', null);
+
+  const resolveSite: onRequestAsyncHookHandler = async (request) => {
+    const { siteKey } = request.params as { siteKey: string };
+    if (!SITE_KEY.test(siteKey)) throw notFound('site');
+    request.site = await sites.resolve(siteKey);
+  };
+  const publicHooks = [app.publicRateLimit, resolveSite];
+  const siteOf = (request: FastifyRequest) => request.site as Site;
+
+  /** Only browsers on a registered origin may record decisions; the answer carries CORS headers for them. */
+  const requireAllowedOrigin: onRequestAsyncHookHandler = async (request, reply) => {
+    const origin = allowedOrigin(siteOf(request), request.headers.origin);
+    if (!origin) throw originNotAllowed(request);
+    setCorsHeaders(reply, origin);
+  };
+
+  app.get(
+    '/v1/public/sites/:siteKey/snippet',
+    {
+      config: { auth: 'public' },
+      onRequest: publicHooks,
+      schema: {
+        tags,
+        summary: 'The HTML that loads the SDK for this site',
+        params: SiteParams,
+        response: { 200: Envelope(Snippet), ...publicProblems },
+      },
+    },
+    async (request, reply) => {
+      reply.header('Cache-Control', STATIC_CACHE_CONTROL);
+      return envelope({ html: sites.snippetHtml(siteOf(request)) });
+    },
+  );
+
+  app.get(
+    '/v1/public/sites/:siteKey/config',
+    {
+      config: { auth: 'public' },
+      onRequest: publicHooks,
+      schema: {
+        tags,
+        summary: "What the banner shows: the current configVersion's snapshot (ETag, cacheable)",
+        params: SiteParams,
+        response: { 200: Envelope(VisitorConfigSchema), ...publicProblems },
+      },
+    },
+    async (request, reply) => {
+      const site = siteOf(request);
+      // Registered origins may read it from their pages; the config itself is public either way.
+      setCorsHeaders(reply, allowedOrigin(site, request.headers.origin));
+      reply.header('Cache-Control', CONFIG_CACHE_CONTROL);
+      return sendCacheable(request, reply, site.etag, 'application/json; charset=utf-8', site.configBody);
+    },
+  );
+
+  app.get(
+    '/v1/public/sites/:siteKey/sdk.js',
+    {
+      config: { auth: 'public' },
+      onRequest: publicHooks,
+      schema: { tags, summary: 'The browser SDK (application/javascript)', params: SiteParams },
+    },
+    async (request, reply) => {
+      const bundle = sdkBundle();
+      reply.header('Cache-Control', STATIC_CACHE_CONTROL);
+      return sendCacheable(
+        request,
+        reply,
+        bundle.etag,
+        'application/javascript; charset=utf-8',
+        bundle.source,
+      );
+    },
+  );
+
+  app.options(
+    '/v1/public/sites/:siteKey/preferences',
+    {
+      config: { auth: 'public' },
+      onRequest: publicHooks,
+      schema: {
+        tags,
+        summary: 'CORS preflight: 204 with CORS headers for registered origins only, else 403',
+        params: SiteParams,
+      },
+    },
+    async (request, reply) => {
+      const origin = allowedOrigin(siteOf(request), request.headers.origin);
+      if (!origin) throw originNotAllowed(request);
+      setPreflightHeaders(reply, origin);
+      return (reply as FastifyReply).code(204).send();
+    },
+  );
+
+  app.post(
+    '/v1/public/sites/:siteKey/preferences',
+    {
+      config: {
+        auth: 'public',
+        idempotency: {
+          owner: (request) =>
+            siteIdempotencyOwner(siteOf(request).channel.siteKey, siteOf(request).channel.organizationId),
+        },
+      },
+      onRequest: [...publicHooks, requireAllowedOrigin],
+      schema: {
+        tags,
+        summary: "Record a visitor's consent decision as evidence",
+        params: SiteParams,
+        body: PreferencesBody,
+        response: {
+          201: Envelope(PreferencesReceipt),
+          400: Problem,
+          403: Problem,
+          409: Problem,
+          413: Problem,
+          415: Problem,
+          422: Problem,
+          ...publicProblems,
+        },
+      },
+    },
+    async (request, reply) => {
+      const userAgent = request.headers['user-agent'];
+      const row = await sites.recordPreferences(siteOf(request), request.body, {
+        origin: new URL(request.headers.origin as string).origin,
+        userAgent: typeof userAgent === 'string' && userAgent !== '' ? userAgent : null,
+        ipPrefix: ipPrefix(request.ip),
+      });
+      reply.code(201);
+      return envelope({
+        id: row.id,
+        recordedAt: apiDate(row.recordedAt),
+        receipt: { hash: row.receiptHash },
+      });
+    },
+  );
+}
+
+/**
+ * A missing Origin is refused like a foreign one: browsers always send it on a cross-origin POST,
+ * so its absence means a server-side caller, which should use the authenticated API instead.
+ */
+function originNotAllowed(request: FastifyRequest): AppError {
+  return new AppError(
+    'origin_not_allowed',
+    request.headers.origin
+      ? 'The Origin is not one of the active origins registered for this site.'
+      : 'An Origin header is required: only browsers on a registered origin may call this endpoint.',
+  );
+}

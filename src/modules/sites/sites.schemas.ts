@@ -1,0 +1,89 @@
+import { Type } from '@sinclair/typebox';
+import { ApiDate } from '../../platform/http/schemas.ts';
+import { CONSENT_MODE_SIGNALS } from '../channels/channels.schemas.ts';
+import { DecisionValue, Source } from '../evidence/evidence.schemas.ts';
+
+export const SiteParams = Type.Object({
+  siteKey: Type.String({ minLength: 1, maxLength: 100, examples: ['site_live_4kF9x2mQ7pL1vN8sR3tY6wQa'] }),
+});
+
+/** A language tag as browsers report it (`navigator.language`): `en`, `pt-BR`, `zh-Hant-TW`, `es-419`. */
+const LanguageTag = Type.String({ pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$', maxLength: 35 });
+
+export const PreferencesBody = Type.Object(
+  {
+    subjectId: Type.String({
+      minLength: 8,
+      maxLength: 128,
+      description: "The visitor's opaque id kept by the SDK; only its keyed pseudonym is stored",
+    }),
+    decisions: Type.Record(Type.String(), DecisionValue, {
+      maxProperties: 200,
+      description:
+        'Purpose key → decision. Required purposes left out are granted; others left out are denied.',
+    }),
+    configVersion: Type.Integer({ minimum: 1, description: 'The config version the visitor was shown' }),
+    source: Type.Optional(Source),
+    language: Type.Optional(LanguageTag),
+    gpc: Type.Optional(
+      Type.Boolean({
+        description: 'Global Privacy Control was on: gpcOptOut purposes are recorded as denied',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const PreferencesReceipt = Type.Object({
+  id: Type.String({ examples: ['evt_4kF9x2mQ7pL1vN8sR3tY6w'] }),
+  recordedAt: ApiDate,
+  receipt: Type.Object({ hash: Type.String({ pattern: '^[0-9a-f]{64}$' }) }),
+});
+
+export const Snippet = Type.Object({
+  html: Type.String({ description: 'Paste into every page, before other tags that need consent' }),
+});
+
+const Translation = Type.Object({
+  name: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+});
+
+/** What the banner shows: the immutable snapshot of the channel's current configVersion. */
+export const VisitorConfigSchema = Type.Object(
+  {
+    channelId: Type.String(),
+    siteKey: Type.String(),
+    configVersion: Type.Integer(),
+    defaultLanguage: Type.String(),
+    languages: Type.Array(Type.String()),
+    privacyPolicy: Type.Object({ url: Type.Union([Type.String(), Type.Null()]), version: Type.String() }),
+    purposes: Type.Array(
+      Type.Object({
+        key: Type.String(),
+        name: Type.String(),
+        description: Type.Union([Type.String(), Type.Null()]),
+        legalBasis: Type.Union([Type.Literal('consent'), Type.Literal('legitimate_interest')]),
+        required: Type.Boolean(),
+        translations: Type.Record(Type.String(), Translation),
+        consentModeSignals: Type.Array(Type.Union(CONSENT_MODE_SIGNALS.map((s) => Type.Literal(s)))),
+        gpcOptOut: Type.Boolean(),
+      }),
+    ),
+    technologies: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        vendor: Type.Union([Type.String(), Type.Null()]),
+        purposeKeys: Type.Array(Type.String()),
+        cookies: Type.Array(
+          Type.Object({
+            name: Type.String(),
+            domain: Type.Union([Type.String(), Type.Null()]),
+            maxAgeSeconds: Type.Union([Type.Integer(), Type.Null()]),
+          }),
+        ),
+      }),
+    ),
+  },
+  { $id: 'VisitorConfig' },
+);

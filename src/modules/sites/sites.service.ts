@@ -1,0 +1,83 @@
+import type { Static } from '@sinclair/typebox';
+import type { Clock } from '../../platform/clock.ts';
+import { notFound, validationFailed } from '../../platform/http/errors.ts';
+import type { ChannelsService } from '../channels/channels.service.ts';
+import type { VisitorConfig } from '../channels/visitor-config.ts';
+import type { EvidenceService } from '../evidence/evidence.service.ts';
+import type { EvidenceRow } from '../evidence/evidence.tables.ts';
+import { resolveDecisions } from './decisions.ts';
+import { createSiteCache, type Site } from './site-cache.ts';
+import type { PreferencesBody } from './sites.schemas.ts';
+
+export type PreferencesInput = Static<typeof PreferencesBody>;
+
+/** What the request itself tells about a decision (never from the body). */
+export interface RequestFacts {
+  origin: string;
+  userAgent: string | null;
+  ipPrefix: string | null;
+}
+
+/** The public site endpoints' rules (contract §5): site lookup, the snippet, recording a decision. */
+export function createSitesService(deps: {
+  channels: ChannelsService;
+  evidence: EvidenceService;
+  clock: Clock;
+  baseUrl: string;
+}) {
+  const { channels, evidence, clock, baseUrl } = deps;
+  const cache = createSiteCache({ channels, clock });
+
+  /** The notice the visitor answered, or a 422 if the channel never had that configVersion. */
+  async function noticeAnswered(site: Site, version: number): Promise<VisitorConfig> {
+    if (version === site.config.configVersion) return site.config;
+    // Newer than this replica's cache: the channel may have just published it.
+    const current = version > site.channel.configVersion ? await cache.refresh(site.channel.siteKey) : site;
+    const config = current ? await channels.findConfigVersion(current.channel, version) : null;
+    if (!config) {
+      throw validationFailed([
+        {
+          path: '/configVersion',
+          message: `is not a config version of this channel (its current one is ${(current ?? site).channel.configVersion})`,
+        },
+      ]);
+    }
+    return config;
+  }
+
+  return {
+    /** The active site of a key; unknown and archived sites are a 404. */
+    async resolve(siteKey: string): Promise<Site> {
+      const site = await cache.get(siteKey);
+      if (!site) throw notFound('site');
+      return site;
+    },
+
+    /** Contract §12: the tag that loads the SDK for this site. */
+    snippetHtml(site: Site): string {
+      const key = site.channel.siteKey;
+      return `<script src="${baseUrl}/v1/public/sites/${key}/sdk.js" data-site-key="${key}" async></script>`;
+    },
+
+    async recordPreferences(site: Site, input: PreferencesInput, facts: RequestFacts): Promise<EvidenceRow> {
+      const notice = await noticeAnswered(site, input.configVersion);
+      const gpc = input.gpc ?? false;
+      const decisions = resolveDecisions(notice, { decisions: input.decisions, gpc });
+      return evidence.record({
+        channel: site.channel,
+        subjectId: input.subjectId,
+        decisions,
+        configVersion: notice.configVersion,
+        policyVersion: notice.privacyPolicy.version,
+        source: input.source ?? 'banner',
+        language: input.language ?? null,
+        gpc,
+        origin: facts.origin,
+        userAgent: facts.userAgent,
+        ipPrefix: facts.ipPrefix,
+      });
+    },
+  };
+}
+
+export type SitesService = ReturnType<typeof createSitesService>;

@@ -1,0 +1,79 @@
+import type { Clock } from '../../platform/clock.ts';
+import type { Store } from '../../platform/db/store.ts';
+import { AppError, notFound } from '../../platform/http/errors.ts';
+import type { JobQueue } from '../../platform/jobs/job-queue.ts';
+import type { AuditContext, AuditService } from '../audit/audit.service.ts';
+import { scheduleAttempt } from './delivery-jobs.ts';
+import { attemptsRepo, type DeliveryFilters, type DeliveryRow, deliveriesRepo } from './webhooks.repo.ts';
+
+type Position = { t: number; id: string } | null;
+
+export function createDeliveriesService(deps: {
+  store: Store;
+  clock: Clock;
+  audit: AuditService;
+  jobs: JobQueue;
+}) {
+  const { store, clock, audit, jobs } = deps;
+
+  async function find(context: AuditContext, id: string): Promise<DeliveryRow> {
+    const row = await deliveriesRepo.find(store.db, context.organizationId, id, {
+      environment: context.environment,
+    });
+    if (!row) throw notFound('webhook delivery');
+    return row;
+  }
+
+  return {
+    list(context: AuditContext, filters: DeliveryFilters, limit: number, after: Position) {
+      return deliveriesRepo.list(
+        store.db,
+        context.organizationId,
+        context.environment,
+        filters,
+        limit,
+        after,
+      );
+    },
+
+    async get(context: AuditContext, id: string) {
+      const delivery = await find(context, id);
+      const attempts = await attemptsRepo.ofDelivery(store.db, context.organizationId, id);
+      return { delivery, attempts };
+    },
+
+    /**
+     * Sends a failed delivery again, with the same event (so the same webhook-id) and a fresh retry
+     * schedule. Its attempts so far stay on record and attemptCount keeps counting.
+     */
+    redeliver(context: AuditContext, id: string): Promise<DeliveryRow> {
+      return store.tx(async (tx) => {
+        const delivery = await deliveriesRepo.find(tx, context.organizationId, id, {
+          environment: context.environment,
+          lock: true,
+        });
+        if (!delivery) throw notFound('webhook delivery');
+        if (delivery.status !== 'failed') {
+          throw new AppError(
+            'delivery_not_failed',
+            `The delivery is ${delivery.status}; only a failed delivery can be redelivered.`,
+          );
+        }
+        const now = clock.now();
+        const updated = await deliveriesRepo.update(tx, delivery, {
+          status: 'pending',
+          roundStartAttempt: delivery.attemptCount,
+          nextAttemptAt: now,
+        });
+        await scheduleAttempt(jobs, updated, now);
+        await audit.record(tx, context, {
+          action: 'webhook_delivery.redelivered',
+          target: { type: 'webhook_delivery', id },
+        });
+        return updated;
+      });
+    },
+  };
+}
+
+export type DeliveriesService = ReturnType<typeof createDeliveriesService>;

@@ -1,0 +1,251 @@
+import type { Clock } from '../../platform/clock.ts';
+import type { Db, Store } from '../../platform/db/store.ts';
+import { apiDate } from '../../platform/http/dates.ts';
+import { RetryJobAt } from '../../platform/jobs/job-runner.ts';
+import type { JobRow } from '../../platform/jobs/jobs.repo.ts';
+import type { WebhookAttemptOutcome } from '../../platform/metrics/metrics.ts';
+import type { AuditService } from '../audit/audit.service.ts';
+import { DestinationRefused, type Lookup, vetDestination } from './address-guard.ts';
+import type { AttemptJobPayload } from './delivery-jobs.ts';
+import type { SecretBox } from './webhook-secrets.ts';
+import { signatureHeader } from './webhook-secrets.ts';
+import { retryAfterMs, type SendResult, sendWebhook } from './webhook-sender.ts';
+import {
+  attemptsRepo,
+  type DeliveryRow,
+  type DestinationRow,
+  deliveriesRepo,
+  destinationsRepo,
+  eventsRepo,
+} from './webhooks.repo.ts';
+
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+/** A destination whose attempts all failed for this long is disabled (contract §8). */
+export const FAILING_DISABLE_MS = 5 * 86_400_000;
+/** A receiver's Retry-After is honoured up to this; beyond it we retry at the cap. */
+export const RETRY_AFTER_CAP_MS = 86_400_000;
+const JITTER = 0.1;
+
+export interface DeliveryWorkerDeps {
+  store: Store;
+  clock: Clock;
+  audit: AuditService;
+  secretBox: () => Promise<SecretBox>;
+  retryScheduleSeconds: number[];
+  allowPrivateTargets: boolean;
+  lookup?: Lookup;
+  timeoutMs?: number;
+  /** Told how each sent attempt ended (metrics). */
+  onAttempt?: (outcome: WebhookAttemptOutcome) => void;
+}
+
+function outcomeOf(result: SendResult): WebhookAttemptOutcome {
+  if (result.status === null) return 'no_response';
+  return result.status >= 200 && result.status < 300 ? 'success' : 'http_error';
+}
+
+type Outcome = { retryAt: Date } | null;
+
+/**
+ * Sends one attempt of a delivery (job kind webhooks.attempt) and records it. The job runner's
+ * lease makes one worker at a time hold the job; the delivery row, locked while the attempt is
+ * recorded, decides whether a job still has anything to do.
+ */
+export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
+  const { store, clock, audit } = deps;
+
+  const systemContext = (row: DestinationRow) => ({
+    organizationId: row.organizationId,
+    environment: row.environment,
+    actor: { type: 'system' as const, id: null },
+    requestId: null,
+    ipPrefix: null,
+  });
+
+  async function disableDestination(tx: Db, destination: DestinationRow, reason: 'gone' | 'failing') {
+    const row = await destinationsRepo.find(
+      tx,
+      destination.organizationId,
+      destination.environment,
+      destination.id,
+      true,
+    );
+    if (!row || row.status === 'disabled') return;
+    await destinationsRepo.update(tx, row, {
+      status: 'disabled',
+      disabledReason: reason,
+      updatedAt: clock.now(),
+    });
+    await audit.record(tx, systemContext(row), {
+      action: 'webhook_destination.disabled',
+      target: { type: 'webhook_destination', id: row.id },
+    });
+  }
+
+  /** Delay before retry number `retry` (1-based), or null when the schedule is spent. */
+  function scheduledDelayMs(retry: number): number | null {
+    const seconds = deps.retryScheduleSeconds[retry - 1];
+    if (seconds === undefined) return null;
+    // Jitter spreads the retries of many deliveries that failed together (a receiver's outage).
+    return Math.round(seconds * 1000 * (1 + Math.random() * JITTER));
+  }
+
+  async function send(delivery: DeliveryRow, destination: DestinationRow): Promise<SendResult> {
+    const event = await eventsRepo.find(store.db, delivery.organizationId, delivery.eventId);
+    if (!event) return { status: null, retryAfter: null, error: 'event no longer exists', durationMs: 0 };
+    let vetted: Awaited<ReturnType<typeof vetDestination>>;
+    try {
+      vetted = await vetDestination(destination.url, {
+        environment: destination.environment,
+        allowPrivate: deps.allowPrivateTargets,
+        lookup: deps.lookup,
+      });
+    } catch (error) {
+      if (!(error instanceof DestinationRefused)) throw error;
+      return { status: null, retryAfter: null, error: `not sent: ${error.message}`, durationMs: 0 };
+    }
+    const body = JSON.stringify({
+      id: event.id,
+      type: event.type,
+      environment: event.environment,
+      createdAt: apiDate(event.createdAt),
+      data: event.data,
+    });
+    const box = await deps.secretBox();
+    const secrets = [box.open(destination.secretCiphertext)];
+    const previousValid =
+      destination.previousSecretCiphertext &&
+      destination.previousSecretExpiresAt &&
+      destination.previousSecretExpiresAt.getTime() > clock.now().getTime();
+    if (previousValid) secrets.push(box.open(destination.previousSecretCiphertext as string));
+    const timestamp = Math.floor(clock.now().getTime() / 1000);
+    return sendWebhook({
+      url: vetted.url,
+      addresses: vetted.addresses,
+      body,
+      timeoutMs: deps.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': event.id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader(secrets, event.id, timestamp, body),
+      },
+    });
+  }
+
+  /** Records the attempt and decides what comes next, in one transaction with the delivery locked. */
+  function record(sent: DeliveryRow, destination: DestinationRow, result: SendResult, attemptedAt: Date) {
+    return store.tx(async (tx): Promise<Outcome> => {
+      const delivery = await deliveriesRepo.find(tx, sent.organizationId, sent.id, { lock: true });
+      // Someone else recorded this attempt (a lease that lapsed mid-send): do not count it twice.
+      if (delivery?.status !== 'pending' || delivery.attemptCount !== sent.attemptCount) return null;
+      const number = delivery.attemptCount + 1;
+      const now = clock.now();
+      await attemptsRepo.insert(tx, {
+        organizationId: delivery.organizationId,
+        deliveryId: delivery.id,
+        number,
+        attemptedAt,
+        responseStatus: result.status,
+        durationMs: result.durationMs,
+        error: result.error,
+      });
+      const base = {
+        attemptCount: number,
+        lastAttemptAt: attemptedAt,
+        lastResponseStatus: result.status,
+        lastError: result.error,
+      };
+      const status = result.status;
+      if (status !== null && status >= 200 && status < 300) {
+        if (destination.failingSince) await destinationsRepo.update(tx, destination, { failingSince: null });
+        await deliveriesRepo.update(tx, delivery, { ...base, status: 'succeeded', nextAttemptAt: null });
+        return null;
+      }
+      if (status === 410) {
+        await disableDestination(tx, destination, 'gone');
+        await deliveriesRepo.update(tx, delivery, { ...base, status: 'failed', nextAttemptAt: null });
+        return null;
+      }
+      const current = await destinationsRepo.find(
+        tx,
+        destination.organizationId,
+        destination.environment,
+        destination.id,
+      );
+      const failingSince = current?.failingSince ?? now;
+      if (current && !current.failingSince) await destinationsRepo.update(tx, current, { failingSince: now });
+      if (now.getTime() - failingSince.getTime() >= FAILING_DISABLE_MS)
+        await disableDestination(tx, destination, 'failing');
+      let delay = scheduledDelayMs(number - delivery.roundStartAttempt);
+      const asked = status === 429 || status === 503 ? retryAfterMs(result.retryAfter, now) : null;
+      if (delay !== null && asked !== null) delay = Math.min(Math.max(asked, 1000), RETRY_AFTER_CAP_MS);
+      if (delay === null) {
+        await deliveriesRepo.update(tx, delivery, { ...base, status: 'failed', nextAttemptAt: null });
+        return null;
+      }
+      const retryAt = new Date(now.getTime() + delay);
+      await deliveriesRepo.update(tx, delivery, { ...base, nextAttemptAt: retryAt });
+      return { retryAt };
+    });
+  }
+
+  /**
+   * A delivery to a disabled destination is parked (pending, no next attempt), not failed: enabling
+   * the destination resumes it. The destination row is locked so an enable cannot slip in between.
+   */
+  async function park(delivery: DeliveryRow): Promise<void> {
+    const enabledMeanwhile = await store.tx(async (tx) => {
+      const row = await destinationsRepo.find(
+        tx,
+        delivery.organizationId,
+        delivery.environment,
+        delivery.destinationId,
+        true,
+      );
+      if (row?.status === 'enabled') return true;
+      await deliveriesRepo.update(tx, delivery, { nextAttemptAt: null });
+      return false;
+    });
+    if (enabledMeanwhile)
+      throw new RetryJobAt(clock.now(), `destination of ${delivery.id} was enabled again`);
+  }
+
+  return {
+    async attempt(payload: AttemptJobPayload): Promise<void> {
+      const delivery = await deliveriesRepo.find(store.db, payload.organizationId, payload.deliveryId);
+      if (delivery?.status !== 'pending' || !delivery.nextAttemptAt) return;
+      // Not yet due: another job owns the next attempt (this one is a leftover).
+      if (delivery.nextAttemptAt.getTime() > clock.now().getTime()) return;
+      const destination = await destinationsRepo.find(
+        store.db,
+        delivery.organizationId,
+        delivery.environment,
+        delivery.destinationId,
+      );
+      if (!destination || destination.status === 'disabled') {
+        await park(delivery);
+        return;
+      }
+      const attemptedAt = clock.now();
+      const result = await send(delivery, destination);
+      deps.onAttempt?.(outcomeOf(result));
+      const outcome = await record(delivery, destination, result, attemptedAt);
+      if (outcome) throw new RetryJobAt(outcome.retryAt, `retry of ${delivery.id} scheduled`);
+    },
+
+    /** The job itself failed too often (crashes, database errors): the delivery fails, redeliverable. */
+    async onExhausted(job: JobRow, error: string): Promise<void> {
+      const payload = job.payload as unknown as AttemptJobPayload;
+      const delivery = await deliveriesRepo.find(store.db, payload.organizationId, payload.deliveryId);
+      if (delivery?.status !== 'pending') return;
+      await deliveriesRepo.update(store.db, delivery, {
+        status: 'failed',
+        nextAttemptAt: null,
+        lastError: `delivery worker gave up: ${error.slice(0, 200)}`,
+      });
+    },
+  };
+}
+
+export type DeliveryWorker = ReturnType<typeof createDeliveryWorker>;

@@ -1,0 +1,161 @@
+import { Type } from '@sinclair/typebox';
+import { auditContextOf } from '../../platform/auth/auth.hooks.ts';
+import type { CursorCodec } from '../../platform/http/cursor.ts';
+import {
+  authProblems,
+  Envelope,
+  envelope,
+  IdParams,
+  ListEnvelope,
+  PageQuery,
+  Problem,
+  page,
+} from '../../platform/http/schemas.ts';
+import type { App } from '../../platform/http/types.ts';
+import { absentBodyAsEmpty } from '../../platform/http/validation.ts';
+import type { DestinationsService } from './destinations.service.ts';
+import { presentDestination } from './webhooks.presenters.ts';
+import {
+  CreateDestinationBody,
+  EmptyBody,
+  RotateSecretBody,
+  UpdateDestinationBody,
+  WebhookDestination,
+  WebhookDestinationWithSecret,
+} from './webhooks.schemas.ts';
+
+/** Webhook destinations (contract §8). The secret is in the create and rotate responses only. */
+export function destinationsRoutes(
+  app: App,
+  deps: { destinations: DestinationsService; cursors: CursorCodec },
+) {
+  const { destinations, cursors } = deps;
+  const tags = ['Webhooks'];
+  const read = { auth: { scope: 'webhooks:read' as const } };
+  const write = { auth: { scope: 'webhooks:write' as const } };
+
+  app.get(
+    '/v1/webhook-destinations',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'List webhook destinations, newest first (never their secrets)',
+        querystring: Type.Object(PageQuery),
+        response: { 200: ListEnvelope(WebhookDestination), 400: Problem, 422: Problem, ...authProblems },
+      },
+    },
+    async (request) => {
+      const limit = request.query.limit ?? 20;
+      const after = cursors.decode('webhook-destinations', {}, request.query.cursor);
+      const rows = await destinations.list(auditContextOf(request), limit, after);
+      return page(rows, limit, presentDestination, (d) =>
+        cursors.encode('webhook-destinations', {}, { t: d.createdAt.getTime(), id: d.id }),
+      );
+    },
+  );
+
+  app.post(
+    '/v1/webhook-destinations',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Create a destination; its signing secret is in this response only',
+        body: CreateDestinationBody,
+        response: { 201: Envelope(WebhookDestinationWithSecret), 422: Problem, ...authProblems },
+      },
+    },
+    async (request, reply) => {
+      const { destination, secret } = await destinations.create(auditContextOf(request), request.body);
+      reply.code(201).header('Location', `/v1/webhook-destinations/${destination.id}`);
+      return envelope({ ...presentDestination(destination), secret });
+    },
+  );
+
+  app.get(
+    '/v1/webhook-destinations/:id',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'One webhook destination (never its secret)',
+        params: IdParams,
+        response: { 200: Envelope(WebhookDestination), 404: Problem, ...authProblems },
+      },
+    },
+    async (request) =>
+      envelope(presentDestination(await destinations.get(auditContextOf(request), request.params.id))),
+  );
+
+  app.patch(
+    '/v1/webhook-destinations/:id',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Change the url, description or eventTypes of a destination',
+        params: IdParams,
+        body: UpdateDestinationBody,
+        response: { 200: Envelope(WebhookDestination), 404: Problem, 422: Problem, ...authProblems },
+      },
+    },
+    async (request) =>
+      envelope(
+        presentDestination(
+          await destinations.update(auditContextOf(request), request.params.id, request.body),
+        ),
+      ),
+  );
+
+  app.post(
+    '/v1/webhook-destinations/:id/rotate-secret',
+    {
+      config: write,
+      preValidation: absentBodyAsEmpty,
+      schema: {
+        tags,
+        summary: 'New signing secret (shown once); the old one also signs for graceSeconds',
+        params: IdParams,
+        body: RotateSecretBody,
+        response: {
+          200: Envelope(WebhookDestinationWithSecret),
+          404: Problem,
+          422: Problem,
+          ...authProblems,
+        },
+      },
+    },
+    async (request) => {
+      const graceSeconds = request.body.graceSeconds ?? 86_400;
+      const { destination, secret } = await destinations.rotateSecret(
+        auditContextOf(request),
+        request.params.id,
+        graceSeconds,
+      );
+      return envelope({ ...presentDestination(destination), secret });
+    },
+  );
+
+  for (const action of ['disable', 'enable'] as const) {
+    app.post(
+      `/v1/webhook-destinations/:id/${action}`,
+      {
+        config: write,
+        preValidation: absentBodyAsEmpty,
+        schema: {
+          tags,
+          summary:
+            action === 'disable'
+              ? 'Stop sending to a destination; its pending deliveries wait until it is enabled'
+              : 'Send to a destination again, resuming the deliveries that waited',
+          params: IdParams,
+          body: EmptyBody,
+          response: { 200: Envelope(WebhookDestination), 404: Problem, 409: Problem, ...authProblems },
+        },
+      },
+      async (request) =>
+        envelope(presentDestination(await destinations[action](auditContextOf(request), request.params.id))),
+    );
+  }
+}

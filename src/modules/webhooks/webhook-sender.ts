@@ -1,0 +1,112 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import net from 'node:net';
+
+export interface SendResult {
+  /** The receiver's status, or null when no response came (refused, timeout, network error). */
+  status: number | null;
+  /** Retry-After of the response, raw. */
+  retryAfter: string | null;
+  error: string | null;
+  durationMs: number;
+}
+
+export const RESPONSE_BODY_LIMIT = 1024;
+
+/**
+ * A lookup that answers with the addresses the guard vetted, so the connection goes exactly
+ * there: a DNS answer that changes between the check and the connect (rebinding) is never used.
+ */
+function pinnedLookup(addresses: string[]): LookupFunction {
+  const entries = addresses.map((address) => ({ address, family: net.isIP(address) }));
+  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, entries);
+    else callback(null, entries[0].address, entries[0].family);
+  }) as unknown as LookupFunction;
+}
+
+/**
+ * POSTs one webhook: no redirects followed (Node's http never follows them), no connection reuse,
+ * `timeoutMs` for the whole exchange, and at most 1 KiB of the response body read.
+ */
+export function sendWebhook(input: {
+  url: URL;
+  addresses: string[];
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+}): Promise<SendResult> {
+  const started = performance.now();
+  const { url } = input;
+  const transport = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (result: Omit<SendResult, 'durationMs'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ ...result, durationMs: Math.round(performance.now() - started) });
+    };
+    const request = transport.request(
+      {
+        protocol: url.protocol,
+        hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+        port: url.port || undefined,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers: {
+          ...input.headers,
+          'content-length': Buffer.byteLength(input.body),
+          'user-agent': 'consent-service-webhooks/1',
+        },
+        agent: false,
+        lookup: pinnedLookup(input.addresses),
+      },
+      (response) => {
+        const status = response.statusCode ?? null;
+        const retryAfter = headerValue(response.headers['retry-after']);
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          // Enough of the body to know the response ended well; a receiver cannot make us buffer more.
+          if (read >= RESPONSE_BODY_LIMIT) {
+            response.destroy();
+            finish({ status, retryAfter, error: errorFor(status) });
+          }
+        });
+        response.on('end', () => finish({ status, retryAfter, error: errorFor(status) }));
+        response.on('error', () => finish({ status, retryAfter, error: errorFor(status) }));
+      },
+    );
+    const timer = setTimeout(() => {
+      request.destroy();
+      finish({ status: null, retryAfter: null, error: `timed out after ${input.timeoutMs} ms` });
+    }, input.timeoutMs);
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      finish({ status: null, retryAfter: null, error: `connection failed (${error.code ?? 'error'})` });
+    });
+    request.end(input.body);
+  });
+}
+
+function headerValue(value: string | string[] | undefined): string | null {
+  if (value === undefined) return null;
+  return Array.isArray(value) ? (value[0] ?? null) : value;
+}
+
+function errorFor(status: number | null): string | null {
+  if (status === null || (status >= 200 && status < 300)) return null;
+  if (status >= 300 && status < 400) return `HTTP ${status} (redirects are not followed)`;
+  return `HTTP ${status}`;
+}
+
+/** Milliseconds a Retry-After value (delay-seconds or HTTP-date) asks for, or null if unusable. */
+export function retryAfterMs(value: string | null, now: Date): number | null {
+  if (!value) return null;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return null;
+  return Math.max(0, date - now.getTime());
+}

@@ -1,0 +1,195 @@
+import { and, asc, desc, eq, isNull, type SQL } from 'drizzle-orm';
+import type { Environment } from '../../platform/auth/scopes.ts';
+import { olderThan } from '../../platform/db/keyset.ts';
+import type { Db } from '../../platform/db/store.ts';
+import { webhookAttempts, webhookDeliveries, webhookDestinations, webhookEvents } from './webhooks.tables.ts';
+
+export type DestinationRow = typeof webhookDestinations.$inferSelect;
+export type EventRow = typeof webhookEvents.$inferSelect;
+export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+export type AttemptRow = typeof webhookAttempts.$inferSelect;
+
+export type DestinationUpdate = Partial<
+  Omit<DestinationRow, 'organizationId' | 'id' | 'environment' | 'createdAt'>
+>;
+export type DeliveryUpdate = Partial<
+  Omit<
+    DeliveryRow,
+    'organizationId' | 'id' | 'environment' | 'destinationId' | 'eventId' | 'eventType' | 'createdAt'
+  >
+>;
+
+type Position = { t: number; id: string } | null;
+
+export interface DeliveryFilters {
+  destinationId?: string;
+  status?: DeliveryRow['status'];
+  eventType?: string;
+}
+
+const destinationIs = (organizationId: string, environment: Environment, id: string) =>
+  and(
+    eq(webhookDestinations.organizationId, organizationId),
+    eq(webhookDestinations.environment, environment),
+    eq(webhookDestinations.id, id),
+  );
+
+export const destinationsRepo = {
+  async insert(tx: Db, row: DestinationRow): Promise<void> {
+    await tx.insert(webhookDestinations).values(row);
+  },
+
+  async find(db: Db, organizationId: string, environment: Environment, id: string, lock = false) {
+    const query = db
+      .select()
+      .from(webhookDestinations)
+      .where(destinationIs(organizationId, environment, id));
+    const [row] = lock ? await query.for('update') : await query;
+    return row as DestinationRow | undefined;
+  },
+
+  list(db: Db, organizationId: string, environment: Environment, limit: number, after: Position) {
+    return db
+      .select()
+      .from(webhookDestinations)
+      .where(
+        and(
+          eq(webhookDestinations.organizationId, organizationId),
+          eq(webhookDestinations.environment, environment),
+          olderThan(webhookDestinations.createdAt, webhookDestinations.id, after),
+        ),
+      )
+      .orderBy(desc(webhookDestinations.createdAt), desc(webhookDestinations.id))
+      .limit(limit + 1);
+  },
+
+  /** Enabled destinations of an organization and environment (the event dispatcher's fan-out). */
+  enabled(db: Db, organizationId: string, environment: Environment): Promise<DestinationRow[]> {
+    return db
+      .select()
+      .from(webhookDestinations)
+      .where(
+        and(
+          eq(webhookDestinations.organizationId, organizationId),
+          eq(webhookDestinations.environment, environment),
+          eq(webhookDestinations.status, 'enabled'),
+        ),
+      );
+  },
+
+  async update(tx: Db, row: Pick<DestinationRow, 'organizationId' | 'id'>, changes: DestinationUpdate) {
+    const [updated] = await tx
+      .update(webhookDestinations)
+      .set(changes)
+      .where(
+        and(eq(webhookDestinations.organizationId, row.organizationId), eq(webhookDestinations.id, row.id)),
+      )
+      .returning();
+    return updated as DestinationRow;
+  },
+};
+
+export const eventsRepo = {
+  async insert(tx: Db, row: EventRow): Promise<void> {
+    await tx.insert(webhookEvents).values(row);
+  },
+
+  async find(db: Db, organizationId: string, id: string) {
+    const [row] = await db
+      .select()
+      .from(webhookEvents)
+      .where(and(eq(webhookEvents.organizationId, organizationId), eq(webhookEvents.id, id)));
+    return row as EventRow | undefined;
+  },
+};
+
+export const deliveriesRepo = {
+  async insertMany(tx: Db, rows: DeliveryRow[]): Promise<void> {
+    if (rows.length > 0) await tx.insert(webhookDeliveries).values(rows);
+  },
+
+  async find(
+    db: Db,
+    organizationId: string,
+    id: string,
+    options: { environment?: Environment; lock?: boolean } = {},
+  ) {
+    const conditions: SQL[] = [
+      eq(webhookDeliveries.organizationId, organizationId),
+      eq(webhookDeliveries.id, id),
+    ];
+    if (options.environment) conditions.push(eq(webhookDeliveries.environment, options.environment));
+    const query = db
+      .select()
+      .from(webhookDeliveries)
+      .where(and(...conditions));
+    const [row] = options.lock ? await query.for('update') : await query;
+    return row as DeliveryRow | undefined;
+  },
+
+  list(
+    db: Db,
+    organizationId: string,
+    environment: Environment,
+    filters: DeliveryFilters,
+    limit: number,
+    after: Position,
+  ): Promise<DeliveryRow[]> {
+    return db
+      .select()
+      .from(webhookDeliveries)
+      .where(
+        and(
+          eq(webhookDeliveries.organizationId, organizationId),
+          eq(webhookDeliveries.environment, environment),
+          filters.destinationId ? eq(webhookDeliveries.destinationId, filters.destinationId) : undefined,
+          filters.status ? eq(webhookDeliveries.status, filters.status) : undefined,
+          filters.eventType ? eq(webhookDeliveries.eventType, filters.eventType) : undefined,
+          olderThan(webhookDeliveries.createdAt, webhookDeliveries.id, after),
+        ),
+      )
+      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+      .limit(limit + 1);
+  },
+
+  async update(tx: Db, row: Pick<DeliveryRow, 'organizationId' | 'id'>, changes: DeliveryUpdate) {
+    const [updated] = await tx
+      .update(webhookDeliveries)
+      .set(changes)
+      .where(and(eq(webhookDeliveries.organizationId, row.organizationId), eq(webhookDeliveries.id, row.id)))
+      .returning();
+    return updated as DeliveryRow;
+  },
+
+  /** Pending deliveries of a destination that were parked while it was disabled; resumes them now. */
+  resumeParked(tx: Db, organizationId: string, destinationId: string, now: Date): Promise<DeliveryRow[]> {
+    return tx
+      .update(webhookDeliveries)
+      .set({ nextAttemptAt: now })
+      .where(
+        and(
+          eq(webhookDeliveries.organizationId, organizationId),
+          eq(webhookDeliveries.destinationId, destinationId),
+          eq(webhookDeliveries.status, 'pending'),
+          isNull(webhookDeliveries.nextAttemptAt),
+        ),
+      )
+      .returning();
+  },
+};
+
+export const attemptsRepo = {
+  async insert(tx: Db, row: AttemptRow): Promise<void> {
+    await tx.insert(webhookAttempts).values(row);
+  },
+
+  ofDelivery(db: Db, organizationId: string, deliveryId: string): Promise<AttemptRow[]> {
+    return db
+      .select()
+      .from(webhookAttempts)
+      .where(
+        and(eq(webhookAttempts.organizationId, organizationId), eq(webhookAttempts.deliveryId, deliveryId)),
+      )
+      .orderBy(asc(webhookAttempts.number));
+  },
+};

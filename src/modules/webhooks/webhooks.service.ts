@@ -1,0 +1,57 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../../config.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Store } from '../../platform/db/store.ts';
+import type { JobQueue } from '../../platform/jobs/job-queue.ts';
+import type { WebhookAttemptOutcome } from '../../platform/metrics/metrics.ts';
+import type { AuditService } from '../audit/audit.service.ts';
+import { createDeliveriesService } from './deliveries.service.ts';
+import { createDeliveryWorker } from './delivery-worker.ts';
+import { createDestinationsService } from './destinations.service.ts';
+import { createSecretBox, resolveSecretKey, type SecretBox } from './webhook-secrets.ts';
+
+/** Destinations, deliveries and the delivery worker, sharing one key for secrets at rest. */
+export function createWebhooksService(deps: {
+  store: Store;
+  clock: Clock;
+  config: Config;
+  audit: AuditService;
+  jobs: JobQueue;
+  /** Told how each sent attempt ended (the webhook_attempts metric). */
+  onAttempt?: (outcome: WebhookAttemptOutcome) => void;
+}) {
+  const { store, clock, config, audit, jobs } = deps;
+  let warn = (message: string) => process.emitWarning(message);
+  let box: Promise<SecretBox> | null = null;
+  // Resolved once, on first use; a failure (database down) is not cached.
+  const secretBox = () => {
+    box ??= resolveSecretKey({ config, store, warn: (m) => warn(m) })
+      .then(createSecretBox)
+      .catch((error) => {
+        box = null;
+        throw error;
+      });
+    return box;
+  };
+  const allowPrivateTargets = config.webhookAllowPrivateTargets;
+  return {
+    destinations: createDestinationsService({ store, clock, audit, jobs, secretBox, allowPrivateTargets }),
+    deliveries: createDeliveriesService({ store, clock, audit, jobs }),
+    worker: createDeliveryWorker({
+      store,
+      clock,
+      audit,
+      secretBox,
+      allowPrivateTargets,
+      retryScheduleSeconds: config.webhookRetryScheduleSeconds,
+      onAttempt: deps.onAttempt,
+    }),
+    /** Resolves the secrets key at start, so a missing WEBHOOK_SECRET_KEY is warned about in the log then. */
+    async prepare(log: FastifyBaseLogger): Promise<void> {
+      warn = (message) => log.warn(message);
+      await secretBox();
+    },
+  };
+}
+
+export type WebhooksService = ReturnType<typeof createWebhooksService>;

@@ -1,0 +1,55 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { AppError } from './errors.ts';
+
+/** Where a keyset page ended: the sort timestamp (ms) and id of its last row. */
+export interface CursorPosition {
+  t: number;
+  id: string;
+}
+
+/**
+ * Opaque, signed pagination cursors. A cursor names the list and a hash of its filters, so one
+ * from another list or filter set, or one the service never issued, is rejected as invalid_cursor.
+ */
+export interface CursorCodec {
+  encode(list: string, filters: Record<string, unknown>, position: CursorPosition): string;
+  decode(list: string, filters: Record<string, unknown>, cursor: string | undefined): CursorPosition | null;
+}
+
+function filterHash(filters: Record<string, unknown>): string {
+  const entries = Object.entries(filters)
+    .filter(([, v]) => v !== undefined && v !== null)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  return createHash('sha256').update(JSON.stringify(entries)).digest('base64url').slice(0, 16);
+}
+
+export function createCursorCodec(secret: Buffer): CursorCodec {
+  const sign = (payload: string) => createHmac('sha256', secret).update(payload).digest().subarray(0, 16);
+  const invalid = () =>
+    new AppError('invalid_cursor', 'The cursor was not issued for this list and filters.');
+  return {
+    encode(list, filters, position) {
+      const payload = Buffer.from(
+        JSON.stringify({ l: list, f: filterHash(filters), t: position.t, i: position.id }),
+      );
+      return `${payload.toString('base64url')}.${sign(payload.toString('base64url')).toString('base64url')}`;
+    },
+    decode(list, filters, cursor) {
+      if (cursor === undefined) return null;
+      const [payload, signature, rest] = cursor.split('.');
+      if (!payload || !signature || rest !== undefined) throw invalid();
+      const given = Buffer.from(signature, 'base64url');
+      const expected = sign(payload);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
+      let decoded: { l?: unknown; f?: unknown; t?: unknown; i?: unknown };
+      try {
+        decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+      } catch {
+        throw invalid();
+      }
+      if (decoded.l !== list || decoded.f !== filterHash(filters)) throw invalid();
+      if (typeof decoded.t !== 'number' || typeof decoded.i !== 'string') throw invalid();
+      return { t: decoded.t, id: decoded.i };
+    },
+  };
+}

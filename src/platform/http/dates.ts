@@ -1,0 +1,44 @@
+import { validationFailed } from './errors.ts';
+
+/** The API's date format: RFC 3339 UTC with whole seconds, e.g. 2026-11-21T10:00:00Z. */
+export function apiDate(date: Date): string;
+export function apiDate(date: Date | null | undefined): string | null;
+export function apiDate(date: Date | null | undefined): string | null {
+  if (!date) return null;
+  return `${date.toISOString().slice(0, 19)}Z`;
+}
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** Parses an RFC 3339 date-time from a client; null when it is not one. */
+export function parseApiDate(value: string): Date | null {
+  if (!RFC3339.test(value)) return null;
+  const date = new Date(value);
+  // Year 0000 is RFC 3339 but not PostgreSQL (no year zero): the query would fail with a 500.
+  if (Number.isNaN(date.getTime()) || date.getUTCFullYear() < 1) return null;
+  return date;
+}
+
+/**
+ * Bounds of an inclusive `from`/`to` filter at the resolution the API shows. Stored times carry
+ * milliseconds but responses show whole seconds, so a client passing back a shown `occurredAt` as
+ * `to` must still match that entry: `from` covers its whole second from the start, `to` to the end.
+ */
+export function startOfSecond(date: Date): Date {
+  return new Date(Math.floor(date.getTime() / 1000) * 1000);
+}
+
+export function endOfSecond(date: Date): Date {
+  return new Date(Math.floor(date.getTime() / 1000) * 1000 + 999);
+}
+
+/**
+ * A date-time query filter (`from`, `to`, …): undefined when absent, 422 at `query:/<name>` when
+ * it is not an RFC 3339 date-time the database can hold.
+ */
+export function queryDate(name: string, value: string | undefined): Date | undefined {
+  if (value === undefined) return undefined;
+  const date = parseApiDate(value);
+  if (!date) throw validationFailed([{ path: `query:/${name}`, message: 'must be an RFC 3339 date-time' }]);
+  return date;
+}

@@ -1,0 +1,141 @@
+import type { Duplex } from 'node:stream';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { describeError, isDatabaseUnavailable } from '../db/pg-errors.ts';
+import { AppError } from './errors.ts';
+import { sendProblem } from './problem.ts';
+import { requestIdFor } from './request-id.ts';
+import { fieldErrors } from './validation.ts';
+
+/** Fastify's own errors (body parsing, limits) as the contract's codes. */
+function fromFastifyError(error: FastifyError): AppError | null {
+  if (error.validation) {
+    const errors = fieldErrors(error.validation as never, error.validationContext);
+    return new AppError('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), {
+      errors,
+    });
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('unsupported_media_type', 'Send the body as application/json.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'The body is larger than 1 MiB.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('malformed_request', 'The body is empty but its Content-Type says JSON.');
+  }
+  if (error.statusCode === 413) return new AppError('payload_too_large', 'The body is larger than 1 MiB.');
+  if (error.statusCode === 415)
+    return new AppError('unsupported_media_type', 'Send the body as application/json.');
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    return new AppError('malformed_request', 'The request could not be parsed (is the body valid JSON?).');
+  }
+  return null;
+}
+
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (isDatabaseUnavailable(error)) {
+    return new AppError('service_unavailable', 'The database is unreachable; try again shortly.', {
+      headers: { 'Retry-After': '5' },
+    });
+  }
+  return (
+    fromFastifyError(error as FastifyError) ??
+    new AppError('internal_error', 'Something went wrong on our side.')
+  );
+}
+
+/**
+ * Fastify's `frameworkErrors` option: errors its router raises before any route or hook runs (a
+ * badly percent-encoded path, a path parameter over the router's length limit). Without it Fastify
+ * answers in its own JSON shape with no X-Request-Id; with it they are problems like every other.
+ */
+export function frameworkErrors(docsUrl: string) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('X-Request-Id', request.id);
+    const appError =
+      error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? new AppError('validation_failed', 'A path parameter is too long.', {
+            errors: [{ path: 'path:/', message: 'is too long' }],
+          })
+        : new AppError('malformed_request', 'The request path is not a valid URL.');
+    return sendProblem(request, reply, appError, docsUrl);
+  };
+}
+
+export function installErrorHandling(
+  app: FastifyInstance,
+  options: { docsUrl: string; onForbidden?: (request: FastifyRequest, error: AppError) => Promise<void> },
+) {
+  app.setErrorHandler(async (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const appError = toAppError(error);
+    if (appError.status >= 500) {
+      // describeError, not the error itself: a database error's message can carry request values.
+      const stack = error instanceof Error ? error.stack?.split('\n').slice(1, 8).join('\n') : undefined;
+      request.log.error({ error: describeError(error), stack, code: appError.code }, 'request failed');
+    }
+    if (appError.status === 403 && options.onForbidden) {
+      await options
+        .onForbidden(request, appError)
+        .catch((e) => request.log.error({ error: describeError(e) }, 'audit failed'));
+    }
+    return sendProblem(request, reply, appError, options.docsUrl);
+  });
+
+  const otherMethods = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0];
+    const allowed = otherMethods.filter((method) => app.findRoute({ method: method as 'GET', url: path }));
+    if (allowed.length > 0) {
+      reply.header('Allow', [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', '));
+      return sendProblem(
+        request,
+        reply,
+        new AppError(
+          'method_not_allowed',
+          `${request.method} is not allowed here; use ${allowed.join(', ')}.`,
+        ),
+        options.docsUrl,
+      );
+    }
+    return sendProblem(
+      request,
+      reply,
+      new AppError('not_found', `No route ${request.method} ${path}.`),
+      options.docsUrl,
+    );
+  });
+}
+
+/**
+ * Fastify's `clientErrorHandler`: requests Node's HTTP parser rejects before Fastify sees them (a
+ * control character in a header, a malformed request line, headers over the size limit). They get
+ * the same problem shape and a request id as every other error, written to the socket directly.
+ */
+export function clientErrorHandler(docsUrl: string) {
+  return (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || error.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const status = tooLarge ? 431 : 400;
+    const requestId = requestIdFor({ headers: {} } as never);
+    const body = JSON.stringify({
+      type: `${docsUrl}/errors/malformed_request`,
+      title: 'Malformed request',
+      status,
+      code: 'malformed_request',
+      detail: tooLarge ? 'The request headers are too large.' : 'The request could not be parsed.',
+      instance: '',
+      requestId,
+    });
+    socket.end(
+      `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+        'Content-Type: application/problem+json\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${requestId}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  };
+}

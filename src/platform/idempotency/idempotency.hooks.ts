@@ -1,0 +1,241 @@
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  preValidationAsyncHookHandler,
+  RouteHandlerMethod,
+} from 'fastify';
+import { BEARER } from '../auth/auth.hooks.ts';
+import { sessionTokenOf } from '../auth/session-cookie.ts';
+import type { Clock } from '../clock.ts';
+import type { Store } from '../db/store.ts';
+import { AppError } from '../http/errors.ts';
+import { PROBLEM_CONTENT_TYPE, problemBody, problemHeaders } from '../http/problem.ts';
+import { advisoryLockId, requestFingerprint } from './fingerprint.ts';
+import { idempotencyRepo } from './idempotency.repo.ts';
+import type { IdempotencyOwner, RouteIdempotency } from './idempotency.scope.ts';
+import type { IdempotencyRecord } from './idempotency.tables.ts';
+import { parseIdempotencyKey } from './idempotency-key.ts';
+import { openBody, sealBody } from './sealed-body.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** See RouteIdempotency: a public route opts in with its key space, `false` opts out. */
+    idempotency?: RouteIdempotency | false;
+  }
+  interface FastifyRequest {
+    /** The unquoted Idempotency-Key of a mutating request, or null when none was sent. */
+    idempotencyKey: string | null;
+  }
+}
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const MUTATING = new Set(['POST', 'PATCH', 'DELETE']);
+/** Response headers a replay repeats; the rate-limit and request-id headers are the replay's own. */
+const KEPT_HEADERS = ['location', 'content-location'];
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** A response as stored: what the client got, byte for byte. */
+interface CapturedResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string | null;
+}
+
+/**
+ * The owner of an authenticated request's keys: its API key, or its console session. A session's
+ * cookie token plays the API key secret's part: only the browser holds it, the database only its
+ * hash, so a sealed response (a new key's secret) opens only for a retry from the same session.
+ */
+function apiKeyOwner(request: FastifyRequest): IdempotencyOwner {
+  const principal = request.principal;
+  if (!principal) throw new Error('idempotency on an authenticated route without a principal');
+  if (principal.type === 'member') {
+    return {
+      organizationId: principal.organizationId,
+      scope: `session:${principal.sessionId}`,
+      sealingSecret: sessionTokenOf(request),
+    };
+  }
+  const secret = BEARER.exec(request.headers.authorization ?? '')?.[1] ?? null;
+  return { organizationId: principal.organizationId, scope: principal.keyId, sealingSecret: secret };
+}
+
+const parseKey: preValidationAsyncHookHandler = async (request) => {
+  const header = request.headers['idempotency-key'];
+  request.idempotencyKey = header === undefined ? null : parseIdempotencyKey(header);
+};
+
+/**
+ * Idempotency-Key on every authenticated POST, PATCH and DELETE, and on public routes that opt in
+ * (contract §10). Must be installed before the routes. The handler of each such route is wrapped:
+ * with a key, one transaction takes a per-key advisory lock (taken elsewhere → 409 in use), then
+ * replays a stored response or runs the handler in a savepoint and stores its response in the same
+ * transaction, so the resource and its record commit together or not at all. A 4xx AppError is
+ * stored (the savepoint undoes the handler's writes); a 5xx or unknown error stores nothing.
+ *
+ * On PGlite transactions run one at a time, so a duplicate waits for the first to commit and
+ * then replays it, instead of getting 409: the lock is never contended there.
+ */
+export function installIdempotency(
+  app: FastifyInstance,
+  deps: { store: Store; clock: Clock; docsUrl: string },
+) {
+  const { store, clock, docsUrl } = deps;
+  app.decorateRequest('idempotencyKey', null);
+
+  app.addHook('onRoute', (route) => {
+    const methods = [route.method].flat();
+    if (!methods.some((m) => MUTATING.has(m))) return;
+    const config = route.config ?? {};
+    if (config.idempotency === false) return;
+    const ownerOf = config.idempotency
+      ? config.idempotency.owner
+      : config.auth && config.auth !== 'public'
+        ? apiKeyOwner
+        : null;
+    if (!ownerOf) return;
+    const existing = route.preValidation ? [route.preValidation].flat() : [];
+    route.preValidation = [parseKey, ...existing] as never;
+    const original = route.handler as RouteHandlerMethod;
+    route.handler = async function idempotent(
+      this: FastifyInstance,
+      request: FastifyRequest,
+      reply: FastifyReply,
+    ) {
+      const key = request.idempotencyKey;
+      if (key === null || !MUTATING.has(request.method)) return original.call(this, request, reply);
+      return runIdempotent(this, original, request, reply, await ownerOf(request), key);
+    } as never;
+  });
+
+  async function runIdempotent(
+    instance: FastifyInstance,
+    handler: RouteHandlerMethod,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    owner: IdempotencyOwner,
+    key: string,
+  ) {
+    const recordKey = { organizationId: owner.organizationId, scope: owner.scope, key };
+    const fingerprint = requestFingerprint(request.method, request.url, request.body);
+    const outcome = await store.tx(async (tx) => {
+      if (!(await idempotencyRepo.tryLock(tx, advisoryLockId(owner.organizationId, owner.scope, key)))) {
+        throw new AppError(
+          'idempotency_key_in_use',
+          'A request with this Idempotency-Key is still running.',
+          {
+            headers: { 'Retry-After': '1' },
+          },
+        );
+      }
+      const now = clock.now();
+      const stored = await idempotencyRepo.find(tx, recordKey);
+      if (stored && stored.expiresAt > now) return { stored, fresh: null, failure: null };
+      // Expired but not yet purged: the key is free again.
+      if (stored) await idempotencyRepo.remove(tx, recordKey);
+
+      let response: CapturedResponse;
+      let failure: AppError | null = null;
+      try {
+        response = await store.savepoint(() => runCapturing(instance, handler, request, reply));
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status >= 500) throw error;
+        failure = error;
+        response = {
+          status: error.status,
+          headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...problemHeaders(error) },
+          body: JSON.stringify(problemBody(request, error, docsUrl)),
+        };
+      }
+      const sealed = owner.sealingSecret !== null && response.body !== null;
+      await idempotencyRepo.insert(tx, {
+        ...recordKey,
+        fingerprint,
+        responseStatus: response.status,
+        responseHeaders: response.headers,
+        responseBody: sealed
+          ? sealBody(response.body as string, owner.sealingSecret as string, key)
+          : response.body,
+        responseBodyEncrypted: sealed,
+        requestId: request.id,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+      });
+      return { stored: null, fresh: response, failure };
+    });
+
+    if (outcome.stored) return replay(reply, outcome.stored, fingerprint, owner, key);
+    // The error handler sends the same problem that was stored (same request, same error).
+    if (outcome.failure) throw outcome.failure;
+    return send(reply, outcome.fresh as CapturedResponse);
+  }
+
+  function replay(
+    reply: FastifyReply,
+    record: IdempotencyRecord,
+    fingerprint: string,
+    owner: IdempotencyOwner,
+    key: string,
+  ) {
+    if (record.fingerprint !== fingerprint) {
+      throw new AppError(
+        'idempotency_key_reused',
+        'This Idempotency-Key was used with a different request (method, path or body); use a new key.',
+      );
+    }
+    let body = record.responseBody;
+    if (body !== null && record.responseBodyEncrypted) {
+      // The scope is the API key (or session) id, whose secret never changes: this only fails on tampering.
+      body = owner.sealingSecret === null ? null : openBody(body, owner.sealingSecret, key);
+      if (body === null) throw new Error('stored idempotent response cannot be opened');
+    }
+    reply.header('Idempotent-Replayed', 'true').header('Original-Request-Id', record.requestId);
+    return send(reply, { status: record.responseStatus, headers: record.responseHeaders, body });
+  }
+}
+
+/**
+ * Runs the route's handler and returns the response it produced, serialized the way Fastify would
+ * (the route's response schema for the status), without sending it: it is sent after the commit.
+ * A handler may return its payload or call reply.send; both are captured.
+ */
+async function runCapturing(
+  instance: FastifyInstance,
+  handler: RouteHandlerMethod,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<CapturedResponse> {
+  let sent: { payload: unknown } | null = null;
+  const capture = reply as unknown as { send: (payload?: unknown) => FastifyReply };
+  capture.send = (payload?: unknown) => {
+    sent = { payload };
+    return reply;
+  };
+  let returned: unknown;
+  try {
+    returned = await handler.call(instance, request, reply);
+  } finally {
+    delete (capture as { send?: unknown }).send;
+  }
+  const payload = sent ? (sent as { payload: unknown }).payload : returned === reply ? undefined : returned;
+  const headers: Record<string, string> = {};
+  for (const name of KEPT_HEADERS) {
+    const value = reply.getHeader(name);
+    if (value !== undefined) headers[name] = String(value);
+  }
+  if (payload === undefined || payload === null) return { status: reply.statusCode, headers, body: null };
+  const type = reply.getHeader('content-type');
+  if (typeof payload === 'string') {
+    headers['content-type'] = type ? String(type) : 'text/plain; charset=utf-8';
+    return { status: reply.statusCode, headers, body: payload };
+  }
+  headers['content-type'] = type ? String(type) : JSON_TYPE;
+  return { status: reply.statusCode, headers, body: String(reply.serialize(payload)) };
+}
+
+/** Sends a captured response as is (a string body with a JSON type is not serialized again). */
+function send(reply: FastifyReply, response: CapturedResponse) {
+  reply.code(response.status).headers(response.headers);
+  return response.body === null ? reply.send() : reply.send(response.body);
+}

@@ -1,0 +1,64 @@
+import { and, eq, inArray, lte, sql } from 'drizzle-orm';
+import type { Db } from '../db/store.ts';
+import { type IdempotencyRecord, idempotencyKeys } from './idempotency.tables.ts';
+
+export interface RecordKey {
+  organizationId: string;
+  scope: string;
+  key: string;
+}
+
+const byKey = (k: RecordKey) =>
+  and(
+    eq(idempotencyKeys.organizationId, k.organizationId),
+    eq(idempotencyKeys.scope, k.scope),
+    eq(idempotencyKeys.key, k.key),
+  );
+
+export const idempotencyRepo = {
+  /**
+   * Takes the per-key lock for the rest of the transaction, without waiting: false means another
+   * request with the same key holds it (it is still running).
+   */
+  async tryLock(tx: Db, lockId: string): Promise<boolean> {
+    const result = await tx.execute(sql`select pg_try_advisory_xact_lock(${lockId}::bigint) as locked`);
+    const rows = (result as unknown as { rows: { locked: boolean }[] }).rows;
+    return rows[0]?.locked === true;
+  },
+
+  async find(db: Db, k: RecordKey): Promise<IdempotencyRecord | undefined> {
+    const [row] = await db.select().from(idempotencyKeys).where(byKey(k));
+    return row;
+  },
+
+  async remove(tx: Db, k: RecordKey): Promise<void> {
+    await tx.delete(idempotencyKeys).where(byKey(k));
+  },
+
+  async insert(tx: Db, row: IdempotencyRecord): Promise<void> {
+    await tx.insert(idempotencyKeys).values(row);
+  },
+
+  /** Deletes up to `limit` expired rows; returns how many went. */
+  async deleteExpired(db: Db, now: Date, limit: number): Promise<number> {
+    const batch = db
+      .select({
+        organizationId: idempotencyKeys.organizationId,
+        scope: idempotencyKeys.scope,
+        key: idempotencyKeys.key,
+      })
+      .from(idempotencyKeys)
+      .where(lte(idempotencyKeys.expiresAt, now))
+      .limit(limit);
+    const deleted = await db
+      .delete(idempotencyKeys)
+      .where(
+        inArray(
+          sql`(${idempotencyKeys.organizationId}, ${idempotencyKeys.scope}, ${idempotencyKeys.key})`,
+          batch,
+        ),
+      )
+      .returning({ key: idempotencyKeys.key });
+    return deleted.length;
+  },
+};

@@ -1,0 +1,44 @@
+import type { FastifyRequest } from 'fastify';
+
+/** Whose key space an Idempotency-Key lives in (contract §10: per API key, or per site on public calls). */
+export interface IdempotencyOwner {
+  organizationId: string;
+  /** The API key id (`key_…`), or `site:<siteKey>`. */
+  scope: string;
+  /**
+   * A secret only the caller holds, used to seal stored response bodies (see sealed-body.ts):
+   * the API key secret. Null stores bodies as they are: public responses hold no secret.
+   */
+  sealingSecret: string | null;
+}
+
+/**
+ * Opts a route into idempotency with its own key space. Authenticated POST/PATCH/DELETE routes
+ * need nothing (their scope is the API key); a public route declares it, for example the public
+ * preferences endpoint, scoped to its site:
+ *
+ *   app.post('/v1/public/sites/:siteKey/preferences', {
+ *     config: {
+ *       auth: 'public',
+ *       idempotency: {
+ *         // Runs after body validation, before the handler; a throw (404 unknown site) is sent as is.
+ *         owner: async (request) => {
+ *           const site = await sites.resolve(request.params.siteKey);
+ *           return siteIdempotencyOwner(site.siteKey, site.organizationId);
+ *         },
+ *       },
+ *     },
+ *     onRequest: [app.publicRateLimit],
+ *     ...
+ *   }, handler);
+ *
+ * `idempotency: false` opts an authenticated mutating route out.
+ */
+export interface RouteIdempotency {
+  owner(request: FastifyRequest): IdempotencyOwner | Promise<IdempotencyOwner>;
+}
+
+/** The key space of a public site's calls. */
+export function siteIdempotencyOwner(siteKey: string, organizationId: string): IdempotencyOwner {
+  return { organizationId, scope: `site:${siteKey}`, sealingSecret: null };
+}

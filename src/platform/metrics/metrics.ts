@@ -1,0 +1,146 @@
+import { sql } from 'drizzle-orm';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Clock } from '../clock.ts';
+import type { Store } from '../db/store.ts';
+
+/** How one webhook attempt ended: a 2xx, another HTTP status, or no response at all (timeout, refused, not sent). */
+export type WebhookAttemptOutcome = 'success' | 'http_error' | 'no_response';
+
+/** Which limit refused a request; never the key, site or address it counted. */
+export type RateLimitKind = 'api' | 'public' | 'sign_in';
+
+const JOB_STATUSES = ['queued', 'running', 'failed'] as const;
+
+/**
+ * The Prometheus metrics of one process (one registry per services instance: tests build many apps
+ * in one process, where prom-client's global registry would collide). Labels are bounded by
+ * construction: route templates, methods, statuses, job kinds, outcomes. Never organization ids,
+ * key ids, subject ids or secrets.
+ */
+export function createMetrics(deps: { store: Store; clock: Clock }) {
+  const { store, clock } = deps;
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const httpRequests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by route template, method and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency by route template, method and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const webhookAttempts = new Counter({
+    name: 'consent_service_webhook_attempts_total',
+    help: 'Webhook delivery attempts sent by this process, by outcome.',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const rateLimitRejections = new Counter({
+    name: 'consent_service_rate_limit_rejections_total',
+    help: 'Requests refused with 429 by this process, by limit.',
+    labelNames: ['limit'] as const,
+    registers: [registry],
+  });
+  const jobs = new Gauge({
+    name: 'consent_service_jobs',
+    help: 'Jobs in the jobs table by kind and status (queued includes scheduled; failed until purged).',
+    labelNames: ['kind', 'status'] as const,
+    registers: [registry],
+  });
+  const oldestQueued = new Gauge({
+    name: 'consent_service_jobs_oldest_queued_age_seconds',
+    help: 'Seconds the oldest due, unclaimed job of each kind has waited past its run time.',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
+  const sealLag = new Gauge({
+    name: 'consent_service_ledger_seal_lag_seconds',
+    help: 'Age of the oldest evidence event not yet sealed into the ledger (0 when none waits).',
+    registers: [registry],
+  });
+  const pool = new Gauge({
+    name: 'consent_service_db_pool_connections',
+    help: 'PostgreSQL pool connections by state (total, idle, waiting clients); absent on the embedded store.',
+    labelNames: ['state'] as const,
+    registers: [registry],
+  });
+  const databaseUp = new Gauge({
+    name: 'consent_service_metrics_database_up',
+    help: '1 when the database gauges (jobs, ledger) were read at this scrape, 0 when the query failed.',
+    registers: [registry],
+  });
+
+  /** Reads the database gauges: one query for jobs, one for the ledger. Called at scrape time. */
+  async function refreshDatabaseGauges(): Promise<void> {
+    const now = clock.now().toISOString();
+    const jobRows = (
+      (await store.db.execute(sql`
+        select kind, status, count(*)::int as count,
+          extract(epoch from (${now}::timestamptz - min(run_at) filter (where status = 'queued' and run_at <= ${now}::timestamptz)))::float8 as oldest
+        from jobs where status in ('queued', 'running', 'failed') group by kind, status`)) as unknown as {
+        rows: Array<{ kind: string; status: string; count: number; oldest: number | null }>;
+      }
+    ).rows;
+    const sealRows = (
+      (await store.db.execute(sql`
+        select extract(epoch from (${now}::timestamptz - min(recorded_at)))::float8 as lag from ledger_pending`)) as unknown as {
+        rows: Array<{ lag: number | null }>;
+      }
+    ).rows;
+    jobs.reset();
+    oldestQueued.reset();
+    const kinds = new Set(jobRows.map((r) => r.kind));
+    for (const kind of kinds) {
+      for (const status of JOB_STATUSES) jobs.set({ kind, status }, 0);
+      oldestQueued.set({ kind }, 0);
+    }
+    for (const row of jobRows) {
+      jobs.set({ kind: row.kind, status: row.status }, Number(row.count));
+      if (row.oldest !== null) oldestQueued.set({ kind: row.kind }, Math.max(0, Number(row.oldest)));
+    }
+    sealLag.set(Math.max(0, Number(sealRows[0]?.lag ?? 0)));
+  }
+
+  return {
+    registry,
+    contentType: registry.contentType,
+
+    observeRequest(labels: { method: string; route: string; status: number }, seconds: number) {
+      const values = { method: labels.method, route: labels.route, status: String(labels.status) };
+      httpRequests.inc(values);
+      httpDuration.observe(values, seconds);
+    },
+    webhookAttempt(outcome: WebhookAttemptOutcome) {
+      webhookAttempts.inc({ outcome });
+    },
+    rateLimitRejected(limit: RateLimitKind) {
+      rateLimitRejections.inc({ limit });
+    },
+
+    /** The text exposition, with database gauges read now; a failing database only blanks those. */
+    async scrape(onDatabaseError: (error: unknown) => void): Promise<string> {
+      try {
+        await refreshDatabaseGauges();
+        databaseUp.set(1);
+      } catch (error) {
+        databaseUp.set(0);
+        onDatabaseError(error);
+      }
+      pool.reset();
+      if (store.pool) {
+        pool.set({ state: 'total' }, store.pool.totalCount);
+        pool.set({ state: 'idle' }, store.pool.idleCount);
+        pool.set({ state: 'waiting' }, store.pool.waitingCount);
+      }
+      return registry.metrics();
+    },
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

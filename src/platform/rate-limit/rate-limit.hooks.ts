@@ -1,0 +1,55 @@
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { principalOf } from '../auth/auth.hooks.ts';
+import { AppError } from '../http/errors.ts';
+import type { RateLimitDecision, RateLimiter } from './rate-limiter.ts';
+
+/** The headers of contract §10: the de facto X-RateLimit-* trio and the IETF draft's pair. */
+export function setRateLimitHeaders(reply: FastifyReply, d: RateLimitDecision) {
+  reply.headers({
+    'X-RateLimit-Limit': String(d.limit),
+    'X-RateLimit-Remaining': String(d.remaining),
+    'X-RateLimit-Reset': String(Math.ceil(d.resetAtMs / 1000)),
+    'RateLimit-Policy': `"default";q=${d.limit};w=60`,
+    RateLimit: `"default";r=${d.remaining};t=${d.resetInSeconds}`,
+  });
+}
+
+/** Counts one request of `key` and throws 429 rate_limited past `limit` per minute (headers set either way). */
+export async function enforceLimit(limiter: RateLimiter, reply: FastifyReply, key: string, limit: number) {
+  const decision = await limiter.hit(key, limit);
+  setRateLimitHeaders(reply, decision);
+  if (!decision.allowed) {
+    throw new AppError(
+      'rate_limited',
+      `More than ${limit} requests in a minute; retry in ${decision.resetInSeconds} s.`,
+      { headers: { 'Retry-After': String(decision.resetInSeconds) } },
+    );
+  }
+}
+
+/**
+ * The per-API-key (or, for a console session, per-member) limit, run right after authentication and the scope check (contract §2 order).
+ * The organization's override, set with `orgs set-limit`, wins over RATE_LIMIT_PER_MINUTE.
+ * Headers are set before anything can fail, so every later error carries them too.
+ */
+export function apiKeyRateLimit(limiter: RateLimiter, defaultPerMinute: number): onRequestAsyncHookHandler {
+  return async (request, reply) => {
+    const principal = principalOf(request);
+    // A console session counts against its member, whichever of their sessions calls.
+    const key = principal.type === 'member' ? `member:${principal.memberId}` : `key:${principal.keyId}`;
+    await enforceLimit(limiter, reply, key, principal.rateLimitPerMinute ?? defaultPerMinute);
+  };
+}
+
+/**
+ * The limit of public endpoints, per site and client address (PUBLIC_RATE_LIMIT_PER_MINUTE).
+ * For routes with a `:siteKey` param; add it to the route's `onRequest`:
+ *   `config: { auth: 'public' }, onRequest: [app.publicRateLimit]`.
+ * The client address is `request.ip`: behind a proxy, set Fastify's trustProxy so it is the client's.
+ */
+export function publicRateLimit(limiter: RateLimiter, perMinute: number): onRequestAsyncHookHandler {
+  return async (request: FastifyRequest, reply) => {
+    const siteKey = (request.params as { siteKey?: string }).siteKey ?? '-';
+    await enforceLimit(limiter, reply, `site:${siteKey}:${request.ip}`, perMinute);
+  };
+}

@@ -1,0 +1,61 @@
+import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
+import type { Clock } from '../clock.ts';
+import type { RateLimitKind } from '../metrics/metrics.ts';
+import { apiKeyRateLimit, publicRateLimit } from './rate-limit.hooks.ts';
+import { createRateLimiter, type RateLimiter } from './rate-limiter.ts';
+
+/** Which limit a counter key belongs to, from its prefix (key:, member:, site:, sign-in:); never the id itself. */
+function limitKindOf(key: string): RateLimitKind {
+  if (key.startsWith('site:')) return 'public';
+  if (key.startsWith('sign-in:')) return 'sign_in';
+  return 'api';
+}
+
+/** The limiter, telling `onReject` of each refused hit: every refusal (API, public, sign-in) goes through `hit`. */
+function countingRefusals(limiter: RateLimiter, onReject: (limit: RateLimitKind) => void): RateLimiter {
+  return {
+    ...limiter,
+    async hit(key, limit) {
+      const decision = await limiter.hit(key, limit);
+      if (!decision.allowed) onReject(limitKindOf(key));
+      return decision;
+    },
+  };
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    rateLimiter: RateLimiter;
+    /** onRequest hook for public `:siteKey` routes: PUBLIC_RATE_LIMIT_PER_MINUTE per site and client address. */
+    publicRateLimit: onRequestAsyncHookHandler;
+  }
+}
+
+/**
+ * Creates the limiter (connecting to Redis when configured), decorates the app with it and with
+ * the public hook, closes it with the app, and returns the per-API-key hook for `installAuth`.
+ */
+export async function installRateLimits(
+  app: FastifyInstance,
+  options: {
+    redisUrl: string | null;
+    redisPrefix: string;
+    perMinute: number;
+    publicPerMinute: number;
+    clock: Clock;
+    /** Told of every refusal, with which limit refused (the rate_limit_rejections metric). */
+    onReject?: (limit: RateLimitKind) => void;
+  },
+): Promise<onRequestAsyncHookHandler> {
+  const created = await createRateLimiter({
+    redisUrl: options.redisUrl,
+    redisPrefix: options.redisPrefix,
+    clock: options.clock,
+    log: app.log,
+  });
+  const limiter = options.onReject ? countingRefusals(created, options.onReject) : created;
+  app.decorate('rateLimiter', limiter);
+  app.decorate('publicRateLimit', publicRateLimit(limiter, options.publicPerMinute));
+  app.addHook('onClose', () => limiter.close());
+  return apiKeyRateLimit(limiter, options.perMinute);
+}

@@ -1,0 +1,83 @@
+import path from 'node:path';
+import type { Config } from './config.ts';
+import { createApiKeysService } from './modules/api-keys/api-keys.service.ts';
+import { createAuditService } from './modules/audit/audit.service.ts';
+import { createChannelsService } from './modules/channels/channels.service.ts';
+import { createSessionsService } from './modules/console/sessions.service.ts';
+import { createEvidenceService } from './modules/evidence/evidence.service.ts';
+import { createExportsService } from './modules/exports/exports.service.ts';
+import { createLocalFileStorage } from './modules/exports/file-storage.ts';
+import { ledgerProofs } from './modules/exports/ledger-proofs.ts';
+import { createLedgerService } from './modules/ledger/ledger.service.ts';
+import { createOrganizationsService } from './modules/organizations/organizations.service.ts';
+import { createSitesService } from './modules/sites/sites.service.ts';
+import { createEventsService } from './modules/webhooks/events.service.ts';
+import { createWebhooksService } from './modules/webhooks/webhooks.service.ts';
+import type { Clock } from './platform/clock.ts';
+import type { Store } from './platform/db/store.ts';
+import { createJobQueue } from './platform/jobs/job-queue.ts';
+import { createMetrics } from './platform/metrics/metrics.ts';
+
+/** Every module's service, wired with its dependencies. Shared by the HTTP app, the CLI and tests. */
+export function createServices(deps: { store: Store; clock: Clock; config: Config }) {
+  const { store, clock } = deps;
+  const jobs = createJobQueue({ store, clock });
+  // One registry per services instance (API and worker of one process share it; tests build many).
+  const metrics = createMetrics({ store, clock });
+  const audit = createAuditService({ store, clock });
+  // The webhook outbox: modules call events.emit inside their own transactions.
+  const events = createEventsService({ store, clock, jobs });
+  const webhooks = createWebhooksService({
+    store,
+    clock,
+    config: deps.config,
+    audit,
+    jobs,
+    onAttempt: metrics.webhookAttempt,
+  });
+  const organizations = createOrganizationsService({ store, clock });
+  const sessions = createSessionsService({ store, clock, audit, organizations });
+  const apiKeys = createApiKeysService({ store, clock, audit, events });
+  const channels = createChannelsService({ store, clock, audit, events });
+  // consent.recorded is written to the webhook outbox in the transaction that stores the evidence.
+  const evidence = createEvidenceService({ store, clock, organizations, events });
+  const sites = createSitesService({ channels, evidence, clock, baseUrl: deps.config.baseUrl });
+  // The verifiable evidence ledger (contract §14): sealer, signing keys, proofs.
+  const ledger = createLedgerService({
+    store,
+    clock,
+    evidence,
+    signingKeyPem: deps.config.ledgerSigningKey,
+    dataDir: deps.config.dataDir,
+    sealSeconds: deps.config.ledgerSealSeconds,
+  });
+  // Export files under DATA_DIR/exports; export.succeeded/failed go to the outbox with the status change.
+  const exports = createExportsService({
+    store,
+    clock,
+    audit,
+    channels,
+    jobs,
+    events,
+    storage: createLocalFileStorage(path.join(deps.config.dataDir, 'exports')),
+    // includeProofs (contract §14): each line's inclusion proof against one signed tree head.
+    proofs: ledgerProofs(ledger),
+  });
+  return {
+    metrics,
+    jobs,
+    audit,
+    events,
+    webhooks,
+    organizations,
+    sessions,
+    apiKeys,
+    channels,
+    evidence,
+    sites,
+    exports,
+    ledger,
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;

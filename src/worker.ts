@@ -1,0 +1,69 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { EXPORT_JOB, EXPORT_LEASE_MS, EXPORT_TASK_MS } from './modules/exports/export-job.ts';
+import { ATTEMPT_JOB } from './modules/webhooks/delivery-jobs.ts';
+import type { Clock } from './platform/clock.ts';
+import type { Store } from './platform/db/store.ts';
+import { purgeExpiredIdempotencyKeys } from './platform/idempotency/idempotency.purge.ts';
+import { createJobRunner, type JobRunner } from './platform/jobs/job-runner.ts';
+import type { Services } from './services.ts';
+
+/**
+ * The worker role: one job runner with every module's job kinds registered. Modules add their
+ * kinds in `registerJobs` below (exports, webhook deliveries, retention purges, ledger sealing, …).
+ */
+export function createWorker(deps: {
+  store: Store;
+  clock: Clock;
+  services: Services;
+  log: FastifyBaseLogger;
+  concurrency?: number;
+  pollMs?: number;
+}): JobRunner {
+  const runner = createJobRunner({
+    store: deps.store,
+    clock: deps.clock,
+    queue: deps.services.jobs,
+    log: deps.log,
+    concurrency: deps.concurrency,
+    pollMs: deps.pollMs,
+  });
+  registerJobs(runner, deps);
+  return runner;
+}
+
+function registerJobs(
+  runner: JobRunner,
+  { store, clock, services }: { store: Store; clock: Clock; services: Services },
+): void {
+  // Each module registers its job kinds here.
+  // Retention (contract §6): hourly, in bounded batches (evidence/retention.ts).
+  runner.every('evidence.retention', 3600_000, async () => {
+    await services.evidence.purgeExpired();
+  });
+  // Idempotency records are kept 24 hours (contract §10); expired ones go in bounded batches.
+  runner.every('idempotency.purge', 3600_000, async () => {
+    while ((await purgeExpiredIdempotencyKeys(store, clock, 1000)) === 1000) {}
+  });
+  // Ledger (contract §14): append new evidence and sign a tree head; every LEDGER_SEAL_SECONDS, each log under its own lock.
+  runner.every('ledger.seal', services.ledger.sealIntervalMs, async () => {
+    await services.ledger.sealer.sealAll();
+  });
+  const webhooks = services.webhooks.worker;
+  // The lease outlasts an attempt's 10 s timeout, so no second worker takes a job mid-send.
+  runner.register(ATTEMPT_JOB, (payload) => webhooks.attempt(payload), {
+    leaseMs: 60_000,
+    onExhausted: (job, error) => webhooks.onExhausted(job, error),
+  });
+  // Exports (contract §7): the lease is renewed after every batch; spent attempts fail the export.
+  runner.register(
+    EXPORT_JOB,
+    async (payload, { heartbeat }) => void (await services.exports.run(payload, heartbeat)),
+    {
+      leaseMs: EXPORT_LEASE_MS,
+      onExhausted: (job) => services.exports.onExhausted(job),
+    },
+  );
+  runner.every('exports.expire', EXPORT_TASK_MS, async () => {
+    await services.exports.expireDue();
+  });
+}

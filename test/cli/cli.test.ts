@@ -1,0 +1,401 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEmbeddedStore } from '../../src/platform/db/store.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+
+/**
+ * The real CLI as a child process. With DATABASE_URL it must use that database (checked over HTTP
+ * by an app on the same database); without, the embedded store under DATA_DIR (checked by opening
+ * an app on that directory once the CLI has let go of it). Embedded runs cost seconds each (PGlite
+ * start-up), so the database-opening invocations are kept few.
+ */
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const BIN = path.join(ROOT, 'bin/consent-service.mjs');
+const databaseUrl = process.env.DATABASE_URL;
+const SLOW = 120_000;
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const tmpDirs: string[] = [];
+function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'consent-cli-'));
+  tmpDirs.push(dir);
+  return dir;
+}
+
+/**
+ * The child's environment: ours without the service's own settings, plus what the test gives.
+ * (Vitest sets BASE_URL=/ for Vite; the service would reject it.)
+ */
+function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of ['DATABASE_URL', 'DATA_DIR', 'BASE_URL', 'DOCS_URL', 'PORT', 'HOST']) delete env[name];
+  return { ...env, LOG_LEVEL: 'silent', ...extra };
+}
+
+function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      'node',
+      [BIN, ...args],
+      { cwd: ROOT, env: cliEnv(env), timeout: 90_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+function expectOneLineError(result: CliResult, pattern: RegExp) {
+  expect(result.code, result.stderr).not.toBe(0);
+  expect(result.stdout).toBe('');
+  const lines = result.stderr.trimEnd().split('\n');
+  expect(lines, result.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^consent-service: /);
+  expect(lines[0]).toMatch(pattern);
+}
+
+const dataDir = tempDir();
+/** Where the CLI keeps its data in this run. */
+const storeEnv: Record<string, string> = databaseUrl
+  ? { DATABASE_URL: databaseUrl, DATA_DIR: dataDir }
+  : { DATA_DIR: dataDir };
+
+afterAll(() => {
+  for (const dir of tmpDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** An app on the same database the CLI wrote to; the caller closes it. */
+async function appOnCliStore(): Promise<{ app: TestApp; close(): Promise<void> }> {
+  if (databaseUrl) {
+    const app = await startTestApp();
+    return { app, close: () => app.close() };
+  }
+  const store = await createEmbeddedStore({ dataDir: path.join(dataDir, 'pgdata') });
+  const app = await startTestApp({ store });
+  return {
+    app,
+    close: async () => {
+      await app.close();
+      await store.close();
+    },
+  };
+}
+
+describe('CLI', () => {
+  const email = `owner-${Date.now()}@example.com`;
+  let bootstrap: {
+    organization: { id: string; name: string };
+    member: { id: string; email: string; role: string };
+    apiKeys: { test: string; live: string };
+  };
+  let analystId: string;
+  let createdSecret: string;
+
+  beforeAll(async () => {
+    const result = await runCli(['bootstrap', '--org', 'Acme CLI', '--owner', email, '--json'], storeEnv);
+    expect(result.code, result.stderr).toBe(0);
+    bootstrap = JSON.parse(result.stdout);
+  }, SLOW);
+
+  it('bootstrap --json prints exactly the contract’s shape', () => {
+    expect(Object.keys(bootstrap).sort()).toEqual(['apiKeys', 'member', 'organization']);
+    expect(Object.keys(bootstrap.organization).sort()).toEqual(['id', 'name']);
+    expect(Object.keys(bootstrap.member).sort()).toEqual(['email', 'id', 'role']);
+    expect(Object.keys(bootstrap.apiKeys).sort()).toEqual(['live', 'test']);
+    expect(bootstrap.organization).toEqual({ id: expect.stringMatching(/^org_/), name: 'Acme CLI' });
+    expect(bootstrap.member).toEqual({ id: expect.stringMatching(/^mem_/), email, role: 'owner' });
+    expect(bootstrap.apiKeys.test).toMatch(/^svc_test_[0-9A-Za-z]{38}$/);
+    expect(bootstrap.apiKeys.live).toMatch(/^svc_live_[0-9A-Za-z]{38}$/);
+  });
+
+  it(
+    'members add --json adds a member',
+    async () => {
+      const result = await runCli(
+        [
+          'members',
+          'add',
+          '--org',
+          bootstrap.organization.id,
+          '--email',
+          'Analyst@Example.com',
+          '--role',
+          'analyst',
+          '--json',
+        ],
+        storeEnv,
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const { member } = JSON.parse(result.stdout);
+      expect(member).toMatchObject({
+        id: expect.stringMatching(/^mem_/),
+        email: 'analyst@example.com',
+        role: 'analyst',
+      });
+      analystId = member.id;
+    },
+    SLOW,
+  );
+
+  it(
+    'keys create --json prints {apiKey, secret} with the role’s rules applied',
+    async () => {
+      const result = await runCli(
+        [
+          'keys',
+          'create',
+          '--org',
+          bootstrap.organization.id,
+          '--member',
+          'analyst@example.com',
+          '--env',
+          'live',
+          '--scopes',
+          'channels:read,audit:read:limited',
+          '--name',
+          'Dashboards',
+          '--json',
+        ],
+        storeEnv,
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const printed = JSON.parse(result.stdout);
+      expect(Object.keys(printed).sort()).toEqual(['apiKey', 'secret']);
+      createdSecret = printed.secret;
+      expect(createdSecret).toMatch(/^svc_live_[0-9A-Za-z]{38}$/);
+      expect(Object.keys(printed.apiKey).sort()).toEqual(
+        [
+          'createdAt',
+          'environment',
+          'expiresAt',
+          'id',
+          'lastUsedAt',
+          'memberId',
+          'name',
+          'prefix',
+          'revokedAt',
+          'scopes',
+          'status',
+        ].sort(),
+      );
+      expect(printed.apiKey).toMatchObject({
+        id: expect.stringMatching(/^key_/),
+        name: 'Dashboards',
+        environment: 'live',
+        scopes: ['channels:read', 'audit:read:limited'],
+        status: 'active',
+        prefix: createdSecret.slice(0, 12),
+        memberId: analystId,
+      });
+    },
+    SLOW,
+  );
+
+  it(
+    'keys create refuses a scope the member’s role may not hold, and scopes outside the catalogue',
+    async () => {
+      const base = ['keys', 'create', '--org', bootstrap.organization.id, '--env', 'test', '--name', 'N'];
+      const roleRule = await runCli(
+        [...base, '--member', analystId, '--scopes', 'channels:manage', '--json'],
+        storeEnv,
+      );
+      expectOneLineError(roleRule, /scope_not_allowed.*channels:manage/);
+      const unknown = await runCli(
+        [...base, '--member', email, '--scopes', 'channels:read,bogus:scope'],
+        storeEnv,
+      );
+      expectOneLineError(unknown, /invalid_scopes.*bogus:scope/);
+    },
+    SLOW,
+  );
+
+  it(
+    'unknown organization and unknown member are one-line errors',
+    async () => {
+      const org = await runCli(
+        ['members', 'add', '--org', 'org_doesnotexist', '--email', 'a@b.co', '--role', 'admin'],
+        storeEnv,
+      );
+      expectOneLineError(org, /no organization org_doesnotexist/);
+      const member = await runCli(
+        [
+          'keys',
+          'create',
+          '--org',
+          bootstrap.organization.id,
+          '--member',
+          'nobody@example.com',
+          '--env',
+          'test',
+          '--scopes',
+          'channels:read',
+          '--name',
+          'N',
+        ],
+        storeEnv,
+      );
+      expectOneLineError(member, /no member nobody@example\.com/);
+    },
+    SLOW,
+  );
+
+  it(
+    'missing or bad arguments are one-line errors without touching the database',
+    async () => {
+      expectOneLineError(await runCli(['bootstrap', '--org', 'Acme'], storeEnv), /--owner is required/);
+      expectOneLineError(await runCli(['members', 'add', '--org', 'org_x'], storeEnv), /--email is required/);
+      expectOneLineError(
+        await runCli(
+          [
+            'keys',
+            'create',
+            '--org',
+            'o',
+            '--member',
+            'm',
+            '--env',
+            'staging',
+            '--scopes',
+            'a',
+            '--name',
+            'n',
+          ],
+          storeEnv,
+        ),
+        /--env must be test or live/,
+      );
+      expectOneLineError(
+        await runCli(['bootstrap', '--org', 'A', '--owner', 'o@x.io', '--bogus'], storeEnv),
+        /bogus/,
+      );
+      expectOneLineError(await runCli(['members', 'remove'], storeEnv), /usage: members add/);
+    },
+    SLOW,
+  );
+
+  it(
+    'the keys it printed work against an app on the same database',
+    async () => {
+      if (databaseUrl) expect(fs.readdirSync(dataDir)).toEqual([]); // it used PostgreSQL, not DATA_DIR
+      const { app, close } = await appOnCliStore();
+      try {
+        for (const key of [bootstrap.apiKeys.test, bootstrap.apiKeys.live]) {
+          const res = await app.http.get('/v1/api-keys', { key });
+          expect(res.status, res.text).toBe(200);
+        }
+        const analyst = await app.http.get('/v1/audit-logs', { key: createdSecret });
+        expect(analyst.status, analyst.text).toBe(200);
+        const denied = await app.http.get('/v1/api-keys', { key: createdSecret });
+        expect(denied.status).toBe(403);
+      } finally {
+        await close();
+      }
+    },
+    SLOW,
+  );
+});
+
+describe('embedded data directory held by a running server', () => {
+  let server: ChildProcess | undefined;
+
+  afterAll(async () => {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((resolve) => server!.once('exit', resolve));
+      server.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  it(
+    'the CLI refuses it with one line and a non-zero exit',
+    async () => {
+      // With DATABASE_URL the CLI would not touch DATA_DIR, so this runs on a fresh embedded directory.
+      const dir = databaseUrl ? tempDir() : dataDir;
+      const port = await freePort();
+      server = spawn('node', [BIN, 'serve'], {
+        cwd: ROOT,
+        env: cliEnv({ DATA_DIR: dir, PORT: String(port) }),
+        stdio: 'ignore',
+      });
+      await waitForHealth(port, server);
+      const result = await runCli(['migrate'], { DATA_DIR: dir });
+      expectOneLineError(result, /in use by another process \(pid \d+\)/);
+      // The refusal leaves the server running (its lock file is not taken over).
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      expect(fs.readFileSync(path.join(dir, 'consent-service.lock'), 'utf8')).toBe(String(server.pid));
+    },
+    SLOW,
+  );
+});
+
+describe.skipIf(!databaseUrl)('with DATABASE_URL, while a server runs on the same database', () => {
+  let server: ChildProcess | undefined;
+
+  afterAll(async () => {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((resolve) => server!.once('exit', resolve));
+      server.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  it(
+    'the CLI works, and the server accepts the key it issued',
+    async () => {
+      const port = await freePort();
+      server = spawn('node', [BIN, 'serve'], {
+        cwd: ROOT,
+        env: cliEnv({ DATABASE_URL: databaseUrl!, PORT: String(port) }),
+        stdio: 'ignore',
+      });
+      await waitForHealth(port, server);
+      const result = await runCli(
+        ['bootstrap', '--org', 'Live Server Co', '--owner', `o-${Date.now()}@example.com`, '--json'],
+        { DATABASE_URL: databaseUrl! },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const { apiKeys } = JSON.parse(result.stdout);
+      const res = await fetch(`http://127.0.0.1:${port}/v1/api-keys`, {
+        headers: { authorization: `Bearer ${apiKeys.test}` },
+      });
+      expect(res.status).toBe(200);
+    },
+    SLOW,
+  );
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHealth(port: number, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('server did not become healthy');
+}

@@ -1,0 +1,224 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROLE_SCOPES } from '../../src/platform/auth/scopes.ts';
+import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { createReadySite, recordConsent, SITES_TEST_ENV } from '../helpers/sites.ts';
+import {
+  browserSkipReason,
+  eventually,
+  expectNoHorizontalOverflow,
+  newPage,
+  openBrowser,
+  openView,
+  SHOTS,
+  signInAs,
+  signInWithKeyboard,
+  textOf,
+} from './console-browser.ts';
+import { memberWithPassword, PASSWORD } from './console-helpers.ts';
+
+const VIEWS = ['API keys', 'Channels', 'Evidence', 'Exports', 'Webhooks', 'Audit log'];
+
+describe.skipIf(browserSkipReason !== null)('the console in Chromium', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let tenant: Tenant;
+  let owner: { id: string; email: string };
+  let analyst: { id: string; email: string };
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      env: {
+        ...SITES_TEST_ENV,
+        SIGN_IN_RATE_LIMIT_PER_MINUTE: '1000',
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      },
+    });
+    browser = await openBrowser();
+    tenant = await t.tenant();
+    owner = await memberWithPassword(t, tenant.organizationId, 'owner');
+    analyst = await memberWithPassword(t, tenant.organizationId, 'analyst');
+    // Something to see in Channels, Evidence and the audit log.
+    const site = await createReadySite(t, tenant.testKey, { name: 'Corner Shop' });
+    await recordConsent(t, site);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  const bearer = (secret: string) =>
+    fetch(`${t.baseUrl}/v1/channels`, { headers: { authorization: `Bearer ${secret}` } });
+
+  it('serves the page with a strict CSP and no framing', async () => {
+    const response = await fetch(`${t.baseUrl}/console`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-security-policy')).toMatch(
+      /default-src 'self'.*frame-ancestors 'none'/,
+    );
+    expect(response.headers.get('content-security-policy')).not.toMatch(/unsafe-inline/);
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    expect(response.headers.get('referrer-policy')).toBe('same-origin');
+    expect(await response.text()).not.toMatch(/<script>(?!<\/script>)|style=/);
+    const script = await fetch(`${t.baseUrl}/console/app.js`);
+    expect(script.headers.get('content-type')).toMatch(/javascript/);
+  });
+
+  it('says a failed sign-in failed, without saying which field was wrong', async () => {
+    const { context, page } = await newPage(browser, t.baseUrl);
+    for (const [email, password] of [
+      [owner.email, 'not the password'],
+      ['nobody@example.com', PASSWORD],
+    ]) {
+      await signInWithKeyboard(page, email, password);
+      await eventually(() => textOf(page.getByRole('alert'))).toBe('Email or password is incorrect.');
+    }
+    expect(await page.getByRole('navigation').count()).toBe(0);
+    await page.screenshot({ path: `${SHOTS}/sign-in-failed-1280.png` });
+    await page.setViewportSize({ width: 360, height: 800 });
+    await page.screenshot({ path: `${SHOTS}/sign-in-failed-360.png` });
+    await expectNoHorizontalOverflow(page, 'sign-in');
+    await context.close();
+  });
+
+  it('creates a key with two scopes, shows its secret once, rotates and revokes it', async () => {
+    const { context, page } = await newPage(browser, t.baseUrl);
+    await signInWithKeyboard(page, owner.email, PASSWORD);
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    // The owner may pick every scope of the catalogue.
+    const boxes = page.getByRole('group', { name: 'Scopes' }).getByRole('checkbox');
+    expect(await boxes.count()).toBe(ROLE_SCOPES.owner.length);
+
+    await page.getByLabel('Name').fill('CI deploy');
+    await page.getByRole('checkbox', { name: 'channels:read' }).check();
+    await page.getByRole('checkbox', { name: 'evidence:read' }).check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secretField = page.getByLabel('Secret');
+    await secretField.waitFor();
+    expect(await secretField.getAttribute('readonly')).not.toBeNull();
+    const secret = await secretField.inputValue();
+    expect(secret).toMatch(/^svc_test_/);
+    await eventually(() => textOf(page.getByRole('region', { name: 'API keys' }))).toContain('CI deploy');
+    expect(await page.getByRole('button', { name: 'Copy' }).count()).toBe(1);
+    await page.screenshot({ path: `${SHOTS}/api-keys-secret-1280.png`, fullPage: true });
+
+    // The secret works against the API, and is gone after a reload.
+    expect((await bearer(secret)).status).toBe(200);
+    const created: any = await (
+      await fetch(`${t.baseUrl}/v1/api-keys?limit=100`, {
+        headers: { authorization: `Bearer ${tenant.testKey}` },
+      })
+    ).json();
+    const key = created.data.find((k: any) => k.name === 'CI deploy');
+    expect(key).toMatchObject({ scopes: ['evidence:read', 'channels:read'], memberId: owner.id });
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    await page.getByRole('region', { name: 'API keys' }).waitFor();
+    expect(await page.getByLabel('Secret').count()).toBe(0);
+    expect(await page.content()).not.toContain(secret);
+
+    // Rotate: a new secret, the old one still works for the grace period.
+    const row = (text: string) => page.getByRole('row').filter({ hasText: text });
+    await row(secret.slice(0, 12)).getByRole('button', { name: 'Rotate' }).click();
+    await page.getByLabel('Secret').waitFor();
+    const rotated = await page.getByLabel('Secret').inputValue();
+    expect(rotated).not.toBe(secret);
+    expect((await bearer(rotated)).status).toBe(200);
+    expect((await bearer(secret)).status).toBe(200);
+
+    // Revoke the new key: refused from then on.
+    page.once('dialog', (dialog) => void dialog.accept());
+    await row(rotated.slice(0, 12)).getByRole('button', { name: 'Revoke' }).click();
+    await eventually(() => textOf(row(rotated.slice(0, 12)))).toContain('revoked');
+    expect((await bearer(rotated)).status).toBe(401);
+    await context.close();
+  });
+
+  it('offers an analyst only the read-only scopes of the role', async () => {
+    const { context, page } = await newPage(browser, t.baseUrl);
+    await signInAs(page, analyst.email, PASSWORD);
+    const scopes = page.getByRole('group', { name: 'Scopes' });
+    const labels = await scopes.locator('label').allTextContents();
+    expect(await scopes.getByRole('checkbox').count()).toBe(labels.length);
+    expect(labels).toEqual([...ROLE_SCOPES.analyst]);
+    expect(labels.some((s) => /manage|write|create/.test(s ?? ''))).toBe(false);
+    // The role holds no api_keys:manage, so the API would refuse: the form says so and is disabled.
+    expect(await page.getByRole('button', { name: 'Create key' }).isDisabled()).toBe(true);
+    await eventually(() => textOf(page.locator('main'))).toContain('cannot issue keys');
+    await page.screenshot({ path: `${SHOTS}/api-keys-analyst-1280.png`, fullPage: true });
+    await context.close();
+  });
+
+  it('refuses a state change that carries the cookie but not the CSRF token', async () => {
+    const { context, page } = await newPage(browser, t.baseUrl);
+    await signInAs(page, owner.email, PASSWORD);
+    // From the page itself: the cookie goes along, the token does not.
+    const inPage: any = await page.evaluate(`(async () => {
+      const response = await fetch('/v1/channels', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Forged' }),
+      });
+      return { status: response.status, body: await response.json() };
+    })()`);
+    expect(inPage.status).toBe(401);
+    expect(inPage.body.code).toBe('authentication_required');
+    expect(inPage.body.detail).toMatch(/CSRF/);
+    // Directly, with the browser's cookie: reads work, writes do not.
+    const cookie = (await context.cookies()).find((c) => c.name === 'cs_session');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
+    const headers = { cookie: `cs_session=${cookie?.value}`, 'content-type': 'application/json' };
+    expect((await fetch(`${t.baseUrl}/v1/channels`, { headers })).status).toBe(200);
+    const forged = await fetch(`${t.baseUrl}/v1/api-keys`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'x', scopes: ['channels:read'] }),
+    });
+    expect(forged.status).toBe(401);
+    const names: any = await (await fetch(`${t.baseUrl}/v1/channels`, { headers })).json();
+    expect(names.data.map((c: any) => c.name)).not.toContain('Forged');
+    await context.close();
+  });
+
+  it('works in every view at 1280 and 360 px, and switches between test and live data', async () => {
+    const { context, page } = await newPage(browser, t.baseUrl);
+    await signInAs(page, owner.email, PASSWORD);
+    for (const width of [1280, 360]) {
+      await page.setViewportSize({ width, height: 900 });
+      for (const view of VIEWS) {
+        await openView(page, view);
+        if (view === 'Channels') {
+          await page.getByRole('button', { name: 'Open Corner Shop' }).click();
+          await page.getByLabel('Snippet HTML').waitFor();
+        }
+        await expectNoHorizontalOverflow(page, `${view} at ${width} px`);
+        const slug = view.toLowerCase().replace(/ /g, '-');
+        await page.screenshot({ path: `${SHOTS}/${slug}-${width}.png`, fullPage: true });
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    await openView(page, 'Evidence');
+    const evidence = await page.getByRole('region', { name: 'Evidence events' }).textContent();
+    expect(evidence).toMatch(/psn_\*\*\*\*[0-9a-f]{4}/);
+    await openView(page, 'Audit log');
+    await eventually(() => textOf(page.getByRole('region', { name: 'Audit entries' }))).toContain(
+      `member ${owner.id}`,
+    );
+
+    await openView(page, 'API keys');
+    await page.getByLabel('Environment').selectOption('live');
+    await eventually(() => textOf(page.getByRole('region', { name: 'API keys' }))).toContain(
+      'Bootstrap live key',
+    );
+    expect(await page.getByRole('region', { name: 'API keys' }).textContent()).not.toContain(
+      'Bootstrap test key',
+    );
+    await page.screenshot({ path: `${SHOTS}/api-keys-live-1280.png`, fullPage: true });
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await page.getByRole('alert').textContent()).toBe('You are signed out.');
+    await context.close();
+  });
+});

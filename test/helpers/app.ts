@@ -1,0 +1,118 @@
+import fs from 'node:fs';
+import { inject } from 'vitest';
+import { type BuiltApp, buildApp } from '../../src/app.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
+import { bootstrapOrganization } from '../../src/modules/organizations/bootstrap.ts';
+import type { Role, Scope } from '../../src/platform/auth/scopes.ts';
+import { createManualClock } from '../../src/platform/clock.ts';
+import { createEmbeddedStore, createPostgresStore, type Store } from '../../src/platform/db/store.ts';
+import type { JobRunner } from '../../src/platform/jobs/job-runner.ts';
+import { createWorker } from '../../src/worker.ts';
+import { createClient, type HttpClient } from './http.ts';
+
+export interface TestApp {
+  app: BuiltApp;
+  store: Store;
+  config: Config;
+  clock: ReturnType<typeof createManualClock>;
+  baseUrl: string;
+  http: HttpClient;
+  /** The worker role on the same services, not polling: tests call `worker.runDue()` to run due jobs. */
+  worker: JobRunner;
+  /** A fresh organization with an owner and test/live keys holding every owner scope. */
+  tenant(): Promise<Tenant>;
+  close(): Promise<void>;
+}
+
+export interface Tenant {
+  organizationId: string;
+  ownerId: string;
+  testKey: string;
+  liveKey: string;
+  /** Issues a key for a new member of `role` with exactly `scopes` (through the service, as the CLI does). */
+  key(
+    scopes: Scope[],
+    options?: { environment?: 'test' | 'live'; role?: Role },
+  ): Promise<{ id: string; secret: string }>;
+}
+
+/** Opens a store for one test file: the shared PostgreSQL, or a fresh embedded one from the migrated dump. */
+export async function openTestStore(): Promise<Store> {
+  if (process.env.DATABASE_URL) return createPostgresStore(process.env.DATABASE_URL, { max: 5 });
+  const template = inject('pgliteTemplate');
+  return createEmbeddedStore({ loadDataDir: new Blob([fs.readFileSync(template)]) });
+}
+
+/** Builds the real app on a real database, listening on a random loopback port. */
+export async function startTestApp(
+  options: { env?: Record<string, string>; logger?: boolean | object; store?: Store } = {},
+): Promise<TestApp> {
+  const store = options.store ?? (await openTestStore());
+  const clock = createManualClock(new Date());
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', ...options.env });
+  const app = await buildApp({
+    config,
+    store,
+    clock: { now: () => clock.now() },
+    logger: options.logger ?? false,
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const services = app.services;
+  const worker = createWorker({ store, clock, services, log: app.log });
+
+  let memberCount = 0;
+  const tenant = async (): Promise<Tenant> => {
+    const result = await bootstrapOrganization(store, services, {
+      name: 'Test Org',
+      ownerEmail: `owner-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`,
+    });
+    const organizationId = result.organization.id;
+    return {
+      organizationId,
+      ownerId: result.member.id,
+      testKey: result.apiKeys.test,
+      liveKey: result.apiKeys.live,
+      async key(scopes, { environment = 'test', role = 'owner' } = {}) {
+        const member = await store.tx((tx) =>
+          services.organizations.addMember(
+            tx,
+            organizationId,
+            `m${++memberCount}-${Date.now()}@example.com`,
+            role,
+          ),
+        );
+        const issued = await services.apiKeys.issue(
+          {
+            organizationId,
+            environment,
+            actor: { type: 'system', id: null },
+            requestId: null,
+            ipPrefix: null,
+          },
+          { organizationId, memberId: member.id, role },
+          { name: `test key ${scopes.join(' ')}`, scopes },
+          null,
+        );
+        return { id: issued.key.id, secret: issued.secret };
+      },
+    };
+  };
+
+  return {
+    app,
+    store,
+    config,
+    clock,
+    baseUrl,
+    http: createClient(baseUrl),
+    worker,
+    tenant,
+    async close() {
+      await app.close();
+      if (!options.store) await store.close();
+    },
+  };
+}

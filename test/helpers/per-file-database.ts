@@ -1,0 +1,30 @@
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import { createPostgresStore } from '../../src/platform/db/store.ts';
+import { withDatabase } from './global-setup.ts';
+
+/**
+ * Runs before each test file is imported (vitest setupFiles). On PostgreSQL it clones the migrated
+ * template into a database of this file's own and points DATABASE_URL at it, so everything the file
+ * starts (apps, workers, CLI child processes) uses it. The global teardown drops these databases.
+ */
+const postgres = inject('postgresTemplate');
+if (postgres) {
+  const name = `${postgres.prefix}${randomBytes(6).toString('hex')}`;
+  const admin = createPostgresStore(postgres.adminUrl, { max: 1 });
+  try {
+    // CREATE DATABASE copies the template; two files cloning at the same instant may collide on its lock.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await admin.pool!.query(`create database "${name}" template "${postgres.template}"`);
+        break;
+      } catch (error) {
+        if (attempt >= 20) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 200));
+      }
+    }
+  } finally {
+    await admin.close();
+  }
+  process.env.DATABASE_URL = withDatabase(postgres.adminUrl, name);
+}

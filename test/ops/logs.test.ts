@@ -1,0 +1,109 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+
+/** A pino destination that keeps every line, parsed. */
+function captureStream() {
+  const lines: Array<Record<string, any>> = [];
+  const raw: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) {
+        raw.push(line);
+        lines.push(JSON.parse(line));
+      }
+      done();
+    },
+  });
+  return { stream, lines, raw };
+}
+
+let t: TestApp;
+let org: Tenant;
+const captured = captureStream();
+
+beforeAll(async () => {
+  t = await startTestApp({ env: { LOG_LEVEL: 'info' }, logger: { stream: captured.stream } });
+  org = await t.tenant();
+});
+afterAll(() => t?.close());
+
+const linesOf = (requestId: string) => captured.lines.filter((l) => l.reqId === requestId);
+
+describe('request logs', () => {
+  it('one JSON line per request: request id, route template, status, duration, organization and key ids', async () => {
+    const key = await org.key(['channels:read']);
+    const res = await t.http.get('/v1/channels?limit=5', {
+      key: key.secret,
+      headers: { 'x-request-id': 'req-log-one' },
+    });
+    expect(res.status).toBe(200);
+    const lines = linesOf('req-log-one');
+    expect(lines).toHaveLength(1);
+    const [line] = lines;
+    expect(line).toMatchObject({
+      msg: 'request completed',
+      level: 30,
+      reqId: 'req-log-one',
+      route: '/v1/channels',
+      statusCode: 200,
+      organizationId: org.organizationId,
+      keyId: key.id,
+      req: { method: 'GET', url: '/v1/channels?limit=5' },
+    });
+    expect(typeof line.durationMs).toBe('number');
+    const text = JSON.stringify(line);
+    expect(text).not.toContain(key.secret);
+    expect(text).not.toMatch(/authorization|svc_test_/i);
+  });
+
+  it('logs errors and unmatched routes on one line too, without a body', async () => {
+    const res = await t.http.post('/v1/channels', {
+      key: org.testKey,
+      body: { name: ['body-must-not-be-logged-xyz'] },
+      headers: { 'x-request-id': 'req-log-two' },
+    });
+    expect(res.status).toBe(422);
+    const [line, ...rest] = linesOf('req-log-two').filter((l) => l.msg === 'request completed');
+    expect(rest).toHaveLength(0);
+    expect(line).toMatchObject({
+      route: '/v1/channels',
+      statusCode: 422,
+      organizationId: org.organizationId,
+    });
+    expect(JSON.stringify(captured.lines)).not.toContain('body-must-not-be-logged-xyz');
+
+    await t.http.get('/nothing/here', { headers: { 'x-request-id': 'req-log-three' } });
+    expect(linesOf('req-log-three')).toMatchObject([{ route: 'unmatched', statusCode: 404 }]);
+  });
+
+  it('redacts a raw subject id in the logged URL', async () => {
+    const subjectId = 'visitor-raw-subject-id-77';
+    const res = await t.http.get(`/v1/evidence?subjectId=${subjectId}`, {
+      key: org.testKey,
+      headers: { 'x-request-id': 'req-log-four' },
+    });
+    expect(res.status).toBe(200);
+    const [line] = linesOf('req-log-four');
+    expect(line.route).toBe('/v1/evidence');
+    expect(line.req.url).toBe('/v1/evidence?subjectId=[redacted]');
+    expect(captured.raw.join('\n')).not.toContain(subjectId);
+  });
+});
+
+describe('LOG_LEVEL', () => {
+  it('warn keeps request lines out', async () => {
+    const quiet = captureStream();
+    const app = await startTestApp({
+      env: { LOG_LEVEL: 'warn' },
+      logger: { stream: quiet.stream },
+      store: t.store,
+    });
+    try {
+      expect((await app.http.get('/healthz')).status).toBe(200);
+      expect(quiet.lines.filter((l) => l.msg === 'request completed')).toHaveLength(0);
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    globalSetup: ['test/helpers/global-setup.ts'],
+    setupFiles: ['test/helpers/per-file-database.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+    // Two cores: each test file runs its own app and (embedded) database.
+    maxWorkers: 2,
+  },
+});
