@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyRequest, onSendHookHandler } from 'fastify';
 import { apiDate } from '../../platform/http/dates.ts';
 import { ipPrefix } from '../../platform/http/ip.ts';
 import { Envelope, envelope, Problem } from '../../platform/http/schemas.ts';
@@ -50,13 +50,17 @@ export function consoleRoutes(
     return found;
   }
 
-  app.addHook('onSend', async (request, reply) => {
-    if (request.url.startsWith('/console/api/')) reply.header('Cache-Control', 'no-store');
-  });
+  // Session answers are never cached. A route hook, not a global one: an onSend hook on the app
+  // would run on every API response.
+  const noStore: onSendHookHandler = (_request, reply, payload, done) => {
+    reply.header('Cache-Control', 'no-store');
+    done(null, payload);
+  };
 
   app.post(
     '/console/api/sign-in',
     {
+      onSend: noStore,
       schema: {
         hide: true,
         body: Type.Object(
@@ -85,7 +89,7 @@ export function consoleRoutes(
 
   app.get(
     '/console/api/session',
-    { schema: { hide: true, response: { 200: Envelope(SessionData), ...problems } } },
+    { onSend: noStore, schema: { hide: true, response: { 200: Envelope(SessionData), ...problems } } },
     async (request) => {
       const { token, view } = await signedIn(request);
       return present(token, view, sessions);
@@ -95,6 +99,7 @@ export function consoleRoutes(
   app.post(
     '/console/api/environment',
     {
+      onSend: noStore,
       schema: {
         hide: true,
         body: Type.Object(
@@ -113,7 +118,7 @@ export function consoleRoutes(
 
   app.post(
     '/console/api/sign-out',
-    { schema: { hide: true, response: { 204: Type.Null(), ...problems } } },
+    { onSend: noStore, schema: { hide: true, response: { 204: Type.Null(), ...problems } } },
     async (request, reply) => {
       const { view } = await signedIn(request);
       await sessions.signOut(view, meta(request));
