@@ -63,6 +63,15 @@ export async function buildApp(deps: AppDeps) {
       },
     }),
     bodyLimit: BODY_LIMIT_BYTES,
+    // Behind a load balancer, request.ip must be the visitor's (rate limits, evidence ipPrefix).
+    // (A hop count as proxy-addr reads it: the nearest n hops are proxies; Fastify's types lack the number form.)
+    trustProxy:
+      typeof config.trustProxy === 'number'
+        ? (
+            (hops: number) => (_address: string, hop: number) =>
+              hop < hops
+          )(config.trustProxy)
+        : config.trustProxy,
     // Fastify's default is no limit: a client sending its request slowly (slowloris) would hold a
     // connection forever. A whole request (headers and a body of at most 1 MiB) gets 30 s.
     requestTimeout: 30_000,

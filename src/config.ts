@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 import { parseSigningKeyPem } from './modules/ledger/signing.ts';
 
@@ -31,6 +32,11 @@ export interface Config {
   ledgerSealSeconds: number;
   /** Ed25519 PKCS#8 PEM that signs tree heads; null means a generated one (docs/ledger.md). */
   ledgerSigningKey: string | null;
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client address (rate limits, evidence
+   * ipPrefix): false (none, the default), true (any), a hop count, or proxy addresses/CIDRs.
+   */
+  trustProxy: boolean | number | string[];
 }
 
 export class ConfigError extends Error {}
@@ -99,6 +105,28 @@ function signingKeySetting(env: NodeJS.ProcessEnv): string | null {
   return raw;
 }
 
+/** TRUST_PROXY: "false"/unset, "true", a hop count 1–10, or comma-separated proxy addresses or CIDRs. */
+function trustProxySetting(env: NodeJS.ProcessEnv): Config['trustProxy'] {
+  const raw = (env.TRUST_PROXY ?? '').trim();
+  if (raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return intSetting(env, 'TRUST_PROXY', 0, 1, 10);
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const valid = (entry: string) => {
+    const [address, bits, extra] = entry.split('/');
+    if (extra !== undefined || net.isIP(address) === 0) return false;
+    if (bits === undefined) return true;
+    const max = net.isIP(address) === 4 ? 32 : 128;
+    return /^\d{1,3}$/.test(bits) && Number(bits) <= max;
+  };
+  const bad = entries.filter((entry) => !valid(entry));
+  if (bad.length > 0)
+    throw new ConfigError(
+      `TRUST_PROXY must be true, false, a hop count (1-10) or comma-separated addresses/CIDRs; bad: ${bad.map((b) => JSON.stringify(b)).join(', ')}`,
+    );
+  return entries;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function logLevelSetting(env: NodeJS.ProcessEnv): string {
@@ -161,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookSecretKey: read(() => keySetting(env, 'WEBHOOK_SECRET_KEY'), null),
     ledgerSealSeconds: read(() => intSetting(env, 'LEDGER_SEAL_SECONDS', 5, 1, 86_400), 5),
     ledgerSigningKey: read(() => signingKeySetting(env), null),
+    trustProxy: read(() => trustProxySetting(env), false),
   };
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return config;

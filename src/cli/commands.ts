@@ -3,7 +3,8 @@ import type { Config } from '../config.ts';
 import { passwordProblem } from '../modules/console/passwords.ts';
 import { bootstrapOrganization } from '../modules/organizations/bootstrap.ts';
 import { OrganizationError } from '../modules/organizations/organizations.service.ts';
-import { openRuntime } from './runtime.ts';
+import type { Db } from '../platform/db/store.ts';
+import { openRuntime, type Runtime } from './runtime.ts';
 
 /** A mistake in how the command was called; printed on one line, exit code 2. */
 export class UsageError extends Error {}
@@ -42,6 +43,27 @@ async function passwordFromStdin(values: Record<string, unknown>): Promise<strin
   const problem = passwordProblem(password);
   if (problem) throw new UsageError(problem);
   return password;
+}
+
+/**
+ * An organization-wide change made from the command line (a member, a password, a limit) belongs
+ * to neither environment: it is recorded in both audit logs, with the system as actor, in the
+ * transaction of the change (contract §9: every mutation).
+ */
+async function auditOrganizationChange(
+  runtime: Runtime,
+  tx: Db,
+  organizationId: string,
+  action: string,
+  target: { type: string; id: string },
+) {
+  for (const environment of ['test', 'live'] as const) {
+    await runtime.services.audit.record(
+      tx,
+      { organizationId, environment, actor: { type: 'system', id: null }, requestId: null, ipPrefix: null },
+      { action, target },
+    );
+  }
 }
 
 export async function bootstrapCommand(config: Config, args: string[], out: Output) {
@@ -90,10 +112,12 @@ export async function membersCommand(config: Config, args: string[], out: Output
   const password = await passwordFromStdin(values);
   const runtime = await openRuntime(config);
   try {
-    const member = await runtime.store.tx((tx) =>
-      runtime.services.organizations.addMember(tx, org, email, role),
-    );
-    if (password !== null) await runtime.services.sessions.setPassword(org, member.id, password);
+    const member = await runtime.store.tx(async (tx) => {
+      const added = await runtime.services.organizations.addMember(tx, org, email, role);
+      await auditOrganizationChange(runtime, tx, org, 'member.added', { type: 'member', id: added.id });
+      return added;
+    });
+    if (password !== null) await setPasswordAudited(runtime, org, member.id, password);
     const result = { member: { id: member.id, organizationId: org, email: member.email, role: member.role } };
     out(
       values.json
@@ -103,6 +127,17 @@ export async function membersCommand(config: Config, args: string[], out: Output
   } finally {
     await runtime.close();
   }
+}
+
+/** Sets a member's console password (their sessions end), audited in the same transaction. */
+async function setPasswordAudited(runtime: Runtime, org: string, memberRef: string, password: string) {
+  return runtime.store.tx(async (tx) => {
+    await runtime.services.sessions.setPassword(org, memberRef, password);
+    const member = await runtime.services.organizations.findMember(org, memberRef);
+    if (!member) throw new OrganizationError(`no member ${memberRef} in ${org}`);
+    await auditOrganizationChange(runtime, tx, org, 'member.password_set', { type: 'member', id: member.id });
+    return member;
+  });
 }
 
 /** `members set-password`: sets or replaces a console password; the member's sessions end. */
@@ -118,12 +153,11 @@ async function setPasswordCommand(config: Config, args: string[], out: Output) {
   const password = (await passwordFromStdin(values)) as string;
   const runtime = await openRuntime(config);
   try {
-    await runtime.services.sessions.setPassword(org, email, password);
-    const member = await runtime.services.organizations.findMember(org, email);
+    const member = await setPasswordAudited(runtime, org, email, password);
     const result = {
-      member: { id: member?.id, organizationId: org, email: member?.email, passwordSet: true },
+      member: { id: member.id, organizationId: org, email: member.email, passwordSet: true },
     };
-    out(values.json ? JSON.stringify(result) : `Password set for ${member?.email} in ${org}`);
+    out(values.json ? JSON.stringify(result) : `Password set for ${member.email} in ${org}`);
   } finally {
     await runtime.close();
   }
@@ -199,7 +233,13 @@ export async function orgsCommand(config: Config, args: string[], out: Output) {
   }
   const runtime = await openRuntime(config);
   try {
-    await runtime.services.organizations.setRateLimit(org, perMinute);
+    await runtime.store.tx(async (tx) => {
+      await runtime.services.organizations.setRateLimit(org, perMinute);
+      await auditOrganizationChange(runtime, tx, org, 'organization.rate_limit_set', {
+        type: 'organization',
+        id: org,
+      });
+    });
     const result = { organization: { id: org, rateLimitPerMinute: perMinute ?? config.rateLimitPerMinute } };
     out(
       values.json

@@ -17,6 +17,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin/consent-service.mjs');
 const databaseUrl = process.env.DATABASE_URL;
 const SLOW = 120_000;
+const ANALYST_PASSWORD = 'correct horse battery staple';
 
 interface CliResult {
   code: number;
@@ -41,9 +42,10 @@ function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, LOG_LEVEL: 'silent', ...extra };
 }
 
-function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+/** Runs the CLI; `stdin` is piped in (for --password-stdin), else stdin is closed at once. */
+function runCli(args: string[], env: Record<string, string>, stdin = ''): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       'node',
       [BIN, ...args],
       { cwd: ROOT, env: cliEnv(env), timeout: 90_000 },
@@ -52,6 +54,7 @@ function runCli(args: string[], env: Record<string, string>): Promise<CliResult>
         resolve({ code, stdout, stderr });
       },
     );
+    child.stdin?.end(stdin);
   });
 }
 
@@ -143,6 +146,45 @@ describe('CLI', () => {
         role: 'analyst',
       });
       analystId = member.id;
+    },
+    SLOW,
+  );
+
+  it(
+    'members set-password --password-stdin sets a console password, and refuses a short one',
+    async () => {
+      const args = [
+        'members',
+        'set-password',
+        '--org',
+        bootstrap.organization.id,
+        '--email',
+        'analyst@example.com',
+      ];
+      expectOneLineError(await runCli([...args, '--password-stdin'], storeEnv, 'short\n'), /password/i);
+      expectOneLineError(await runCli(args, storeEnv), /--password-stdin is required/);
+      const result = await runCli([...args, '--password-stdin', '--json'], storeEnv, `${ANALYST_PASSWORD}\n`);
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout).member).toEqual({
+        id: analystId,
+        organizationId: bootstrap.organization.id,
+        email: 'analyst@example.com',
+        passwordSet: true,
+      });
+    },
+    SLOW,
+  );
+
+  it(
+    'orgs set-limit --json overrides the per-key limit of the organization',
+    async () => {
+      const args = ['orgs', 'set-limit', '--org', bootstrap.organization.id, '--per-minute'];
+      expectOneLineError(await runCli([...args, '0'], storeEnv), /--per-minute must be an integer/);
+      const result = await runCli([...args, '37', '--json'], storeEnv);
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual({
+        organization: { id: bootstrap.organization.id, rateLimitPerMinute: 37 },
+      });
     },
     SLOW,
   );
@@ -297,6 +339,25 @@ describe('CLI', () => {
         expect(analyst.status, analyst.text).toBe(200);
         const denied = await app.http.get('/v1/api-keys', { key: createdSecret });
         expect(denied.status).toBe(403);
+        // orgs set-limit applies to every key of the organization.
+        expect(analyst.headers.get('x-ratelimit-limit')).toBe('37');
+        // The password set from stdin signs the member in.
+        const signIn = await app.http.post('/console/api/sign-in', {
+          body: { email: 'analyst@example.com', password: ANALYST_PASSWORD },
+        });
+        expect(signIn.status, signIn.text).toBe(200);
+        // Every CLI change is in the audit log, with the system as actor (this is the live log).
+        const entries = analyst.body.data as Array<{ action: string; actor: unknown; target: unknown }>;
+        const entry = (action: string) => entries.find((e) => e.action === action);
+        expect(entry('member.added')).toMatchObject({
+          actor: { type: 'system', id: null },
+          target: { type: 'member', id: analystId },
+        });
+        expect(entry('member.password_set')).toMatchObject({ target: { type: 'member', id: analystId } });
+        expect(entry('organization.rate_limit_set')).toMatchObject({
+          target: { type: 'organization', id: bootstrap.organization.id },
+        });
+        expect(JSON.stringify(entries)).not.toContain(ANALYST_PASSWORD);
       } finally {
         await close();
       }

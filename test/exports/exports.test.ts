@@ -63,7 +63,7 @@ async function insertEvidence(channelId: string, fields: Partial<EvidenceRow>) {
     ...fields,
   };
   row.receiptHash = evidenceLeafHash(evidenceEventBody(row, 'unmasked'));
-  await evidenceRepo.insert(t.store.db, row);
+  await evidenceRepo.insertMany(t.store.db, [row]);
   return row;
 }
 

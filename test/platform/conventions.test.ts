@@ -145,6 +145,21 @@ describe('pagination', () => {
     }
     const ok = await t.http.get('/v1/api-keys?limit=100', { key: tenant.testKey });
     expect(ok.status).toBe(200);
+    // 22 keys of a fresh tenant's test environment: pages of 20 without a limit, up to 100 with one.
+    const own = await t.tenant();
+    for (let i = 0; i < 21; i++) {
+      const res = await t.http.post('/v1/api-keys', {
+        key: own.testKey,
+        body: { name: `page-${i}`, scopes: ['channels:read'] },
+      });
+      expect(res.status).toBe(201);
+    }
+    const byDefault = await t.http.get('/v1/api-keys', { key: own.testKey });
+    expect(byDefault.body.data).toHaveLength(20);
+    expect(byDefault.body.meta.nextCursor).toEqual(expect.any(String));
+    const all = await t.http.get('/v1/api-keys?limit=100', { key: own.testKey });
+    expect(all.body.data).toHaveLength(22);
+    expect(all.body.meta.nextCursor).toBeNull();
   });
 
   it('walks every page newest first without repeats, and rejects foreign cursors', async () => {

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installAuth, type RouteTableEntry } from '../../src/platform/auth/auth.hooks.ts';
 import { SCOPES, type Scope } from '../../src/platform/auth/scopes.ts';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { expectProblemShape } from '../helpers/http.ts';
+import { expectProblemShape, type TestResponse } from '../helpers/http.ts';
+import { createReadySite, recordConsent } from '../helpers/sites.ts';
 
 /**
  * Walks every route the app registered and proves its declared scope is enforced: a key holding
@@ -12,8 +13,8 @@ import { expectProblemShape } from '../helpers/http.ts';
 let t: TestApp;
 let owner: Tenant;
 let stranger: Tenant;
-/** A real API key of `owner`, so `:id` routes of the api-keys module hit an existing foreign id. */
-let ownersKeyId: string;
+/** Real resources of `owner`, by the path segment their id follows: every `:id` names one that exists. */
+const ownersIds: Record<string, string> = {};
 
 /** The contract's scope for the routes of §3 and §9; routes other modules add are checked generically. */
 const CONTRACT_SCOPES: Record<string, Scope> = {
@@ -25,42 +26,34 @@ const CONTRACT_SCOPES: Record<string, Scope> = {
   'GET /v1/audit-logs': 'audit:read:limited',
 };
 
-/** Id prefixes (contract §2) by the path segment a parameter follows, for plausible made-up ids. */
-const PREFIX_BY_SEGMENT: Record<string, string> = {
-  'api-keys': 'key',
-  channels: 'ch',
-  purposes: 'pur',
-  technologies: 'tec',
-  origins: 'ori',
-  evidence: 'evt',
-  events: 'evt',
-  exports: 'exp',
-  webhooks: 'whd',
-  destinations: 'whd',
-  'webhook-destinations': 'whd',
-  deliveries: 'dlv',
-  'audit-logs': 'aud',
-  organizations: 'org',
-  members: 'mem',
-};
-
 function fillParams(url: string): string {
   const segments = url.split('/');
   return segments
     .map((segment, i) => {
       if (!segment.startsWith(':')) return segment;
-      const parent = segments[i - 1];
-      if (parent === 'api-keys') return ownersKeyId;
-      const prefix = PREFIX_BY_SEGMENT[parent] ?? 'id';
-      return `${prefix}_0000000000000000000000`;
+      const id = ownersIds[segments[i - 1]];
+      if (!id) throw new Error(`route-table test: no resource of the owner for ${url}; add one in beforeAll`);
+      return id;
     })
     .join('/');
 }
 
+/** Valid bodies for routes that validate one before they look their ids up (contract §2 order). */
+const VALID_BODIES: Record<string, unknown> = {
+  'PATCH /v1/channels/:id': { name: 'Renamed' },
+  'POST /v1/channels/:id/purposes': { key: 'extra', name: 'Extra' },
+  'PATCH /v1/channels/:id/purposes/:purposeId': { name: 'Renamed' },
+  'POST /v1/channels/:id/technologies': { name: 'Pixel' },
+  'PATCH /v1/channels/:id/technologies/:technologyId': { name: 'Renamed' },
+  'POST /v1/channels/:id/origins': { origin: 'https://other.example.com' },
+  'PATCH /v1/webhook-destinations/:id': { description: 'Renamed' },
+};
+
 function call(route: RouteTableEntry, key: string) {
   const path = fillParams(route.url);
   const withBody = route.method === 'POST' || route.method === 'PATCH' || route.method === 'PUT';
-  return t.http.request(route.method, path, { key, body: withBody ? {} : undefined });
+  const body = VALID_BODIES[`${route.method} ${route.url}`] ?? {};
+  return t.http.request(route.method, path, { key, body: withBody ? body : undefined });
 }
 
 const routes = () =>
@@ -68,11 +61,38 @@ const routes = () =>
     (r): r is RouteTableEntry & { auth: { scope: Scope } } => r.url.startsWith('/v1') && r.auth !== 'public',
   );
 
+/** Creates one of every resource kind for `owner`, over the API, and notes their ids. */
+async function createOwnersResources() {
+  const key = owner.testKey;
+  const data = async (res: Promise<TestResponse>) => {
+    const response = await res;
+    expect(response.status, response.text).toBeLessThan(300);
+    return response.body.data;
+  };
+  ownersIds['api-keys'] = (await owner.key(['channels:read'])).id;
+  // A destination first, so the consent below makes a delivery too.
+  ownersIds['webhook-destinations'] = (
+    await data(t.http.post('/v1/webhook-destinations', { key, body: { url: 'http://127.0.0.1:9/hook' } }))
+  ).id;
+  const site = await createReadySite(t, key);
+  const channel = `/v1/channels/${site.channelId}`;
+  ownersIds.channels = site.channelId;
+  ownersIds['config-versions'] = String(site.configVersion);
+  ownersIds.purposes = (await data(t.http.get(`${channel}/purposes`, { key })))[0].id;
+  ownersIds.origins = (await data(t.http.get(`${channel}/origins`, { key })))[0].id;
+  ownersIds.technologies = (
+    await data(t.http.post(`${channel}/technologies`, { key, body: { name: 'Tag manager' } }))
+  ).id;
+  ownersIds.evidence = (await recordConsent(t, site)).id;
+  ownersIds.exports = (await data(t.http.post('/v1/exports', { key, body: {} }))).id;
+  ownersIds['webhook-deliveries'] = (await data(t.http.get('/v1/webhook-deliveries', { key })))[0].id;
+}
+
 beforeAll(async () => {
-  t = await startTestApp({ env: { RATE_LIMIT_PER_MINUTE: '1000000' } });
+  t = await startTestApp({ env: { RATE_LIMIT_PER_MINUTE: '1000000', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
   owner = await t.tenant();
   stranger = await t.tenant();
-  ownersKeyId = (await owner.key(['channels:read'])).id;
+  await createOwnersResources();
 });
 afterAll(() => t.close());
 
@@ -97,20 +117,23 @@ describe('route table', () => {
     }
   });
 
-  it('a key with exactly the declared scope, of another organization, gets past auth (404 on ids)', async () => {
+  it('a key with exactly the declared scope, of another organization, gets past auth, and 404 on the owner’s ids', async () => {
     for (const route of routes()) {
       const only = await stranger.key([route.auth.scope]);
       const res = await call(route, only.secret);
       const label = `${route.method} ${route.url} → ${res.status} ${res.text.slice(0, 200)}`;
       expect([401, 403], label).not.toContain(res.status);
       expect(res.status, label).toBeLessThan(500);
-      if (route.url.startsWith('/v1/api-keys/:id')) expectProblemShape(res, 404, 'not_found');
+      if (route.url.includes('/:')) expectProblemShape(res, 404, 'not_found');
     }
   });
 
-  it('the owner’s own key with that scope reaches the same api-keys resource (so the 404 above is isolation)', async () => {
-    const res = await t.http.get(`/v1/api-keys/${ownersKeyId}`, { key: owner.testKey });
-    expect(res.status).toBe(200);
+  it('the owner’s own key reaches every one of those ids (so each 404 above is isolation)', async () => {
+    for (const route of routes().filter((r) => r.method === 'GET' && r.url.includes('/:'))) {
+      const res = await t.http.get(fillParams(route.url), { key: owner.testKey });
+      // A proof before the first seal, or a file before the export ran, is 409: found, not ready.
+      expect([200, 409], `${route.url} → ${res.status} ${res.text.slice(0, 200)}`).toContain(res.status);
+    }
   });
 });
 

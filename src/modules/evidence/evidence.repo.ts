@@ -39,8 +39,8 @@ const PURGED_CONTENT = {
 const rowsOf = (result: unknown) => (result as { rows: Array<Record<string, unknown>> }).rows;
 
 export const evidenceRepo = {
-  async insert(tx: Db, row: EvidenceRow): Promise<void> {
-    await tx.insert(e).values(row);
+  async insertMany(tx: Db, rows: EvidenceRow[]): Promise<void> {
+    if (rows.length > 0) await tx.insert(e).values(rows);
   },
 
   /** An event of the scope that has not been purged. */

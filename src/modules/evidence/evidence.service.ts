@@ -1,11 +1,13 @@
 import type { Clock } from '../../platform/clock.ts';
 import type { Store } from '../../platform/db/store.ts';
+import { currentUnitOfWork } from '../../platform/db/unit-of-work.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
-import { evidenceEventBody, presentEvidence } from './evidence.presenters.ts';
+import { evidenceEventBody } from './evidence.presenters.ts';
 import { type EvidenceFilters, type EvidenceScope, evidenceRepo } from './evidence.repo.ts';
 import type { Decision, EvidenceRow } from './evidence.tables.ts';
+import { createEvidenceWriter } from './evidence-writer.ts';
 import { evidenceLeafHash } from './leaf-hash.ts';
 import { pseudonymOf } from './pseudonym.ts';
 import { purgeExpiredEvidence } from './retention.ts';
@@ -15,12 +17,14 @@ import { purgeExpiredEvidence } from './retention.ts';
  * `store.db`, so called inside a transaction its event commits with the change.
  */
 export interface EventOutbox {
-  emit(event: {
-    type: 'consent.recorded';
-    organizationId: string;
-    environment: EvidenceScope['environment'];
-    data: Record<string, unknown>;
-  }): Promise<unknown>;
+  emitMany(
+    events: Array<{
+      type: 'consent.recorded';
+      organizationId: string;
+      environment: EvidenceScope['environment'];
+      data: Record<string, unknown>;
+    }>,
+  ): Promise<unknown>;
 }
 
 /** A decision to record, already validated against the notice it answered (see the sites module). */
@@ -51,6 +55,8 @@ export function createEvidenceService(deps: {
   events?: EventOutbox;
 }) {
   const { store, clock, organizations } = deps;
+
+  const writer = createEvidenceWriter({ store, events: deps.events });
   // An organization's pseudonym secret never changes, so one read per process is enough.
   const secrets = new Map<string, Buffer>();
 
@@ -73,7 +79,9 @@ export function createEvidenceService(deps: {
      * Stores one consent event and returns it. The receipt hash is computed from the row as reads
      * will show it (recordedAt at whole seconds, pseudonym unmasked), so anyone can recompute it
      * from `GET /v1/evidence/:id` plus the full pseudonym. The consent.recorded outbox event is
-     * written in the same transaction: both commit before the caller answers 201.
+     * written in the same transaction: both commit before this resolves, so before the caller
+     * answers 201 (see EvidenceWriter). Inside a unit of work (a consent write with an
+     * Idempotency-Key), the event is only staged: the unit's owner commits it before answering.
      */
     async record(input: RecordInput): Promise<EvidenceRow> {
       const { channel } = input;
@@ -98,15 +106,10 @@ export function createEvidenceService(deps: {
         purgedAt: null,
       };
       row.receiptHash = evidenceLeafHash(evidenceEventBody(row, 'unmasked'));
-      await store.tx(async (tx) => {
-        await evidenceRepo.insert(tx, row);
-        await deps.events?.emit({
-          type: 'consent.recorded',
-          organizationId: row.organizationId,
-          environment: row.environment,
-          data: presentEvidence(row),
-        });
-      });
+      const unit = currentUnitOfWork();
+      // Staged: the unit's owner (the idempotency layer) commits it with the key's record before answering.
+      if (unit) unit.stage(row);
+      else await writer.write(row);
       return row;
     },
 
@@ -127,6 +130,9 @@ export function createEvidenceService(deps: {
       if (!row) throw notFound('evidence event');
       return row;
     },
+
+    /** Commits a consent write's staged events with its Idempotency-Key record (RouteIdempotency.commitStaged). */
+    commitStaged: writer.commitStaged,
 
     /** The retention purge (contract §6), run by the worker's `evidence.retention` task. */
     purgeExpired: () => purgeExpiredEvidence({ store, clock }),

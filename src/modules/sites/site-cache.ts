@@ -75,13 +75,21 @@ export function createSiteCache(deps: { channels: ChannelsService; clock: Clock;
     return promise;
   }
 
+  /** The cached site, while it is still trusted (younger than the TTL); else undefined. */
+  function fresh(siteKey: string): Site | undefined {
+    const cached = sites.get(siteKey);
+    return cached && clock.now().getTime() - cached.checkedAtMs < ttlMs ? cached : undefined;
+  }
+
   return {
     /** The active site of a key, or null (unknown or archived). */
-    async get(siteKey: string): Promise<Site | null> {
-      const cached = sites.get(siteKey);
-      if (cached && clock.now().getTime() - cached.checkedAtMs < ttlMs) return cached;
-      return refresh(siteKey);
+    get(siteKey: string): Promise<Site | null> {
+      const cached = fresh(siteKey);
+      return cached ? Promise.resolve(cached) : refresh(siteKey);
     },
+
+    /** The site without waiting, when the cache can answer on its own (the hot path); else undefined. */
+    fresh,
 
     /** Re-reads the site now, whatever its age: when a request names a configVersion newer than the cache's. */
     refresh,

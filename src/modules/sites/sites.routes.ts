@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
 import { apiDate } from '../../platform/http/dates.ts';
 import { AppError, notFound } from '../../platform/http/errors.ts';
 import { ipPrefix } from '../../platform/http/ip.ts';
@@ -77,10 +77,19 @@ export function sitesRoutes(app: App, deps: { sites: SitesService }) {
   const { sites } = deps;
   app.decorateRequest('site', null);
 
-  const resolveSite: onRequestAsyncHookHandler = async (request) => {
+  // A callback hook: a cached site (nearly every request) is resolved without a promise.
+  const resolveSite: onRequestHookHandler = (request, _reply, done) => {
     const { siteKey } = request.params as { siteKey: string };
-    if (!SITE_KEY.test(siteKey)) throw notFound('site');
-    request.site = await sites.resolve(siteKey);
+    if (!SITE_KEY.test(siteKey)) return done(notFound('site'));
+    const cached = sites.cachedSite(siteKey);
+    if (cached) {
+      request.site = cached;
+      return done();
+    }
+    sites.resolve(siteKey).then((site) => {
+      request.site = site;
+      done();
+    }, done);
   };
   const publicHooks = [app.publicRateLimit, resolveSite];
   const siteOf = (request: FastifyRequest) => request.site as Site;
@@ -178,6 +187,8 @@ export function sitesRoutes(app: App, deps: { sites: SitesService }) {
         idempotency: {
           owner: (request) =>
             siteIdempotencyOwner(siteOf(request).channel.siteKey, siteOf(request).channel.organizationId),
+          // The event is staged and committed with the key's record in the evidence group commit.
+          commitStaged: sites.commitStaged,
         },
       },
       onRequest: [...publicHooks, requireAllowedOrigin],

@@ -46,6 +46,12 @@ export function createSitesService(deps: {
   }
 
   return {
+    /** The preferences route's idempotent commit: staged consent events with the key's record. */
+    commitStaged: evidence.commitStaged,
+
+    /** The active site of a key from the cache alone, or undefined when it must be (re)read. */
+    cachedSite: (siteKey: string): Site | undefined => cache.fresh(siteKey),
+
     /** The active site of a key; unknown and archived sites are a 404. */
     async resolve(siteKey: string): Promise<Site> {
       const site = await cache.get(siteKey);

@@ -5,7 +5,13 @@ import { newId } from '../../platform/ids.ts';
 import type { JobQueue } from '../../platform/jobs/job-queue.ts';
 import { scheduleAttempt } from './delivery-jobs.ts';
 import { type EventType, filterMatches, isEventType, sanitizeEventData } from './event-types.ts';
-import { type DeliveryRow, deliveriesRepo, destinationsRepo, eventsRepo } from './webhooks.repo.ts';
+import {
+  type DeliveryRow,
+  deliveriesRepo,
+  destinationsRepo,
+  type EventRow,
+  eventsRepo,
+} from './webhooks.repo.ts';
 
 export interface WebhookEvent {
   type: EventType;
@@ -22,49 +28,66 @@ export interface WebhookEvent {
  */
 export function createEventsService(deps: { store: Store; clock: Clock; jobs: JobQueue }) {
   const { store, clock, jobs } = deps;
-  return {
+
+  /** The enabled destinations of each organization and environment among the events, one query each. */
+  async function destinationsFor(events: WebhookEvent[]) {
+    const byScope = new Map<string, Awaited<ReturnType<typeof destinationsRepo.enabled>>>();
+    for (const event of events) {
+      const scope = `${event.organizationId}|${event.environment}`;
+      if (!byScope.has(scope))
+        byScope.set(scope, await destinationsRepo.enabled(store.db, event.organizationId, event.environment));
+    }
+    return (event: WebhookEvent) => byScope.get(`${event.organizationId}|${event.environment}`) ?? [];
+  }
+
+  const service = {
     /** Records the event and one pending delivery per enabled destination whose filter takes it. */
-    async emit(event: WebhookEvent): Promise<void> {
-      if (!isEventType(event.type)) throw new Error(`unknown webhook event type ${event.type}`);
+    emit: (event: WebhookEvent): Promise<void> => service.emitMany([event]),
+
+    /** `emit` for several events at once, in multi-row statements (the evidence group commit). */
+    async emitMany(events: WebhookEvent[]): Promise<void> {
+      if (events.length === 0) return;
+      for (const event of events) {
+        if (!isEventType(event.type)) throw new Error(`unknown webhook event type ${event.type}`);
+      }
       await store.tx(async () => {
         const now = clock.now();
-        const id = newId('msg');
-        await eventsRepo.insert(store.db, {
+        const rows: EventRow[] = events.map((event) => ({
           organizationId: event.organizationId,
-          id,
+          id: newId('msg'),
           environment: event.environment,
           type: event.type,
           data: sanitizeEventData(event.data) as Record<string, unknown>,
           createdAt: now,
-        });
-        const destinations = await destinationsRepo.enabled(
-          store.db,
-          event.organizationId,
-          event.environment,
+        }));
+        await eventsRepo.insertMany(store.db, rows);
+        const destinationsOf = await destinationsFor(events);
+        const deliveries: DeliveryRow[] = rows.flatMap((row, i) =>
+          destinationsOf(events[i])
+            .filter((destination) => filterMatches(destination.eventTypes, row.type))
+            .map((destination) => ({
+              organizationId: row.organizationId,
+              id: newId('dlv'),
+              environment: row.environment,
+              destinationId: destination.id,
+              eventId: row.id,
+              eventType: row.type,
+              status: 'pending' as const,
+              attemptCount: 0,
+              roundStartAttempt: 0,
+              lastAttemptAt: null,
+              nextAttemptAt: now,
+              lastResponseStatus: null,
+              lastError: null,
+              createdAt: now,
+            })),
         );
-        const deliveries: DeliveryRow[] = destinations
-          .filter((destination) => filterMatches(destination.eventTypes, event.type))
-          .map((destination) => ({
-            organizationId: event.organizationId,
-            id: newId('dlv'),
-            environment: event.environment,
-            destinationId: destination.id,
-            eventId: id,
-            eventType: event.type,
-            status: 'pending',
-            attemptCount: 0,
-            roundStartAttempt: 0,
-            lastAttemptAt: null,
-            nextAttemptAt: now,
-            lastResponseStatus: null,
-            lastError: null,
-            createdAt: now,
-          }));
         await deliveriesRepo.insertMany(store.db, deliveries);
         for (const delivery of deliveries) await scheduleAttempt(jobs, delivery, now);
       });
     },
   };
+  return service;
 }
 
 export type EventsService = ReturnType<typeof createEventsService>;

@@ -90,8 +90,8 @@ export const destinationsRepo = {
 };
 
 export const eventsRepo = {
-  async insert(tx: Db, row: EventRow): Promise<void> {
-    await tx.insert(webhookEvents).values(row);
+  async insertMany(tx: Db, rows: EventRow[]): Promise<void> {
+    if (rows.length > 0) await tx.insert(webhookEvents).values(rows);
   },
 
   async find(db: Db, organizationId: string, id: string) {

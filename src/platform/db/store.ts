@@ -25,6 +25,8 @@ export interface Store {
   tx<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
   /** Runs fn in a savepoint of the current transaction (or a new transaction): a failure undoes only fn. */
   savepoint<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+  /** True inside `tx` (or code it calls): writes made now commit with that transaction. */
+  inTransaction(): boolean;
   ping(): Promise<void>;
   close(): Promise<void>;
   /** Raw PGlite instance (embedded only), for test templates. */
@@ -41,7 +43,7 @@ const ambient = new AsyncLocalStorage<Db>();
  */
 function makeStore(
   base: Db,
-  fields: Omit<Store, 'db' | 'tx' | 'savepoint'>,
+  fields: Omit<Store, 'db' | 'tx' | 'savepoint' | 'inTransaction'>,
   /** Opens a top-level transaction; the base handle's own `transaction` when omitted. */
   begin: <T>(fn: (tx: Db) => Promise<T>) => Promise<T> = (fn) => base.transaction(fn),
 ): Store {
@@ -56,6 +58,7 @@ function makeStore(
       return current ? fn(current) : open(null, fn);
     },
     savepoint: <T>(fn: (tx: Db) => Promise<T>): Promise<T> => open(ambient.getStore() ?? null, fn),
+    inTransaction: () => ambient.getStore() !== undefined,
   };
   Object.defineProperty(store, 'db', { get: () => ambient.getStore() ?? base, enumerable: true });
   return store as Store;

@@ -9,10 +9,11 @@ import { BEARER } from '../auth/auth.hooks.ts';
 import { sessionTokenOf } from '../auth/session-cookie.ts';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
+import { runInUnitOfWork, UnitOfWork } from '../db/unit-of-work.ts';
 import { AppError } from '../http/errors.ts';
 import { PROBLEM_CONTENT_TYPE, problemBody, problemHeaders } from '../http/problem.ts';
 import { advisoryLockId, requestFingerprint } from './fingerprint.ts';
-import { idempotencyRepo } from './idempotency.repo.ts';
+import { idempotencyRepo, type RecordKey } from './idempotency.repo.ts';
 import type { IdempotencyOwner, RouteIdempotency } from './idempotency.scope.ts';
 import type { IdempotencyRecord } from './idempotency.tables.ts';
 import { parseIdempotencyKey } from './idempotency-key.ts';
@@ -40,6 +41,37 @@ interface CapturedResponse {
   status: number;
   headers: Record<string, string>;
   body: string | null;
+}
+
+/** A handler's response as stored, and the refusal it came from when it was a 4xx. */
+interface Captured {
+  response: CapturedResponse;
+  failure: AppError | null;
+}
+
+/** The record of a completed request; a body that may hold a secret is sealed with the caller's own. */
+function storedRecord(
+  recordKey: RecordKey,
+  fingerprint: string,
+  owner: IdempotencyOwner,
+  requestId: string,
+  response: CapturedResponse,
+  now: Date,
+): IdempotencyRecord {
+  const sealed = owner.sealingSecret !== null && response.body !== null;
+  return {
+    ...recordKey,
+    fingerprint,
+    responseStatus: response.status,
+    responseHeaders: response.headers,
+    responseBody: sealed
+      ? sealBody(response.body as string, owner.sealingSecret as string, recordKey.key)
+      : response.body,
+    responseBodyEncrypted: sealed,
+    requestId,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+  };
 }
 
 /**
@@ -76,6 +108,12 @@ const parseKey: preValidationAsyncHookHandler = async (request) => {
  *
  * On PGlite transactions run one at a time, so a duplicate waits for the first to commit and
  * then replays it, instead of getting 409: the lock is never contended there.
+ *
+ * A route with `commitStaged` (the consent write) holds no transaction across its handler, so it can
+ * share a group commit with concurrent requests: a stored record is replayed; otherwise the
+ * handler stages its writes, and they commit with the record in one transaction before the answer.
+ * A duplicate arriving meanwhile is not refused with 409: its record insert waits for the first,
+ * finds the key taken, and replays the first response.
  */
 export function installIdempotency(
   app: FastifyInstance,
@@ -95,6 +133,7 @@ export function installIdempotency(
         ? apiKeyOwner
         : null;
     if (!ownerOf) return;
+    const commitStaged = config.idempotency ? config.idempotency.commitStaged : undefined;
     const existing = route.preValidation ? [route.preValidation].flat() : [];
     route.preValidation = [parseKey, ...existing] as never;
     const original = route.handler as RouteHandlerMethod;
@@ -105,7 +144,7 @@ export function installIdempotency(
     ) {
       const key = request.idempotencyKey;
       if (key === null || !MUTATING.has(request.method)) return original.call(this, request, reply);
-      return runIdempotent(this, original, request, reply, await ownerOf(request), key);
+      return runIdempotent(this, original, request, reply, await ownerOf(request), key, commitStaged);
     } as never;
   });
 
@@ -116,10 +155,31 @@ export function installIdempotency(
     reply: FastifyReply,
     owner: IdempotencyOwner,
     key: string,
+    commitStaged: RouteIdempotency['commitStaged'],
   ) {
     const recordKey = { organizationId: owner.organizationId, scope: owner.scope, key };
     const fingerprint = requestFingerprint(request.method, request.url, request.body);
-    const outcome = await store.tx(async (tx) => {
+    const run = () => capture(request, () => runCapturing(instance, handler, request, reply));
+    const recordOf = (outcome: Captured, now: Date) =>
+      storedRecord(recordKey, fingerprint, owner, request.id, outcome.response, now);
+
+    if (commitStaged) {
+      // No transaction spans the handler: its writes are staged, then committed with the record.
+      const stored = await idempotencyRepo.find(store.db, recordKey);
+      if (stored && stored.expiresAt > clock.now()) return replay(reply, stored, fingerprint, owner, key);
+      const unit = new UnitOfWork();
+      const outcome = await runInUnitOfWork(unit, run);
+      // A refused request stages nothing that may commit: only its problem is stored.
+      const staged = outcome.failure ? new UnitOfWork() : unit;
+      if ((await commitStaged(staged, recordOf(outcome, clock.now()))) === 'taken') {
+        const winner = await idempotencyRepo.find(store.db, recordKey);
+        if (!winner) throw new Error('an Idempotency-Key reported taken has no record');
+        return replay(reply, winner, fingerprint, owner, key);
+      }
+      return answer(reply, outcome);
+    }
+
+    const result = await store.tx(async (tx) => {
       if (!(await idempotencyRepo.tryLock(tx, advisoryLockId(owner.organizationId, owner.scope, key)))) {
         throw new AppError(
           'idempotency_key_in_use',
@@ -131,44 +191,40 @@ export function installIdempotency(
       }
       const now = clock.now();
       const stored = await idempotencyRepo.find(tx, recordKey);
-      if (stored && stored.expiresAt > now) return { stored, fresh: null, failure: null };
+      if (stored && stored.expiresAt > now) return { stored, fresh: null };
       // Expired but not yet purged: the key is free again.
       if (stored) await idempotencyRepo.remove(tx, recordKey);
+      // The savepoint undoes the handler's writes when it answers a 4xx, which is stored all the same.
+      const outcome = await store.savepoint(run);
+      await idempotencyRepo.insert(tx, recordOf(outcome, now));
+      return { stored: null, fresh: outcome };
+    });
 
-      let response: CapturedResponse;
-      let failure: AppError | null = null;
-      try {
-        response = await store.savepoint(() => runCapturing(instance, handler, request, reply));
-      } catch (error) {
-        if (!(error instanceof AppError) || error.status >= 500) throw error;
-        failure = error;
-        response = {
+    if (result.stored) return replay(reply, result.stored, fingerprint, owner, key);
+    return answer(reply, result.fresh as Captured);
+  }
+
+  /** Runs the handler; a 4xx AppError becomes the problem response to store (5xx and others propagate). */
+  async function capture(request: FastifyRequest, fn: () => Promise<CapturedResponse>): Promise<Captured> {
+    try {
+      return { response: await fn(), failure: null };
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      return {
+        failure: error,
+        response: {
           status: error.status,
           headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...problemHeaders(error) },
           body: JSON.stringify(problemBody(request, error, docsUrl)),
-        };
-      }
-      const sealed = owner.sealingSecret !== null && response.body !== null;
-      await idempotencyRepo.insert(tx, {
-        ...recordKey,
-        fingerprint,
-        responseStatus: response.status,
-        responseHeaders: response.headers,
-        responseBody: sealed
-          ? sealBody(response.body as string, owner.sealingSecret as string, key)
-          : response.body,
-        responseBodyEncrypted: sealed,
-        requestId: request.id,
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
-      });
-      return { stored: null, fresh: response, failure };
-    });
+        },
+      };
+    }
+  }
 
-    if (outcome.stored) return replay(reply, outcome.stored, fingerprint, owner, key);
-    // The error handler sends the same problem that was stored (same request, same error).
+  /** Sends a fresh outcome; a refusal goes through the error handler, which sends the same problem that was stored. */
+  function answer(reply: FastifyReply, outcome: Captured) {
     if (outcome.failure) throw outcome.failure;
-    return send(reply, outcome.fresh as CapturedResponse);
+    return send(reply, outcome.response);
   }
 
   function replay(

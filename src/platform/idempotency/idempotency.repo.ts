@@ -15,6 +15,9 @@ const byKey = (k: RecordKey) =>
     eq(idempotencyKeys.key, k.key),
   );
 
+/** One string per record key, for sets and maps. */
+export const recordKeyId = (k: RecordKey) => JSON.stringify([k.organizationId, k.scope, k.key]);
+
 export const idempotencyRepo = {
   /**
    * Takes the per-key lock for the rest of the transaction, without waiting: false means another
@@ -37,6 +40,36 @@ export const idempotencyRepo = {
 
   async insert(tx: Db, row: IdempotencyRecord): Promise<void> {
     await tx.insert(idempotencyKeys).values(row);
+  },
+
+  /**
+   * Inserts the records whose key is free (never used, or expired and not yet purged: that row is
+   * replaced) and returns the keys it stored, as `recordKeyId`s. A key held by a live record is
+   * left alone; if another transaction is inserting the same key, this waits for it to finish.
+   * The rows must have distinct keys.
+   */
+  async insertUnlessLive(tx: Db, rows: IdempotencyRecord[]): Promise<Set<string>> {
+    if (rows.length === 0) return new Set();
+    const k = idempotencyKeys;
+    const stored = await tx
+      .insert(k)
+      .values(rows)
+      .onConflictDoUpdate({
+        target: [k.organizationId, k.scope, k.key],
+        set: {
+          fingerprint: sql`excluded.fingerprint`,
+          responseStatus: sql`excluded.response_status`,
+          responseHeaders: sql`excluded.response_headers`,
+          responseBody: sql`excluded.response_body`,
+          responseBodyEncrypted: sql`excluded.response_body_encrypted`,
+          requestId: sql`excluded.request_id`,
+          createdAt: sql`excluded.created_at`,
+          expiresAt: sql`excluded.expires_at`,
+        },
+        setWhere: sql`${k.expiresAt} <= excluded.created_at`,
+      })
+      .returning({ organizationId: k.organizationId, scope: k.scope, key: k.key });
+    return new Set(stored.map(recordKeyId));
   },
 
   /** Deletes up to `limit` expired rows; returns how many went. */

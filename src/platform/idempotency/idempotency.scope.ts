@@ -1,4 +1,6 @@
 import type { FastifyRequest } from 'fastify';
+import type { UnitOfWork } from '../db/unit-of-work.ts';
+import type { IdempotencyRecord } from './idempotency.tables.ts';
 
 /** Whose key space an Idempotency-Key lives in (contract §10: per API key, or per site on public calls). */
 export interface IdempotencyOwner {
@@ -36,7 +38,17 @@ export interface IdempotencyOwner {
  */
 export interface RouteIdempotency {
   owner(request: FastifyRequest): IdempotencyOwner | Promise<IdempotencyOwner>;
+  /**
+   * For a route whose services stage their writes in a UnitOfWork (platform/db/unit-of-work.ts)
+   * instead of writing in a transaction: commits the staged writes together with the key's record,
+   * answering `stored`, or `taken` when a concurrent request with the same key committed first
+   * (its response is then replayed, and the staged writes are dropped). Without it, the handler
+   * runs inside a transaction that also stores the record.
+   */
+  commitStaged?(unit: UnitOfWork, record: IdempotencyRecord): Promise<StagedCommitOutcome>;
 }
+
+export type StagedCommitOutcome = 'stored' | 'taken';
 
 /** The key space of a public site's calls. */
 export function siteIdempotencyOwner(siteKey: string, organizationId: string): IdempotencyOwner {

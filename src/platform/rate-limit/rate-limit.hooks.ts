@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
 import { principalOf } from '../auth/auth.hooks.ts';
 import { AppError } from '../http/errors.ts';
 import type { RateLimitDecision, RateLimiter } from './rate-limiter.ts';
@@ -14,17 +14,21 @@ export function setRateLimitHeaders(reply: FastifyReply, d: RateLimitDecision) {
   });
 }
 
+/** Sets the decision's headers; returns the 429 rate_limited to answer when it refuses. */
+function applyDecision(reply: FastifyReply, decision: RateLimitDecision): AppError | undefined {
+  setRateLimitHeaders(reply, decision);
+  if (decision.allowed) return undefined;
+  return new AppError(
+    'rate_limited',
+    `More than ${decision.limit} requests in a minute; retry in ${decision.resetInSeconds} s.`,
+    { headers: { 'Retry-After': String(decision.resetInSeconds) } },
+  );
+}
+
 /** Counts one request of `key` and throws 429 rate_limited past `limit` per minute (headers set either way). */
 export async function enforceLimit(limiter: RateLimiter, reply: FastifyReply, key: string, limit: number) {
-  const decision = await limiter.hit(key, limit);
-  setRateLimitHeaders(reply, decision);
-  if (!decision.allowed) {
-    throw new AppError(
-      'rate_limited',
-      `More than ${limit} requests in a minute; retry in ${decision.resetInSeconds} s.`,
-      { headers: { 'Retry-After': String(decision.resetInSeconds) } },
-    );
-  }
+  const refusal = applyDecision(reply, await limiter.hit(key, limit));
+  if (refusal) throw refusal;
 }
 
 /**
@@ -47,9 +51,12 @@ export function apiKeyRateLimit(limiter: RateLimiter, defaultPerMinute: number):
  *   `config: { auth: 'public' }, onRequest: [app.publicRateLimit]`.
  * The client address is `request.ip`: behind a proxy, set Fastify's trustProxy so it is the client's.
  */
-export function publicRateLimit(limiter: RateLimiter, perMinute: number): onRequestAsyncHookHandler {
-  return async (request: FastifyRequest, reply) => {
+export function publicRateLimit(limiter: RateLimiter, perMinute: number): onRequestHookHandler {
+  // A callback hook, not an async one: counted in memory, the answer needs no promise (hot path).
+  return (request: FastifyRequest, reply, done) => {
     const siteKey = (request.params as { siteKey?: string }).siteKey ?? '-';
-    await enforceLimit(limiter, reply, `site:${siteKey}:${request.ip}`, perMinute);
+    const decision = limiter.hit(`site:${siteKey}:${request.ip}`, perMinute);
+    if (decision instanceof Promise) decision.then((d) => done(applyDecision(reply, d)), done);
+    else done(applyDecision(reply, decision));
   };
 }

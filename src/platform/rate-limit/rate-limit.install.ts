@@ -1,8 +1,8 @@
-import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { RateLimitKind } from '../metrics/metrics.ts';
 import { apiKeyRateLimit, publicRateLimit } from './rate-limit.hooks.ts';
-import { createRateLimiter, type RateLimiter } from './rate-limiter.ts';
+import { createRateLimiter, type RateLimitDecision, type RateLimiter } from './rate-limiter.ts';
 
 /** Which limit a counter key belongs to, from its prefix (key:, member:, site:, sign-in:); never the id itself. */
 function limitKindOf(key: string): RateLimitKind {
@@ -15,10 +15,13 @@ function limitKindOf(key: string): RateLimitKind {
 function countingRefusals(limiter: RateLimiter, onReject: (limit: RateLimitKind) => void): RateLimiter {
   return {
     ...limiter,
-    async hit(key, limit) {
-      const decision = await limiter.hit(key, limit);
-      if (!decision.allowed) onReject(limitKindOf(key));
-      return decision;
+    hit(key, limit) {
+      const noted = (decision: RateLimitDecision) => {
+        if (!decision.allowed) onReject(limitKindOf(key));
+        return decision;
+      };
+      const decision = limiter.hit(key, limit);
+      return decision instanceof Promise ? decision.then(noted) : noted(decision);
     },
   };
 }
@@ -27,7 +30,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     rateLimiter: RateLimiter;
     /** onRequest hook for public `:siteKey` routes: PUBLIC_RATE_LIMIT_PER_MINUTE per site and client address. */
-    publicRateLimit: onRequestAsyncHookHandler;
+    publicRateLimit: onRequestHookHandler;
   }
 }
 

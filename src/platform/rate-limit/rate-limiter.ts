@@ -16,9 +16,23 @@ export interface RateLimitDecision {
   resetInSeconds: number;
 }
 
+function decisionOf(used: number, limit: number, now: number, window: number): RateLimitDecision {
+  const resetAtMs = (window + 1) * WINDOW_MS;
+  return {
+    allowed: used <= limit,
+    limit,
+    remaining: Math.max(0, limit - used),
+    resetAtMs,
+    resetInSeconds: Math.max(1, Math.ceil((resetAtMs - now) / 1000)),
+  };
+}
+
 export interface RateLimiter {
-  /** Counts one request of `key` against `limit` per minute. Never throws. */
-  hit(key: string, limit: number): Promise<RateLimitDecision>;
+  /**
+   * Counts one request of `key` against `limit` per minute. Never throws. Answers synchronously
+   * when counting in this process (no REDIS_URL), so the hot public routes skip a promise.
+   */
+  hit(key: string, limit: number): RateLimitDecision | Promise<RateLimitDecision>;
   /** Where counts go right now: `redis`, or `memory` (no REDIS_URL, or Redis unreachable). */
   mode(): 'redis' | 'memory';
   close(): Promise<void>;
@@ -71,18 +85,11 @@ export async function createRateLimiter(options: {
   }
 
   return {
-    async hit(key, limit) {
+    hit(key, limit) {
       const now = clock.now().getTime();
       const window = Math.floor(now / WINDOW_MS);
-      const used = await count(key, window);
-      const resetAtMs = (window + 1) * WINDOW_MS;
-      return {
-        allowed: used <= limit,
-        limit,
-        remaining: Math.max(0, limit - used),
-        resetAtMs,
-        resetInSeconds: Math.max(1, Math.ceil((resetAtMs - now) / 1000)),
-      };
+      if (!redis) return decisionOf(memory.increment(key, window), limit, now, window);
+      return count(key, window).then((used) => decisionOf(used, limit, now, window));
     },
     mode: () => (redis?.ready() && !degraded ? 'redis' : 'memory'),
     close: async () => redis?.close(),
