@@ -16,7 +16,7 @@ export async function ledgerScenario(
   dataDir: string,
   seeded: number,
   proofs: number,
-  /** Events to seal at most (SEAL_BATCH each batch); Infinity seals everything queued. */
+  /** Events to seal at most (in batches of the store's SEAL_BATCH); Infinity seals everything queued. */
   maxEvents: number,
 ) {
   const store = await bench.open();
@@ -26,7 +26,7 @@ export async function ledgerScenario(
     const scope = { organizationId: fixture.organizationId, environment: fixture.environment };
     const started = process.hrtime.bigint();
     const { appended, head } = await services.ledger.sealer.sealLog(scope, {
-      maxBatches: Math.ceil(maxEvents / SEAL_BATCH),
+      maxBatches: Math.ceil(maxEvents / SEAL_BATCH[store.kind]),
     });
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const proof = await sequentialLatency(proofs, async () => {

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
+import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
 import type { Db } from '../../platform/db/store.ts';
 import {
@@ -10,22 +10,31 @@ import {
   ledgerPending,
   ledgerTreeHeads,
 } from './ledger.tables.ts';
-import { type NodeHashes, type NodeRef, nodeKey } from './merkle.ts';
+import type { NodeHashes, NodeRef } from './merkle.ts';
+import { BLOCK_SIZE, nodesFromSources, sourcesOf } from './merkle-blocks.ts';
 
 export interface LedgerScope {
   organizationId: string;
   environment: Environment;
 }
 
-export interface NewLeaf {
-  leafIndex: number;
-  eventId: string;
-  leafHash: Buffer;
-}
-
 const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
 
-/** All SQL of the ledger. Hashes are bytea here; hex is for the API. */
+/** Raw row of `signedLog`: int8 as number (store.ts), timestamptz as text (drizzle's drivers), bytea as bytes. */
+interface SignedLogRow {
+  id: string;
+  created_at: string;
+  tree_size: number;
+  signed_size: number;
+  root_hash: Uint8Array;
+  timestamp: string;
+  key_id: string;
+  signature: Uint8Array;
+  leaf_index: number | null;
+  leaf_hash: Uint8Array | null;
+}
+
+/** The ledger's SQL but the sealing queue's (ledger-queue.repo.ts). Hashes are bytea here; hex is for the API. */
 export const ledgerRepo = {
   async ensureLog(db: Db, scope: LedgerScope, id: string, now: Date): Promise<void> {
     await db
@@ -64,47 +73,6 @@ export const ledgerRepo = {
     }));
   },
 
-  /** The next queued events in sealing order: recordedAt, then id. */
-  pendingBatch(db: Db, scope: LedgerScope, limit: number) {
-    return db
-      .select({ eventId: ledgerPending.eventId, leafHash: ledgerPending.leafHash })
-      .from(ledgerPending)
-      .where(
-        and(
-          eq(ledgerPending.organizationId, scope.organizationId),
-          eq(ledgerPending.environment, scope.environment),
-        ),
-      )
-      .orderBy(asc(ledgerPending.recordedAt), asc(ledgerPending.eventId))
-      .limit(limit);
-  },
-
-  async deletePending(db: Db, organizationId: string, eventIds: string[]): Promise<void> {
-    await db
-      .delete(ledgerPending)
-      .where(and(eq(ledgerPending.organizationId, organizationId), inArray(ledgerPending.eventId, eventIds)));
-  },
-
-  async insertLeaves(db: Db, log: LedgerLogRow, leaves: NewLeaf[]): Promise<void> {
-    if (leaves.length === 0) return;
-    await db
-      .insert(ledgerLeaves)
-      .values(leaves.map((l) => ({ organizationId: log.organizationId, logId: log.id, ...l })));
-  },
-
-  async insertNodes(db: Db, log: LedgerLogRow, nodes: Array<NodeRef & { hash: Buffer }>): Promise<void> {
-    if (nodes.length === 0) return;
-    await db.insert(ledgerNodes).values(
-      nodes.map((n) => ({
-        organizationId: log.organizationId,
-        logId: log.id,
-        level: n.level,
-        nodeIndex: n.index,
-        hash: n.hash,
-      })),
-    );
-  },
-
   async setSizes(
     db: Db,
     log: LedgerLogRow,
@@ -116,59 +84,101 @@ export const ledgerRepo = {
       .where(and(eq(ledgerLogs.organizationId, log.organizationId), eq(ledgerLogs.id, log.id)));
   },
 
-  /** The perfect subtree hashes named; level 0 comes from the leaves. Missing ones are simply absent. */
+  /**
+   * The perfect subtree hashes named; missing ones are simply absent. Stored nodes are read by key,
+   * the small ones folded from their blocks of leaves (merkle-blocks.ts), in one statement.
+   *
+   * Every read is a single-key or single-range lookup (a lateral subquery per wanted node or block,
+   * whose LIMIT keeps the planner from flattening it into a join), a plan that holds without
+   * statistics. A list of keys (IN, = ANY, an OR per level) is planned,
+   * with none (PGlite never gathers any; PostgreSQL only once autoanalyze has run), as a scan of the
+   * log's whole prefix of the index: O(n) per proof instead of O(log n).
+   */
   async nodes(db: Db, log: LedgerLogRow, refs: NodeRef[]): Promise<NodeHashes> {
-    const found: NodeHashes = new Map();
-    const leafIndexes = refs.filter((r) => r.level === 0).map((r) => r.index);
-    const inner = refs.filter((r) => r.level > 0);
-    if (leafIndexes.length > 0) {
-      const rows = await db
-        .select({ index: ledgerLeaves.leafIndex, hash: ledgerLeaves.leafHash })
-        .from(ledgerLeaves)
-        .where(
-          and(
-            eq(ledgerLeaves.organizationId, log.organizationId),
-            eq(ledgerLeaves.logId, log.id),
-            inArray(ledgerLeaves.leafIndex, leafIndexes),
-          ),
-        );
-      for (const row of rows) found.set(nodeKey({ level: 0, index: row.index }), row.hash);
-    }
-    if (inner.length > 0) {
-      // One condition per level (at most ~50): index lists, not a long tuple list.
-      const byLevel = new Map<number, number[]>();
-      for (const r of inner) byLevel.set(r.level, [...(byLevel.get(r.level) ?? []), r.index]);
-      const rows = await db
-        .select({ level: ledgerNodes.level, index: ledgerNodes.nodeIndex, hash: ledgerNodes.hash })
-        .from(ledgerNodes)
-        .where(
-          and(
-            eq(ledgerNodes.organizationId, log.organizationId),
-            eq(ledgerNodes.logId, log.id),
-            or(
-              ...[...byLevel].map(([level, indexes]) =>
-                and(eq(ledgerNodes.level, level), inArray(ledgerNodes.nodeIndex, indexes)),
-              ),
-            ),
-          ),
-        );
-      for (const row of rows) found.set(nodeKey({ level: row.level, index: row.index }), row.hash);
-    }
-    return found;
+    if (refs.length === 0) return new Map();
+    const { stored, blocks } = sourcesOf(refs);
+    const result = await db.execute(sql`
+      select 0 as level, l.leaf_index as node_index, l.leaf_hash as hash
+      from unnest(${sql.param(blocks)}::bigint[]) as w(block_start)
+      cross join lateral (
+        select leaf_index, leaf_hash from ${ledgerLeaves}
+        where organization_id = ${log.organizationId} and log_id = ${log.id}
+          and leaf_index >= w.block_start and leaf_index < w.block_start + ${BLOCK_SIZE}::bigint
+        limit ${BLOCK_SIZE}
+      ) l
+      union all
+      select w.level, w.node_index, n.hash
+      from unnest(
+        ${sql.param(stored.map((r) => r.level))}::smallint[],
+        ${sql.param(stored.map((r) => r.index))}::bigint[]
+      ) as w(level, node_index)
+      cross join lateral (
+        select hash from ${ledgerNodes}
+        where organization_id = ${log.organizationId} and log_id = ${log.id}
+          and level = w.level and node_index = w.node_index
+        limit 1
+      ) n`);
+    const rows = rowsOf<{ level: number; node_index: number; hash: Uint8Array }>(result).map((r) => ({
+      level: r.level,
+      index: r.node_index,
+      hash: Buffer.from(r.hash),
+    }));
+    return nodesFromSources(
+      rows.filter((r) => r.level > 0),
+      rows.filter((r) => r.level === 0),
+    );
   },
 
   async insertTreeHead(db: Db, head: LedgerTreeHeadRow): Promise<void> {
     await db.insert(ledgerTreeHeads).values(head);
   },
 
-  async latestTreeHead(db: Db, log: LedgerLogRow): Promise<LedgerTreeHeadRow | undefined> {
-    const [row] = await db
-      .select()
-      .from(ledgerTreeHeads)
-      .where(and(eq(ledgerTreeHeads.organizationId, log.organizationId), eq(ledgerTreeHeads.logId, log.id)))
-      .orderBy(desc(ledgerTreeHeads.treeSize))
-      .limit(1);
-    return row;
+  /**
+   * A scope's log with its newest signed tree head (the one at signed_size, written in the same
+   * transaction), and where `eventId`, if given, sits in the log; undefined while nothing is signed.
+   * One statement of primary-key lookups (LIMIT 1 laterals, for the reason given at `nodes`: a plain
+   * join is planned, without statistics, as a scan of every head of the organization).
+   */
+  async signedLog(db: Db, scope: LedgerScope, eventId: string | null = null) {
+    const result = await db.execute(sql`
+      select l.id, l.created_at, l.tree_size, l.signed_size,
+        h.root_hash, h."timestamp", h.key_id, h.signature, f.leaf_index, f.leaf_hash
+      from ${ledgerLogs} l
+      cross join lateral (
+        select root_hash, "timestamp", key_id, signature from ${ledgerTreeHeads}
+        where organization_id = l.organization_id and log_id = l.id and tree_size = l.signed_size
+        limit 1
+      ) h
+      left join lateral (
+        select leaf_index, leaf_hash from ${ledgerLeaves}
+        where organization_id = l.organization_id and event_id = ${eventId} and log_id = l.id
+        limit 1
+      ) f on true
+      where l.organization_id = ${scope.organizationId} and l.environment = ${scope.environment}`);
+    const [row] = rowsOf<SignedLogRow>(result);
+    if (!row) return undefined;
+    const log: LedgerLogRow = {
+      ...scope,
+      id: row.id,
+      treeSize: row.tree_size,
+      signedSize: row.signed_size,
+      // new Date(text) is how drizzle maps these columns, so a head reads the same either way.
+      createdAt: new Date(row.created_at),
+    };
+    const head: LedgerTreeHeadRow = {
+      organizationId: scope.organizationId,
+      logId: row.id,
+      treeSize: row.signed_size,
+      rootHash: Buffer.from(row.root_hash),
+      timestamp: new Date(row.timestamp),
+      keyId: row.key_id,
+      signature: Buffer.from(row.signature),
+    };
+    const leaf =
+      row.leaf_index === null
+        ? null
+        : { eventId: eventId!, leafIndex: row.leaf_index, leafHash: Buffer.from(row.leaf_hash!) };
+    return { log, head, leaf };
   },
 
   /** Newest first (largest tree first), limit + 1 rows, strictly below `beforeSize` when given. */
@@ -187,33 +197,25 @@ export const ledgerRepo = {
       .limit(limit + 1);
   },
 
-  /** Where an event sits in its scope's log, if it was appended. */
-  async findLeaf(db: Db, scope: LedgerScope, eventId: string) {
-    return ledgerRepo.findLeaves(db, scope, [eventId]).then((rows) => rows[0]);
-  },
-
-  findLeaves(db: Db, scope: LedgerScope, eventIds: string[]) {
-    if (eventIds.length === 0) return Promise.resolve([]);
-    return db
-      .select({
-        eventId: ledgerLeaves.eventId,
-        leafIndex: ledgerLeaves.leafIndex,
-        leafHash: ledgerLeaves.leafHash,
-      })
-      .from(ledgerLeaves)
-      .innerJoin(
-        ledgerLogs,
-        and(
-          eq(ledgerLogs.organizationId, ledgerLeaves.organizationId),
-          eq(ledgerLogs.id, ledgerLeaves.logId),
-        ),
-      )
-      .where(
-        and(
-          eq(ledgerLeaves.organizationId, scope.organizationId),
-          eq(ledgerLogs.environment, scope.environment),
-          inArray(ledgerLeaves.eventId, eventIds),
-        ),
-      );
+  /**
+   * Where events sit in a log, for those appended to it. Single-row lookups by the unique event key,
+   * for the reason given at `nodes`.
+   */
+  async findLeaves(db: Db, log: LedgerLogRow, eventIds: string[]) {
+    if (eventIds.length === 0) return [];
+    const result = await db.execute(sql`
+      select w.event_id, l.leaf_index, l.leaf_hash
+      from unnest(${sql.param(eventIds)}::text[]) as w(event_id)
+      cross join lateral (
+        select leaf_index, leaf_hash, log_id from ${ledgerLeaves}
+        where organization_id = ${log.organizationId} and event_id = w.event_id
+        limit 1
+      ) l
+      where l.log_id = ${log.id}`);
+    return rowsOf<{ event_id: string; leaf_index: number; leaf_hash: Uint8Array }>(result).map((r) => ({
+      eventId: r.event_id,
+      leafIndex: r.leaf_index,
+      leafHash: Buffer.from(r.leaf_hash),
+    }));
   },
 };

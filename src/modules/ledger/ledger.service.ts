@@ -64,11 +64,7 @@ export function createLedgerService(deps: {
     return ranges.map((range) => rangeHash(range, nodes).toString('hex'));
   }
 
-  async function signedLog(scope: LedgerScope) {
-    const log = await ledgerRepo.findLog(store.db, scope);
-    const head = log && (await ledgerRepo.latestTreeHead(store.db, log));
-    return log && head ? { log, head } : null;
-  }
+  const signedLog = (scope: LedgerScope) => ledgerRepo.signedLog(store.db, scope);
 
   return {
     keys,
@@ -77,15 +73,14 @@ export function createLedgerService(deps: {
 
     /** `GET /v1/evidence/:id/proof`: inclusion against the newest signed tree head. */
     async inclusionProof(scope: LedgerScope, eventId: string) {
-      const leaf = await ledgerRepo.findLeaf(store.db, scope, eventId);
+      const signed = await ledgerRepo.signedLog(store.db, scope, eventId);
       // Not a leaf: an event of this scope not sealed yet (409), or no such event here (404).
-      if (!leaf) {
+      if (!signed?.leaf) {
         await evidence.get(scope, eventId);
         throw notSealed();
       }
-      const signed = await signedLog(scope);
-      if (!signed || leaf.leafIndex >= signed.head.treeSize) throw notSealed();
-      const { log, head } = signed;
+      const { log, head, leaf } = signed;
+      if (leaf.leafIndex >= head.treeSize) throw notSealed();
       return {
         logId: log.id,
         leafIndex: leaf.leafIndex,
@@ -136,7 +131,7 @@ export function createLedgerService(deps: {
       return {
         treeHead: presentTreeHead(head),
         async prove(eventIds) {
-          const leaves = (await ledgerRepo.findLeaves(store.db, scope, eventIds)).filter(
+          const leaves = (await ledgerRepo.findLeaves(store.db, log, eventIds)).filter(
             (l) => l.leafIndex < head.treeSize,
           );
           const paths = leaves.map((l) => inclusionRanges(l.leafIndex, head.treeSize));

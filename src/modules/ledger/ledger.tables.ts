@@ -52,9 +52,10 @@ export const ledgerLeaves = pgTable(
 );
 
 /**
- * Hashes of the perfect subtrees above the leaves: 2^level leaves (level ≥ 1) starting at
- * node_index·2^level, written once when their last leaf is appended and never changed. Any tree
- * head's root and any proof is a fold of O(log n) of these (merkle.ts).
+ * Hashes of the perfect subtrees of level ≥ BLOCK_LEVELS (merkle-blocks.ts): 2^level leaves starting at
+ * node_index·2^level, written once when their last leaf is appended and never changed. The smaller
+ * ones are folded from at most 16 leaves when needed (migration `ledger_nodes_blocks` dropped those
+ * stored before). Any tree head's root and any proof is a fold of O(log n) of these and of leaves.
  */
 export const ledgerNodes = pgTable(
   'ledger_nodes',

@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
  * (level 0 is a leaf). Every range the RFC's recursion visits starts at a multiple of a power of
  * two at least its size, so its hash is a right fold of at most log2(n) perfect subtrees (one per
  * set bit of its size). The proof builders below therefore name the perfect nodes they need
- * (`rangeNodes`), callers fetch those (O(log n) rows), and `rangeHash` folds them.
+ * (`rangeNodes`), callers fetch those (O(log n) rows: stored nodes, and for the small ones the leaf
+ * blocks they fold from, see merkle-blocks.ts), and `rangeHash` folds them.
  */
 
 export interface NodeRef {
@@ -53,9 +54,10 @@ export interface Range {
  */
 export function rangeNodes({ start, end }: Range): NodeRef[] {
   const refs: NodeRef[] = [];
-  let at = start;
-  for (let level = 52; level >= 0; level--) {
-    const size = 2 ** level;
+  // From the largest power of two that fits (proofs call this for every range of their path).
+  let [level, size] = [0, 1];
+  while (size * 2 <= end - start) [level, size] = [level + 1, size * 2];
+  for (let at = start; level >= 0; level--, size /= 2) {
     if (end - at >= size) {
       refs.push({ level, index: at / size });
       at += size;
@@ -128,14 +130,16 @@ export function nodesFor(ranges: Range[]): NodeRef[] {
 }
 
 /**
- * The perfect nodes of a whole in-memory tree (tests, the offline tools): every level's complete
- * pairs. Costs O(n); the database keeps the same nodes incrementally (see appendLeaves).
+ * The perfect nodes of an in-memory run of leaves starting at leaf `start` (a multiple of a power
+ * of two at least the run's length): every level's complete pairs. A whole tree (tests, the offline
+ * tools) costs O(n); the database keeps the same nodes incrementally (see appendLeaves).
  */
-export function perfectNodesOf(leaves: Buffer[]): NodeHashes {
+export function perfectNodesOf(leaves: Buffer[], start = 0): NodeHashes {
   const nodes: NodeHashes = new Map();
   let level = leaves;
   for (let l = 0; level.length > 0; l++) {
-    for (const [index, hash] of level.entries()) nodes.set(nodeKey({ level: l, index }), hash);
+    const first = start / 2 ** l;
+    for (const [i, hash] of level.entries()) nodes.set(nodeKey({ level: l, index: first + i }), hash);
     const next: Buffer[] = [];
     for (let i = 0; i + 1 < level.length; i += 2) next.push(hashChildren(level[i], level[i + 1]));
     level = next;

@@ -5,11 +5,18 @@ import { randomBase62 } from '../../platform/ids.ts';
 import { type LedgerScope, ledgerRepo } from './ledger.repo.ts';
 import type { LedgerLogRow, LedgerTreeHeadRow } from './ledger.tables.ts';
 import type { LedgerKeys } from './ledger-keys.ts';
+import { ledgerQueueRepo, type PendingLeaf } from './ledger-queue.repo.ts';
 import { appendLeaves, frontierOf, rangeHash, rangeNodes } from './merkle.ts';
+import { isStoredNode } from './merkle-blocks.ts';
 import { treeHeadMessage } from './signing.ts';
 
-/** Leaves per append transaction: bounds how long a log's lock and the rows' locks are held. */
-export const SEAL_BATCH = 1000;
+/**
+ * Leaves per append transaction, which bounds how long a log's lock and the rows' locks are held.
+ * On PostgreSQL a batch holds up only the log's other sealers, and its fixed costs (a commit's WAL
+ * flush, a dozen round trips) are most of a small batch's time, so batches are large. PGlite serves
+ * one session at a time: there a batch holds up every request, so it stays short.
+ */
+export const SEAL_BATCH: Record<Store['kind'], number> = { postgres: 5000, embedded: 1000 };
 /** Batches per log per run, so a run ends (and signs) even with a large backlog; the next run goes on. */
 export const MAX_BATCHES_PER_RUN = 50;
 
@@ -17,14 +24,16 @@ export const MAX_BATCHES_PER_RUN = 50;
  * The sealer (contract §14) in two steps, each its own transaction under the log's advisory lock:
  *
  * 1. `appendBatch`: takes the next queued events (recordedAt, id order), appends them as leaves,
- *    writes the perfect subtrees they complete, removes them from the queue, moves tree_size.
+ *    writes the stored perfect subtrees they complete, removes them from the queue, moves tree_size.
  * 2. `signHead`: if tree_size > signed_size, computes the root from stored subtrees, signs it,
  *    stores the tree head and moves signed_size.
  *
  * A crash between the steps leaves appended but unsigned leaves: nothing reads them (proofs are
  * against the newest signed head), and the next run's `signHead` covers them. Late arrivals (an
  * event committed after later-recorded events were sealed) are appended when they are seen, so
- * a log's order is recordedAt order within each batch and sealing order across batches.
+ * a log's order is recordedAt order within each batch and sealing order across batches. (Within a
+ * run each batch reads on from where the previous one ended, so one that arrives late behind that
+ * point during the run is seen by the next run.)
  */
 export function createSealer(deps: { store: Store; clock: Clock; keys: LedgerKeys }) {
   const { store, clock, keys } = deps;
@@ -43,35 +52,25 @@ export function createSealer(deps: { store: Store; clock: Clock; keys: LedgerKey
     return (await ledgerRepo.findLog(store.db, scope))!;
   }
 
+  /** Step 1 after `after` (the same run's previous batch, if any): the events appended, in order. */
+  function appendAfter(scope: LedgerScope, limit: number, after: PendingLeaf | null): Promise<PendingLeaf[]> {
+    return store.tx(async () => {
+      const log = await lockedLog(scope);
+      const leaves = await ledgerQueueRepo.next(store.db, scope, limit, after);
+      if (leaves.length === 0) return leaves;
+      const size = log.treeSize;
+      const frontier = await ledgerRepo.nodes(store.db, log, frontierOf(size));
+      const hashes = leaves.map((l) => Buffer.from(l.leafHash, 'hex'));
+      const nodes = appendLeaves(size, frontier, hashes).filter(isStoredNode);
+      await ledgerQueueRepo.append(store.db, { log, size, leaves, nodes });
+      return leaves;
+    });
+  }
+
   const sealer = {
     /** Step 1: appends up to `limit` queued events; returns how many. */
-    appendBatch(scope: LedgerScope, limit = SEAL_BATCH): Promise<number> {
-      return store.tx(async () => {
-        const log = await lockedLog(scope);
-        const pending = await ledgerRepo.pendingBatch(store.db, scope, limit);
-        if (pending.length === 0) return 0;
-        const size = log.treeSize;
-        const frontier = await ledgerRepo.nodes(store.db, log, frontierOf(size));
-        const hashes = pending.map((p) => Buffer.from(p.leafHash, 'hex'));
-        const created = appendLeaves(size, frontier, hashes);
-        await ledgerRepo.insertLeaves(
-          store.db,
-          log,
-          pending.map((p, i) => ({ leafIndex: size + i, eventId: p.eventId, leafHash: hashes[i] })),
-        );
-        await ledgerRepo.insertNodes(
-          store.db,
-          log,
-          created.filter((n) => n.level > 0),
-        );
-        await ledgerRepo.deletePending(
-          store.db,
-          scope.organizationId,
-          pending.map((p) => p.eventId),
-        );
-        await ledgerRepo.setSizes(store.db, log, { treeSize: size + pending.length });
-        return pending.length;
-      });
+    async appendBatch(scope: LedgerScope, limit = SEAL_BATCH[store.kind]): Promise<number> {
+      return (await appendAfter(scope, limit, null)).length;
     },
 
     /** Step 2: signs the log's current size if no head covers it yet; returns the new head, if any. */
@@ -107,13 +106,15 @@ export function createSealer(deps: { store: Store; clock: Clock; keys: LedgerKey
 
     /** Appends what is queued for one log (up to `maxBatches` batches), then signs. */
     async sealLog(scope: LedgerScope, options: { maxBatches?: number; batch?: number } = {}) {
-      const batch = options.batch ?? SEAL_BATCH;
+      const batch = options.batch ?? SEAL_BATCH[store.kind];
       const maxBatches = options.maxBatches ?? MAX_BATCHES_PER_RUN;
       let appended = 0;
+      let last: PendingLeaf | null = null;
       for (let i = 0; i < maxBatches; i++) {
-        const n = await sealer.appendBatch(scope, batch);
-        appended += n;
-        if (n < batch) break;
+        const leaves = await appendAfter(scope, batch, last);
+        appended += leaves.length;
+        if (leaves.length < batch) break;
+        last = leaves[leaves.length - 1];
       }
       const head = await sealer.signHead(scope);
       return { appended, head };
