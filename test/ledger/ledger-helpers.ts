@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, randomUUID, verify } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { evidenceEventBody } from '../../src/modules/evidence/evidence.presenters.ts';
 import { type EvidenceRow, evidenceEvents } from '../../src/modules/evidence/evidence.tables.ts';
@@ -20,6 +20,29 @@ export function newSigningKey() {
     pem: privateKey.export({ format: 'pem', type: 'pkcs8' }) as string,
     publicKey: raw.toString('base64'),
   };
+}
+
+/** SPKI DER header of an Ed25519 public key (RFC 8410): the raw 32 bytes follow it. */
+const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+/**
+ * Checks a tree head's signature from contract §14 alone, with node:crypto and none of the
+ * service's code: Ed25519 over the UTF-8 of
+ * `consent-service tree head v1\n<logId>\n<treeSize>\n<rootHash hex>\n<timestamp>`,
+ * against a raw public key (Buffer, or base64 as `GET /v1/public/ledger-keys` publishes it).
+ */
+export function independentSignatureVerifies(
+  head: { logId: string; treeSize: number; rootHash: string; timestamp: string; signature: string },
+  rawPublicKey: Buffer | string,
+): boolean {
+  const raw = typeof rawPublicKey === 'string' ? Buffer.from(rawPublicKey, 'base64') : rawPublicKey;
+  const key = createPublicKey({
+    key: Buffer.concat([ED25519_SPKI_PREFIX, raw]),
+    format: 'der',
+    type: 'spki',
+  });
+  const signed = `consent-service tree head v1\n${head.logId}\n${head.treeSize}\n${head.rootHash}\n${head.timestamp}`;
+  return verify(null, Buffer.from(signed, 'utf8'), key, Buffer.from(head.signature, 'base64'));
 }
 
 /**
