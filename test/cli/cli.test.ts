@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROLE_SCOPES } from '../../src/platform/auth/scopes.ts';
 import { createEmbeddedStore } from '../../src/platform/db/store.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
@@ -334,6 +335,9 @@ describe('CLI', () => {
         for (const key of [bootstrap.apiKeys.test, bootstrap.apiKeys.live]) {
           const res = await app.http.get('/v1/api-keys', { key });
           expect(res.status, res.text).toBe(200);
+          // Each bootstrap key carries every scope an owner may hold.
+          const own = res.body.data.find((k: { prefix: string }) => k.prefix === key.slice(0, 12));
+          expect([...own.scopes].sort()).toEqual([...ROLE_SCOPES.owner].sort());
         }
         const analyst = await app.http.get('/v1/audit-logs', { key: createdSecret });
         expect(analyst.status, analyst.text).toBe(200);

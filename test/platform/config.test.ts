@@ -1,0 +1,47 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+/** Contract §1's defaults, read from an empty environment, and how bad settings are reported. */
+describe('configuration', () => {
+  it('has the contract’s defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: null,
+      dataDir: path.resolve('./data'),
+      redisUrl: null,
+      rateLimitPerMinute: 100,
+      publicRateLimitPerMinute: 120,
+      baseUrl: 'http://localhost:3000',
+      docsUrl: 'http://localhost:3000/docs',
+      trustProxy: false,
+    });
+  });
+
+  it('derives BASE_URL from PORT and DOCS_URL from BASE_URL', () => {
+    expect(loadConfig({ PORT: '8080' })).toMatchObject({
+      baseUrl: 'http://localhost:8080',
+      docsUrl: 'http://localhost:8080/docs',
+    });
+    expect(loadConfig({ BASE_URL: 'https://consent.example.com' }).docsUrl).toBe(
+      'https://consent.example.com/docs',
+    );
+  });
+
+  it('reports every bad setting, one line each', () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: 'x', RATE_LIMIT_PER_MINUTE: '0', DATABASE_URL: 'mysql://h/db' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const lines = (error as Error).message.split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines.join('\n')).toMatch(/PORT/);
+    expect(lines.join('\n')).toMatch(/RATE_LIMIT_PER_MINUTE/);
+    expect(lines.join('\n')).toMatch(/DATABASE_URL/);
+  });
+});
