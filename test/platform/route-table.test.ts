@@ -89,7 +89,9 @@ async function createOwnersResources() {
 }
 
 beforeAll(async () => {
-  t = await startTestApp({ env: { RATE_LIMIT_PER_MINUTE: '1000000', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+  t = await startTestApp({
+    env: { RATE_LIMIT_PER_MINUTE: '1000000', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+  });
   owner = await t.tenant();
   stranger = await t.tenant();
   await createOwnersResources();
