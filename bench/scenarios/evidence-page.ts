@@ -13,18 +13,25 @@ const PAGE = 20;
 
 /**
  * The keyset query `GET /v1/evidence` runs (evidence.repo.ts `list`, no filters), written out:
- * newest first, strictly after the previous page's last (recordedAt, id), limit + 1.
+ * newest first, strictly after the previous page's last (recordedAt, id) as a row comparison (the
+ * form that seeks the index; see platform/db/keyset.ts), limit + 1. The service sends it as a
+ * prepared statement; here it goes unnamed, as an ad-hoc query would.
  */
-const RAW_PAGE = `select * from evidence_events
+const RAW_FIRST_PAGE = `select * from evidence_events
   where organization_id = $1 and environment = $2 and purged_at is null
-    and ($3::timestamptz is null or recorded_at < $3 or (recorded_at = $3 and id < $4))
+  order by recorded_at desc, id desc limit ${PAGE + 1}`;
+const RAW_NEXT_PAGE = `select * from evidence_events
+  where organization_id = $1 and environment = $2 and purged_at is null
+    and (recorded_at, id) < ($3::timestamptz, $4)
   order by recorded_at desc, id desc limit ${PAGE + 1}`;
 
 /** `pages` sequential pages of the raw query, each after the last row of the one before. */
 export function rawWalk(query: Query, fixture: Fixture, pages: number): Promise<Latency> {
-  let after: { t: Date | null; id: string | null } = { t: null, id: null };
+  let after: { t: Date; id: string } | null = null;
   return sequentialLatency(pages, async () => {
-    const { rows } = await query(RAW_PAGE, [fixture.organizationId, fixture.environment, after.t, after.id]);
+    const { rows } = after
+      ? await query(RAW_NEXT_PAGE, [fixture.organizationId, fixture.environment, after.t, after.id])
+      : await query(RAW_FIRST_PAGE, [fixture.organizationId, fixture.environment]);
     const last = rows[PAGE - 1];
     after = { t: last.recorded_at, id: last.id };
   });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SITE_CACHE_TTL_MS } from '../../src/modules/sites/site-cache.ts';
+import { SITE_CACHE_NOTIFIED_TTL_MS } from '../../src/modules/sites/site-cache.ts';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import { createReadySite, SITE_ORIGIN, SITES_TEST_ENV, WILDCARD_MATCH } from '../helpers/sites.ts';
@@ -65,7 +65,7 @@ describe('GET …/config', () => {
     expect((await site(s.siteKey, 'config', { 'if-none-match': '"other"' })).status).toBe(200);
   });
 
-  it('a purpose change shows its new configVersion and ETag once the cache entry is re-checked', async () => {
+  it('a purpose change shows its new configVersion and ETag from the next request on', async () => {
     const s = await createReadySite(t, tenant.testKey);
     const before = await site(s.siteKey, 'config');
     const added = await t.http.post(`/v1/channels/${s.channelId}/purposes`, {
@@ -73,11 +73,7 @@ describe('GET …/config', () => {
       body: { key: 'personalization', name: 'Personalization' },
     });
     expect(added.status).toBe(201);
-    // Within the cache's TTL this replica may still serve the previous version…
-    const cached = await site(s.siteKey, 'config');
-    expect(cached.body.data.configVersion).toBe(s.configVersion);
-    // …and after it the version check sees the new one.
-    t.clock.advance(SITE_CACHE_TTL_MS);
+    // The change's commit dropped the cached site: no clock movement needed.
     const after = await site(s.siteKey, 'config');
     expect(after.body.data.configVersion).toBe(s.configVersion + 1);
     expect(after.body.data.purposes.map((p: { key: string }) => p.key)).toContain('personalization');
@@ -85,7 +81,7 @@ describe('GET …/config', () => {
     const stale = await site(s.siteKey, 'config', { 'if-none-match': before.headers.get('etag') as string });
     expect(stale.status).toBe(200);
     // An unchanged version keeps its ETag across re-checks.
-    t.clock.advance(SITE_CACHE_TTL_MS);
+    t.clock.advance(SITE_CACHE_NOTIFIED_TTL_MS);
     expect((await site(s.siteKey, 'config')).headers.get('etag')).toBe(after.headers.get('etag'));
   });
 
@@ -143,7 +139,6 @@ describe('unknown and archived sites', () => {
     expect((await site(s.siteKey, 'config')).status).toBe(200);
     const archived = await t.http.post(`/v1/channels/${s.channelId}/archive`, { key: tenant.testKey });
     expect(archived.status).toBe(200);
-    t.clock.advance(SITE_CACHE_TTL_MS);
     for (const part of paths) expectProblemShape(await site(s.siteKey, part), 404, 'not_found');
     const post = await t.http.post(`/v1/public/sites/${s.siteKey}/preferences`, {
       body: { subjectId: 'visitor-1234', decisions: {}, configVersion: 1 },
@@ -151,5 +146,31 @@ describe('unknown and archived sites', () => {
     });
     expectProblemShape(post, 404, 'not_found');
     expect(post.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+describe('the site cache of another replica', () => {
+  it('drops its cached site when a change commits elsewhere, without waiting for a TTL', async () => {
+    // On PostgreSQL the replica has its own pool and hears the change through NOTIFY; the embedded
+    // store is one process, so there the replica shares the store and its in-process notifications.
+    const replica = process.env.DATABASE_URL
+      ? await startTestApp({ env: SITES_TEST_ENV })
+      : await startTestApp({ env: SITES_TEST_ENV, store: t.store });
+    try {
+      const s = await createReadySite(t, tenant.testKey);
+      const fromReplica = () => replica.http.get(`/v1/public/sites/${s.siteKey}/config`);
+      expect((await fromReplica()).status).toBe(200); // now cached by the replica
+      const archived = await t.http.post(`/v1/channels/${s.channelId}/archive`, { key: tenant.testKey });
+      expect(archived.status).toBe(200);
+      // Neither app's clock moves: only the notification can make the replica see the archive.
+      let status = 200;
+      for (const deadline = Date.now() + 10_000; status !== 404 && Date.now() < deadline; ) {
+        status = (await fromReplica()).status;
+        if (status !== 404) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(status).toBe(404);
+    } finally {
+      await replica.close();
+    }
   });
 });

@@ -1,10 +1,5 @@
-import {
-  displayPrefix,
-  generateApiKeySecret,
-  hashApiKeySecret,
-  parseApiKeySecret,
-} from '../../platform/auth/api-key-format.ts';
-import type { Principal } from '../../platform/auth/principal.ts';
+import { displayPrefix, generateApiKeySecret, hashApiKeySecret } from '../../platform/auth/api-key-format.ts';
+import { PRINCIPAL_CHANGES } from '../../platform/auth/principal-changes.ts';
 import {
   type Environment,
   normalizeScopes,
@@ -20,6 +15,7 @@ import { newId } from '../../platform/ids.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
 import type { EventsService } from '../webhooks/events.service.ts';
 import { type ApiKeyRow, apiKeysRepo } from './api-keys.repo.ts';
+import { createKeyAuthenticator } from './key-authenticator.ts';
 
 export type ApiKeyStatus = 'active' | 'expired' | 'revoked';
 
@@ -41,9 +37,6 @@ export interface KeyHolder {
   role: Role;
 }
 
-// lastUsedAt is a hint for people cleaning up keys; writing it on every request would double the writes.
-const LAST_USED_RESOLUTION_MS = 60_000;
-
 export function createApiKeysService(deps: {
   store: Store;
   clock: Clock;
@@ -57,6 +50,8 @@ export function createApiKeysService(deps: {
     if (key.expiresAt && key.expiresAt.getTime() <= clock.now().getTime()) return 'expired';
     return 'active';
   }
+
+  const authenticator = createKeyAuthenticator({ store, clock, statusOf });
 
   /**
    * The scope rules of contract §3: unknown scopes are 422 invalid_scopes; known ones the member's role
@@ -204,6 +199,8 @@ export function createApiKeysService(deps: {
         const graceEnd = new Date(clock.now().getTime() + graceSeconds * 1000);
         const oldExpiry = old.expiresAt && old.expiresAt < graceEnd ? old.expiresAt : graceEnd;
         await apiKeysRepo.update(tx, old, { expiresAt: oldExpiry });
+        // Replicas caching the old key's principal must see its new expiry.
+        await store.notify(PRINCIPAL_CHANGES);
         await audit.record(tx, context, {
           action: 'api_key.rotated',
           target: { type: 'api_key', id: old.id },
@@ -222,6 +219,8 @@ export function createApiKeysService(deps: {
         const key = await lockedKey(tx, context, id);
         if (key.revokedAt) throw new AppError('invalid_state', 'The key is already revoked.');
         const revoked = await apiKeysRepo.update(tx, key, { revokedAt: clock.now() });
+        // Every replica caching this key's principal drops it when the revocation commits.
+        await store.notify(PRINCIPAL_CHANGES);
         await audit.record(tx, context, { action: 'api_key.revoked', target: { type: 'api_key', id } });
         await emit('api_key.revoked', revoked);
         return revoked;
@@ -255,28 +254,7 @@ export function createApiKeysService(deps: {
     },
 
     /** The principal of a bearer secret, or null for a malformed, unknown, revoked or expired key. */
-    async authenticate(secret: string): Promise<Principal | null> {
-      const format = parseApiKeySecret(secret);
-      if (!format) return null;
-      const found = await apiKeysRepo.findBySecretHash(store.db, hashApiKeySecret(secret));
-      if (!found || found.key.environment !== format.environment || statusOf(found.key) !== 'active')
-        return null;
-      const { key } = found;
-      const now = clock.now();
-      if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-        await apiKeysRepo.update(store.db, key, { lastUsedAt: now });
-      }
-      return {
-        type: 'api_key',
-        organizationId: key.organizationId,
-        environment: key.environment,
-        keyId: key.id,
-        memberId: key.memberId,
-        role: found.role,
-        scopes: key.scopes as Scope[],
-        rateLimitPerMinute: found.rateLimitPerMinute,
-      };
-    },
+    authenticate: authenticator.authenticate,
   };
 }
 

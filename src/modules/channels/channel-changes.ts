@@ -12,6 +12,12 @@ import { buildVisitorConfig, sameVisitorConfig, type VisitorConfig } from './vis
 export type ChannelEventType = 'channel.created' | 'channel.updated' | 'channel.archived';
 
 /**
+ * The store notification channel (`store.notify` / `store.listen`) for any change to a channel or
+ * its parts: every replica's public-site cache drops what it holds when it fires.
+ */
+export const CHANNEL_CHANGES = 'channel_changes';
+
+/**
  * What every change to a channel or its parts shares: finding the channel in the caller's
  * organization and environment, locking it, refusing changes to an archived one, and publishing a
  * new configVersion when what visitors are shown has changed.
@@ -71,6 +77,8 @@ export function createChannelChanges(deps: { store: Store; clock: Clock; events?
       if (channel.status !== 'active') {
         throw new AppError('invalid_state', 'The channel is archived; it can no longer be changed.');
       }
+      // Every change goes through here: public-site caches hear of it when it commits.
+      await store.notify(CHANNEL_CHANGES);
       return channel;
     },
 

@@ -1,6 +1,6 @@
-import { and, desc, eq, lt } from 'drizzle-orm';
+import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
-import { olderThan } from '../../platform/db/keyset.ts';
+import { keysetValues, olderThanPlaceholder, preparedQueries } from '../../platform/db/prepared.ts';
 import type { Db } from '../../platform/db/store.ts';
 import {
   channelConfigVersions,
@@ -38,6 +38,22 @@ const channelIs = (organizationId: string, environment: Environment, id: string)
     eq(channels.environment, environment),
     eq(channels.id, id),
   );
+
+const listQuery = preparedQueries('channels_list', (db, name, variant) =>
+  db
+    .select()
+    .from(channels)
+    .where(
+      and(
+        eq(channels.organizationId, sql.placeholder('organizationId')),
+        eq(channels.environment, sql.placeholder('environment')),
+        variant === 'after' ? olderThanPlaceholder(channels.createdAt, channels.id) : undefined,
+      ),
+    )
+    .orderBy(desc(channels.createdAt), desc(channels.id))
+    .limit(sql.placeholder('limit'))
+    .prepare(name),
+);
 
 export const channelsRepo = {
   async insert(tx: Db, row: ChannelRow): Promise<void> {
@@ -77,6 +93,7 @@ export const channelsRepo = {
     return row as ChannelRow | undefined;
   },
 
+  /** Newest first, limit + 1 rows: a prepared statement, since every console page load lists channels. */
   list(
     db: Db,
     organizationId: string,
@@ -84,18 +101,10 @@ export const channelsRepo = {
     limit: number,
     after: { t: number; id: string } | null,
   ): Promise<ChannelRow[]> {
-    return db
-      .select()
-      .from(channels)
-      .where(
-        and(
-          eq(channels.organizationId, organizationId),
-          eq(channels.environment, environment),
-          olderThan(channels.createdAt, channels.id, after),
-        ),
-      )
-      .orderBy(desc(channels.createdAt), desc(channels.id))
-      .limit(limit + 1);
+    const values = { organizationId, environment, limit: limit + 1 };
+    return after
+      ? listQuery(db, 'after').execute({ ...values, ...keysetValues(after) })
+      : listQuery(db, 'first').execute(values);
   },
 
   async update(tx: Db, channel: ChannelRow, changes: ChannelUpdate): Promise<ChannelRow> {

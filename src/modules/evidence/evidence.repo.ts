@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
-import { olderThan } from '../../platform/db/keyset.ts';
+import { keysetValues, olderThanPlaceholder, preparedQueries, UNNAMED } from '../../platform/db/prepared.ts';
 import type { Db } from '../../platform/db/store.ts';
 import { type Decision, type EvidenceRow, evidenceEvents } from './evidence.tables.ts';
 
@@ -38,6 +38,44 @@ const PURGED_CONTENT = {
 
 const rowsOf = (result: unknown) => (result as { rows: Array<Record<string, unknown>> }).rows;
 
+/** The filters of a list, in the order they name its prepared statement. */
+const FILTERS = ['channelId', 'subjectPseudonym', 'source', 'from', 'to', 'purpose', 'decision'] as const;
+
+/**
+ * One prepared query per combination of filters used (its variant name lists them). The unfiltered
+ * page, the hot one, is a named statement; filtered ones stay unnamed so PostgreSQL plans them with
+ * the actual values (a generic plan could pick the tenant-wide index for a rare channel's events).
+ */
+const listQuery = preparedQueries('evidence_list', (db, name, variant) => {
+  const has = new Set(variant.split('_'));
+  const value = (placeholder: string) => sql.placeholder(placeholder);
+  const decided: SQL | undefined = has.has('purpose')
+    ? has.has('decision')
+      ? sql`${e.decisions} ->> ${value('purpose')} = ${value('decision')}`
+      : sql`${e.decisions} ->> ${value('purpose')} is not null`
+    : undefined;
+  return db
+    .select()
+    .from(e)
+    .where(
+      and(
+        eq(e.organizationId, value('organizationId')),
+        eq(e.environment, value('environment')),
+        has.has('channelId') ? eq(e.channelId, value('channelId')) : undefined,
+        has.has('subjectPseudonym') ? eq(e.subjectPseudonym, value('subjectPseudonym')) : undefined,
+        has.has('source') ? eq(e.source, value('source')) : undefined,
+        has.has('from') ? gte(e.recordedAt, value('from')) : undefined,
+        has.has('to') ? lte(e.recordedAt, value('to')) : undefined,
+        decided,
+        isNull(e.purgedAt),
+        has.has('after') ? olderThanPlaceholder(e.recordedAt, e.id) : undefined,
+      ),
+    )
+    .orderBy(desc(e.recordedAt), desc(e.id))
+    .limit(value('limit'))
+    .prepare(variant === 'all' || variant === 'after' ? name : UNNAMED);
+});
+
 export const evidenceRepo = {
   async insertMany(tx: Db, rows: EvidenceRow[]): Promise<void> {
     if (rows.length > 0) await tx.insert(e).values(rows);
@@ -67,30 +105,17 @@ export const evidenceRepo = {
     limit: number,
     after: { t: number; id: string } | null,
   ): Promise<EvidenceRow[]> {
-    const decided: SQL | undefined = filters.purpose
-      ? filters.decision
-        ? sql`${e.decisions} ->> ${filters.purpose} = ${filters.decision}`
-        : sql`${e.decisions} ->> ${filters.purpose} is not null`
-      : undefined;
-    return db
-      .select()
-      .from(e)
-      .where(
-        and(
-          eq(e.organizationId, scope.organizationId),
-          eq(e.environment, scope.environment),
-          filters.channelId ? eq(e.channelId, filters.channelId) : undefined,
-          filters.subjectPseudonym ? eq(e.subjectPseudonym, filters.subjectPseudonym) : undefined,
-          filters.source ? eq(e.source, filters.source) : undefined,
-          filters.from ? gte(e.recordedAt, filters.from) : undefined,
-          filters.to ? lte(e.recordedAt, filters.to) : undefined,
-          decided,
-          isNull(e.purgedAt),
-          olderThan(e.recordedAt, e.id, after),
-        ),
-      )
-      .orderBy(desc(e.recordedAt), desc(e.id))
-      .limit(limit + 1);
+    // A decision means something only for a purpose (the route refuses one alone).
+    const used = FILTERS.filter((name) => filters[name] && (name !== 'decision' || filters.purpose));
+    const variant = [...used, ...(after ? ['after'] : [])].join('_') || 'all';
+    const values: Record<string, unknown> = {
+      organizationId: scope.organizationId,
+      environment: scope.environment,
+      limit: limit + 1,
+      ...(after ? keysetValues(after) : {}),
+    };
+    for (const name of used) values[name] = filters[name];
+    return listQuery(db, variant).execute(values);
   },
 
   /**

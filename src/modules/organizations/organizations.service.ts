@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { PRINCIPAL_CHANGES } from '../../platform/auth/principal-changes.ts';
 import { ROLES, type Role } from '../../platform/auth/scopes.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { isUniqueViolation } from '../../platform/db/pg-errors.ts';
@@ -76,9 +77,13 @@ export function createOrganizationsService({ store, clock }: { store: Store; clo
     },
 
     async setRateLimit(organizationId: string, perMinute: number | null): Promise<void> {
-      if (!(await organizationsRepo.setRateLimit(store.db, organizationId, perMinute))) {
-        throw new OrganizationError(`no organization ${organizationId}`);
-      }
+      await store.tx(async (tx) => {
+        if (!(await organizationsRepo.setRateLimit(tx, organizationId, perMinute))) {
+          throw new OrganizationError(`no organization ${organizationId}`);
+        }
+        // API replicas cache principals, which carry the limit: the new one applies at once everywhere.
+        await store.notify(PRINCIPAL_CHANGES);
+      });
     },
   };
 }

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../platform/clock.ts';
+import type { Store } from '../../platform/db/store.ts';
 import { envelope } from '../../platform/http/schemas.ts';
+import { CHANNEL_CHANGES } from '../channels/channel-changes.ts';
 import type { ChannelRow } from '../channels/channels.repo.ts';
 import type { ChannelsService } from '../channels/channels.service.ts';
 import type { VisitorConfig } from '../channels/visitor-config.ts';
@@ -19,27 +21,50 @@ export interface Site {
   checkedAtMs: number;
 }
 
+/** How long an entry is trusted while change notifications cannot be relied on. */
 export const SITE_CACHE_TTL_MS = 5_000;
+/** While they can: a change drops the entry at once; this re-check only bounds a missed notification. */
+export const SITE_CACHE_NOTIFIED_TTL_MS = 60_000;
 const MAX_SITES = 10_000;
 
 /**
  * An in-process cache of sites by siteKey, for the hot public endpoints.
  *
- * An entry is trusted for SITE_CACHE_TTL_MS (on the app's clock, so tests move it); after that the
- * next request re-reads the channel row and its origins (two indexed lookups) and reloads the config
- * snapshot only if configVersion moved. So a change, an archive or a new origin shows within 5 s on
- * every replica without any cross-replica signal, and an unchanged config costs no snapshot read or
- * re-serialization. Snapshots are immutable per version, so a version check is a complete
- * invalidation test for the config itself. Concurrent misses for one site share one load; unknown
- * site keys are not cached (they cannot grow the map), and the map holds at most MAX_SITES entries.
+ * Every change to a channel or its parts notifies CHANNEL_CHANGES when it commits (this process at
+ * once, other replicas through PostgreSQL NOTIFY), and the cache then drops everything it holds:
+ * the next request re-reads the channel row and its origins (two indexed lookups) and reloads the
+ * config snapshot only if configVersion moved (snapshots are immutable per version). So an archive,
+ * a new origin or a new config is served from the next request on. While the notification
+ * connection is down, an entry is trusted for SITE_CACHE_TTL_MS only (on the app's clock, so tests
+ * move it). A load that began before a change is not cached. Concurrent misses for one site share
+ * one load; unknown site keys are not cached, and the map holds at most MAX_SITES entries.
  */
-export function createSiteCache(deps: { channels: ChannelsService; clock: Clock; ttlMs?: number }) {
+export function createSiteCache(deps: {
+  channels: ChannelsService;
+  clock: Clock;
+  listen: Store['listen'];
+  ttlMs?: number;
+}) {
   const { channels, clock } = deps;
-  const ttlMs = deps.ttlMs ?? SITE_CACHE_TTL_MS;
   const sites = new Map<string, Site>();
   const loading = new Map<string, Promise<Site | null>>();
+  /** Bumped by every drop: a load that saw another generation began before a change. */
+  let generation = 0;
+  let notified = false;
+  const dropAll = () => {
+    generation++;
+    sites.clear();
+  };
+  const stopListening = deps.listen(CHANNEL_CHANGES, (event) => {
+    dropAll();
+    // Only a (re)established LISTEN restores trust: a local notification says nothing of other replicas.
+    if (event === 'listening') notified = true;
+    if (event === 'lost') notified = false;
+  });
+  const ttlMs = () => (notified ? SITE_CACHE_NOTIFIED_TTL_MS : (deps.ttlMs ?? SITE_CACHE_TTL_MS));
 
   async function load(siteKey: string, previous: Site | undefined): Promise<Site | null> {
+    const startedIn = generation;
     const channel = await channels.findActiveChannelBySiteKey(siteKey);
     if (!channel) {
       sites.delete(siteKey);
@@ -61,6 +86,7 @@ export function createSiteCache(deps: { channels: ChannelsService; clock: Clock;
       const etag = `"${createHash('sha256').update(configBody).digest('base64url').slice(0, 27)}"`;
       site = { channel, origins, config, configBody, etag, checkedAtMs: clock.now().getTime() };
     }
+    if (startedIn !== generation) return site;
     sites.delete(siteKey);
     if (sites.size >= MAX_SITES) sites.delete(sites.keys().next().value as string);
     sites.set(siteKey, site);
@@ -78,7 +104,7 @@ export function createSiteCache(deps: { channels: ChannelsService; clock: Clock;
   /** The cached site, while it is still trusted (younger than the TTL); else undefined. */
   function fresh(siteKey: string): Site | undefined {
     const cached = sites.get(siteKey);
-    return cached && clock.now().getTime() - cached.checkedAtMs < ttlMs ? cached : undefined;
+    return cached && clock.now().getTime() - cached.checkedAtMs < ttlMs() ? cached : undefined;
   }
 
   return {
@@ -93,6 +119,9 @@ export function createSiteCache(deps: { channels: ChannelsService; clock: Clock;
 
     /** Re-reads the site now, whatever its age: when a request names a configVersion newer than the cache's. */
     refresh,
+
+    /** Stops listening for changes (the app is closing). */
+    close: stopListening,
   };
 }
 

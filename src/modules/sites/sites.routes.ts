@@ -76,6 +76,7 @@ function sendCacheable(
 export function sitesRoutes(app: App, deps: { sites: SitesService }) {
   const { sites } = deps;
   app.decorateRequest('site', null);
+  app.addHook('onClose', () => sites.close());
 
   // A callback hook: a cached site (nearly every request) is resolved without a promise.
   const resolveSite: onRequestHookHandler = (request, _reply, done) => {

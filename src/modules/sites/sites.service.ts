@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { Clock } from '../../platform/clock.ts';
+import type { Store } from '../../platform/db/store.ts';
 import { notFound, validationFailed } from '../../platform/http/errors.ts';
 import type { ChannelsService } from '../channels/channels.service.ts';
 import type { VisitorConfig } from '../channels/visitor-config.ts';
@@ -20,13 +21,14 @@ export interface RequestFacts {
 
 /** The public site endpoints' rules (contract §5): site lookup, the snippet, recording a decision. */
 export function createSitesService(deps: {
+  store: Store;
   channels: ChannelsService;
   evidence: EvidenceService;
   clock: Clock;
   baseUrl: string;
 }) {
-  const { channels, evidence, clock, baseUrl } = deps;
-  const cache = createSiteCache({ channels, clock });
+  const { store, channels, evidence, clock, baseUrl } = deps;
+  const cache = createSiteCache({ channels, clock, listen: store.listen });
 
   /** The notice the visitor answered, or a 422 if the channel never had that configVersion. */
   async function noticeAnswered(site: Site, version: number): Promise<VisitorConfig> {
@@ -46,6 +48,9 @@ export function createSitesService(deps: {
   }
 
   return {
+    /** Stops the site cache's change listener (the app is closing). */
+    close: () => cache.close(),
+
     /** The preferences route's idempotent commit: staged consent events with the key's record. */
     commitStaged: evidence.commitStaged,
 

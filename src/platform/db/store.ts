@@ -2,10 +2,12 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
+import { createPgListener, type ListenHandler, type RemoteListener } from './listener.ts';
 
 /** A database handle or an open transaction: repos take either. */
 export type Db = PgDatabase<PgQueryResultHKT, Record<string, never>>;
@@ -27,6 +29,22 @@ export interface Store {
   savepoint<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
   /** True inside `tx` (or code it calls): writes made now commit with that transaction. */
   inTransaction(): boolean;
+  /**
+   * Runs fn once the current top-level transaction commits (at once outside a transaction), for
+   * work that must only see committed data, such as dropping a cache. fn must not throw.
+   */
+  afterCommit(fn: () => void): void;
+  /**
+   * Tells every listener of `channel`, in every process on this database, that something changed:
+   * this process's listeners synchronously right after the commit (so the caller's next request
+   * already sees it), other processes' through PostgreSQL NOTIFY, which is delivered on commit.
+   */
+  notify(channel: string): Promise<void>;
+  /**
+   * Listens to `channel` until the returned function is called. See ListenEvent: a listener that
+   * keeps derived state (a cache) must drop it on every event and trust it only while `listening`.
+   */
+  listen(channel: string, handler: ListenHandler): () => void;
   ping(): Promise<void>;
   close(): Promise<void>;
   /** Raw PGlite instance (embedded only), for test templates. */
@@ -35,7 +53,13 @@ export interface Store {
   pool?: pg.Pool;
 }
 
-const ambient = new AsyncLocalStorage<Db>();
+/** The open transaction of the current async context, and what waits for its top-level commit. */
+interface AmbientTx {
+  db: Db;
+  afterCommit: Array<() => void>;
+}
+
+const ambient = new AsyncLocalStorage<AmbientTx>();
 
 /**
  * A store over the driver's base handle. `db` must stay a getter on the returned object (a spread
@@ -43,25 +67,69 @@ const ambient = new AsyncLocalStorage<Db>();
  */
 function makeStore(
   base: Db,
-  fields: Omit<Store, 'db' | 'tx' | 'savepoint' | 'inTransaction'>,
-  /** Opens a top-level transaction; the base handle's own `transaction` when omitted. */
-  begin: <T>(fn: (tx: Db) => Promise<T>) => Promise<T> = (fn) => base.transaction(fn),
+  fields: Omit<Store, 'db' | 'tx' | 'savepoint' | 'inTransaction' | 'afterCommit' | 'notify' | 'listen'>,
+  options: {
+    /** Opens a top-level transaction; the base handle's own `transaction` when omitted. */
+    begin?: <T>(fn: (tx: Db) => Promise<T>) => Promise<T>;
+    /** Other processes' notifications (PostgreSQL); none for the single-process embedded store. */
+    remote?: RemoteListener;
+  } = {},
 ): Store {
-  const open = <T>(on: Db | null, fn: (tx: Db) => Promise<T>) => {
-    const inAmbient = (tx: Db) => ambient.run(tx, () => fn(tx));
-    return on ? on.transaction((tx) => inAmbient(tx as unknown as Db)) : begin(inAmbient);
+  const begin = options.begin ?? (<T>(fn: (tx: Db) => Promise<T>) => base.transaction(fn));
+  const open = async <T>(outer: AmbientTx | null, fn: (tx: Db) => Promise<T>): Promise<T> => {
+    // A savepoint shares its top-level transaction's commit, so it shares its afterCommit list.
+    const afterCommit = outer?.afterCommit ?? [];
+    const inAmbient = (tx: Db) => ambient.run({ db: tx, afterCommit }, () => fn(tx));
+    if (outer) return outer.db.transaction((tx) => inAmbient(tx as unknown as Db));
+    const result = await begin(inAmbient);
+    for (const run of afterCommit) run();
+    return result;
+  };
+  const local = new Map<string, Set<ListenHandler>>();
+  const afterCommit = (fn: () => void) => {
+    const current = ambient.getStore();
+    if (current) current.afterCommit.push(fn);
+    else fn();
   };
   const store = {
     ...fields,
     tx: <T>(fn: (tx: Db) => Promise<T>): Promise<T> => {
       const current = ambient.getStore();
-      return current ? fn(current) : open(null, fn);
+      return current ? fn(current.db) : open(null, fn);
     },
     savepoint: <T>(fn: (tx: Db) => Promise<T>): Promise<T> => open(ambient.getStore() ?? null, fn),
     inTransaction: () => ambient.getStore() !== undefined,
+    afterCommit,
+    notify: async (channel: string) => {
+      const db = ambient.getStore()?.db ?? base;
+      if (options.remote) await db.execute(sql`select pg_notify(${channel}, '')`);
+      afterCommit(() => {
+        for (const handler of local.get(channel) ?? []) handler('notified');
+      });
+    },
+    listen: (channel: string, handler: ListenHandler) => {
+      const set = local.get(channel) ?? new Set();
+      local.set(channel, set);
+      set.add(handler);
+      let stopRemote: (() => void) | null = null;
+      if (options.remote) stopRemote = options.remote.listen(channel, handler);
+      // Embedded: no other process can write, so this process's own notifications are all there is.
+      else queueMicrotask(() => handler('listening'));
+      return () => {
+        set.delete(handler);
+        stopRemote?.();
+      };
+    },
+    close: async () => {
+      await options.remote?.close();
+      await fields.close();
+    },
   };
-  Object.defineProperty(store, 'db', { get: () => ambient.getStore() ?? base, enumerable: true });
-  return store as Store;
+  Object.defineProperty(store, 'db', {
+    get: () => ambient.getStore()?.db ?? base,
+    enumerable: true,
+  });
+  return store as unknown as Store;
 }
 
 // int8 and numeric as JS numbers on both stores: counts and sizes stay far below 2^53.
@@ -105,7 +173,7 @@ export function createPostgresStore(databaseUrl: string, options: { max?: number
       },
       close: () => pool.end(),
     },
-    begin,
+    { begin, remote: createPgListener(databaseUrl) },
   );
 }
 

@@ -16,14 +16,32 @@ export interface CursorCodec {
   decode(list: string, filters: Record<string, unknown>, cursor: string | undefined): CursorPosition | null;
 }
 
-function filterHash(filters: Record<string, unknown>): string {
-  const entries = Object.entries(filters)
-    .filter(([, v]) => v !== undefined && v !== null)
-    .sort(([a], [b]) => (a < b ? -1 : 1));
-  return createHash('sha256').update(JSON.stringify(entries)).digest('base64url').slice(0, 16);
+const FILTER_HASHES_MAX = 1000;
+
+/**
+ * A short hash of a filter set, independent of member order. Clients page through the same few
+ * filter sets over and over, so the hashes are remembered rather than SHA-256 run on every page
+ * (a third of the cost of encoding a cursor). Bounded: cleared when full.
+ */
+function createFilterHasher() {
+  const hashes = new Map<string, string>();
+  return (filters: Record<string, unknown>): string => {
+    const entries = Object.entries(filters)
+      .filter(([, v]) => v !== undefined && v !== null)
+      .sort(([a], [b]) => (a < b ? -1 : 1));
+    const canonical = JSON.stringify(entries);
+    let hash = hashes.get(canonical);
+    if (hash === undefined) {
+      hash = createHash('sha256').update(canonical).digest('base64url').slice(0, 16);
+      if (hashes.size >= FILTER_HASHES_MAX) hashes.clear();
+      hashes.set(canonical, hash);
+    }
+    return hash;
+  };
 }
 
 export function createCursorCodec(secret: Buffer): CursorCodec {
+  const filterHash = createFilterHasher();
   const sign = (payload: string) => createHmac('sha256', secret).update(payload).digest().subarray(0, 16);
   const invalid = () =>
     new AppError('invalid_cursor', 'The cursor was not issued for this list and filters.');
@@ -31,8 +49,8 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
     encode(list, filters, position) {
       const payload = Buffer.from(
         JSON.stringify({ l: list, f: filterHash(filters), t: position.t, i: position.id }),
-      );
-      return `${payload.toString('base64url')}.${sign(payload.toString('base64url')).toString('base64url')}`;
+      ).toString('base64url');
+      return `${payload}.${sign(payload).toString('base64url')}`;
     },
     decode(list, filters, cursor) {
       if (cursor === undefined) return null;

