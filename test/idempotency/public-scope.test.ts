@@ -36,7 +36,7 @@ beforeAll(async () => {
         auth: 'public',
         idempotency: {
           owner: (request) =>
-            siteIdempotencyOwner((request.params as { siteKey: string }).siteKey, organizationId),
+            siteIdempotencyOwner((request.params as { siteKey: string }).siteKey, organizationId, 'live'),
         },
       },
     },

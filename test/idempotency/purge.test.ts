@@ -15,6 +15,7 @@ afterAll(() => t.close());
 // one on a shared PostgreSQL (theirs expire 24 h from now).
 const row = (organizationId: string, key: string, expiresAt: Date) => ({
   organizationId,
+  environment: 'test' as const,
   scope: 'key_test',
   key,
   fingerprint: 'f',

@@ -86,6 +86,7 @@ export function createChannelChanges(deps: { store: Store; clock: Clock; events?
     async publishFirst(tx: Db, channel: ChannelRow): Promise<void> {
       await configVersionsRepo.insert(tx, {
         organizationId: channel.organizationId,
+        environment: channel.environment,
         channelId: channel.id,
         version: channel.configVersion,
         snapshot: await current(tx, channel),
@@ -108,6 +109,7 @@ export function createChannelChanges(deps: { store: Store; clock: Clock; events?
         result = await channelsRepo.update(tx, channel, { configVersion: version, updatedAt: now });
         await configVersionsRepo.insert(tx, {
           organizationId: channel.organizationId,
+          environment: channel.environment,
           channelId: channel.id,
           version,
           snapshot: { ...config, configVersion: version },

@@ -57,6 +57,7 @@ export const purposes = pgTable(
   {
     organizationId: text('organization_id').notNull(),
     id: text('id').notNull(),
+    environment: text('environment', { enum: ['test', 'live'] }).notNull(),
     channelId: text('channel_id').notNull(),
     key: text('key').notNull(),
     name: text('name').notNull(),
@@ -84,6 +85,7 @@ export const technologies = pgTable(
   {
     organizationId: text('organization_id').notNull(),
     id: text('id').notNull(),
+    environment: text('environment', { enum: ['test', 'live'] }).notNull(),
     channelId: text('channel_id').notNull(),
     name: text('name').notNull(),
     vendor: text('vendor'),
@@ -103,6 +105,7 @@ export const origins = pgTable(
   {
     organizationId: text('organization_id').notNull(),
     id: text('id').notNull(),
+    environment: text('environment', { enum: ['test', 'live'] }).notNull(),
     channelId: text('channel_id').notNull(),
     /** Normalized (origin.ts), so equal origins are equal strings. */
     origin: text('origin').notNull(),
@@ -125,6 +128,7 @@ export const channelConfigVersions = pgTable(
   'channel_config_versions',
   {
     organizationId: text('organization_id').notNull(),
+    environment: text('environment', { enum: ['test', 'live'] }).notNull(),
     channelId: text('channel_id').notNull(),
     version: integer('version').notNull(),
     snapshot: jsonb('snapshot').notNull(),

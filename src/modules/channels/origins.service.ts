@@ -28,6 +28,7 @@ export function createOriginsService({ store, clock, audit, changes }: ChannelPa
         const origin: OriginRow = {
           organizationId: channel.organizationId,
           id: newId('ori'),
+          environment: channel.environment,
           channelId: channel.id,
           origin: normalized.origin,
           status: 'active',

@@ -48,6 +48,7 @@ export function createPurposesService({ store, clock, audit, changes }: ChannelP
         const purpose: PurposeRow = {
           organizationId: channel.organizationId,
           id: newId('pur'),
+          environment: channel.environment,
           channelId: channel.id,
           key: input.key,
           name: input.name,

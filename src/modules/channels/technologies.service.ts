@@ -54,6 +54,7 @@ export function createTechnologiesService({ store, clock, audit, changes }: Chan
         const technology: TechnologyRow = {
           organizationId: channel.organizationId,
           id: newId('tec'),
+          environment: channel.environment,
           channelId: channel.id,
           name: input.name,
           vendor: input.vendor ?? null,

@@ -43,6 +43,8 @@ export const evidenceEvents = pgTable(
     // The unfiltered page, and the base every other filter falls back to: newest first per tenant.
     index('evidence_events_list_idx').on(t.organizationId, t.environment, t.recordedAt, t.id),
     index('evidence_events_channel_idx').on(t.organizationId, t.environment, t.channelId, t.recordedAt, t.id),
+    // The source filter in list order: a rare source (api, gpc) is a seek, not a walk of every event.
+    index('evidence_events_source_idx').on(t.organizationId, t.environment, t.source, t.recordedAt, t.id),
     // One visitor's events (subjectId filter); purged rows have no pseudonym and stay out.
     index('evidence_events_subject_idx')
       .on(t.organizationId, t.environment, t.subjectPseudonym, t.recordedAt, t.id)

@@ -76,13 +76,14 @@ export const ledgerQueueRepo = {
     const eventIds = sql.param(leaves.map((l) => l.eventId));
     await db.execute(sql`
       with appended_leaves as (
-        insert into ${ledgerLeaves} (organization_id, log_id, leaf_index, event_id, leaf_hash)
-        select ${log.organizationId}, ${log.id}, ${size}::bigint + w.ordinal - 1, w.event_id, decode(w.leaf_hash, 'hex')
+        insert into ${ledgerLeaves} (organization_id, environment, log_id, leaf_index, event_id, leaf_hash)
+        select ${log.organizationId}, ${log.environment}, ${log.id}, ${size}::bigint + w.ordinal - 1,
+          w.event_id, decode(w.leaf_hash, 'hex')
         from unnest(${eventIds}::text[], ${sql.param(leaves.map((l) => l.leafHash))}::text[])
           with ordinality as w(event_id, leaf_hash, ordinal)
       ), appended_nodes as (
-        insert into ${ledgerNodes} (organization_id, log_id, level, node_index, hash)
-        select ${log.organizationId}, ${log.id}, w.level, w.node_index, decode(w.hash, 'hex')
+        insert into ${ledgerNodes} (organization_id, environment, log_id, level, node_index, hash)
+        select ${log.organizationId}, ${log.environment}, ${log.id}, w.level, w.node_index, decode(w.hash, 'hex')
         from unnest(
           ${sql.param(nodes.map((n) => n.level))}::smallint[],
           ${sql.param(nodes.map((n) => n.index))}::bigint[],

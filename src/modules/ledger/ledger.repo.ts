@@ -167,6 +167,7 @@ export const ledgerRepo = {
     };
     const head: LedgerTreeHeadRow = {
       organizationId: scope.organizationId,
+      environment: scope.environment,
       logId: row.id,
       treeSize: row.signed_size,
       rootHash: Buffer.from(row.root_hash),

@@ -39,6 +39,7 @@ export const ledgerLeaves = pgTable(
   'ledger_leaves',
   {
     organizationId: text('organization_id').notNull(),
+    environment: text('environment', { enum: ['test', 'live'] }).notNull(),
     logId: text('log_id').notNull(),
     leafIndex: int8('leaf_index').notNull(),
     eventId: text('event_id').notNull(),
@@ -61,6 +62,7 @@ export const ledgerNodes = pgTable(
   'ledger_nodes',
   {
     organizationId: text('organization_id').notNull(),
+    environment: text('environment', { enum: ['test', 'live'] }).notNull(),
     logId: text('log_id').notNull(),
     level: smallint('level').notNull(),
     nodeIndex: int8('node_index').notNull(),
@@ -74,6 +76,7 @@ export const ledgerTreeHeads = pgTable(
   'ledger_tree_heads',
   {
     organizationId: text('organization_id').notNull(),
+    environment: text('environment', { enum: ['test', 'live'] }).notNull(),
     logId: text('log_id').notNull(),
     treeSize: int8('tree_size').notNull(),
     rootHash: bytea('root_hash').notNull(),

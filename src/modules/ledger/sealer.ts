@@ -91,6 +91,7 @@ export function createSealer(deps: { store: Store; clock: Clock; keys: LedgerKey
         });
         const head: LedgerTreeHeadRow = {
           organizationId: log.organizationId,
+          environment: log.environment,
           logId: log.id,
           treeSize: log.treeSize,
           rootHash: root,

@@ -186,8 +186,10 @@ export function sitesRoutes(app: App, deps: { sites: SitesService }) {
       config: {
         auth: 'public',
         idempotency: {
-          owner: (request) =>
-            siteIdempotencyOwner(siteOf(request).channel.siteKey, siteOf(request).channel.organizationId),
+          owner: (request) => {
+            const { channel } = siteOf(request);
+            return siteIdempotencyOwner(channel.siteKey, channel.organizationId, channel.environment);
+          },
           // The event is staged and committed with the key's record in the evidence group commit.
           commitStaged: sites.commitStaged,
         },

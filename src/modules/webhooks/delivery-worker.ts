@@ -143,6 +143,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       const now = clock.now();
       await attemptsRepo.insert(tx, {
         organizationId: delivery.organizationId,
+        environment: delivery.environment,
         deliveryId: delivery.id,
         number,
         attemptedAt,

@@ -82,6 +82,7 @@ export const webhookAttempts = pgTable(
   'webhook_attempts',
   {
     organizationId: text('organization_id').notNull(),
+    environment: text('environment', { enum: ['test', 'live'] }).notNull(),
     deliveryId: text('delivery_id').notNull(),
     number: integer('number').notNull(),
     attemptedAt: at('attempted_at').notNull(),

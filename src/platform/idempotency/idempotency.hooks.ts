@@ -61,6 +61,7 @@ function storedRecord(
   const sealed = owner.sealingSecret !== null && response.body !== null;
   return {
     ...recordKey,
+    environment: owner.environment,
     fingerprint,
     responseStatus: response.status,
     responseHeaders: response.headers,
@@ -85,12 +86,18 @@ function apiKeyOwner(request: FastifyRequest): IdempotencyOwner {
   if (principal.type === 'member') {
     return {
       organizationId: principal.organizationId,
+      environment: principal.environment,
       scope: `session:${principal.sessionId}`,
       sealingSecret: sessionTokenOf(request),
     };
   }
   const secret = BEARER.exec(request.headers.authorization ?? '')?.[1] ?? null;
-  return { organizationId: principal.organizationId, scope: principal.keyId, sealingSecret: secret };
+  return {
+    organizationId: principal.organizationId,
+    environment: principal.environment,
+    scope: principal.keyId,
+    sealingSecret: secret,
+  };
 }
 
 const parseKey: preValidationAsyncHookHandler = async (request) => {

@@ -57,6 +57,8 @@ export const idempotencyRepo = {
       .onConflictDoUpdate({
         target: [k.organizationId, k.scope, k.key],
         set: {
+          // The replacing record is wholly the new request's, its owner's environment included.
+          environment: sql`excluded.environment`,
           fingerprint: sql`excluded.fingerprint`,
           responseStatus: sql`excluded.response_status`,
           responseHeaders: sql`excluded.response_headers`,

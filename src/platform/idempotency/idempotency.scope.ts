@@ -1,10 +1,13 @@
 import type { FastifyRequest } from 'fastify';
+import type { Environment } from '../auth/scopes.ts';
 import type { UnitOfWork } from '../db/unit-of-work.ts';
 import type { IdempotencyRecord } from './idempotency.tables.ts';
 
 /** Whose key space an Idempotency-Key lives in (contract §10: per API key, or per site on public calls). */
 export interface IdempotencyOwner {
   organizationId: string;
+  /** Stored on the record, which like every tenant-owned row says which environment it belongs to. */
+  environment: Environment;
   /** The API key id (`key_…`), or `site:<siteKey>`. */
   scope: string;
   /**
@@ -26,7 +29,7 @@ export interface IdempotencyOwner {
  *         // Runs after body validation, before the handler; a throw (404 unknown site) is sent as is.
  *         owner: async (request) => {
  *           const site = await sites.resolve(request.params.siteKey);
- *           return siteIdempotencyOwner(site.siteKey, site.organizationId);
+ *           return siteIdempotencyOwner(site.siteKey, site.organizationId, site.environment);
  *         },
  *       },
  *     },
@@ -50,7 +53,11 @@ export interface RouteIdempotency {
 
 export type StagedCommitOutcome = 'stored' | 'taken';
 
-/** The key space of a public site's calls. */
-export function siteIdempotencyOwner(siteKey: string, organizationId: string): IdempotencyOwner {
-  return { organizationId, scope: `site:${siteKey}`, sealingSecret: null };
+/** The key space of a public site's calls; `environment` is the site's channel's. */
+export function siteIdempotencyOwner(
+  siteKey: string,
+  organizationId: string,
+  environment: Environment,
+): IdempotencyOwner {
+  return { organizationId, environment, scope: `site:${siteKey}`, sealingSecret: null };
 }

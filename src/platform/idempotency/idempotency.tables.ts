@@ -9,6 +9,8 @@ export const idempotencyKeys = pgTable(
   'idempotency_keys',
   {
     organizationId: text('organization_id').notNull(),
+    /** The owner's: the API key's or session's environment, or the site's channel's. */
+    environment: text('environment', { enum: ['test', 'live'] }).notNull(),
     /** Whose key space: the API key id (`key_…`), or `site:<siteKey>` for public calls. */
     scope: text('scope').notNull(),
     key: text('key').notNull(),
