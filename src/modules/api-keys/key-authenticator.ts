@@ -4,6 +4,7 @@ import type { ApiKeyPrincipal } from '../../platform/auth/principal.ts';
 import { PRINCIPAL_CHANGES } from '../../platform/auth/principal-changes.ts';
 import type { Scope } from '../../platform/auth/scopes.ts';
 import type { Clock } from '../../platform/clock.ts';
+import { type ChangeWatch, watchChanges } from '../../platform/db/change-watch.ts';
 import type { Store } from '../../platform/db/store.ts';
 import { type ApiKeyRow, apiKeysRepo } from './api-keys.repo.ts';
 
@@ -42,28 +43,16 @@ export function createKeyAuthenticator(deps: {
 }) {
   const { store, clock, statusOf } = deps;
   const cache = new Map<string, CachedKey>();
-  // Bumped on every drop, so a lookup that started before a change cannot cache what it read.
-  let generation = 0;
-  // Entries are trusted only while notifications can reach this process.
-  let listening = false;
-  let subscribed = false;
-
-  function subscribe() {
-    subscribed = true;
-    store.listen(PRINCIPAL_CHANGES, (event) => {
-      cache.clear();
-      generation++;
-      if (event !== 'notified') listening = event === 'listening';
-    });
-  }
+  // Subscribed on the first authentication: a process that never authenticates opens no listener.
+  let changes: ChangeWatch | null = null;
 
   function remember(hash: string, entry: CachedKey) {
     if (cache.size >= CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value as string);
     cache.set(hash, entry);
   }
 
-  async function load(hash: string, environment: string): Promise<CachedKey | null> {
-    const startedAt = generation;
+  async function load(hash: string, environment: string, watch: ChangeWatch): Promise<CachedKey | null> {
+    const startedAt = watch.generation();
     const found = await apiKeysRepo.findBySecretHash(store.db, hash);
     if (!found || found.key.environment !== environment || found.key.revokedAt) return null;
     const { key } = found;
@@ -78,16 +67,16 @@ export function createKeyAuthenticator(deps: {
       rateLimitPerMinute: found.rateLimitPerMinute,
     });
     const entry = { key, principal, loadedAtMs: performance.now() };
-    if (listening && startedAt === generation) remember(hash, entry);
+    if (watch.listening() && startedAt === watch.generation()) remember(hash, entry);
     return entry;
   }
 
   return {
     /** The principal of a bearer secret, or null for a malformed, unknown, revoked or expired key. */
     async authenticate(secret: string): Promise<ApiKeyPrincipal | null> {
-      if (!subscribed) subscribe();
+      changes ??= watchChanges(store.listen, PRINCIPAL_CHANGES, () => cache.clear());
       const hash = hashApiKeySecret(secret);
-      let entry = listening ? cache.get(hash) : undefined;
+      let entry = changes.listening() ? cache.get(hash) : undefined;
       if (entry && performance.now() - entry.loadedAtMs > CACHE_TTL_MS) {
         cache.delete(hash);
         entry = undefined;
@@ -96,7 +85,7 @@ export function createKeyAuthenticator(deps: {
         // A cached hash is one of a secret that passed this check already: only misses need it.
         const format = parseApiKeySecret(secret);
         if (!format) return null;
-        entry = (await load(hash, format.environment)) ?? undefined;
+        entry = (await load(hash, format.environment, changes)) ?? undefined;
       }
       if (!entry || statusOf(entry.key) !== 'active') return null;
       const now = clock.now();

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../platform/clock.ts';
+import { watchChanges } from '../../platform/db/change-watch.ts';
 import type { Store } from '../../platform/db/store.ts';
 import { envelope } from '../../platform/http/schemas.ts';
 import { CHANNEL_CHANGES } from '../channels/channel-changes.ts';
@@ -48,23 +49,11 @@ export function createSiteCache(deps: {
   const { channels, clock } = deps;
   const sites = new Map<string, Site>();
   const loading = new Map<string, Promise<Site | null>>();
-  /** Bumped by every drop: a load that saw another generation began before a change. */
-  let generation = 0;
-  let notified = false;
-  const dropAll = () => {
-    generation++;
-    sites.clear();
-  };
-  const stopListening = deps.listen(CHANNEL_CHANGES, (event) => {
-    dropAll();
-    // Only a (re)established LISTEN restores trust: a local notification says nothing of other replicas.
-    if (event === 'listening') notified = true;
-    if (event === 'lost') notified = false;
-  });
-  const ttlMs = () => (notified ? SITE_CACHE_NOTIFIED_TTL_MS : (deps.ttlMs ?? SITE_CACHE_TTL_MS));
+  const changes = watchChanges(deps.listen, CHANNEL_CHANGES, () => sites.clear());
+  const ttlMs = () => (changes.listening() ? SITE_CACHE_NOTIFIED_TTL_MS : (deps.ttlMs ?? SITE_CACHE_TTL_MS));
 
   async function load(siteKey: string, previous: Site | undefined): Promise<Site | null> {
-    const startedIn = generation;
+    const startedIn = changes.generation();
     const channel = await channels.findActiveChannelBySiteKey(siteKey);
     if (!channel) {
       sites.delete(siteKey);
@@ -86,7 +75,7 @@ export function createSiteCache(deps: {
       const etag = `"${createHash('sha256').update(configBody).digest('base64url').slice(0, 27)}"`;
       site = { channel, origins, config, configBody, etag, checkedAtMs: clock.now().getTime() };
     }
-    if (startedIn !== generation) return site;
+    if (startedIn !== changes.generation()) return site;
     sites.delete(siteKey);
     if (sites.size >= MAX_SITES) sites.delete(sites.keys().next().value as string);
     sites.set(siteKey, site);
@@ -121,7 +110,7 @@ export function createSiteCache(deps: {
     refresh,
 
     /** Stops listening for changes (the app is closing). */
-    close: stopListening,
+    close: changes.stop,
   };
 }
 
