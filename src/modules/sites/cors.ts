@@ -19,11 +19,17 @@ export function allowedOrigin(site: Site, header: string | string[] | undefined)
  * response from the page. `Vary: Origin` is set on every answer that depends on the Origin (caches
  * must not hand one origin's answer to another).
  */
+export function corsHeaders(origin: string | null): Record<string, string> {
+  if (origin === null) return { vary: 'Origin' };
+  return {
+    vary: 'Origin',
+    'access-control-allow-origin': origin,
+    'access-control-expose-headers': EXPOSED_HEADERS,
+  };
+}
+
 export function setCorsHeaders(reply: FastifyReply, origin: string | null) {
-  reply.header('Vary', 'Origin');
-  if (origin === null) return;
-  reply.header('Access-Control-Allow-Origin', origin);
-  reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+  reply.headers(corsHeaders(origin));
 }
 
 export function setPreflightHeaders(reply: FastifyReply, origin: string) {

@@ -15,9 +15,9 @@ export interface Site {
   origins: string[];
   /** The visitor config of channel.configVersion. */
   config: VisitorConfig;
-  /** `GET …/config`'s body (the envelope), serialized once per configVersion. */
-  configBody: string;
-  /** Strong ETag of configBody. */
+  /** `GET …/config`'s body (the envelope), serialized and encoded once per configVersion. */
+  configBytes: Buffer;
+  /** Strong ETag of configBytes. */
   etag: string;
   checkedAtMs: number;
 }
@@ -71,9 +71,9 @@ export function createSiteCache(deps: {
       const config = await channels.findConfigVersion(channel, channel.configVersion);
       if (!config)
         throw new Error(`channel ${channel.id} has no snapshot of configVersion ${channel.configVersion}`);
-      const configBody = JSON.stringify(envelope(config));
-      const etag = `"${createHash('sha256').update(configBody).digest('base64url').slice(0, 27)}"`;
-      site = { channel, origins, config, configBody, etag, checkedAtMs: clock.now().getTime() };
+      const configBytes = Buffer.from(JSON.stringify(envelope(config)));
+      const etag = `"${createHash('sha256').update(configBytes).digest('base64url').slice(0, 27)}"`;
+      site = { channel, origins, config, configBytes, etag, checkedAtMs: clock.now().getTime() };
     }
     if (startedIn !== changes.generation()) return site;
     sites.delete(siteKey);

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
+import { notModified } from '../../platform/http/conditional.ts';
 import { apiDate } from '../../platform/http/dates.ts';
 import { AppError, notFound } from '../../platform/http/errors.ts';
 import { ipPrefix } from '../../platform/http/ip.ts';
@@ -26,8 +27,9 @@ declare module 'fastify' {
 }
 
 /** The shape of a site key (`site_test_…`/`site_live_…`): anything else is a 404 without a query. */
-const SITE_KEY = /^site_(test|live)_[0-9A-Za-z]{1,64}$/;
-const CONFIG_CACHE_CONTROL = 'public, max-age=60';
+export const SITE_KEY = /^site_(test|live)_[0-9A-Za-z]{1,64}$/;
+export const CONFIG_CACHE_CONTROL = 'public, max-age=60';
+export const CONFIG_CONTENT_TYPE = 'application/json; charset=utf-8';
 const STATIC_CACHE_CONTROL = 'public, max-age=300';
 const tags = ['Public site endpoints'];
 const publicProblems = { 404: Problem, 429: Problem };
@@ -48,23 +50,15 @@ export function siteAuditContextOf(request: FastifyRequest): AuditContext | null
   };
 }
 
-/** If-None-Match against one ETag, with the weak comparison RFC 9110 §13.1.2 prescribes. */
-function notModified(request: FastifyRequest, etag: string): boolean {
-  const header = request.headers['if-none-match'];
-  if (typeof header !== 'string') return false;
-  const strip = (tag: string) => tag.trim().replace(/^W\//, '');
-  return header.trim() === '*' || header.split(',').some((tag) => strip(tag) === etag);
-}
-
 function sendCacheable(
   request: FastifyRequest,
   reply: FastifyReply,
   etag: string,
   type: string,
-  body: string,
+  body: string | Buffer,
 ) {
   reply.header('ETag', etag);
-  if (notModified(request, etag)) return reply.code(304).send();
+  if (notModified(request.headers['if-none-match'], etag)) return reply.code(304).send();
   return reply.type(type).send(body);
 }
 
@@ -137,7 +131,7 @@ export function sitesRoutes(app: App, deps: { sites: SitesService }) {
       // Registered origins may read it from their pages; the config itself is public either way.
       setCorsHeaders(reply, allowedOrigin(site, request.headers.origin));
       reply.header('Cache-Control', CONFIG_CACHE_CONTROL);
-      return sendCacheable(request, reply, site.etag, 'application/json; charset=utf-8', site.configBody);
+      return sendCacheable(request, reply, site.etag, CONFIG_CONTENT_TYPE, site.configBytes);
     },
   );
 

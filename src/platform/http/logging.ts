@@ -12,8 +12,13 @@ export function redactUrl(url: string): string {
   return url.replace(SECRET_PARAM, '$1[redacted]');
 }
 
+/** What the serializer reads: a FastifyRequest, or the same fields of a request answered before Fastify. */
+export type LoggedRequest = Pick<FastifyRequest, 'method' | 'url' | 'host' | 'ip'> & {
+  socket?: { remotePort?: number };
+};
+
 /** Fastify's own request serializer (method, url, host, address), with the URL redacted. Bodies are never logged. */
-export function requestLogSerializer(request: FastifyRequest) {
+export function requestLogSerializer(request: LoggedRequest) {
   return {
     method: request.method,
     url: redactUrl(request.url),

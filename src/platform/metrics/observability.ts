@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../http/errors.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -15,15 +15,52 @@ export function tokenMatches(authorization: string | undefined, token: string): 
 }
 
 /** Pino's level check; Fastify's no-op logger (logging off) has none and drops every line anyway. */
-function infoEnabled(request: FastifyRequest): boolean {
-  const log = request.log as { isLevelEnabled?: (level: string) => boolean };
+function infoEnabled(logger: FastifyBaseLogger): boolean {
+  const log = logger as { isLevelEnabled?: (level: string) => boolean };
   return log.isLevelEnabled ? log.isLevelEnabled('info') : false;
 }
 
+/** A finished request, as its log line and metrics observation need it. */
+export interface CompletedRequest {
+  method: string;
+  /** The route template, or UNMATCHED_ROUTE. */
+  route: string;
+  statusCode: number;
+  durationMs: number;
+  /** What the `req` log serializer reads (platform/http/logging.ts). */
+  req: unknown;
+  /** Set when `log` is not already the request's child logger (which binds it). */
+  reqId?: string;
+  /** The caller's ids, never a secret. */
+  caller?: Record<string, string>;
+}
+
+/**
+ * The one log line and the one metrics observation of every request: called by the onResponse
+ * hook below, and by the routes answered before Fastify (platform/http/fast-path-server.ts).
+ */
+export function recordCompletion(metrics: Metrics, log: FastifyBaseLogger, done: CompletedRequest) {
+  const { method, route, statusCode, durationMs } = done;
+  metrics.observeRequest({ method, route, status: statusCode }, durationMs / 1000);
+  // Building the line costs even when the level drops it (benchmarks run with LOG_LEVEL=silent).
+  if (infoEnabled(log))
+    log.info(
+      {
+        ...(done.reqId === undefined ? {} : { reqId: done.reqId }),
+        req: done.req,
+        route,
+        statusCode,
+        durationMs: Math.round(durationMs * 10) / 10,
+        ...done.caller,
+      },
+      'request completed',
+    );
+}
+
 /** Who called, for the log line: ids only, never the key's secret or the session token. */
-function callerOf(request: FastifyRequest) {
+function callerOf(request: FastifyRequest): Record<string, string> | undefined {
   const principal = request.principal;
-  if (!principal) return {};
+  if (!principal) return undefined;
   return principal.type === 'api_key'
     ? { organizationId: principal.organizationId, keyId: principal.keyId }
     : { organizationId: principal.organizationId, memberId: principal.memberId };
@@ -43,21 +80,14 @@ export function installObservability(
   const { metrics, token } = options;
 
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
-    const durationMs = reply.elapsedTime;
-    metrics.observeRequest({ method: request.method, route, status: reply.statusCode }, durationMs / 1000);
-    // Building the line costs even when the level drops it (benchmarks run with LOG_LEVEL=silent).
-    if (infoEnabled(request))
-      request.log.info(
-        {
-          req: request,
-          route,
-          statusCode: reply.statusCode,
-          durationMs: Math.round(durationMs * 10) / 10,
-          ...callerOf(request),
-        },
-        'request completed',
-      );
+    recordCompletion(metrics, request.log, {
+      method: request.method,
+      route: request.routeOptions.url ?? UNMATCHED_ROUTE,
+      statusCode: reply.statusCode,
+      durationMs: reply.elapsedTime,
+      req: request,
+      caller: callerOf(request),
+    });
     done();
   });
 

@@ -1,17 +1,38 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
 import { principalOf } from '../auth/auth.hooks.ts';
 import { AppError } from '../http/errors.ts';
 import type { RateLimitDecision, RateLimiter } from './rate-limiter.ts';
 
-/** The headers of contract §10: the de facto X-RateLimit-* trio and the IETF draft's pair. */
+/** The headers of contract §10: the de facto X-RateLimit-* trio and the IETF draft's pair (lower case, as sent). */
+export function rateLimitHeaders(d: RateLimitDecision): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(d.limit),
+    'x-ratelimit-remaining': String(d.remaining),
+    'x-ratelimit-reset': String(Math.ceil(d.resetAtMs / 1000)),
+    'ratelimit-policy': `"default";q=${d.limit};w=60`,
+    ratelimit: `"default";r=${d.remaining};t=${d.resetInSeconds}`,
+  };
+}
+
 export function setRateLimitHeaders(reply: FastifyReply, d: RateLimitDecision) {
-  reply.headers({
-    'X-RateLimit-Limit': String(d.limit),
-    'X-RateLimit-Remaining': String(d.remaining),
-    'X-RateLimit-Reset': String(Math.ceil(d.resetAtMs / 1000)),
-    'RateLimit-Policy': `"default";q=${d.limit};w=60`,
-    RateLimit: `"default";r=${d.remaining};t=${d.resetInSeconds}`,
-  });
+  reply.headers(rateLimitHeaders(d));
+}
+
+/** The key a public request is counted under: its site and client address. */
+export function publicLimitKey(siteKey: string, clientAddress: string | undefined): string {
+  return `site:${siteKey}:${clientAddress}`;
+}
+
+/**
+ * Public hits already counted before Fastify saw the request (a fast path that then handed a
+ * refusal over to Fastify for its 429 problem): the hook below uses that decision instead of
+ * counting the request twice.
+ */
+const countedBeforeRouting = new WeakMap<IncomingMessage, RateLimitDecision>();
+
+export function handOverCountedHit(req: IncomingMessage, decision: RateLimitDecision) {
+  countedBeforeRouting.set(req, decision);
 }
 
 /** Sets the decision's headers; returns the 429 rate_limited to answer when it refuses. */
@@ -55,7 +76,8 @@ export function publicRateLimit(limiter: RateLimiter, perMinute: number): onRequ
   // A callback hook, not an async one: counted in memory, the answer needs no promise (hot path).
   return (request: FastifyRequest, reply, done) => {
     const siteKey = (request.params as { siteKey?: string }).siteKey ?? '-';
-    const decision = limiter.hit(`site:${siteKey}:${request.ip}`, perMinute);
+    const decision =
+      countedBeforeRouting.get(request.raw) ?? limiter.hit(publicLimitKey(siteKey, request.ip), perMinute);
     if (decision instanceof Promise) decision.then((d) => done(applyDecision(reply, d)), done);
     else done(applyDecision(reply, decision));
   };
