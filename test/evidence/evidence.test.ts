@@ -15,6 +15,7 @@ import {
   SITES_TEST_ENV,
   WILDCARD_MATCH,
 } from '../helpers/sites.ts';
+import { LOCAL_WEBHOOKS_ENV, subscribeWebhook } from '../helpers/webhooks.ts';
 
 let t: TestApp;
 let tenant: Tenant;
@@ -26,7 +27,7 @@ const ids: Record<string, string> = {};
 const times: Record<string, string> = {};
 
 beforeAll(async () => {
-  t = await startTestApp({ env: SITES_TEST_ENV });
+  t = await startTestApp({ env: { ...SITES_TEST_ENV, ...LOCAL_WEBHOOKS_ENV } });
   tenant = await t.tenant();
   siteA = await createReadySite(t, tenant.testKey, { name: 'A' });
   siteB = await createReadySite(t, tenant.testKey, { name: 'B' });
@@ -222,15 +223,28 @@ describe('GET /v1/evidence paging', () => {
 });
 
 describe('consent.recorded outbox event', () => {
+  const outboxEvents = async (organizationId: string) =>
+    (
+      (await t.store.db.execute(
+        sql`select type, environment, data from webhook_events where organization_id = ${organizationId} and type = 'consent.recorded'`,
+      )) as unknown as { rows: Array<{ type: string; environment: string; data: Record<string, any> }> }
+    ).rows;
+
+  it('is not stored while no enabled destination takes consent.recorded: nothing would read it', async () => {
+    const own = await t.tenant();
+    const site = await createReadySite(t, own.testKey);
+    await subscribeWebhook(t, own.testKey, ['channel.created']);
+    const res = await postPreferences(t, site.siteKey, preferencesBody(site));
+    expect(res.status).toBe(201);
+    expect(await outboxEvents(own.organizationId)).toEqual([]);
+  });
+
   it('is written with the evidence, masked, in the same transaction', async () => {
+    await subscribeWebhook(t, tenant.testKey, ['consent.recorded']);
     const subjectId = newSubjectId();
     const res = await postPreferences(t, siteA.siteKey, preferencesBody(siteA, { subjectId }));
     expect(res.status).toBe(201);
-    const rows = (
-      (await t.store.db.execute(
-        sql`select type, environment, data from webhook_events where organization_id = ${tenant.organizationId} and type = 'consent.recorded'`,
-      )) as unknown as { rows: Array<{ type: string; environment: string; data: Record<string, any> }> }
-    ).rows;
+    const rows = await outboxEvents(tenant.organizationId);
     const event = rows.find((r) => r.data.id === res.body.data.id);
     expect(event?.environment).toBe('test');
     const read = await t.http.get(`/v1/evidence/${res.body.data.id}`, { key: tenant.testKey });

@@ -18,6 +18,7 @@ import { jobsRepo } from '../../src/platform/jobs/jobs.repo.ts';
 import type { Tenant, TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import { createReadySite, newSubjectId, type ReadySite, recordConsent } from '../helpers/sites.ts';
+import { subscribeWebhook } from '../helpers/webhooks.ts';
 import {
   csvObjects,
   download,
@@ -240,6 +241,7 @@ describe('exports: files', () => {
   });
 
   it('emits export.succeeded to the webhook outbox in the transaction that marks it', async () => {
+    await subscribeWebhook(t, tenant.testKey, ['export.succeeded']);
     const requested = await requestExport(t, tenant.testKey, {});
     await worker.runDue();
     const result = await t.store.db.execute(
@@ -354,6 +356,7 @@ describe('exports: a worker that dies mid-export', () => {
   });
 
   it('is failed, not left running, when workers keep dying until its attempts run out', async () => {
+    await subscribeWebhook(t, tenant.testKey, ['export.failed']);
     const requested = await requestExport(t, tenant.testKey, {});
     for (let attempt = 1; attempt <= 3; attempt++) {
       await dieWhileExporting(requested.id);

@@ -7,6 +7,7 @@ import { EXPORT_JOB, EXPORT_LEASE_MS, EXPORT_TASK_MS } from '../../src/modules/e
 import { createJobRunner } from '../../src/platform/jobs/job-runner.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { SITES_TEST_ENV } from '../helpers/sites.ts';
+import { LOCAL_WEBHOOKS_ENV } from '../helpers/webhooks.ts';
 
 /**
  * One export directory for every export test file and both stores: on a shared PostgreSQL a file's
@@ -22,7 +23,9 @@ export const EXPORTS_DATA_DIR = path.join(os.tmpdir(), 'consent-service-exports-
  * own offset; only the file with the worker runs export jobs.
  */
 export async function startExportsApp(yearsAhead: number): Promise<TestApp> {
-  const t = await startTestApp({ env: { ...SITES_TEST_ENV, DATA_DIR: EXPORTS_DATA_DIR } });
+  const t = await startTestApp({
+    env: { ...SITES_TEST_ENV, ...LOCAL_WEBHOOKS_ENV, DATA_DIR: EXPORTS_DATA_DIR },
+  });
   t.clock.set(new Date(Date.now() + yearsAhead * 365 * 24 * 3600_000));
   return t;
 }

@@ -9,6 +9,7 @@ import {
   type ReadySite,
   SITES_TEST_ENV,
 } from '../helpers/sites.ts';
+import { LOCAL_WEBHOOKS_ENV, subscribeWebhook } from '../helpers/webhooks.ts';
 
 /**
  * Consent writes share transactions (the evidence group commit), keyed ones together with their
@@ -20,9 +21,11 @@ let tenant: Tenant;
 let s: ReadySite;
 
 beforeAll(async () => {
-  t = await startTestApp({ env: SITES_TEST_ENV });
+  t = await startTestApp({ env: { ...SITES_TEST_ENV, ...LOCAL_WEBHOOKS_ENV } });
   tenant = await t.tenant();
   s = await createReadySite(t, tenant.testKey);
+  // Outbox events are stored only for an event type some destination takes.
+  await subscribeWebhook(t, tenant.testKey, ['consent.recorded']);
 });
 afterAll(() => t.close());
 

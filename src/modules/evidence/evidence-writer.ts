@@ -15,7 +15,7 @@ interface EvidenceWrite {
   record: IdempotencyRecord | null;
 }
 
-/** 128 events × 17 columns stays far below PostgreSQL's 65,535 bind parameters. */
+/** Most writes in one transaction: a failed batch is retried item by item, so it stays short. */
 const MAX_BATCH = 128;
 /** Below the PostgreSQL pool's 10 connections, leaving room for reads; PGlite runs them in turn. */
 const MAX_IN_FLIGHT = 4;

@@ -1,5 +1,6 @@
 import { and, desc, eq, gte, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
+import { insertRows } from '../../platform/db/bulk-insert.ts';
 import { keysetValues, olderThanPlaceholder, preparedQueries, UNNAMED } from '../../platform/db/prepared.ts';
 import type { Db } from '../../platform/db/store.ts';
 import { type Decision, type EvidenceRow, evidenceEvents } from './evidence.tables.ts';
@@ -77,8 +78,8 @@ const listQuery = preparedQueries('evidence_list', (db, name, variant) => {
 });
 
 export const evidenceRepo = {
-  async insertMany(tx: Db, rows: EvidenceRow[]): Promise<void> {
-    if (rows.length > 0) await tx.insert(e).values(rows);
+  insertMany(tx: Db, rows: EvidenceRow[]): Promise<void> {
+    return insertRows(tx, e, rows);
   },
 
   /** An event of the scope that has not been purged. */

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, isNull, type SQL } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
+import { insertRows } from '../../platform/db/bulk-insert.ts';
 import { olderThan } from '../../platform/db/keyset.ts';
 import type { Db } from '../../platform/db/store.ts';
 import { webhookAttempts, webhookDeliveries, webhookDestinations, webhookEvents } from './webhooks.tables.ts';
@@ -90,8 +91,8 @@ export const destinationsRepo = {
 };
 
 export const eventsRepo = {
-  async insertMany(tx: Db, rows: EventRow[]): Promise<void> {
-    if (rows.length > 0) await tx.insert(webhookEvents).values(rows);
+  insertMany(tx: Db, rows: EventRow[]): Promise<void> {
+    return insertRows(tx, webhookEvents, rows);
   },
 
   async find(db: Db, organizationId: string, id: string) {
@@ -104,8 +105,8 @@ export const eventsRepo = {
 };
 
 export const deliveriesRepo = {
-  async insertMany(tx: Db, rows: DeliveryRow[]): Promise<void> {
-    if (rows.length > 0) await tx.insert(webhookDeliveries).values(rows);
+  insertMany(tx: Db, rows: DeliveryRow[]): Promise<void> {
+    return insertRows(tx, webhookDeliveries, rows);
   },
 
   async find(
