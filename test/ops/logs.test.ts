@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { createReadySite } from '../helpers/sites.ts';
 
 /** A pino destination that keeps every line, parsed. */
 function captureStream() {
@@ -55,6 +56,33 @@ describe('request logs', () => {
     const text = JSON.stringify(line);
     expect(text).not.toContain(key.secret);
     expect(text).not.toMatch(/authorization|svc_test_/i);
+  });
+
+  it('a config read answered before Fastify logs the same line as one routed through it', async () => {
+    const site = await createReadySite(t, org.testKey);
+    const read = (requestId: string, query = '') =>
+      t.http.get(`/v1/public/sites/${site.siteKey}/config${query}`, {
+        headers: { 'x-request-id': requestId },
+      });
+    expect((await read('req-log-cache-fill')).status).toBe(200);
+    expect((await read('req-log-fast')).status).toBe(200);
+    expect((await read('req-log-routed', '?via=fastify')).status).toBe(200);
+    const [fast] = linesOf('req-log-fast');
+    const [routed] = linesOf('req-log-routed');
+    expect(linesOf('req-log-fast')).toHaveLength(1);
+    const shape = (line: Record<string, any>) => ({
+      ...line,
+      time: 0,
+      durationMs: typeof line.durationMs,
+      reqId: 'x',
+      req: { ...line.req, url: line.req.url.split('?')[0], remotePort: typeof line.req.remotePort },
+    });
+    expect(shape(fast)).toEqual(shape(routed));
+    expect(fast).toMatchObject({
+      route: '/v1/public/sites/:siteKey/config',
+      statusCode: 200,
+      reqId: 'req-log-fast',
+    });
   });
 
   it('logs errors and unmatched routes on one line too, without a body', async () => {
