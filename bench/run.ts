@@ -39,7 +39,7 @@ const only = new Set(flags.only!.split(','));
 const events = flags.large ? 10_000_000 : flags.quick ? 100_000 : 1_000_000;
 const rounds: Rounds = flags.quick
   ? { rounds: 3, seconds: 2, connections: 32 }
-  : { rounds: 5, seconds: 5, connections: 32 };
+  : { rounds: 8, seconds: 3, connections: 32 };
 const pageRounds = 3;
 const pagesPerRound = flags.quick ? 100 : 300;
 const say = (line: string) => process.stderr.write(`bench: ${line}\n`);

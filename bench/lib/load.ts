@@ -54,8 +54,13 @@ export const median = (values: number[]): number => {
 export interface Comparison {
   service: LoadFigures;
   baseline: LoadFigures;
-  /** service req/s ÷ baseline req/s, of the medians. */
+  /**
+   * The median over rounds of service req/s ÷ baseline req/s, each round's two runs back to back:
+   * the machine's speed drifts by tens of percent between runs here, and a pair shares its drift.
+   */
   ratio: number;
+  /** Each round's ratio, in round order. */
+  roundRatios: number[];
   rounds: number;
 }
 
@@ -93,9 +98,14 @@ export async function compare(
       serviceRuns.push(await load(service, options));
     }
   }
-  const s = medianFigures(serviceRuns);
-  const b = medianFigures(baselineRuns);
-  return { service: s, baseline: b, ratio: s.requestsPerSec / b.requestsPerSec, rounds: options.rounds };
+  const roundRatios = serviceRuns.map((run, i) => run.requestsPerSec / baselineRuns[i].requestsPerSec);
+  return {
+    service: medianFigures(serviceRuns),
+    baseline: medianFigures(baselineRuns),
+    ratio: median(roundRatios),
+    roundRatios,
+    rounds: options.rounds,
+  };
 }
 
 /** p50/p99 of `n` sequential calls of fn, in milliseconds. */

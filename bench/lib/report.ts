@@ -34,7 +34,8 @@ export function loadRow(scenario: string, c: Comparison, target: number | null):
     scenario,
     service: side(c.service),
     baseline: side(c.baseline),
-    ratio: f2(c.ratio),
+    // The median of the rounds' ratios, and their range.
+    ratio: `${f2(c.ratio)} (${f2(Math.min(...c.roundRatios))}–${f2(Math.max(...c.roundRatios))})`,
     target: target === null ? '' : `≥ ${target} ${c.ratio >= target ? 'met' : 'MISSED'}`,
   };
 }
