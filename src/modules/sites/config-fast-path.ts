@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import { notModified } from '../../platform/http/conditional.ts';
-import type { FastPath } from '../../platform/http/fast-path-server.ts';
+import type { FastifyHandler, FastPath } from '../../platform/http/fast-path-server.ts';
 import { clientAddress, requestHost, type TrustProxy } from '../../platform/http/ip.ts';
 import { requestIdFor } from '../../platform/http/request-id.ts';
 import type { Metrics } from '../../platform/metrics/metrics.ts';
@@ -80,7 +80,22 @@ export function configFastPath(deps: {
     });
   }
 
-  return (req, res, toFastify) => {
+  // No closure is made per request on the common path (a synchronous, in-process limiter).
+  function decide(
+    req: IncomingMessage,
+    res: ServerResponse,
+    fastify: FastifyHandler,
+    site: Site,
+    startedAt: number,
+    ip: string | undefined,
+    decision: RateLimitDecision,
+  ) {
+    if (decision.allowed) return answer(req, res, site, startedAt, ip, decision);
+    handOverCountedHit(req, decision);
+    fastify(req, res);
+  }
+
+  return (req, res, fastify) => {
     const url = req.url;
     if (req.method !== 'GET' || url === undefined || !url.startsWith(PREFIX) || !url.endsWith(SUFFIX))
       return false;
@@ -91,14 +106,13 @@ export function configFastPath(deps: {
 
     const startedAt = performance.now();
     const ip = clientAddress(req, trust);
-    const decide = (decision: RateLimitDecision) => {
-      if (decision.allowed) return answer(req, res, site, startedAt, ip, decision);
-      handOverCountedHit(req, decision);
-      toFastify();
-    };
     const decision = limiter.hit(publicLimitKey(siteKey, ip), perMinute);
-    if (decision instanceof Promise) decision.then(decide, toFastify);
-    else decide(decision);
+    if (decision instanceof Promise)
+      decision.then(
+        (counted) => decide(req, res, fastify, site, startedAt, ip, counted),
+        () => fastify(req, res),
+      );
+    else decide(req, res, fastify, site, startedAt, ip, decision);
     return true;
   };
 }

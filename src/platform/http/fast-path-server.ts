@@ -1,15 +1,18 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 
+/** Fastify's own request handler. */
+export type FastifyHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
 /**
  * A route answered from memory before Fastify sees the request. It returns false, having done
  * nothing, to let Fastify route the request as usual; or true once it has taken the request, which
- * it then either answers or passes on with `toFastify` (for any answer it does not make itself).
+ * it then either answers or passes on with `fastify(req, res)` (for any answer it does not make itself).
  *
  * Why: on a cached public read Fastify's routing, hook chain and per-request objects cost more
  * than the answer itself (design.md §6, bench a). A fast path must give the same answer Fastify
  * would, so it is built only from the pieces Fastify's route uses too, and tested against it.
  */
-export type FastPath = (req: IncomingMessage, res: ServerResponse, toFastify: () => void) => boolean;
+export type FastPath = (req: IncomingMessage, res: ServerResponse, fastify: FastifyHandler) => boolean;
 
 /**
  * Fastify's `serverFactory`: the HTTP server Fastify would make (same timeouts), whose request
@@ -20,10 +23,9 @@ export function fastPathServerFactory(
   fastPaths: readonly FastPath[],
   timeouts: { keepAliveTimeout: number; requestTimeout: number },
 ) {
-  return (fastify: (req: IncomingMessage, res: ServerResponse) => void) => {
+  return (fastify: FastifyHandler) => {
     const server = http.createServer((req, res) => {
-      const toFastify = () => fastify(req, res);
-      for (const fastPath of fastPaths) if (fastPath(req, res, toFastify)) return;
+      for (const fastPath of fastPaths) if (fastPath(req, res, fastify)) return;
       fastify(req, res);
     });
     server.keepAliveTimeout = timeouts.keepAliveTimeout;

@@ -13,15 +13,16 @@ function limitKindOf(key: string): RateLimitKind {
 
 /** The limiter, telling `onReject` of each refused hit: every refusal (API, public, sign-in) goes through `hit`. */
 function countingRefusals(limiter: RateLimiter, onReject: (limit: RateLimitKind) => void): RateLimiter {
+  // Defined once, not per hit: the hot public routes make no closure per request.
+  const noted = (key: string, decision: RateLimitDecision) => {
+    if (!decision.allowed) onReject(limitKindOf(key));
+    return decision;
+  };
   return {
     ...limiter,
     hit(key, limit) {
-      const noted = (decision: RateLimitDecision) => {
-        if (!decision.allowed) onReject(limitKindOf(key));
-        return decision;
-      };
       const decision = limiter.hit(key, limit);
-      return decision instanceof Promise ? decision.then(noted) : noted(decision);
+      return decision instanceof Promise ? decision.then((d) => noted(key, d)) : noted(key, decision);
     },
   };
 }
