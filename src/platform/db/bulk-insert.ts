@@ -1,4 +1,4 @@
-import { type Column, getTableColumns, type SQLChunk, sql } from 'drizzle-orm';
+import { type Column, getTableColumns, getTableName, type SQL, type SQLChunk, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Db } from './store.ts';
 
@@ -9,35 +9,66 @@ function asText(column: Column, value: unknown): string | null {
   return typeof driverValue === 'string' ? driverValue : String(driverValue);
 }
 
+interface InsertShape {
+  columns: Array<[key: string, column: Column]>;
+  /** `insert into t (a, b) select u.c0::type, u.c1::type from unnest(`: the text before the first array. */
+  head: SQL;
+  between: SQL;
+  /** `::text[]) as u(c0, c1)`. */
+  tail: SQL;
+}
+
+/** The statement's fixed text, built once per table and column set (drizzle's builder is the cost here). */
+const shapes = new WeakMap<PgTable, Map<string, InsertShape>>();
+
+function shapeOf(table: PgTable, first: Record<string, unknown>): InsertShape {
+  const columns = Object.entries(getTableColumns(table) as Record<string, Column>).filter(
+    ([key]) => first[key] !== undefined,
+  );
+  const signature = columns.map(([key]) => key).join(',');
+  let byColumns = shapes.get(table);
+  if (!byColumns) shapes.set(table, (byColumns = new Map()));
+  let shape = byColumns.get(signature);
+  if (!shape) {
+    const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+    const names = columns.map(([, column]) => quote(column.name)).join(', ');
+    const casts = columns.map(([, column], i) => `u.c${i}::${column.getSQLType()}`).join(', ');
+    const aliases = columns.map((_, i) => `c${i}`).join(', ');
+    shape = {
+      columns,
+      head: sql.raw(`insert into ${quote(getTableName(table))} (${names}) select ${casts} from unnest(`),
+      between: sql.raw('::text[], '),
+      tail: sql.raw(`::text[]) as u(${aliases})`),
+    };
+    byColumns.set(signature, shape);
+  }
+  return shape;
+}
+
 /**
  * Inserts `rows` in one statement whatever their number: each column travels as one text array,
  * `insert into t (a, b) select u.c0::type, u.c1::type from unnest($1::text[], $2::text[]) u(c0, c1)`.
  *
  * Why not drizzle's `insert(t).values(rows)`: it binds one parameter per value and walks each
  * through its query builder, which for the consent write's batches (up to 128 events of 17
- * columns, plus their outbox events) took a fifth of the service's CPU (bench b profile). Here a
- * value costs its column's own driver mapping (jsonb → JSON text, timestamp → ISO 8601) and a
- * cast; both drivers (pg, PGlite) see plain text arrays.
+ * columns, plus their outbox events) took a fifth of the service's CPU (bench b profile). Here the
+ * statement's text is built once per table, and a value costs its column's own driver mapping
+ * (jsonb → JSON text, timestamp → ISO 8601) and a cast; both drivers (pg, PGlite) see plain text
+ * arrays.
  *
  * Every row must give every column the first row gives (no per-row defaults, unlike drizzle).
  */
 export async function insertRows<T extends PgTable>(db: Db, table: T, rows: T['$inferInsert'][]) {
   if (rows.length === 0) return;
   const byKey = rows as Array<Record<string, unknown>>;
-  const columns = Object.entries(getTableColumns(table) as Record<string, Column>).filter(
-    ([key]) => byKey[0][key] !== undefined,
-  );
-  for (const row of byKey)
-    for (const [key] of columns)
+  const { columns, head, between, tail } = shapeOf(table, byKey[0]);
+  const chunks: SQLChunk[] = [head];
+  columns.forEach(([key, column], i) => {
+    const values = byKey.map((row) => {
       if (row[key] === undefined) throw new Error(`insertRows: a row of ${key} lacks a value`);
-  const names = columns.map(([, column]) => sql.identifier(column.name));
-  const arrays = columns.map(
-    ([key, column]) => sql`${sql.param(byKey.map((row) => asText(column, row[key])))}::text[]`,
-  );
-  const casts = columns.map(([, column], i) => sql.raw(`u.c${i}::${column.getSQLType()}`));
-  const aliases = sql.raw(columns.map((_, i) => `c${i}`).join(', '));
-  const list = (parts: SQLChunk[]) => sql.join(parts, sql`, `);
-  await db.execute(
-    sql`insert into ${table} (${list(names)}) select ${list(casts)} from unnest(${list(arrays)}) as u(${aliases})`,
-  );
+      return asText(column, row[key]);
+    });
+    chunks.push(sql.param(values), i < columns.length - 1 ? between : tail);
+  });
+  await db.execute(sql.join(chunks));
 }
