@@ -41,6 +41,8 @@ const rounds: Rounds = flags.quick
   ? { rounds: 3, seconds: 2, connections: 32 }
   : { rounds: 8, seconds: 3, connections: 32 };
 const pageRounds = 3;
+// Pages walked on each side before measuring, so both run JIT-compiled code (steady state).
+const warmupPages = 200;
 const pagesPerRound = flags.quick ? 100 : 300;
 const say = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
@@ -115,8 +117,8 @@ if (only.has('d')) {
     const pool = new pg.Pool({ connectionString: bench.env.DATABASE_URL, max: 1 });
     const query: Query = (text, params) => pool.query(text, params);
     await withService(async (s) => {
-      await serviceWalk(s.baseUrl, fixture, 20);
-      await rawWalk(query, fixture, 20);
+      await serviceWalk(s.baseUrl, fixture, warmupPages);
+      await rawWalk(query, fixture, warmupPages);
       for (let i = 0; i < pageRounds; i++) {
         service.push(await serviceWalk(s.baseUrl, fixture, pagesPerRound));
         raw.push(await rawWalk(query, fixture, pagesPerRound));
@@ -127,11 +129,11 @@ if (only.has('d')) {
     // One process at a time on PGlite: the raw rounds run in this process before the service starts.
     const store = await createEmbeddedStore({ dataDir: path.join(dataDir, 'pgdata') });
     const query: Query = (text, params) => store.pglite!.query(text, params);
-    await rawWalk(query, fixture, 20);
+    await rawWalk(query, fixture, warmupPages);
     for (let i = 0; i < pageRounds; i++) raw.push(await rawWalk(query, fixture, pagesPerRound));
     await store.close();
     await withService(async (s) => {
-      await serviceWalk(s.baseUrl, fixture, 20);
+      await serviceWalk(s.baseUrl, fixture, warmupPages);
       for (let i = 0; i < pageRounds; i++) service.push(await serviceWalk(s.baseUrl, fixture, pagesPerRound));
     });
   }
