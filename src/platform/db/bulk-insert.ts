@@ -27,7 +27,10 @@ function shapeOf(table: PgTable, first: Record<string, unknown>): InsertShape {
   );
   const signature = columns.map(([key]) => key).join(',');
   let byColumns = shapes.get(table);
-  if (!byColumns) shapes.set(table, (byColumns = new Map()));
+  if (!byColumns) {
+    byColumns = new Map();
+    shapes.set(table, byColumns);
+  }
   let shape = byColumns.get(signature);
   if (!shape) {
     const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
