@@ -89,7 +89,8 @@ export const ledgerTreeHeads = pgTable(
 
 /**
  * Evidence events waiting to be sealed, filled by a trigger on evidence_events (migrations
- * `ledger_pending_trigger`, then `ledger_pending_per_statement`: once per INSERT statement) so that every insert path is covered and the sealer reads only new
+ * `ledger_pending_trigger`, then `ledger_pending_per_statement`: once per INSERT statement) so
+ * that every insert path is covered and the sealer reads only new
  * work instead of anti-joining the whole evidence table. The sealer deletes what it appends, in
  * the same transaction.
  */
