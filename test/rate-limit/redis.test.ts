@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
+import { createReadySite } from '../helpers/sites.ts';
 
 /**
  * Shared counting across replicas and survival of a Redis outage. Uses REDIS_URL (CI) or the
@@ -110,6 +111,39 @@ describe('rate limits in Redis', () => {
       const admittedBy = (app: TestApp) =>
         responses.filter((r, i) => r.status === 200 && (i % 2 ? a : b) === app).length;
       expect(admittedBy(a) + admittedBy(b)).toBe(10);
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  });
+
+  it('public config reads answered before Fastify count in Redis too, across instances', async (context) => {
+    if (!url)
+      context.skip('no Redis answers at REDIS_URL / 127.0.0.1:6379 and redis-server cannot be started');
+    const env = {
+      REDIS_URL: url as string,
+      PUBLIC_RATE_LIMIT_PER_MINUTE: '4',
+      RATE_LIMIT_PER_MINUTE: '1000',
+      RATE_LIMIT_REDIS_PREFIX: `${prefix}-public`,
+    };
+    const a = await startTestApp({ env });
+    const b = await startTestApp({ env, store: a.store });
+    try {
+      b.clock.set(a.clock.now());
+      const tenant = await a.tenant();
+      const site = await createReadySite(a, tenant.testKey);
+      const read = (app: TestApp) => app.http.get(`/v1/public/sites/${site.siteKey}/config`);
+      // One read each fills both instances' site caches; from then on the fast path answers.
+      const remaining: string[] = [];
+      for (const app of [a, b, a, b]) {
+        const res = await read(app);
+        expect(res.status).toBe(200);
+        remaining.push(res.headers.get('x-ratelimit-remaining') as string);
+      }
+      expect(remaining).toEqual(['3', '2', '1', '0']);
+      const refused = await read(a);
+      expectProblemShape(refused, 429, 'rate_limited');
+      expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
     } finally {
       await b.close();
       await a.close();
