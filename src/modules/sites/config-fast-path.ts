@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
-import { notModified } from '../../platform/http/conditional.ts';
 import type { FastifyHandler, FastPath } from '../../platform/http/fast-path-server.ts';
 import { clientAddress, requestHost, type TrustProxy } from '../../platform/http/ip.ts';
 import { requestIdFor } from '../../platform/http/request-id.ts';
@@ -12,9 +11,8 @@ import {
   rateLimitHeaders,
 } from '../../platform/rate-limit/rate-limit.hooks.ts';
 import type { RateLimitDecision, RateLimiter } from '../../platform/rate-limit/rate-limiter.ts';
-import { allowedOrigin, corsHeaders } from './cors.ts';
+import { configResponse, SITE_KEY } from './config-response.ts';
 import type { Site } from './site-cache.ts';
-import { CONFIG_CACHE_CONTROL, CONFIG_CONTENT_TYPE, SITE_KEY } from './sites.routes.ts';
 import type { SitesService } from './sites.service.ts';
 
 const PREFIX = '/v1/public/sites/';
@@ -52,24 +50,13 @@ export function configFastPath(deps: {
     decision: RateLimitDecision,
   ) {
     const reqId = requestIdFor(req);
-    const headers: Record<string, string | number> = {
-      'x-request-id': reqId,
-      ...rateLimitHeaders(decision),
-      ...corsHeaders(allowedOrigin(site, req.headers.origin)),
-      'cache-control': CONFIG_CACHE_CONTROL,
-      etag: site.etag,
-    };
-    let statusCode = 304;
-    if (notModified(req.headers['if-none-match'], site.etag)) {
-      res.writeHead(statusCode, headers);
-      res.end();
-    } else {
-      statusCode = 200;
-      headers['content-type'] = CONFIG_CONTENT_TYPE;
-      headers['content-length'] = site.configBytes.length;
-      res.writeHead(statusCode, headers);
-      res.end(site.configBytes);
-    }
+    const { statusCode, headers, body } = configResponse(site, {
+      origin: req.headers.origin,
+      ifNoneMatch: req.headers['if-none-match'],
+    });
+    res.writeHead(statusCode, { 'x-request-id': reqId, ...rateLimitHeaders(decision), ...headers });
+    if (body) res.end(body);
+    else res.end();
     recordCompletion(metrics, log, {
       method: 'GET',
       route: ROUTE,

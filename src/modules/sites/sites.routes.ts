@@ -7,6 +7,7 @@ import { Envelope, envelope, Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { siteIdempotencyOwner } from '../../platform/idempotency/idempotency.scope.ts';
 import type { AuditContext } from '../audit/audit.service.ts';
+import { configResponse, SITE_KEY } from './config-response.ts';
 import { allowedOrigin, setCorsHeaders, setPreflightHeaders } from './cors.ts';
 import { sdkBundle } from './sdk-bundle.ts';
 import type { Site } from './site-cache.ts';
@@ -26,10 +27,6 @@ declare module 'fastify' {
   }
 }
 
-/** The shape of a site key (`site_test_…`/`site_live_…`): anything else is a 404 without a query. */
-export const SITE_KEY = /^site_(test|live)_[0-9A-Za-z]{1,64}$/;
-export const CONFIG_CACHE_CONTROL = 'public, max-age=60';
-export const CONFIG_CONTENT_TYPE = 'application/json; charset=utf-8';
 const STATIC_CACHE_CONTROL = 'public, max-age=300';
 const tags = ['Public site endpoints'];
 const publicProblems = { 404: Problem, 429: Problem };
@@ -127,11 +124,15 @@ export function sitesRoutes(app: App, deps: { sites: SitesService }) {
       },
     },
     async (request, reply) => {
-      const site = siteOf(request);
-      // Registered origins may read it from their pages; the config itself is public either way.
-      setCorsHeaders(reply, allowedOrigin(site, request.headers.origin));
-      reply.header('Cache-Control', CONFIG_CACHE_CONTROL);
-      return sendCacheable(request, reply, site.etag, CONFIG_CONTENT_TYPE, site.configBytes);
+      const { statusCode, headers, body } = configResponse(siteOf(request), {
+        origin: request.headers.origin,
+        ifNoneMatch: request.headers['if-none-match'],
+      });
+      // The body is already serialized bytes: sent as they are, past the response schema.
+      return (reply as FastifyReply)
+        .code(statusCode)
+        .headers(headers)
+        .send(body ?? undefined);
     },
   );
 
