@@ -1,6 +1,6 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
-import { olderThan } from '../../platform/db/keyset.ts';
+import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
 import type { Db } from '../../platform/db/store.ts';
 import { members, organizations } from '../organizations/organizations.tables.ts';
 import { apiKeys } from './api-keys.tables.ts';
@@ -66,7 +66,7 @@ export const apiKeysRepo = {
     organizationId: string,
     environment: Environment,
     limit: number,
-    after: { t: number; id: string } | null,
+    after: CursorPosition | null,
   ): Promise<ApiKeyRow[]> {
     return db
       .select()

@@ -3,6 +3,7 @@ import { auditContextOf, principalOf } from '../../platform/auth/auth.hooks.ts';
 import type { CursorCodec } from '../../platform/http/cursor.ts';
 import { parseApiDate } from '../../platform/http/dates.ts';
 import { validationFailed } from '../../platform/http/errors.ts';
+import { pagedList } from '../../platform/http/paged-list.ts';
 import {
   authProblems,
   Envelope,
@@ -11,7 +12,6 @@ import {
   ListEnvelope,
   PageQuery,
   Problem,
-  page,
 } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { absentBodyAsEmpty } from '../../platform/http/validation.ts';
@@ -35,12 +35,12 @@ export function apiKeysRoutes(app: App, deps: { apiKeys: ApiKeysService; cursors
       },
     },
     async (request) => {
-      const limit = request.query.limit ?? 20;
-      const after = cursors.decode('api-keys', {}, request.query.cursor);
-      const rows = await apiKeys.list(auditContextOf(request), limit, after);
-      return page(rows, limit, present, (k) =>
-        cursors.encode('api-keys', {}, { t: k.createdAt.getTime(), id: k.id }),
-      );
+      return pagedList(cursors, {
+        list: 'api-keys',
+        query: request.query,
+        fetch: (limit, after) => apiKeys.list(auditContextOf(request), limit, after),
+        present,
+      });
     },
   );
 

@@ -8,6 +8,7 @@ import {
   type Scope,
 } from '../../platform/auth/scopes.ts';
 import type { Clock } from '../../platform/clock.ts';
+import type { CursorPosition } from '../../platform/db/keyset.ts';
 import type { Db, Store } from '../../platform/db/store.ts';
 import { apiDate } from '../../platform/http/dates.ts';
 import { AppError, notFound, validationFailed } from '../../platform/http/errors.ts';
@@ -237,11 +238,7 @@ export function createApiKeysService(deps: {
       return key;
     },
 
-    async list(
-      context: AuditContext,
-      limit: number,
-      after: { t: number; id: string } | null,
-    ): Promise<ApiKeyRow[]> {
+    async list(context: AuditContext, limit: number, after: CursorPosition | null): Promise<ApiKeyRow[]> {
       const rows = await apiKeysRepo.list(
         store.db,
         context.organizationId,

@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, lte } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
-import { olderThan } from '../../platform/db/keyset.ts';
+import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
 import type { Db } from '../../platform/db/store.ts';
 import { auditLogs } from './audit.tables.ts';
 
@@ -24,7 +24,7 @@ export const auditRepo = {
     scope: { organizationId: string; environment: Environment },
     filters: AuditFilters,
     limit: number,
-    after: { t: number; id: string } | null,
+    after: CursorPosition | null,
   ): Promise<AuditRow[]> {
     const conditions = [
       eq(auditLogs.organizationId, scope.organizationId),

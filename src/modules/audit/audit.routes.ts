@@ -2,14 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { principalOf } from '../../platform/auth/auth.hooks.ts';
 import type { CursorCodec } from '../../platform/http/cursor.ts';
 import { apiDate, endOfSecond, queryDate, startOfSecond } from '../../platform/http/dates.ts';
-import {
-  ApiDate,
-  authProblems,
-  ListEnvelope,
-  PageQuery,
-  Problem,
-  page,
-} from '../../platform/http/schemas.ts';
+import { pagedList } from '../../platform/http/paged-list.ts';
+import { ApiDate, authProblems, ListEnvelope, PageQuery, Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import type { AuditRow } from './audit.repo.ts';
 import type { AuditService } from './audit.service.ts';
@@ -75,7 +69,7 @@ export function auditRoutes(app: App, deps: { audit: AuditService; cursors: Curs
     },
     async (request) => {
       const principal = principalOf(request);
-      const { limit = 20, cursor, ...rawFilters } = request.query;
+      const { limit, cursor, ...rawFilters } = request.query;
       const filters = {
         action: rawFilters.action,
         actorId: rawFilters.actorId,
@@ -83,11 +77,14 @@ export function auditRoutes(app: App, deps: { audit: AuditService; cursors: Curs
         from: bound(queryDate('from', rawFilters.from), startOfSecond),
         to: bound(queryDate('to', rawFilters.to), endOfSecond),
       };
-      const after = cursors.decode('audit-logs', rawFilters, cursor);
-      const rows = await audit.list(principal, filters, limit, after);
-      return page(rows, limit, present, (r) =>
-        cursors.encode('audit-logs', rawFilters, { t: r.occurredAt.getTime(), id: r.id }),
-      );
+      return pagedList(cursors, {
+        list: 'audit-logs',
+        filters: rawFilters,
+        query: { limit, cursor },
+        fetch: (limit, after) => audit.list(principal, filters, limit, after),
+        present,
+        position: (r) => ({ t: r.occurredAt.getTime(), id: r.id }),
+      });
     },
   );
 }

@@ -1,5 +1,6 @@
 import type { Environment } from '../../platform/auth/scopes.ts';
 import type { Clock } from '../../platform/clock.ts';
+import type { CursorPosition } from '../../platform/db/keyset.ts';
 import type { Db, Store } from '../../platform/db/store.ts';
 import { newId } from '../../platform/ids.ts';
 import { type AuditFilters, type AuditRow, auditRepo } from './audit.repo.ts';
@@ -44,7 +45,7 @@ export function createAuditService({ store, clock }: { store: Store; clock: Cloc
       scope: { organizationId: string; environment: Environment },
       filters: AuditFilters,
       limit: number,
-      after: { t: number; id: string } | null,
+      after: CursorPosition | null,
     ): Promise<AuditRow[]> {
       return auditRepo.list(store.db, scope, filters, limit, after);
     },

@@ -1,5 +1,6 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
+import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { keysetValues, olderThanPlaceholder, preparedQueries } from '../../platform/db/prepared.ts';
 import type { Db } from '../../platform/db/store.ts';
 import {
@@ -99,7 +100,7 @@ export const channelsRepo = {
     organizationId: string,
     environment: Environment,
     limit: number,
-    after: { t: number; id: string } | null,
+    after: CursorPosition | null,
   ): Promise<ChannelRow[]> {
     const values = { organizationId, environment, limit: limit + 1 };
     return after

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { auditContextOf } from '../../platform/auth/auth.hooks.ts';
 import type { CursorCodec } from '../../platform/http/cursor.ts';
+import { pagedList } from '../../platform/http/paged-list.ts';
 import {
   authProblems,
   Envelope,
@@ -8,7 +9,6 @@ import {
   ListEnvelope,
   PageQuery,
   Problem,
-  page,
 } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { absentBodyAsEmpty } from '../../platform/http/validation.ts';
@@ -48,12 +48,12 @@ export function channelsRoutes(app: App, deps: ChannelRoutesDeps) {
       },
     },
     async (request) => {
-      const limit = request.query.limit ?? 20;
-      const after = cursors.decode('channels', {}, request.query.cursor);
-      const rows = await channels.list(auditContextOf(request), limit, after);
-      return page(rows, limit, presentChannel, (c) =>
-        cursors.encode('channels', {}, { t: c.createdAt.getTime(), id: c.id }),
-      );
+      return pagedList(cursors, {
+        list: 'channels',
+        query: request.query,
+        fetch: (limit, after) => channels.list(auditContextOf(request), limit, after),
+        present: presentChannel,
+      });
     },
   );
 

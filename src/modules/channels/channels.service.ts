@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { Clock } from '../../platform/clock.ts';
+import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { isUniqueViolation } from '../../platform/db/pg-errors.ts';
 import type { Store } from '../../platform/db/store.ts';
 import { AppError, notFound } from '../../platform/http/errors.ts';
@@ -18,8 +19,6 @@ import type { VisitorConfig } from './visitor-config.ts';
 
 export type CreateChannelInput = Static<typeof CreateChannelBody>;
 export type UpdateChannelInput = Static<typeof UpdateChannelBody>;
-
-type Position = { t: number; id: string } | null;
 
 const DEFAULT_RETENTION_DAYS = 1825;
 
@@ -88,7 +87,7 @@ export function createChannelsService(deps: {
 
     get: (context: AuditContext, id: string) => changes.find(context, id),
 
-    list(context: AuditContext, limit: number, after: Position): Promise<ChannelRow[]> {
+    list(context: AuditContext, limit: number, after: CursorPosition | null): Promise<ChannelRow[]> {
       return channelsRepo.list(store.db, context.organizationId, context.environment, limit, after);
     },
 

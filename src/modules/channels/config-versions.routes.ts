@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { auditContextOf } from '../../platform/auth/auth.hooks.ts';
+import { pagedList } from '../../platform/http/paged-list.ts';
 import {
   authProblems,
   Envelope,
@@ -7,7 +8,6 @@ import {
   ListEnvelope,
   PageQuery,
   Problem,
-  page,
 } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { presentConfigVersion } from './channels.presenters.ts';
@@ -38,18 +38,16 @@ export function configVersionsRoutes(app: App, { channels, cursors }: ChannelRou
     },
     async (request) => {
       const channelId = request.params.id;
-      const limit = request.query.limit ?? 20;
-      // Versions are the order: the cursor's position is the last version shown.
-      const after = cursors.decode('config-versions', { channelId }, request.query.cursor);
-      const rows = await channels.listConfigVersions(
-        auditContextOf(request),
-        channelId,
-        limit,
-        after?.t ?? null,
-      );
-      return page(rows, limit, presentConfigVersion, (v) =>
-        cursors.encode('config-versions', { channelId }, { t: v.version, id: String(v.version) }),
-      );
+      return pagedList(cursors, {
+        list: 'config-versions',
+        filters: { channelId },
+        query: request.query,
+        fetch: (limit, after) =>
+          channels.listConfigVersions(auditContextOf(request), channelId, limit, after?.t ?? null),
+        present: presentConfigVersion,
+        // Versions are the order: the cursor's position is the last version shown.
+        position: (v) => ({ t: v.version, id: String(v.version) }),
+      });
     },
   );
 

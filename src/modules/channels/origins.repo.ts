@@ -1,5 +1,5 @@
 import { and, desc, eq } from 'drizzle-orm';
-import { olderThan } from '../../platform/db/keyset.ts';
+import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
 import type { Db } from '../../platform/db/store.ts';
 import type { ChannelRow, OriginRow } from './channels.repo.ts';
 import { origins } from './channels.tables.ts';
@@ -40,12 +40,7 @@ export const originsRepo = {
     return rows.map((r) => r.origin);
   },
 
-  list(
-    db: Db,
-    channel: ChannelRef,
-    limit: number,
-    after: { t: number; id: string } | null,
-  ): Promise<OriginRow[]> {
+  list(db: Db, channel: ChannelRef, limit: number, after: CursorPosition | null): Promise<OriginRow[]> {
     return db
       .select()
       .from(origins)

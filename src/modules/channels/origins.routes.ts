@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { auditContextOf } from '../../platform/auth/auth.hooks.ts';
+import { pagedList } from '../../platform/http/paged-list.ts';
 import {
   authProblems,
   Envelope,
@@ -7,7 +8,6 @@ import {
   ListEnvelope,
   PageQuery,
   Problem,
-  page,
 } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { absentBodyAsEmpty } from '../../platform/http/validation.ts';
@@ -34,12 +34,13 @@ export function originsRoutes(app: App, { channels, cursors }: ChannelRoutesDeps
     },
     async (request) => {
       const channelId = request.params.id;
-      const limit = request.query.limit ?? 20;
-      const after = cursors.decode('origins', { channelId }, request.query.cursor);
-      const rows = await origins.list(auditContextOf(request), channelId, limit, after);
-      return page(rows, limit, presentOrigin, (o) =>
-        cursors.encode('origins', { channelId }, { t: o.createdAt.getTime(), id: o.id }),
-      );
+      return pagedList(cursors, {
+        list: 'origins',
+        filters: { channelId },
+        query: request.query,
+        fetch: (limit, after) => origins.list(auditContextOf(request), channelId, limit, after),
+        present: presentOrigin,
+      });
     },
   );
 

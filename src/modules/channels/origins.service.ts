@@ -1,3 +1,4 @@
+import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { isUniqueViolation } from '../../platform/db/pg-errors.ts';
 import { AppError, notFound } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
@@ -6,8 +7,6 @@ import type { ChannelPartsDeps } from './channel-changes.ts';
 import type { OriginRow } from './channels.repo.ts';
 import { normalizeOrigin } from './origin.ts';
 import { originsRepo } from './origins.repo.ts';
-
-type Position = { t: number; id: string } | null;
 
 /**
  * Origins are not part of what visitors are shown, so they never publish a configVersion; they
@@ -59,7 +58,7 @@ export function createOriginsService({ store, clock, audit, changes }: ChannelPa
       });
     },
 
-    async list(context: AuditContext, channelId: string, limit: number, after: Position) {
+    async list(context: AuditContext, channelId: string, limit: number, after: CursorPosition | null) {
       const channel = await changes.find(context, channelId);
       return originsRepo.list(store.db, channel, limit, after);
     },

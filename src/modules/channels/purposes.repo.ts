@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
-import { olderThan } from '../../platform/db/keyset.ts';
+import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
 import type { Db } from '../../platform/db/store.ts';
 import type { ChannelRow, PurposeRow } from './channels.repo.ts';
 import { purposes, technologies } from './channels.tables.ts';
@@ -35,12 +35,7 @@ export const purposesRepo = {
       .orderBy(asc(purposes.createdAt), asc(purposes.id));
   },
 
-  list(
-    db: Db,
-    channel: ChannelRef,
-    limit: number,
-    after: { t: number; id: string } | null,
-  ): Promise<PurposeRow[]> {
+  list(db: Db, channel: ChannelRef, limit: number, after: CursorPosition | null): Promise<PurposeRow[]> {
     return db
       .select()
       .from(purposes)

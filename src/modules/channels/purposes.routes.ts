@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { auditContextOf } from '../../platform/auth/auth.hooks.ts';
+import { pagedList } from '../../platform/http/paged-list.ts';
 import {
   authProblems,
   Envelope,
@@ -7,7 +8,6 @@ import {
   ListEnvelope,
   PageQuery,
   Problem,
-  page,
 } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { absentBodyAsEmpty } from '../../platform/http/validation.ts';
@@ -34,12 +34,13 @@ export function purposesRoutes(app: App, { channels, cursors }: ChannelRoutesDep
     },
     async (request) => {
       const channelId = request.params.id;
-      const limit = request.query.limit ?? 20;
-      const after = cursors.decode('purposes', { channelId }, request.query.cursor);
-      const rows = await purposes.list(auditContextOf(request), channelId, limit, after);
-      return page(rows, limit, presentPurpose, (p) =>
-        cursors.encode('purposes', { channelId }, { t: p.createdAt.getTime(), id: p.id }),
-      );
+      return pagedList(cursors, {
+        list: 'purposes',
+        filters: { channelId },
+        query: request.query,
+        fetch: (limit, after) => purposes.list(auditContextOf(request), channelId, limit, after),
+        present: presentPurpose,
+      });
     },
   );
 

@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { isUniqueViolation } from '../../platform/db/pg-errors.ts';
 import type { Db } from '../../platform/db/store.ts';
 import { AppError, notFound, validationFailed } from '../../platform/http/errors.ts';
@@ -12,8 +13,6 @@ import { purposesRepo } from './purposes.repo.ts';
 
 export type CreatePurposeInput = Static<typeof CreatePurposeBody>;
 export type UpdatePurposeInput = Static<typeof UpdatePurposeBody>;
-
-type Position = { t: number; id: string } | null;
 
 /** Stored with every member present, so every reader sees one shape. */
 function normalizeTranslations(input: Record<string, { name: string; description?: string | null }>) {
@@ -92,7 +91,7 @@ export function createPurposesService({ store, clock, audit, changes }: ChannelP
       return purpose;
     },
 
-    async list(context: AuditContext, channelId: string, limit: number, after: Position) {
+    async list(context: AuditContext, channelId: string, limit: number, after: CursorPosition | null) {
       const channel = await changes.find(context, channelId);
       return purposesRepo.list(store.db, channel, limit, after);
     },

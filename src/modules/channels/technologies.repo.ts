@@ -1,5 +1,5 @@
 import { and, asc, desc, eq } from 'drizzle-orm';
-import { olderThan } from '../../platform/db/keyset.ts';
+import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
 import type { Db } from '../../platform/db/store.ts';
 import type { ChannelRow, TechnologyRow } from './channels.repo.ts';
 import { technologies } from './channels.tables.ts';
@@ -34,12 +34,7 @@ export const technologiesRepo = {
       .orderBy(asc(technologies.createdAt), asc(technologies.id));
   },
 
-  list(
-    db: Db,
-    channel: ChannelRef,
-    limit: number,
-    after: { t: number; id: string } | null,
-  ): Promise<TechnologyRow[]> {
+  list(db: Db, channel: ChannelRef, limit: number, after: CursorPosition | null): Promise<TechnologyRow[]> {
     return db
       .select()
       .from(technologies)

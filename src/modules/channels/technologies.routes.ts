@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { auditContextOf } from '../../platform/auth/auth.hooks.ts';
+import { pagedList } from '../../platform/http/paged-list.ts';
 import {
   authProblems,
   Envelope,
@@ -7,7 +8,6 @@ import {
   ListEnvelope,
   PageQuery,
   Problem,
-  page,
 } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import {
@@ -44,12 +44,13 @@ export function technologiesRoutes(app: App, { channels, cursors }: ChannelRoute
     },
     async (request) => {
       const channelId = request.params.id;
-      const limit = request.query.limit ?? 20;
-      const after = cursors.decode('technologies', { channelId }, request.query.cursor);
-      const rows = await technologies.list(auditContextOf(request), channelId, limit, after);
-      return page(rows, limit, presentTechnology, (t) =>
-        cursors.encode('technologies', { channelId }, { t: t.createdAt.getTime(), id: t.id }),
-      );
+      return pagedList(cursors, {
+        list: 'technologies',
+        filters: { channelId },
+        query: request.query,
+        fetch: (limit, after) => technologies.list(auditContextOf(request), channelId, limit, after),
+        present: presentTechnology,
+      });
     },
   );
 

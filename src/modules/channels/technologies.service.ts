@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import type { CursorPosition } from '../../platform/db/keyset.ts';
 import type { Db } from '../../platform/db/store.ts';
 import { notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
@@ -12,8 +13,6 @@ import { technologiesRepo } from './technologies.repo.ts';
 
 export type CreateTechnologyInput = Static<typeof CreateTechnologyBody>;
 export type UpdateTechnologyInput = Static<typeof UpdateTechnologyBody>;
-
-type Position = { t: number; id: string } | null;
 
 function normalizeCookies(
   input: Array<{ name: string; domain?: string | null; maxAgeSeconds?: number | null }>,
@@ -78,7 +77,7 @@ export function createTechnologiesService({ store, clock, audit, changes }: Chan
       return technologyOf(store.db, channel, technologyId);
     },
 
-    async list(context: AuditContext, channelId: string, limit: number, after: Position) {
+    async list(context: AuditContext, channelId: string, limit: number, after: CursorPosition | null) {
       const channel = await changes.find(context, channelId);
       return technologiesRepo.list(store.db, channel, limit, after);
     },

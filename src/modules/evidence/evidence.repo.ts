@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
 import { insertRows } from '../../platform/db/bulk-insert.ts';
+import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { keysetValues, olderThanPlaceholder, preparedQueries, UNNAMED } from '../../platform/db/prepared.ts';
 import type { Db } from '../../platform/db/store.ts';
 import { type Decision, type EvidenceRow, evidenceEvents } from './evidence.tables.ts';
@@ -104,7 +105,7 @@ export const evidenceRepo = {
     scope: EvidenceScope,
     filters: EvidenceFilters,
     limit: number,
-    after: { t: number; id: string } | null,
+    after: CursorPosition | null,
   ): Promise<EvidenceRow[]> {
     // A decision means something only for a purpose (the route refuses one alone).
     const used = FILTERS.filter((name) => filters[name] && (name !== 'decision' || filters.purpose));

@@ -2,6 +2,7 @@ import { principalOf } from '../../platform/auth/auth.hooks.ts';
 import type { CursorCodec } from '../../platform/http/cursor.ts';
 import { endOfSecond, queryDate, startOfSecond } from '../../platform/http/dates.ts';
 import { validationFailed } from '../../platform/http/errors.ts';
+import { pagedList } from '../../platform/http/paged-list.ts';
 import {
   authProblems,
   Envelope,
@@ -9,7 +10,6 @@ import {
   IdParams,
   ListEnvelope,
   Problem,
-  page,
 } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { presentEvidence } from './evidence.presenters.ts';
@@ -34,7 +34,7 @@ export function evidenceRoutes(app: App, deps: { evidence: EvidenceService; curs
     },
     async (request) => {
       const principal = principalOf(request);
-      const { limit = 20, cursor, ...query } = request.query;
+      const { limit, cursor, ...query } = request.query;
       if (query.decision !== undefined && query.purpose === undefined) {
         throw validationFailed([{ path: 'query:/decision', message: 'needs a purpose filter' }]);
       }
@@ -55,11 +55,14 @@ export function evidenceRoutes(app: App, deps: { evidence: EvidenceService; curs
           ? undefined
           : await evidence.pseudonymize(principal.organizationId, query.subjectId);
       const cursorFilters = { ...query, subjectId: subject };
-      const after = cursors.decode('evidence', cursorFilters, cursor);
-      const rows = await evidence.list(principal, filters, limit, after);
-      return page(rows, limit, presentEvidence, (r) =>
-        cursors.encode('evidence', cursorFilters, { t: r.recordedAt.getTime(), id: r.id }),
-      );
+      return pagedList(cursors, {
+        list: 'evidence',
+        filters: cursorFilters,
+        query: { limit, cursor },
+        fetch: (limit, after) => evidence.list(principal, filters, limit, after),
+        present: presentEvidence,
+        position: (r) => ({ t: r.recordedAt.getTime(), id: r.id }),
+      });
     },
   );
 

@@ -1,4 +1,5 @@
 import type { Clock } from '../../platform/clock.ts';
+import type { CursorPosition } from '../../platform/db/keyset.ts';
 import type { Store } from '../../platform/db/store.ts';
 import { currentUnitOfWork } from '../../platform/db/unit-of-work.ts';
 import { notFound } from '../../platform/http/errors.ts';
@@ -117,7 +118,7 @@ export function createEvidenceService(deps: {
       scope: EvidenceScope,
       filters: ListFilters,
       limit: number,
-      after: { t: number; id: string } | null,
+      after: CursorPosition | null,
     ): Promise<EvidenceRow[]> {
       const { subjectId, ...rest } = filters;
       const subjectPseudonym =

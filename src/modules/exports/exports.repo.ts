@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, inArray, lt, lte, sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
-import { olderThan } from '../../platform/db/keyset.ts';
+import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
 import type { Db } from '../../platform/db/store.ts';
 import { type ExportRow, type ExportStatus, evidenceExports as x } from './exports.tables.ts';
 
@@ -35,7 +35,7 @@ export const exportsRepo = {
     return row;
   },
 
-  list(db: Db, scope: ExportScope, limit: number, after: { t: number; id: string } | null) {
+  list(db: Db, scope: ExportScope, limit: number, after: CursorPosition | null) {
     return db
       .select()
       .from(x)

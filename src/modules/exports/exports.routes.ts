@@ -3,6 +3,7 @@ import { auditContextOf, principalOf } from '../../platform/auth/auth.hooks.ts';
 import type { CursorCodec } from '../../platform/http/cursor.ts';
 import { endOfSecond, parseApiDate, startOfSecond } from '../../platform/http/dates.ts';
 import { validationFailed } from '../../platform/http/errors.ts';
+import { pagedList } from '../../platform/http/paged-list.ts';
 import {
   authProblems,
   Envelope,
@@ -11,7 +12,6 @@ import {
   ListEnvelope,
   PageQuery,
   Problem,
-  page,
 } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { absentBodyAsEmpty } from '../../platform/http/validation.ts';
@@ -72,12 +72,12 @@ export function exportsRoutes(app: App, deps: { exports: ExportsService; cursors
       },
     },
     async (request) => {
-      const limit = request.query.limit ?? 20;
-      const after = cursors.decode('exports', {}, request.query.cursor);
-      const rows = await exports.list(principalOf(request), limit, after);
-      return page(rows, limit, exports.toResource, (r) =>
-        cursors.encode('exports', {}, { t: r.createdAt.getTime(), id: r.id }),
-      );
+      return pagedList(cursors, {
+        list: 'exports',
+        query: request.query,
+        fetch: (limit, after) => exports.list(principalOf(request), limit, after),
+        present: exports.toResource,
+      });
     },
   );
 

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Clock } from '../../platform/clock.ts';
+import type { CursorPosition } from '../../platform/db/keyset.ts';
 import type { Store } from '../../platform/db/store.ts';
 import { apiDate } from '../../platform/http/dates.ts';
 import { AppError, notFound, validationFailed } from '../../platform/http/errors.ts';
@@ -150,7 +151,7 @@ export function createExportsService(deps: {
 
     get: find,
 
-    list(scope: ExportScope, limit: number, after: { t: number; id: string } | null): Promise<ExportRow[]> {
+    list(scope: ExportScope, limit: number, after: CursorPosition | null): Promise<ExportRow[]> {
       return exportsRepo.list(store.db, scope, limit, after);
     },
 

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { principalOf } from '../../platform/auth/auth.hooks.ts';
 import type { CursorCodec } from '../../platform/http/cursor.ts';
+import { pagedList } from '../../platform/http/paged-list.ts';
 import {
   authProblems,
   Envelope,
@@ -9,7 +10,6 @@ import {
   ListEnvelope,
   PageQuery,
   Problem,
-  page,
 } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { ledgerDocsHtml } from './ledger.docs.ts';
@@ -108,12 +108,13 @@ export function ledgerRoutes(app: App, deps: { ledger: LedgerService; cursors: C
       },
     },
     async (request) => {
-      const { limit = 20, cursor } = request.query;
-      const after = cursors.decode('ledger-tree-heads', {}, cursor);
-      const rows = await ledger.treeHeads(principalOf(request), limit, after ? after.t : null);
-      return page(rows, limit, presentTreeHead, (row) =>
-        cursors.encode('ledger-tree-heads', {}, { t: row.treeSize, id: row.logId }),
-      );
+      return pagedList(cursors, {
+        list: 'ledger-tree-heads',
+        query: request.query,
+        fetch: (limit, after) => ledger.treeHeads(principalOf(request), limit, after ? after.t : null),
+        present: presentTreeHead,
+        position: (row) => ({ t: row.treeSize, id: row.logId }),
+      });
     },
   );
 

@@ -1,5 +1,6 @@
 import { auditContextOf } from '../../platform/auth/auth.hooks.ts';
 import type { CursorCodec } from '../../platform/http/cursor.ts';
+import { pagedList } from '../../platform/http/paged-list.ts';
 import {
   authProblems,
   Envelope,
@@ -7,7 +8,6 @@ import {
   IdParams,
   ListEnvelope,
   Problem,
-  page,
 } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { absentBodyAsEmpty } from '../../platform/http/validation.ts';
@@ -37,12 +37,14 @@ export function deliveriesRoutes(app: App, deps: { deliveries: DeliveriesService
       },
     },
     async (request) => {
-      const { limit = 20, cursor, ...filters } = request.query;
-      const after = cursors.decode('webhook-deliveries', filters, cursor);
-      const rows = await deliveries.list(auditContextOf(request), filters, limit, after);
-      return page(rows, limit, presentDelivery, (d) =>
-        cursors.encode('webhook-deliveries', filters, { t: d.createdAt.getTime(), id: d.id }),
-      );
+      const { limit, cursor, ...filters } = request.query;
+      return pagedList(cursors, {
+        list: 'webhook-deliveries',
+        filters,
+        query: { limit, cursor },
+        fetch: (limit, after) => deliveries.list(auditContextOf(request), filters, limit, after),
+        present: presentDelivery,
+      });
     },
   );
 

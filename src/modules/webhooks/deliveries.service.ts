@@ -1,12 +1,11 @@
 import type { Clock } from '../../platform/clock.ts';
+import type { CursorPosition } from '../../platform/db/keyset.ts';
 import type { Store } from '../../platform/db/store.ts';
 import { AppError, notFound } from '../../platform/http/errors.ts';
 import type { JobQueue } from '../../platform/jobs/job-queue.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
 import { scheduleAttempt } from './delivery-jobs.ts';
 import { attemptsRepo, type DeliveryFilters, type DeliveryRow, deliveriesRepo } from './webhooks.repo.ts';
-
-type Position = { t: number; id: string } | null;
 
 export function createDeliveriesService(deps: {
   store: Store;
@@ -25,7 +24,7 @@ export function createDeliveriesService(deps: {
   }
 
   return {
-    list(context: AuditContext, filters: DeliveryFilters, limit: number, after: Position) {
+    list(context: AuditContext, filters: DeliveryFilters, limit: number, after: CursorPosition | null) {
       return deliveriesRepo.list(
         store.db,
         context.organizationId,

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { auditContextOf } from '../../platform/auth/auth.hooks.ts';
 import type { CursorCodec } from '../../platform/http/cursor.ts';
+import { pagedList } from '../../platform/http/paged-list.ts';
 import {
   authProblems,
   Envelope,
@@ -9,7 +10,6 @@ import {
   ListEnvelope,
   PageQuery,
   Problem,
-  page,
 } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { absentBodyAsEmpty } from '../../platform/http/validation.ts';
@@ -46,12 +46,12 @@ export function destinationsRoutes(
       },
     },
     async (request) => {
-      const limit = request.query.limit ?? 20;
-      const after = cursors.decode('webhook-destinations', {}, request.query.cursor);
-      const rows = await destinations.list(auditContextOf(request), limit, after);
-      return page(rows, limit, presentDestination, (d) =>
-        cursors.encode('webhook-destinations', {}, { t: d.createdAt.getTime(), id: d.id }),
-      );
+      return pagedList(cursors, {
+        list: 'webhook-destinations',
+        query: request.query,
+        fetch: (limit, after) => destinations.list(auditContextOf(request), limit, after),
+        present: presentDestination,
+      });
     },
   );
 

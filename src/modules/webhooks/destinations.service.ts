@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { Clock } from '../../platform/clock.ts';
+import type { CursorPosition } from '../../platform/db/keyset.ts';
 import type { Db, Store } from '../../platform/db/store.ts';
 import { AppError, notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
@@ -29,8 +30,6 @@ export interface DestinationsDeps {
   allowPrivateTargets: boolean;
   lookup?: Lookup;
 }
-
-type Position = { t: number; id: string } | null;
 
 /** ["*"] or a list of catalogue types, duplicates collapsed; anything else is a 422 at its index. */
 function checkEventTypes(requested: string[] | undefined): string[] {
@@ -132,7 +131,7 @@ export function createDestinationsService(deps: DestinationsDeps) {
       return row;
     },
 
-    list(context: AuditContext, limit: number, after: Position): Promise<DestinationRow[]> {
+    list(context: AuditContext, limit: number, after: CursorPosition | null): Promise<DestinationRow[]> {
       return destinationsRepo.list(store.db, context.organizationId, context.environment, limit, after);
     },
 

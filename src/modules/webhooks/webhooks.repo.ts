@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, isNull, type SQL } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
 import { insertRows } from '../../platform/db/bulk-insert.ts';
-import { olderThan } from '../../platform/db/keyset.ts';
+import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
 import type { Db } from '../../platform/db/store.ts';
 import { webhookAttempts, webhookDeliveries, webhookDestinations, webhookEvents } from './webhooks.tables.ts';
 
@@ -19,8 +19,6 @@ export type DeliveryUpdate = Partial<
     'organizationId' | 'id' | 'environment' | 'destinationId' | 'eventId' | 'eventType' | 'createdAt'
   >
 >;
-
-type Position = { t: number; id: string } | null;
 
 export interface DeliveryFilters {
   destinationId?: string;
@@ -49,7 +47,13 @@ export const destinationsRepo = {
     return row as DestinationRow | undefined;
   },
 
-  list(db: Db, organizationId: string, environment: Environment, limit: number, after: Position) {
+  list(
+    db: Db,
+    organizationId: string,
+    environment: Environment,
+    limit: number,
+    after: CursorPosition | null,
+  ) {
     return db
       .select()
       .from(webhookDestinations)
@@ -134,7 +138,7 @@ export const deliveriesRepo = {
     environment: Environment,
     filters: DeliveryFilters,
     limit: number,
-    after: Position,
+    after: CursorPosition | null,
   ): Promise<DeliveryRow[]> {
     return db
       .select()

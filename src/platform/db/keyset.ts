@@ -1,6 +1,12 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 
+/** Where a keyset page ended: the sort timestamp (ms) and id of its last row. */
+export interface CursorPosition {
+  t: number;
+  id: string;
+}
+
 /**
  * Keyset condition for "newest first, then id": rows strictly after the given position.
  *
@@ -10,11 +16,7 @@ import type { PgColumn } from 'drizzle-orm/pg-core';
  * from the newest row every time and page N reads N × limit rows (13 ms instead of 0.2 ms at the
  * 300th evidence page of 1 M events).
  */
-export function olderThan(
-  time: PgColumn,
-  id: PgColumn,
-  after: { t: number; id: string } | null,
-): SQL | undefined {
+export function olderThan(time: PgColumn, id: PgColumn, after: CursorPosition | null): SQL | undefined {
   if (!after) return undefined;
   return sql`(${time}, ${id}) < (${new Date(after.t).toISOString()}::timestamptz, ${after.id})`;
 }

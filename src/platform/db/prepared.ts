@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
+import type { CursorPosition } from './keyset.ts';
 import type { Db } from './store.ts';
 
 /**
@@ -51,6 +52,6 @@ export function olderThanPlaceholder(time: PgColumn, id: PgColumn): SQL {
   return sql`(${time}, ${id}) < (${sql.placeholder('afterTime')}::timestamptz, ${sql.placeholder('afterId')})`;
 }
 
-export function keysetValues(after: { t: number; id: string }): KeysetValues {
+export function keysetValues(after: CursorPosition): KeysetValues {
   return { afterTime: new Date(after.t).toISOString(), afterId: after.id };
 }

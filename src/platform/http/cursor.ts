@@ -1,11 +1,8 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { CursorPosition } from '../db/keyset.ts';
 import { AppError } from './errors.ts';
 
-/** Where a keyset page ended: the sort timestamp (ms) and id of its last row. */
-export interface CursorPosition {
-  t: number;
-  id: string;
-}
+export type { CursorPosition };
 
 /**
  * Opaque, signed pagination cursors. A cursor names the list and a hash of its filters, so one
