@@ -84,7 +84,10 @@ const Cookie = Type.Object(
   { additionalProperties: false },
 );
 
-/** The visitor-facing config of one version (visitor-config.ts), as served and as stored. */
+/**
+ * The visitor-facing config of one version (built by visitor-config.ts), as stored per version,
+ * as served by the public config route and inside ConfigVersion: the one definition of its shape.
+ */
 export const VisitorConfig = Type.Object(
   {
     channelId: Type.String(),
@@ -101,7 +104,7 @@ export const VisitorConfig = Type.Object(
         legalBasis: Type.Union([Type.Literal('consent'), Type.Literal('legitimate_interest')]),
         required: Type.Boolean(),
         translations: Type.Record(Type.String(), Translation),
-        consentModeSignals: Type.Array(Type.String()),
+        consentModeSignals: Type.Array(Type.Union(CONSENT_MODE_SIGNALS.map((s) => Type.Literal(s)))),
         gpcOptOut: Type.Boolean(),
       }),
     ),

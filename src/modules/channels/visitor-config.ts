@@ -1,29 +1,14 @@
+import type { Static } from '@sinclair/typebox';
 import type { ChannelRow, PurposeRow, TechnologyRow } from './channels.repo.ts';
-import type { Cookie, Translation } from './channels.tables.ts';
+import type { VisitorConfig as VisitorConfigSchema } from './channels.schemas.ts';
 
 /**
  * What a visitor is shown for one configVersion: the snapshot stored per version and, as is, the
- * public site config. Only what the banner needs: no ids, no timestamps, nothing internal.
+ * public site config. Only what the banner needs: no ids, no timestamps, nothing internal. Its
+ * shape is the schema's (channels.schemas.ts), so the type cannot drift from what is served.
  */
-export interface VisitorConfig {
-  channelId: string;
-  siteKey: string;
-  configVersion: number;
-  defaultLanguage: string;
-  languages: string[];
-  privacyPolicy: { url: string | null; version: string };
-  purposes: Array<{
-    key: string;
-    name: string;
-    description: string | null;
-    legalBasis: 'consent' | 'legitimate_interest';
-    required: boolean;
-    translations: Record<string, Translation>;
-    consentModeSignals: string[];
-    gpcOptOut: boolean;
-  }>;
-  technologies: Array<{ name: string; vendor: string | null; purposeKeys: string[]; cookies: Cookie[] }>;
-}
+export type VisitorConfig = Static<typeof VisitorConfigSchema>;
+type ConsentModeSignal = VisitorConfig['purposes'][number]['consentModeSignals'][number];
 
 const byCreation = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) =>
   a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -56,7 +41,8 @@ export function buildVisitorConfig(
       legalBasis: p.legalBasis,
       required: p.required,
       translations: sortedKeys(p.translations),
-      consentModeSignals: [...p.consentModeSignals],
+      // Written only through the purpose schemas, which accept only these signals.
+      consentModeSignals: [...p.consentModeSignals] as ConsentModeSignal[],
       gpcOptOut: p.gpcOptOut,
     })),
     technologies: [...technologies].sort(byCreation).map((t) => ({

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ApiDate } from '../../platform/http/schemas.ts';
-import { CONSENT_MODE_SIGNALS } from '../channels/channels.schemas.ts';
+import { VisitorConfig } from '../channels/channels.schemas.ts';
 import { DecisionValue, Source } from '../evidence/evidence.schemas.ts';
 
 export const SiteParams = Type.Object({
@@ -44,46 +44,5 @@ export const Snippet = Type.Object({
   html: Type.String({ description: 'Paste into every page, before other tags that need consent' }),
 });
 
-const Translation = Type.Object({
-  name: Type.String(),
-  description: Type.Union([Type.String(), Type.Null()]),
-});
-
 /** What the banner shows: the immutable snapshot of the channel's current configVersion. */
-export const VisitorConfigSchema = Type.Object(
-  {
-    channelId: Type.String(),
-    siteKey: Type.String(),
-    configVersion: Type.Integer(),
-    defaultLanguage: Type.String(),
-    languages: Type.Array(Type.String()),
-    privacyPolicy: Type.Object({ url: Type.Union([Type.String(), Type.Null()]), version: Type.String() }),
-    purposes: Type.Array(
-      Type.Object({
-        key: Type.String(),
-        name: Type.String(),
-        description: Type.Union([Type.String(), Type.Null()]),
-        legalBasis: Type.Union([Type.Literal('consent'), Type.Literal('legitimate_interest')]),
-        required: Type.Boolean(),
-        translations: Type.Record(Type.String(), Translation),
-        consentModeSignals: Type.Array(Type.Union(CONSENT_MODE_SIGNALS.map((s) => Type.Literal(s)))),
-        gpcOptOut: Type.Boolean(),
-      }),
-    ),
-    technologies: Type.Array(
-      Type.Object({
-        name: Type.String(),
-        vendor: Type.Union([Type.String(), Type.Null()]),
-        purposeKeys: Type.Array(Type.String()),
-        cookies: Type.Array(
-          Type.Object({
-            name: Type.String(),
-            domain: Type.Union([Type.String(), Type.Null()]),
-            maxAgeSeconds: Type.Union([Type.Integer(), Type.Null()]),
-          }),
-        ),
-      }),
-    ),
-  },
-  { $id: 'VisitorConfig' },
-);
+export const VisitorConfigSchema = VisitorConfig;
