@@ -1,6 +1,6 @@
 import net from 'node:net';
 import path from 'node:path';
-import { parseSigningKeyPem } from './modules/ledger/signing.ts';
+import { parseSigningKeyPem } from './platform/signing-key.ts';
 
 /** Settings of one process, read once from the environment at start. */
 export interface Config {

@@ -177,3 +177,10 @@ export function createChannelsService(deps: {
 }
 
 export type ChannelsService = ReturnType<typeof createChannelsService>;
+
+// What other modules may use of channels besides the service: sites resolve origins, follow
+// channel changes and serve the visitor config.
+export { CHANNEL_CHANGES } from './channel-changes.ts';
+export type { ChannelRow } from './channels.repo.ts';
+export { originMatches } from './origin.ts';
+export type { VisitorConfig } from './visitor-config.ts';

@@ -142,3 +142,7 @@ export function createEvidenceService(deps: {
 }
 
 export type EvidenceService = ReturnType<typeof createEvidenceService>;
+
+// What exports may use of evidence besides the service: the event's body and the test retention.
+export { evidenceEventBody } from './evidence.presenters.ts';
+export { TEST_RETENTION_MS } from './retention.ts';

@@ -3,7 +3,7 @@ import type { Store } from '../../platform/db/store.ts';
 import type { JobRow } from '../../platform/jobs/jobs.repo.ts';
 import type { AuditContext } from '../audit/audit.service.ts';
 import type { ChannelsService } from '../channels/channels.service.ts';
-import { TEST_RETENTION_MS } from '../evidence/retention.ts';
+import { TEST_RETENTION_MS } from '../evidence/evidence.service.ts';
 import type { EventsService } from '../webhooks/events.service.ts';
 import { evidenceBatches } from './evidence-reader.ts';
 import type { ExportDecorator, WrittenExport } from './export-writer.ts';

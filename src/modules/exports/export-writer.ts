@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { evidenceEventBody } from '../evidence/evidence.presenters.ts';
+import { evidenceEventBody } from '../evidence/evidence.service.ts';
 import type { EvidenceRow } from '../evidence/evidence.tables.ts';
 import { createEncoder } from './export-formats.ts';
 import type { ExportFormat } from './exports.tables.ts';

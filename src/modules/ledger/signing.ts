@@ -1,4 +1,8 @@
 import { createHash, createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
+import { parseSigningKeyPem } from '../../platform/signing-key.ts';
+
+// Parsed in platform so config.ts can check the setting without importing this module.
+export { parseSigningKeyPem };
 
 /**
  * Tree head signatures (contract §14): Ed25519 over the UTF-8 of
@@ -53,19 +57,6 @@ export function signerFromPrivateKey(privateKey: KeyObject): LedgerSigner {
     publicKey,
     sign: (message) => sign(null, message, privateKey),
   };
-}
-
-/** Parses a PKCS#8 PEM Ed25519 private key; throws an error that never quotes the key. */
-export function parseSigningKeyPem(pem: string): KeyObject {
-  let key: KeyObject;
-  try {
-    // Environment variables often carry PEM with literal "\n" escapes.
-    key = createPrivateKey({ key: pem.replace(/\\n/g, '\n'), format: 'pem' });
-  } catch {
-    throw new Error('is not a PKCS#8 PEM private key');
-  }
-  if (key.asymmetricKeyType !== 'ed25519') throw new Error('must be an Ed25519 key');
-  return key;
 }
 
 /** The PKCS#8 DER prefix of an Ed25519 private key (RFC 8410), followed by its 32-byte seed. */

@@ -1,6 +1,7 @@
 import { ROLE_SCOPES } from '../../platform/auth/scopes.ts';
 import type { Store } from '../../platform/db/store.ts';
-import type { Services } from '../../services.ts';
+import type { ApiKeysService } from '../api-keys/api-keys.service.ts';
+import type { OrganizationsService } from './organizations.service.ts';
 
 export interface BootstrapResult {
   organization: { id: string; name: string };
@@ -11,7 +12,7 @@ export interface BootstrapResult {
 /** A new organization, its owner, and one test and one live key with every scope an owner may hold. */
 export async function bootstrapOrganization(
   store: Store,
-  services: Services,
+  services: { organizations: OrganizationsService; apiKeys: ApiKeysService },
   input: { name: string; ownerEmail: string },
 ): Promise<BootstrapResult> {
   const { organization, owner } = await store.tx(async (tx) => {

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { originMatches } from '../channels/origin.ts';
+import { originMatches } from '../channels/channels.service.ts';
 import type { Site } from './site-cache.ts';
 
 export const ALLOWED_METHODS = 'POST, OPTIONS';

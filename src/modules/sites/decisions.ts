@@ -1,5 +1,5 @@
 import { AppError, type FieldError, validationFailed } from '../../platform/http/errors.ts';
-import type { VisitorConfig } from '../channels/visitor-config.ts';
+import type { VisitorConfig } from '../channels/channels.service.ts';
 import type { Decision } from '../evidence/evidence.tables.ts';
 
 /**

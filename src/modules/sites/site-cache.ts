@@ -3,10 +3,8 @@ import type { Clock } from '../../platform/clock.ts';
 import { watchChanges } from '../../platform/db/change-watch.ts';
 import type { Store } from '../../platform/db/store.ts';
 import { envelope } from '../../platform/http/schemas.ts';
-import { CHANNEL_CHANGES } from '../channels/channel-changes.ts';
-import type { ChannelRow } from '../channels/channels.repo.ts';
-import type { ChannelsService } from '../channels/channels.service.ts';
-import type { VisitorConfig } from '../channels/visitor-config.ts';
+import type { ChannelRow, ChannelsService, VisitorConfig } from '../channels/channels.service.ts';
+import { CHANNEL_CHANGES } from '../channels/channels.service.ts';
 
 /** What the public endpoints know of one site: enough to answer config reads without a query. */
 export interface Site {
