@@ -110,12 +110,18 @@ describe.skipIf(browserSkipReason !== null)('console accessibility in Chromium (
     await context.close();
   });
 
-  it("an analyst's API keys view (the form shown disabled, with the reason)", async () => {
+  it('every view as an analyst (read-only: forms disabled or absent, no row actions)', async () => {
     const analyst = await memberWithPassword(t, tenant.organizationId, 'analyst');
     const { context, page } = await newPage(browser, t.baseUrl);
     await signInAs(page, analyst.email, PASSWORD);
-    await openView(page, 'API keys');
-    await expectAccessible(page, 'API keys analyst');
+    for (const view of VIEWS) {
+      await openView(page, view);
+      await expectAccessible(page, `${view} analyst`);
+    }
+    await openView(page, 'Channels');
+    await page.getByRole('button', { name: 'Open Corner Shop' }).click();
+    await page.getByRole('heading', { name: 'Channel: Corner Shop' }).waitFor();
+    await expectAccessible(page, 'channel detail analyst');
     await context.close();
   });
 });
