@@ -3,7 +3,7 @@
  * Accept and reject share one style (equal prominence); state is always said in text, never by
  * colour alone; focus is a thick outline that shows on dark and light controls.
  *
- * Theming (docs/banner-theming.md): the site sets `--consent-*` custom properties anywhere above or
+ * Theming (docs/guides/banner-theming.md): the site sets `--consent-*` custom properties anywhere above or
  * on the banner; the rules read private `--cs-*` ones that fall back to the light defaults, or to
  * the dark ones under `prefers-color-scheme: dark`. Both default palettes pass WCAG AA contrast.
  */

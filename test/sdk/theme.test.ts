@@ -4,7 +4,7 @@ import { type AxeViolation, axeViolations, describeViolations } from './axe.ts';
 import { action, BANNER, SHOTS, sdkFixture } from './fixture.ts';
 import { browserSkipReason, createSite } from './harness.ts';
 
-/** A site's own theme, set on :root as docs/banner-theming.md shows. */
+/** A site's own theme, set on :root as docs/guides/banner-theming.md shows. */
 const CUSTOM_THEME = `:root{--consent-bg:#fdf6e3;--consent-fg:#2d2a22;--consent-accent:#7a2e0e;--consent-accent-fg:#fff;
 --consent-border:#7a2e0e;--consent-link:#7a2e0e;--consent-focus:#1b5e20;--consent-radius:22px;
 --consent-font:Georgia,"Times New Roman",serif;--consent-font-size:16px}`;
