@@ -4,6 +4,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeMmdb } from '../../../test/helpers/mmdb-writer.ts';
+import { runCli } from '../../../test/helpers/processes.ts';
 import { ConfigError, loadConfig } from '../../config.ts';
 
 /** The region settings (contract §15) as src/config.ts reads them: bad ones stop the start. */
@@ -103,5 +104,17 @@ describe('region settings', () => {
     const lines = problems({ PORT: 'x', GEO_COUNTRY_HEADER: 'a b', GEOIP_DATABASE: '/nonexistent.mmdb' });
     expect(lines).toHaveLength(3);
     expect(lines.map((line) => line.split(' ')[0])).toEqual(['PORT', 'GEO_COUNTRY_HEADER', 'GEOIP_DATABASE']);
+  });
+
+  it('stop `serve` at start with exit 2 and one line each, before anything opens', async () => {
+    const result = await runCli(['serve'], {
+      GEO_SUBDIVISION_HEADER: 'CloudFront-Viewer-Country-Region',
+      GEOIP_DATABASE: file('start.mmdb.gz', zlib.gzipSync(DATABASE)),
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'consent-service: GEO_SUBDIVISION_HEADER needs GEO_COUNTRY_HEADER to be set too',
+      `consent-service: GEOIP_DATABASE "${path.join(dir, 'start.mmdb.gz')}" is gzip-compressed; extract the .mmdb file`,
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import net from 'node:net';
-import { type CityResponse, Reader } from 'maxmind';
+import type { CityResponse, Reader } from 'maxmind';
 import { ConfigError } from '../../config.ts';
 import { isCountry, subdivisionOf } from './region-codes.ts';
 
@@ -47,11 +48,21 @@ function boundedCache(max: number) {
   };
 }
 
+/**
+ * The reader class, loaded on the first open: most deployments set no GEOIP_DATABASE, and their
+ * start should not load it (`maxmind` is CommonJS, so a synchronous require can load it late).
+ */
+let readerClass: typeof Reader | undefined;
+function loadReaderClass(): typeof Reader {
+  readerClass ??= (createRequire(import.meta.url)('maxmind') as typeof import('maxmind')).Reader;
+  return readerClass;
+}
+
 function parseDatabase(buffer: Buffer): Reader<CityResponse> {
   if (buffer.length >= 2 && buffer[0] === 0x1f && buffer[1] === 0x8b) {
     throw new Error('the file is gzip-compressed; extract the .mmdb first');
   }
-  const reader = new Reader<CityResponse>(buffer, { cache: boundedCache(10_000) });
+  const reader = new (loadReaderClass())<CityResponse>(buffer, { cache: boundedCache(10_000) });
   const { ipVersion, nodeCount, databaseType } = reader.metadata;
   if ((ipVersion !== 4 && ipVersion !== 6) || !Number.isInteger(nodeCount) || nodeCount <= 0) {
     throw new Error('the metadata is not that of a MaxMind DB');
@@ -76,6 +87,10 @@ export function openGeoIpDatabase(file: string, options: GeoIpOptions = {}): Geo
     );
   }
 
+  // Answers by address, bounded: a visitor reads the config on each page view; a lookup walks up to
+  // 128 tree nodes and parses the address, a hit is one Map read.
+  const recent = new Map<string, string | null>();
+
   // Polls the file's stat against the version loaded (fs.watchFile compares against its own first
   // stat, which misses a replacement made before that stat). One stat per interval, off the hot path.
   const interval = options.watchIntervalMs ?? 10_000;
@@ -88,6 +103,7 @@ export function openGeoIpDatabase(file: string, options: GeoIpOptions = {}): Geo
         // Tried once per version: a broken file is reported once, not every interval.
         loaded = version;
         reader = parseDatabase(bytes);
+        recent.clear();
         options.onReload?.({ databaseType: reader.metadata.databaseType });
       } catch (cause) {
         options.onReloadError?.(new Error(`GEOIP_DATABASE reload failed: ${reason(cause)}`));
@@ -103,24 +119,35 @@ export function openGeoIpDatabase(file: string, options: GeoIpOptions = {}): Geo
       return reader.metadata.databaseType;
     },
     lookup(ip) {
-      const address = plainAddress(ip, reader.metadata.ipVersion);
-      if (address === null) return null;
-      // Country and City records are subsets of a City record; compatible ones differ (country_code).
-      const record = reader.get(address) as GeoRecord | null;
-      if (!record) return null;
-      const rawCountry = record.country?.iso_code ?? record.country_code;
-      if (typeof rawCountry !== 'string') return null;
-      const country = rawCountry.toUpperCase();
-      if (!isCountry(country)) return null;
-      const subdivision = record.subdivisions?.[0]?.iso_code;
-      if (typeof subdivision === 'string')
-        return subdivisionOf(country, subdivision.toUpperCase()) ?? country;
-      return country;
+      if (!ip) return null;
+      let code = recent.get(ip);
+      if (code === undefined) {
+        code = regionOf(reader, ip);
+        if (recent.size >= 10_000) recent.clear();
+        recent.set(ip, code);
+      }
+      return code;
     },
     close() {
       if (timer) clearInterval(timer);
     },
   };
+}
+
+/** The region of an address, from the record's country and (City databases) first subdivision. */
+function regionOf(reader: Reader<CityResponse>, ip: string): string | null {
+  const address = plainAddress(ip, reader.metadata.ipVersion);
+  if (address === null) return null;
+  // Country and City records are subsets of a City record; compatible ones differ (country_code).
+  const record = reader.get(address) as GeoRecord | null;
+  if (!record) return null;
+  const rawCountry = record.country?.iso_code ?? record.country_code;
+  if (typeof rawCountry !== 'string') return null;
+  const country = rawCountry.toUpperCase();
+  if (!isCountry(country)) return null;
+  const subdivision = record.subdivisions?.[0]?.iso_code;
+  if (typeof subdivision === 'string') return subdivisionOf(country, subdivision.toUpperCase()) ?? country;
+  return country;
 }
 
 const versionOf = (stats: fs.Stats) => `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeMs}`;
@@ -141,8 +168,7 @@ function readVersioned(file: string): { bytes: Buffer; version: string } {
  * validate input (a bad string walks the tree as zeros), and an IPv4 database has no IPv6 tree.
  * IPv4-mapped IPv6 (`::ffff:192.0.2.1`, what a dual-stack socket reports) is looked up as IPv4.
  */
-function plainAddress(ip: string | undefined, ipVersion: number): string | null {
-  if (!ip) return null;
+function plainAddress(ip: string, ipVersion: number): string | null {
   const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip);
   const address = mapped ? mapped[1] : ip;
   const family = net.isIP(address);

@@ -1,10 +1,10 @@
-import { iso31661 } from 'iso-3166/1.js';
-import { iso31662 } from 'iso-3166/2.js';
+import { COUNTRY_CODES, SUBDIVISION_CODES } from './iso-3166-codes.ts';
 
 /**
  * Region codes (contract §15). The lists of assigned ISO 3166-1 alpha-2 countries (249) and ISO
- * 3166-2 subdivisions (about 5,000) come from the `iso-3166` package (wooorm/iso-3166, kept in
- * step with ISO's Online Browsing Platform): updating the package updates what is accepted.
+ * 3166-2 subdivisions (about 5,000) are generated from the `iso-3166` package (wooorm/iso-3166,
+ * kept in step with ISO's Online Browsing Platform) by iso-3166.generate.ts; a test fails when
+ * they and the installed package differ.
  */
 
 /** A code a rule may name: a country, a subdivision, a group, or `*`. The schema's pattern. */
@@ -20,8 +20,13 @@ const COUNTRY_FORMAT = /^[A-Z]{2}$/;
  * Plus XK (Kosovo): user-assigned, not in ISO 3166-1, but what MaxMind, Cloudflare and the EU use,
  * so a Kosovo visitor has a region and a rule can name it.
  */
-const COUNTRIES: ReadonlySet<string> = new Set([...iso31661.map((entry) => entry.alpha2), 'XK']);
-const SUBDIVISIONS: ReadonlySet<string> = new Set(iso31662.map((entry) => entry.code));
+const COUNTRIES: ReadonlySet<string> = new Set([...COUNTRY_CODES.split(' '), 'XK']);
+const SUBDIVISIONS: ReadonlySet<string> = new Set(
+  SUBDIVISION_CODES.flatMap((line) => {
+    const [country, codes] = line.split(':');
+    return codes.split(' ').map((code) => `${country}-${code}`);
+  }),
+);
 
 /** The 27 member states (ISO codes: Greece is GR, not EL as in EU usage). */
 const EU_MEMBER_STATES = [
