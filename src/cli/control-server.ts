@@ -10,6 +10,8 @@ import type { Runtime } from './runtime.ts';
 
 /** A request line or the forwarded stdin: far above any command line or password. */
 const MAX_MESSAGE_BYTES = 1 << 20;
+/** Sub-commands, logged beside the command; nothing else of the command line is. */
+const ACTIONS = ['add', 'set-password', 'create', 'set-limit'];
 /** A client that connects and says nothing is dropped after this. */
 const FIRST_MESSAGE_MS = 10_000;
 
@@ -123,7 +125,7 @@ async function serveConnection(socket: net.Socket, config: Config, ready: Promis
   }
   const { runtime, log } = await ready;
   // The command's name only: its arguments hold emails, and stdin a password.
-  const command = argv.slice(0, 2).join(' ');
+  const command = ACTIONS.includes(argv[1]) ? `${argv[0]} ${argv[1]}` : String(argv[0]);
   log.info({ command }, 'CLI command over the control socket');
   const io: CommandIo = {
     config,
