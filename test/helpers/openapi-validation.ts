@@ -86,7 +86,7 @@ class ResponseValidator {
       const validate = this.validator(
         ref
           ? `${ref.slice(1)}/schema`
-          : `${responsePointer(template, verb, key)}/headers/${escape(name)}/schema`,
+          : `${responsePointer(template, verb, key)}/headers/${pointerSegment(name)}/schema`,
       );
       if (header.schema && !validate(value)) failures.push(`header ${name}: ${describe(validate)}`);
     }
@@ -119,7 +119,7 @@ class ResponseValidator {
       return [...failures, `the ${mediaType} body is not JSON`];
     }
     const validate = this.validator(
-      `${responsePointer(template, verb, key)}/content/${escape(mediaType)}/schema`,
+      `${responsePointer(template, verb, key)}/content/${pointerSegment(mediaType)}/schema`,
     );
     if (!validate(body)) failures.push(`body: ${describe(validate)}`);
     return failures;
@@ -144,9 +144,9 @@ class ResponseValidator {
   }
 }
 
-const escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+const pointerSegment = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 const responsePointer = (template: string, verb: string, key: string) =>
-  `/paths/${escape(template)}/${verb}/responses/${key}`;
+  `/paths/${pointerSegment(template)}/${verb}/responses/${key}`;
 const pointerGet = (root: Json, pointer: string) =>
   pointer
     .split('/')

@@ -57,6 +57,7 @@ export async function installDocs(app: App, options: { baseUrl: string }) {
       info: {
         title: 'consent-service API',
         version: '1',
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
         description:
           'Consent management: channels, public site endpoints, evidence, exports, webhooks, API keys, audit logs.',
       },

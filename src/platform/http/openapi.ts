@@ -42,7 +42,10 @@ export function describeRoute({
   if (idempotent) Object.assign(layers, { 409: Problem, 422: Problem });
 
   const response = Object.fromEntries(
-    Object.entries({ ...layers, ...routeSchema.response }).map(([status, entry]) => [status, asSchema(entry)]),
+    Object.entries({ ...layers, ...routeSchema.response }).map(([status, entry]) => [
+      status,
+      asSchema(entry),
+    ]),
   );
   const described: RouteSchema = { ...routeSchema, response };
   if (isPublic) described.security = [];
