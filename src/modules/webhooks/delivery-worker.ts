@@ -7,9 +7,10 @@ import type { WebhookAttemptOutcome } from '../../platform/metrics/metrics.ts';
 import type { AuditService } from '../audit/audit.service.ts';
 import { DestinationRefused, type Lookup, vetDestination } from './address-guard.ts';
 import type { AttemptJobPayload } from './delivery-jobs.ts';
+import { nextStep } from './next-step.ts';
 import type { SecretBox } from './webhook-secrets.ts';
 import { signatureHeader } from './webhook-secrets.ts';
-import { retryAfterMs, type SendResult, sendWebhook } from './webhook-sender.ts';
+import { type SendResult, sendWebhook } from './webhook-sender.ts';
 import {
   attemptsRepo,
   type DeliveryRow,
@@ -20,11 +21,6 @@ import {
 } from './webhooks.repo.ts';
 
 export const ATTEMPT_TIMEOUT_MS = 10_000;
-/** A destination whose attempts all failed for this long is disabled (contract §8). */
-export const FAILING_DISABLE_MS = 5 * 86_400_000;
-/** A receiver's Retry-After is honoured up to this; beyond it we retry at the cap. */
-export const RETRY_AFTER_CAP_MS = 86_400_000;
-const JITTER = 0.1;
 
 export interface DeliveryWorkerDeps {
   store: Store;
@@ -80,14 +76,6 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       action: 'webhook_destination.disabled',
       target: { type: 'webhook_destination', id: row.id },
     });
-  }
-
-  /** Delay before retry number `retry` (1-based), or null when the schedule is spent. */
-  function scheduledDelayMs(retry: number): number | null {
-    const seconds = deps.retryScheduleSeconds[retry - 1];
-    if (seconds === undefined) return null;
-    // Jitter spreads the retries of many deliveries that failed together (a receiver's outage).
-    return Math.round(seconds * 1000 * (1 + Math.random() * JITTER));
   }
 
   async function send(delivery: DeliveryRow, destination: DestinationRow): Promise<SendResult> {
@@ -157,37 +145,31 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
         lastResponseStatus: result.status,
         lastError: result.error,
       };
-      const status = result.status;
-      if (status !== null && status >= 200 && status < 300) {
-        if (destination.failingSince) await destinationsRepo.update(tx, destination, { failingSince: null });
-        await deliveriesRepo.update(tx, delivery, { ...base, status: 'succeeded', nextAttemptAt: null });
-        return null;
-      }
-      if (status === 410) {
-        await disableDestination(tx, destination, 'gone');
-        await deliveriesRepo.update(tx, delivery, { ...base, status: 'failed', nextAttemptAt: null });
-        return null;
-      }
+      // The destination as stored now (another attempt may have marked it failing meanwhile).
       const current = await destinationsRepo.find(
         tx,
         destination.organizationId,
         destination.environment,
         destination.id,
       );
-      const failingSince = current?.failingSince ?? now;
-      if (current && !current.failingSince) await destinationsRepo.update(tx, current, { failingSince: now });
-      if (now.getTime() - failingSince.getTime() >= FAILING_DISABLE_MS)
-        await disableDestination(tx, destination, 'failing');
-      let delay = scheduledDelayMs(number - delivery.roundStartAttempt);
-      const asked = status === 429 || status === 503 ? retryAfterMs(result.retryAfter, now) : null;
-      if (delay !== null && asked !== null) delay = Math.min(Math.max(asked, 1000), RETRY_AFTER_CAP_MS);
-      if (delay === null) {
+      const step = nextStep(result, delivery, current ?? null, now, {
+        retryScheduleSeconds: deps.retryScheduleSeconds,
+        jitter: Math.random(),
+      });
+      if (step.delivery === 'succeeded') {
+        if (step.clearFailing && current) await destinationsRepo.update(tx, current, { failingSince: null });
+        await deliveriesRepo.update(tx, delivery, { ...base, status: 'succeeded', nextAttemptAt: null });
+        return null;
+      }
+      if ('markFailingSince' in step && step.markFailingSince && current)
+        await destinationsRepo.update(tx, current, { failingSince: step.markFailingSince });
+      if (step.disable) await disableDestination(tx, destination, step.disable);
+      if (step.delivery === 'failed' || !('retryAt' in step) || step.retryAt === null) {
         await deliveriesRepo.update(tx, delivery, { ...base, status: 'failed', nextAttemptAt: null });
         return null;
       }
-      const retryAt = new Date(now.getTime() + delay);
-      await deliveriesRepo.update(tx, delivery, { ...base, nextAttemptAt: retryAt });
-      return { retryAt };
+      await deliveriesRepo.update(tx, delivery, { ...base, nextAttemptAt: step.retryAt });
+      return { retryAt: step.retryAt };
     });
   }
 
