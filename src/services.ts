@@ -21,7 +21,7 @@ import { createMetrics } from './platform/metrics/metrics.ts';
 /** Every module's service, wired with its dependencies. Shared by the HTTP app, the CLI and tests. */
 export function createServices(deps: { store: Store; clock: Clock; config: Config }) {
   const { store, clock } = deps;
-  const jobs = createJobQueue({ store, clock });
+  const jobs = createJobQueue({ clock });
   // One registry per services instance (API and worker of one process share it; tests build many).
   const metrics = createMetrics({ store, clock });
   const audit = createAuditService({ store, clock });

@@ -17,7 +17,7 @@ afterAll(() => store.close());
 /** A runner on its own clock, with kinds unique to the test so tests never run each other's jobs. */
 function setup(concurrency = 4) {
   const clock = createManualClock(new Date('2026-11-21T10:00:00Z'));
-  const queue = createJobQueue({ store, clock });
+  const queue = createJobQueue({ clock });
   const runner = createJobRunner({ store, clock, queue, log: silent, concurrency });
   const kind = `test.${Math.random().toString(36).slice(2)}`;
   return { clock, queue, runner, kind };
@@ -30,7 +30,7 @@ describe('job runner', () => {
     runner.register(kind, async (payload) => {
       seen.push(payload);
     });
-    const { id } = await queue.enqueue({ kind, payload: { n: 1 } });
+    const { id } = await queue.enqueue(store.db, { kind, payload: { n: 1 } });
     expect(await runner.runDue()).toBe(1);
     expect(await runner.runDue()).toBe(0);
     expect(seen).toEqual([{ n: 1 }]);
@@ -43,7 +43,7 @@ describe('job runner', () => {
     runner.register(kind, async () => {
       runs++;
     });
-    await queue.enqueue({ kind, payload: {}, runAt: new Date(clock.now().getTime() + 60_000) });
+    await queue.enqueue(store.db, { kind, payload: {}, runAt: new Date(clock.now().getTime() + 60_000) });
     await runner.runDue();
     expect(runs).toBe(0);
     clock.advance(60_000);
@@ -63,7 +63,7 @@ describe('job runner', () => {
       },
       { backoffMs: () => 1000, onExhausted: async (job, error) => void exhausted.push(`${job.id}:${error}`) },
     );
-    const { id } = await queue.enqueue({ kind, payload: {}, maxAttempts: 3 });
+    const { id } = await queue.enqueue(store.db, { kind, payload: {}, maxAttempts: 3 });
     await runner.runDue();
     expect(runs).toBe(1);
     expect((await jobsRepo.find(store.db, id))?.status).toBe('queued');
@@ -88,7 +88,7 @@ describe('job runner', () => {
       runs++;
       if (runs === 1) throw new RetryJobAt(new Date(clock.now().getTime() + 30_000), 'receiver said later');
     });
-    await queue.enqueue({ kind, payload: {} });
+    await queue.enqueue(store.db, { kind, payload: {} });
     await runner.runDue();
     clock.advance(29_000);
     await runner.runDue();
@@ -101,7 +101,7 @@ describe('job runner', () => {
   it('takes over a job whose worker died (its lease lapsed)', async () => {
     const { clock, queue, runner, kind } = setup();
     runner.register(kind, async () => {}, { leaseMs: 5000 });
-    const { id } = await queue.enqueue({ kind, payload: {} });
+    const { id } = await queue.enqueue(store.db, { kind, payload: {} });
     // A worker that claims the job and then dies.
     const [claimed] = await jobsRepo.claim(
       store.db,
@@ -130,7 +130,7 @@ describe('job runner', () => {
       leaseMs: 1000,
       onExhausted: async (job) => void exhausted.push(job.id),
     });
-    const { id } = await queue.enqueue({ kind, payload: {}, maxAttempts: 1 });
+    const { id } = await queue.enqueue(store.db, { kind, payload: {}, maxAttempts: 1 });
     await jobsRepo.claim(store.db, 'wkr_dead', clock.now(), new Date(clock.now().getTime() + 1000), 1, [
       kind,
     ]);
@@ -144,10 +144,16 @@ describe('job runner', () => {
   it('a dedupe key admits one pending job', async () => {
     const { queue, runner, kind } = setup();
     runner.register(kind, async () => {});
-    expect((await queue.enqueue({ kind, payload: {}, dedupeKey: `${kind}:x` })).enqueued).toBe(true);
-    expect((await queue.enqueue({ kind, payload: {}, dedupeKey: `${kind}:x` })).enqueued).toBe(false);
+    expect((await queue.enqueue(store.db, { kind, payload: {}, dedupeKey: `${kind}:x` })).enqueued).toBe(
+      true,
+    );
+    expect((await queue.enqueue(store.db, { kind, payload: {}, dedupeKey: `${kind}:x` })).enqueued).toBe(
+      false,
+    );
     await runner.runDue();
-    expect((await queue.enqueue({ kind, payload: {}, dedupeKey: `${kind}:x` })).enqueued).toBe(true);
+    expect((await queue.enqueue(store.db, { kind, payload: {}, dedupeKey: `${kind}:x` })).enqueued).toBe(
+      true,
+    );
   });
 
   it('a job enqueued in a rolled-back transaction never exists', async () => {
@@ -156,7 +162,7 @@ describe('job runner', () => {
     runner.register(kind, async () => void runs++);
     await expect(
       store.tx(async () => {
-        await queue.enqueue({ kind, payload: {} });
+        await queue.enqueue(store.db, { kind, payload: {} });
         throw new Error('rollback');
       }),
     ).rejects.toThrow('rollback');
@@ -178,7 +184,7 @@ describe('job runner', () => {
 
   it('several workers run each job exactly once', async () => {
     const clock = createManualClock(new Date('2026-11-21T10:00:00Z'));
-    const queue = createJobQueue({ store, clock });
+    const queue = createJobQueue({ clock });
     const kind = `test.${Math.random().toString(36).slice(2)}`;
     const counts = new Map<number, number>();
     const runners = [1, 2, 3].map(() => {
@@ -189,7 +195,7 @@ describe('job runner', () => {
       });
       return runner;
     });
-    for (let n = 0; n < 40; n++) await queue.enqueue({ kind, payload: { n } });
+    for (let n = 0; n < 40; n++) await queue.enqueue(store.db, { kind, payload: { n } });
     const ran = await Promise.all(runners.map((r) => r.runDue()));
     expect(ran.reduce((a, b) => a + b, 0)).toBe(40);
     expect([...counts.values()].every((c) => c === 1)).toBe(true);
@@ -200,7 +206,7 @@ describe('job runner', () => {
     const { queue, runner, kind } = setup();
     let release!: () => void;
     runner.register(kind, () => new Promise<void>((resolve) => (release = resolve)));
-    const { id } = await queue.enqueue({ kind, payload: {} });
+    const { id } = await queue.enqueue(store.db, { kind, payload: {} });
     await runner.start();
     for (let i = 0; i < 100 && (await jobsRepo.find(store.db, id))?.status !== 'running'; i++) {
       await new Promise((resolve) => setTimeout(resolve, 20));

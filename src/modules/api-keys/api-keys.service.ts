@@ -134,8 +134,8 @@ export function createApiKeysService(deps: {
   }
 
   /** The webhook event of a key change, in the change's transaction (contract §8; never the secret). */
-  async function emit(type: 'api_key.created' | 'api_key.revoked', key: ApiKeyRow): Promise<void> {
-    await deps.events?.emit({
+  async function emit(tx: Db, type: 'api_key.created' | 'api_key.revoked', key: ApiKeyRow): Promise<void> {
+    await deps.events?.emit(tx, {
       type,
       organizationId: key.organizationId,
       environment: key.environment,
@@ -169,7 +169,7 @@ export function createApiKeysService(deps: {
           action: 'api_key.created',
           target: { type: 'api_key', id: issued.key.id },
         });
-        await emit('api_key.created', issued.key);
+        await emit(tx, 'api_key.created', issued.key);
         return issued;
       });
     },
@@ -210,7 +210,7 @@ export function createApiKeysService(deps: {
           action: 'api_key.created',
           target: { type: 'api_key', id: issued.key.id },
         });
-        await emit('api_key.created', issued.key);
+        await emit(tx, 'api_key.created', issued.key);
         return issued;
       });
     },
@@ -230,7 +230,7 @@ export function createApiKeysService(deps: {
         // Every replica caching this key's principal drops it when the revocation commits.
         await store.notify(PRINCIPAL_CHANGES);
         await audit.record(tx, context, { action: 'api_key.revoked', target: { type: 'api_key', id } });
-        await emit('api_key.revoked', revoked);
+        await emit(tx, 'api_key.revoked', revoked);
         return revoked;
       });
     },

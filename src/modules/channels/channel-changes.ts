@@ -34,11 +34,11 @@ export function createChannelChanges(deps: { store: Store; clock: Clock; events?
 
   /**
    * The one place channel.* webhook events are written (contract §8): inside the change's
-   * transaction (`tx` is the ambient one events.emit writes through), so the event commits or rolls
+   * transaction (`tx`), so the event commits or rolls
    * back with it (transactional outbox, design §4.5).
    */
-  async function emitChannelEvent(_tx: Db, type: ChannelEventType, channel: ChannelRow): Promise<void> {
-    await deps.events?.emit({
+  async function emitChannelEvent(tx: Db, type: ChannelEventType, channel: ChannelRow): Promise<void> {
+    await deps.events?.emit(tx, {
       type,
       organizationId: channel.organizationId,
       environment: channel.environment,

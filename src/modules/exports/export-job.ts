@@ -73,7 +73,7 @@ export function createExportJob(deps: ExportJobDeps) {
     return store.tx(async (tx) => {
       const done = await exportsRepo.transition(tx, row, ['queued', 'running'], { status, ...changes });
       if (done) {
-        await deps.events?.emit({
+        await deps.events?.emit(tx, {
           type: status === 'succeeded' ? 'export.succeeded' : 'export.failed',
           organizationId: done.organizationId,
           environment: done.environment,

@@ -137,7 +137,7 @@ export function createExportsService(deps: {
         }
         await exportsRepo.insert(tx, row);
         const payload: ExportJobPayload = { organizationId: row.organizationId, exportId: row.id };
-        await deps.jobs.enqueue({
+        await deps.jobs.enqueue(tx, {
           kind: EXPORT_JOB,
           payload: { ...payload },
           organizationId: row.organizationId,

@@ -64,7 +64,7 @@ export function createDeliveriesService(deps: {
           roundStartAttempt: delivery.attemptCount,
           nextAttemptAt: now,
         });
-        await scheduleAttempt(jobs, updated, now);
+        await scheduleAttempt(tx, jobs, updated, now);
         await audit.record(tx, context, {
           action: 'webhook_delivery.redelivered',
           target: { type: 'webhook_delivery', id },

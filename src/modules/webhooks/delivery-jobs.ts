@@ -1,3 +1,4 @@
+import type { Db } from '../../platform/db/store.ts';
 import type { JobQueue } from '../../platform/jobs/job-queue.ts';
 import type { DeliveryRow } from './webhooks.repo.ts';
 
@@ -16,13 +17,18 @@ export interface AttemptJobPayload {
 export const ATTEMPT_JOB_MAX_ATTEMPTS = 100;
 
 /**
- * Enqueues the job that sends the delivery's next attempt at `runAt`, through `store.db`: inside
- * a transaction it commits with the delivery row. The delivery row, not the job, is the truth: a
+ * Enqueues the job that sends the delivery's next attempt at `runAt`, through the caller's transaction `tx`, so it
+ * commits with the delivery row. The delivery row, not the job, is the truth: a
  * job finding its delivery no longer pending, or not yet due, does nothing.
  */
-export async function scheduleAttempt(jobs: JobQueue, delivery: DeliveryRow, runAt: Date): Promise<void> {
+export async function scheduleAttempt(
+  tx: Db,
+  jobs: JobQueue,
+  delivery: DeliveryRow,
+  runAt: Date,
+): Promise<void> {
   const payload: AttemptJobPayload = { organizationId: delivery.organizationId, deliveryId: delivery.id };
-  await jobs.enqueue({
+  await jobs.enqueue(tx, {
     kind: ATTEMPT_JOB,
     payload: { ...payload },
     runAt,

@@ -175,7 +175,7 @@ export function createDestinationsService(deps: DestinationsDeps) {
           throw new AppError('invalid_state', 'The destination is already enabled.');
         const now = clock.now();
         const resumed = await deliveriesRepo.resumeParked(tx, row.organizationId, row.id, now);
-        for (const delivery of resumed) await scheduleAttempt(jobs, delivery, now);
+        for (const delivery of resumed) await scheduleAttempt(tx, jobs, delivery, now);
         return { status: 'enabled', disabledReason: null, failingSince: null };
       });
     },

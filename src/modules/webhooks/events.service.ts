@@ -1,6 +1,6 @@
 import type { Environment } from '../../platform/auth/scopes.ts';
 import type { Clock } from '../../platform/clock.ts';
-import type { Store } from '../../platform/db/store.ts';
+import type { Db, Store } from '../../platform/db/store.ts';
 import { newId } from '../../platform/ids.ts';
 import type { JobQueue } from '../../platform/jobs/job-queue.ts';
 import { ATTEMPT_JOB, ATTEMPT_JOB_MAX_ATTEMPTS, scheduleAttempt } from './delivery-jobs.ts';
@@ -22,20 +22,20 @@ export interface WebhookEvent {
 }
 
 /**
- * The webhook outbox (design §4.5, §4.7). `emit` writes through `store.db`: called inside a
- * service's `store.tx`, the event, its deliveries and their attempt jobs commit or roll back with
- * the change they describe. Nothing is sent here; the worker sends (delivery-worker.ts).
+ * The webhook outbox (design §4.5, §4.7). `emit(tx, …)` writes through the caller's transaction:
+ * the event, its deliveries and their attempt jobs commit or roll back with the change they
+ * describe. Nothing is sent here; the worker sends (delivery-worker.ts).
  */
 export function createEventsService(deps: { store: Store; clock: Clock; jobs: JobQueue }) {
-  const { store, clock, jobs } = deps;
+  const { clock, jobs } = deps;
 
   /** The enabled destinations of each organization and environment among the events, one query each. */
-  async function destinationsFor(events: WebhookEvent[]) {
+  async function destinationsFor(tx: Db, events: WebhookEvent[]) {
     const byScope = new Map<string, Awaited<ReturnType<typeof destinationsRepo.enabled>>>();
     for (const event of events) {
       const scope = `${event.organizationId}|${event.environment}`;
       if (!byScope.has(scope))
-        byScope.set(scope, await destinationsRepo.enabled(store.db, event.organizationId, event.environment));
+        byScope.set(scope, await destinationsRepo.enabled(tx, event.organizationId, event.environment));
     }
     return (event: WebhookEvent) => byScope.get(`${event.organizationId}|${event.environment}`) ?? [];
   }
@@ -48,7 +48,7 @@ export function createEventsService(deps: { store: Store; clock: Clock; jobs: Jo
     attemptJob: { kind: ATTEMPT_JOB, maxAttempts: ATTEMPT_JOB_MAX_ATTEMPTS },
 
     /** Records the event and one pending delivery per enabled destination whose filter takes it. */
-    emit: (event: WebhookEvent): Promise<void> => service.emitMany([event]),
+    emit: (tx: Db, event: WebhookEvent): Promise<void> => service.emitMany(tx, [event]),
 
     /**
      * `emit` for several events at once, in multi-row statements (the evidence group commit).
@@ -56,52 +56,50 @@ export function createEventsService(deps: { store: Store; clock: Clock; jobs: Jo
      * event, and deliveries are made here, at emit time. Most organizations have no webhook
      * for consent.recorded, so most consent writes skip the event's row and its payload (bench b).
      */
-    async emitMany(events: WebhookEvent[]): Promise<void> {
+    async emitMany(tx: Db, events: WebhookEvent[]): Promise<void> {
       if (events.length === 0) return;
       for (const event of events) {
         if (!isEventType(event.type)) throw new Error(`unknown webhook event type ${event.type}`);
       }
-      await store.tx(async () => {
-        const now = clock.now();
-        const destinationsOf = await destinationsFor(events);
-        const rows: EventRow[] = [];
-        const deliveries: DeliveryRow[] = [];
-        for (const event of events) {
-          const takers = destinationsOf(event).filter((destination) =>
-            filterMatches(destination.eventTypes, event.type),
-          );
-          if (takers.length === 0) continue;
-          const row: EventRow = {
-            organizationId: event.organizationId,
-            id: newId('msg'),
-            environment: event.environment,
-            type: event.type,
-            data: sanitizeEventData(event.data) as Record<string, unknown>,
+      const now = clock.now();
+      const destinationsOf = await destinationsFor(tx, events);
+      const rows: EventRow[] = [];
+      const deliveries: DeliveryRow[] = [];
+      for (const event of events) {
+        const takers = destinationsOf(event).filter((destination) =>
+          filterMatches(destination.eventTypes, event.type),
+        );
+        if (takers.length === 0) continue;
+        const row: EventRow = {
+          organizationId: event.organizationId,
+          id: newId('msg'),
+          environment: event.environment,
+          type: event.type,
+          data: sanitizeEventData(event.data) as Record<string, unknown>,
+          createdAt: now,
+        };
+        rows.push(row);
+        for (const destination of takers)
+          deliveries.push({
+            organizationId: row.organizationId,
+            id: newId('dlv'),
+            environment: row.environment,
+            destinationId: destination.id,
+            eventId: row.id,
+            eventType: row.type,
+            status: 'pending' as const,
+            attemptCount: 0,
+            roundStartAttempt: 0,
+            lastAttemptAt: null,
+            nextAttemptAt: now,
+            lastResponseStatus: null,
+            lastError: null,
             createdAt: now,
-          };
-          rows.push(row);
-          for (const destination of takers)
-            deliveries.push({
-              organizationId: row.organizationId,
-              id: newId('dlv'),
-              environment: row.environment,
-              destinationId: destination.id,
-              eventId: row.id,
-              eventType: row.type,
-              status: 'pending' as const,
-              attemptCount: 0,
-              roundStartAttempt: 0,
-              lastAttemptAt: null,
-              nextAttemptAt: now,
-              lastResponseStatus: null,
-              lastError: null,
-              createdAt: now,
-            });
-        }
-        await eventsRepo.insertMany(store.db, rows);
-        await deliveriesRepo.insertMany(store.db, deliveries);
-        for (const delivery of deliveries) await scheduleAttempt(jobs, delivery, now);
-      });
+          });
+      }
+      await eventsRepo.insertMany(tx, rows);
+      await deliveriesRepo.insertMany(tx, deliveries);
+      for (const delivery of deliveries) await scheduleAttempt(tx, jobs, delivery, now);
     },
   };
   return service;

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import type { Store } from '../db/store.ts';
+import type { Db } from '../db/store.ts';
 import { newId } from '../ids.ts';
 import { jobsRepo } from './jobs.repo.ts';
 
@@ -17,15 +17,16 @@ export interface EnqueueInput {
 export const DEFAULT_MAX_ATTEMPTS = 5;
 
 /**
- * Enqueues jobs through `store.db`, so inside a service's transaction the job commits (or not)
- * with the change that asked for it: the transactional outbox of design.md §4.5.
+ * Enqueues jobs through the handle the caller names: a service passes its transaction, so the job
+ * commits (or not) with the change that asked for it (the transactional outbox of design.md §4.5);
+ * work outside any transaction passes `store.db`.
  */
-export function createJobQueue({ store, clock }: { store: Store; clock: Clock }) {
+export function createJobQueue({ clock }: { clock: Clock }) {
   return {
-    async enqueue(input: EnqueueInput): Promise<{ id: string; enqueued: boolean }> {
+    async enqueue(db: Db, input: EnqueueInput): Promise<{ id: string; enqueued: boolean }> {
       const now = clock.now();
       const id = newId('job');
-      const enqueued = await jobsRepo.insert(store.db, {
+      const enqueued = await jobsRepo.insert(db, {
         id,
         kind: input.kind,
         organizationId: input.organizationId ?? null,

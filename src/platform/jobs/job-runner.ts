@@ -82,7 +82,13 @@ export function createJobRunner(options: JobRunnerOptions) {
   }
 
   async function scheduleRecurring(kind: string, runAt: Date) {
-    await queue.enqueue({ kind, payload: {}, runAt, dedupeKey: `recurring:${kind}`, maxAttempts: 3 });
+    await queue.enqueue(store.db, {
+      kind,
+      payload: {},
+      runAt,
+      dedupeKey: `recurring:${kind}`,
+      maxAttempts: 3,
+    });
   }
 
   async function runOne(job: JobRow): Promise<void> {
