@@ -6505,6 +6505,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control"?: string;
+                    /** @description Send it back as If-None-Match to get a 304 when unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6642,6 +6645,9 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control"?: string;
+                    /** @description Send it back as If-None-Match to get a 304 when unchanged */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
