@@ -27,11 +27,11 @@ export interface Config {
   webhookRetryScheduleSeconds: number[];
   /** Lets test-environment destinations reach private addresses (local development, tests). */
   webhookAllowPrivateTargets: boolean;
-  /** AES-256 key for webhook secrets at rest; null means a generated one (docs/webhooks.md). */
+  /** AES-256 key for webhook secrets at rest; null means a generated one (docs/decisions/webhooks.md). */
   webhookSecretKey: Buffer | null;
   /** Seconds between ledger seals (contract §14). */
   ledgerSealSeconds: number;
-  /** Ed25519 PKCS#8 PEM that signs tree heads; null means a generated one (docs/ledger.md). */
+  /** Ed25519 PKCS#8 PEM that signs tree heads; null means a generated one (docs/decisions/ledger.md). */
   ledgerSigningKey: string | null;
   /**
    * Which proxies' X-Forwarded-For to believe for the client address (rate limits, evidence
