@@ -104,6 +104,8 @@ export async function buildApp(deps: AppDeps) {
   // Synchronous hooks on the hot path: an async one costs a promise and a microtask per request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    // No response is ever to be sniffed into another type (a JSON string rendered as HTML).
+    reply.header('X-Content-Type-Options', 'nosniff');
     done();
   });
   // One log line and one metrics observation per request, and GET /metrics.

@@ -62,6 +62,7 @@ export function toAppError(error: unknown): AppError {
 export function frameworkErrors(docsUrl: string) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     reply.header('X-Request-Id', request.id);
+    reply.header('X-Content-Type-Options', 'nosniff');
     const appError =
       error.code === 'FST_ERR_MAX_PARAM_LENGTH'
         ? new AppError('validation_failed', 'A path parameter is too long.', {
