@@ -118,13 +118,11 @@ export async function buildApp(deps: AppDeps) {
       // A public site call has no principal: a refused origin is audited in the site's organization.
       const context = request.principal ? auditContextOf(request) : siteAuditContextOf(request);
       if (!context) return;
+      // One entry per actor, route and minute with a count: a flood of refusals adds no rows.
       await store.tx((tx) =>
-        services.audit.record(tx, context, {
-          action: 'auth.denied',
-          target: {
-            type: 'route',
-            id: `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`,
-          },
+        services.audit.recordDenied(tx, context, {
+          type: 'route',
+          id: `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`,
         }),
       );
       request.log.info({ code: error.code }, 'access denied');
