@@ -305,7 +305,21 @@ async function runCapturing(
     return { status: reply.statusCode, headers, body: payload };
   }
   headers['content-type'] = type ? String(type) : JSON_TYPE;
-  return { status: reply.statusCode, headers, body: String(reply.serialize(payload)) };
+  return { status: reply.statusCode, headers, body: serialized(reply, payload, headers['content-type']) };
+}
+
+/**
+ * The body as Fastify would serialize it. `reply.serialize` looks a response schema up by status
+ * only: where the route declares it per media type (`content: {'application/json': …}`, the form
+ * the OpenAPI document needs), it finds that map instead of a function, so look it up by media
+ * type as Fastify's own send does.
+ */
+function serialized(reply: FastifyReply, payload: unknown, contentType: string): string {
+  const status = String(reply.statusCode);
+  const byStatus: unknown = reply.getSerializationFunction(status);
+  if (byStatus === undefined || typeof byStatus === 'function') return String(reply.serialize(payload));
+  const byType = reply.getSerializationFunction(status, contentType.split(';')[0].trim());
+  return typeof byType === 'function' ? byType(payload as Record<string, unknown>) : JSON.stringify(payload);
 }
 
 /** Sends a captured response as is (a string body with a JSON type is not serialized again). */
