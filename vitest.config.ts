@@ -3,8 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    globalSetup: ['test/helpers/global-setup.ts'],
-    setupFiles: ['test/helpers/per-file-database.ts'],
+    globalSetup: ['test/helpers/global-setup.ts', 'test/helpers/openapi-global.ts'],
+    setupFiles: ['test/helpers/per-file-database.ts', 'test/helpers/openapi-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -89,6 +89,11 @@ export async function buildApp(deps: AppDeps) {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  // Fastify parses text/plain by default, so a JSON route given one saw a string and answered 422.
+  // Every body of this API is JSON (the SDK and the console send application/json; the public
+  // preferences endpoint answers a CORS preflight, so it need not accept a CORS-simple type):
+  // any other media type is 415 unsupported_media_type.
+  app.removeContentTypeParser('text/plain');
 
   const services = deps.services ?? createServices({ store, clock, config });
   const cursors = createCursorCodec(await serviceSecret(store, 'cursor-signing'));

@@ -5,6 +5,7 @@ import { parseApiDate } from '../../platform/http/dates.ts';
 import { validationFailed } from '../../platform/http/errors.ts';
 import {
   authProblems,
+  Created,
   Envelope,
   envelope,
   IdParams,
@@ -28,6 +29,7 @@ export function apiKeysRoutes(app: App, deps: { apiKeys: ApiKeysService; cursors
     {
       config: { auth: { scope: 'api_keys:read' } },
       schema: {
+        operationId: 'listApiKeys',
         tags: ['API keys'],
         summary: 'List API keys (never their secrets)',
         querystring: Type.Object(PageQuery),
@@ -49,10 +51,11 @@ export function apiKeysRoutes(app: App, deps: { apiKeys: ApiKeysService; cursors
     {
       config: { auth: { scope: 'api_keys:manage' } },
       schema: {
+        operationId: 'createApiKey',
         tags: ['API keys'],
         summary: 'Issue an API key for the calling key’s member; the secret is in this response only',
         body: CreateApiKeyBody,
-        response: { 201: Envelope(ApiKeyWithSecret), 422: Problem, ...authProblems },
+        response: { 201: Created(Envelope(ApiKeyWithSecret)), 422: Problem, ...authProblems },
       },
     },
     async (request, reply) => {
@@ -77,6 +80,7 @@ export function apiKeysRoutes(app: App, deps: { apiKeys: ApiKeysService; cursors
     {
       config: { auth: { scope: 'api_keys:read' } },
       schema: {
+        operationId: 'getApiKey',
         tags: ['API keys'],
         summary: 'One API key (never its secret)',
         params: IdParams,
@@ -92,12 +96,13 @@ export function apiKeysRoutes(app: App, deps: { apiKeys: ApiKeysService; cursors
       config: { auth: { scope: 'api_keys:manage' } },
       preValidation: absentBodyAsEmpty,
       schema: {
+        operationId: 'rotateApiKey',
         tags: ['API keys'],
         summary: 'Issue a replacement key with the same scopes; the old one works for graceSeconds more',
         params: IdParams,
         body: RotateApiKeyBody,
         response: {
-          201: Envelope(ApiKeyWithSecret),
+          201: Created(Envelope(ApiKeyWithSecret)),
           404: Problem,
           409: Problem,
           422: Problem,
@@ -125,6 +130,7 @@ export function apiKeysRoutes(app: App, deps: { apiKeys: ApiKeysService; cursors
       config: { auth: { scope: 'api_keys:manage' } },
       preValidation: absentBodyAsEmpty,
       schema: {
+        operationId: 'revokeApiKey',
         tags: ['API keys'],
         summary: 'Revoke a key: it is rejected from now on',
         params: IdParams,
@@ -132,6 +138,9 @@ export function apiKeysRoutes(app: App, deps: { apiKeys: ApiKeysService; cursors
         response: { 200: Envelope(ApiKey), 404: Problem, 409: Problem, ...authProblems },
       },
     },
-    async (request) => envelope(present(await apiKeys.revoke(auditContextOf(request), request.params.id))),
+    async (request) =>
+      envelope(
+        present(await apiKeys.revoke(auditContextOf(request), request.params.id, principalOf(request))),
+      ),
   );
 }

@@ -18,10 +18,13 @@ export const ApiKey = Type.Object(
   { $id: 'ApiKey' },
 );
 
-export const ApiKeyWithSecret = Type.Composite([
-  Type.Omit(ApiKey, []),
-  Type.Object({ secret: Type.String({ description: 'Shown once, in this response only' }) }),
-]);
+export const ApiKeyWithSecret = Type.Composite(
+  [
+    Type.Omit(ApiKey, []),
+    Type.Object({ secret: Type.String({ description: 'Shown once, in this response only' }) }),
+  ],
+  { $id: 'ApiKeyWithSecret' },
+);
 
 export const CreateApiKeyBody = Type.Object(
   {

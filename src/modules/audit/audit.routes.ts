@@ -67,6 +67,7 @@ export function auditRoutes(app: App, deps: { audit: AuditService; cursors: Curs
     {
       config: { auth: { scope: 'audit:read:limited' } },
       schema: {
+        operationId: 'listAuditLogs',
         tags: ['Audit logs'],
         summary: 'Audit log of the organization and environment (no payloads, secrets or subject data)',
         querystring: AuditQuery,

@@ -3,6 +3,7 @@ import { auditContextOf } from '../../platform/auth/auth.hooks.ts';
 import type { CursorCodec } from '../../platform/http/cursor.ts';
 import {
   authProblems,
+  Created,
   Envelope,
   envelope,
   ListEnvelope,
@@ -41,6 +42,7 @@ export function channelsRoutes(app: App, deps: ChannelRoutesDeps) {
     {
       config: { auth: { scope: 'channels:read' } },
       schema: {
+        operationId: 'listChannels',
         tags,
         summary: 'List channels, newest first',
         querystring: Type.Object(PageQuery),
@@ -62,10 +64,11 @@ export function channelsRoutes(app: App, deps: ChannelRoutesDeps) {
     {
       config: { auth: { scope: 'channels:manage' } },
       schema: {
+        operationId: 'createChannel',
         tags,
         summary: 'Create a channel (configVersion 1)',
         body: CreateChannelBody,
-        response: { 201: Envelope(Channel), 422: Problem, ...authProblems },
+        response: { 201: Created(Envelope(Channel)), 422: Problem, ...authProblems },
       },
     },
     async (request, reply) => {
@@ -80,6 +83,7 @@ export function channelsRoutes(app: App, deps: ChannelRoutesDeps) {
     {
       config: { auth: { scope: 'channels:read' } },
       schema: {
+        operationId: 'getChannel',
         tags,
         summary: 'One channel',
         params: ChannelParams,
@@ -95,6 +99,7 @@ export function channelsRoutes(app: App, deps: ChannelRoutesDeps) {
     {
       config: { auth: { scope: 'channels:manage' } },
       schema: {
+        operationId: 'updateChannel',
         tags,
         summary:
           'Update a channel; a new defaultLanguage or policy url/version publishes a new configVersion',
@@ -115,6 +120,7 @@ export function channelsRoutes(app: App, deps: ChannelRoutesDeps) {
       config: { auth: { scope: 'channels:manage' } },
       preValidation: absentBodyAsEmpty,
       schema: {
+        operationId: 'archiveChannel',
         tags,
         summary: 'Archive a channel: it answers no public calls from now on',
         params: ChannelParams,

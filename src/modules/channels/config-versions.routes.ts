@@ -23,6 +23,7 @@ export function configVersionsRoutes(app: App, { channels, cursors }: ChannelRou
     {
       config: { auth: { scope: 'channels:read' } },
       schema: {
+        operationId: 'listConfigVersions',
         tags,
         summary: 'List a channel’s config versions, newest first',
         params: ChannelParams,
@@ -58,6 +59,7 @@ export function configVersionsRoutes(app: App, { channels, cursors }: ChannelRou
     {
       config: { auth: { scope: 'channels:read' } },
       schema: {
+        operationId: 'getConfigVersion',
         tags,
         summary: 'One config version: exactly what visitors were shown',
         params: ConfigVersionParams,

@@ -25,6 +25,7 @@ export function originsRoutes(app: App, { channels, cursors }: ChannelRoutesDeps
     {
       config: { auth: { scope: 'channels:read' } },
       schema: {
+        operationId: 'listOrigins',
         tags,
         summary: 'List the origins allowed to post preferences for the channel, newest first',
         params: ChannelParams,
@@ -48,6 +49,7 @@ export function originsRoutes(app: App, { channels, cursors }: ChannelRoutesDeps
     {
       config: { auth: { scope: 'channels:manage' } },
       schema: {
+        operationId: 'createOrigin',
         tags,
         summary: 'Allow an origin (normalized; one leading wildcard label allowed)',
         params: ChannelParams,
@@ -68,6 +70,7 @@ export function originsRoutes(app: App, { channels, cursors }: ChannelRoutesDeps
       config: { auth: { scope: 'channels:manage' } },
       preValidation: absentBodyAsEmpty,
       schema: {
+        operationId: 'archiveOrigin',
         tags,
         summary: 'Stop allowing an origin',
         params: OriginParams,

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { auditContextOf } from '../../platform/auth/auth.hooks.ts';
 import {
   authProblems,
+  Created,
   Envelope,
   envelope,
   ListEnvelope,
@@ -25,6 +26,7 @@ export function purposesRoutes(app: App, { channels, cursors }: ChannelRoutesDep
     {
       config: { auth: { scope: 'channels:read' } },
       schema: {
+        operationId: 'listPurposes',
         tags,
         summary: 'List a channel’s purposes, archived ones included, newest first',
         params: ChannelParams,
@@ -48,11 +50,18 @@ export function purposesRoutes(app: App, { channels, cursors }: ChannelRoutesDep
     {
       config: { auth: { scope: 'channels:manage' } },
       schema: {
+        operationId: 'createPurpose',
         tags,
         summary: 'Add a purpose; publishes a new configVersion',
         params: ChannelParams,
         body: CreatePurposeBody,
-        response: { 201: Envelope(Purpose), 404: Problem, 409: Problem, 422: Problem, ...authProblems },
+        response: {
+          201: Created(Envelope(Purpose)),
+          404: Problem,
+          409: Problem,
+          422: Problem,
+          ...authProblems,
+        },
       },
     },
     async (request, reply) => {
@@ -67,6 +76,7 @@ export function purposesRoutes(app: App, { channels, cursors }: ChannelRoutesDep
     {
       config: { auth: { scope: 'channels:read' } },
       schema: {
+        operationId: 'getPurpose',
         tags,
         summary: 'One purpose',
         params: PurposeParams,
@@ -84,6 +94,7 @@ export function purposesRoutes(app: App, { channels, cursors }: ChannelRoutesDep
     {
       config: { auth: { scope: 'channels:manage' } },
       schema: {
+        operationId: 'updatePurpose',
         tags,
         summary:
           'Update a purpose (not its key); publishes a new configVersion when visitors would see a change',
@@ -106,6 +117,7 @@ export function purposesRoutes(app: App, { channels, cursors }: ChannelRoutesDep
       config: { auth: { scope: 'channels:manage' } },
       preValidation: absentBodyAsEmpty,
       schema: {
+        operationId: 'archivePurpose',
         tags,
         summary:
           'Archive a purpose: it leaves the banner and its technologies; publishes a new configVersion',

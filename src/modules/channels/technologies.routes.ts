@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { auditContextOf } from '../../platform/auth/auth.hooks.ts';
 import {
   authProblems,
+  Created,
   Envelope,
   envelope,
   ListEnvelope,
@@ -29,6 +30,7 @@ export function technologiesRoutes(app: App, { channels, cursors }: ChannelRoute
     {
       config: { auth: { scope: 'channels:read' } },
       schema: {
+        operationId: 'listTechnologies',
         tags,
         summary: 'List a channel’s technologies (scripts, cookies), newest first',
         params: ChannelParams,
@@ -58,11 +60,18 @@ export function technologiesRoutes(app: App, { channels, cursors }: ChannelRoute
     {
       config: { auth: { scope: 'channels:manage' } },
       schema: {
+        operationId: 'createTechnology',
         tags,
         summary: 'Add a technology; its purposeKeys must name active purposes. Publishes a new configVersion',
         params: ChannelParams,
         body: CreateTechnologyBody,
-        response: { 201: Envelope(Technology), 404: Problem, 409: Problem, 422: Problem, ...authProblems },
+        response: {
+          201: Created(Envelope(Technology)),
+          404: Problem,
+          409: Problem,
+          422: Problem,
+          ...authProblems,
+        },
       },
     },
     async (request, reply) => {
@@ -79,6 +88,7 @@ export function technologiesRoutes(app: App, { channels, cursors }: ChannelRoute
     {
       config: { auth: { scope: 'channels:read' } },
       schema: {
+        operationId: 'getTechnology',
         tags,
         summary: 'One technology',
         params: TechnologyParams,
@@ -96,6 +106,7 @@ export function technologiesRoutes(app: App, { channels, cursors }: ChannelRoute
     {
       config: { auth: { scope: 'channels:manage' } },
       schema: {
+        operationId: 'updateTechnology',
         tags,
         summary: 'Update a technology; publishes a new configVersion when visitors would see a change',
         params: TechnologyParams,
@@ -115,6 +126,7 @@ export function technologiesRoutes(app: App, { channels, cursors }: ChannelRoute
     {
       config: { auth: { scope: 'channels:manage' } },
       schema: {
+        operationId: 'deleteTechnology',
         tags,
         summary: 'Delete a technology; publishes a new configVersion',
         params: TechnologyParams,

@@ -26,6 +26,7 @@ export function evidenceRoutes(app: App, deps: { evidence: EvidenceService; curs
     {
       config: { auth: { scope: 'evidence:read' } },
       schema: {
+        operationId: 'listEvidence',
         tags,
         summary: 'Consent evidence of the organization and environment, newest first',
         querystring: EvidenceQuery,
@@ -68,6 +69,7 @@ export function evidenceRoutes(app: App, deps: { evidence: EvidenceService; curs
     {
       config: { auth: { scope: 'evidence:read' } },
       schema: {
+        operationId: 'getEvidenceEvent',
         tags,
         summary: 'One evidence event',
         params: IdParams,

@@ -5,6 +5,7 @@ import { endOfSecond, parseApiDate, startOfSecond } from '../../platform/http/da
 import { validationFailed } from '../../platform/http/errors.ts';
 import {
   authProblems,
+  Created,
   Envelope,
   envelope,
   IdParams,
@@ -16,7 +17,7 @@ import {
 import type { App } from '../../platform/http/types.ts';
 import { absentBodyAsEmpty } from '../../platform/http/validation.ts';
 import { CONTENT_TYPES } from './export-formats.ts';
-import { CreateExportBody, ExportResource } from './exports.schemas.ts';
+import { CreateExportBody, ExportFile, ExportResource } from './exports.schemas.ts';
 import type { ExportsService } from './exports.service.ts';
 
 function bodyDate(name: string, value: string | null | undefined): Date | null {
@@ -37,10 +38,11 @@ export function exportsRoutes(app: App, deps: { exports: ExportsService; cursors
       config: { auth: { scope: 'exports:create' } },
       preValidation: absentBodyAsEmpty,
       schema: {
+        operationId: 'createExport',
         tags,
         summary: 'Request an export of evidence; it is written in the background',
         body: CreateExportBody,
-        response: { 202: Envelope(ExportResource), 404: Problem, 422: Problem, ...authProblems },
+        response: { 202: Created(Envelope(ExportResource)), 404: Problem, 422: Problem, ...authProblems },
       },
     },
     async (request, reply) => {
@@ -65,6 +67,7 @@ export function exportsRoutes(app: App, deps: { exports: ExportsService; cursors
     {
       config: { auth: { scope: 'evidence:read' } },
       schema: {
+        operationId: 'listExports',
         tags,
         summary: 'Exports of the organization and environment, newest first',
         querystring: Type.Object(PageQuery),
@@ -86,6 +89,7 @@ export function exportsRoutes(app: App, deps: { exports: ExportsService; cursors
     {
       config: { auth: { scope: 'evidence:read' } },
       schema: {
+        operationId: 'getExport',
         tags,
         summary: 'One export: its status and, once succeeded, the size and SHA-256 of its file',
         params: IdParams,
@@ -101,11 +105,12 @@ export function exportsRoutes(app: App, deps: { exports: ExportsService; cursors
     {
       config: { auth: { scope: 'exports:create' } },
       schema: {
+        operationId: 'downloadExportFile',
         tags,
         summary:
           'The export file (application/x-ndjson or text/csv), streamed; Digest and Repr-Digest carry its SHA-256',
         params: IdParams,
-        response: { 404: Problem, 409: Problem, 410: Problem, ...authProblems },
+        response: { 200: ExportFile, 404: Problem, 409: Problem, 410: Problem, ...authProblems },
       },
     },
     async (request, reply) => {

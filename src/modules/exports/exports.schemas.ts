@@ -36,3 +36,21 @@ export const CreateExportBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** GET /v1/exports/:id/file: the file itself, streamed (the serializer is bypassed). */
+export const ExportFile = {
+  description: 'The export file: one JSON event per line (jsonl) or CSV with a header row',
+  headers: {
+    'Content-Disposition': Type.String({
+      pattern: '^attachment; filename="exp_[0-9A-Za-z]+\\.(jsonl|csv)"$',
+    }),
+    ETag: Type.String({ description: 'The SHA-256 of the file, hex, quoted' }),
+    Digest: Type.String({ description: 'sha-256=<base64> (RFC 3230)' }),
+    'Repr-Digest': Type.String({ description: 'sha-256=:<base64>: (RFC 9530)' }),
+    'Cache-Control': Type.String(),
+  },
+  content: {
+    'application/x-ndjson': { schema: Type.String() },
+    'text/csv': { schema: Type.String() },
+  },
+};

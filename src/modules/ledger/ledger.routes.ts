@@ -32,21 +32,27 @@ export const TreeHeadSchema = Type.Object(
   { $id: 'LedgerTreeHead' },
 );
 
-const InclusionProof = Type.Object({
-  logId: Type.String(),
-  leafIndex: Type.Integer({ minimum: 0 }),
-  leafHash: Hex,
-  treeSize: Type.Integer({ minimum: 1 }),
-  rootHash: Hex,
-  auditPath: Type.Array(Hex, { description: 'RFC 9162 §2.1.3 inclusion path, leaf side first' }),
-  treeHead: TreeHeadSchema,
-});
+const InclusionProof = Type.Object(
+  {
+    logId: Type.String(),
+    leafIndex: Type.Integer({ minimum: 0 }),
+    leafHash: Hex,
+    treeSize: Type.Integer({ minimum: 1 }),
+    rootHash: Hex,
+    auditPath: Type.Array(Hex, { description: 'RFC 9162 §2.1.3 inclusion path, leaf side first' }),
+    treeHead: TreeHeadSchema,
+  },
+  { $id: 'InclusionProof' },
+);
 
-const ConsistencyProof = Type.Object({
-  first: Type.Integer(),
-  second: Type.Integer(),
-  proof: Type.Array(Hex, { description: 'RFC 9162 §2.1.4 consistency proof' }),
-});
+const ConsistencyProof = Type.Object(
+  {
+    first: Type.Integer(),
+    second: Type.Integer(),
+    proof: Type.Array(Hex, { description: 'RFC 9162 §2.1.4 consistency proof' }),
+  },
+  { $id: 'ConsistencyProof' },
+);
 
 const ConsistencyQuery = Type.Object(
   {
@@ -56,11 +62,14 @@ const ConsistencyQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const LedgerKey = Type.Object({
-  keyId: Type.String(),
-  algorithm: Type.Literal('Ed25519'),
-  publicKey: Type.String({ description: 'Base64 of the raw 32-byte Ed25519 public key' }),
-});
+const LedgerKey = Type.Object(
+  {
+    keyId: Type.String(),
+    algorithm: Type.Literal('Ed25519'),
+    publicKey: Type.String({ description: 'Base64 of the raw 32-byte Ed25519 public key' }),
+  },
+  { $id: 'LedgerKey' },
+);
 
 /** The ledger's routes (contract §14) and its auditor's page (/docs/ledger). */
 export function ledgerRoutes(app: App, deps: { ledger: LedgerService; cursors: CursorCodec }) {
@@ -73,6 +82,7 @@ export function ledgerRoutes(app: App, deps: { ledger: LedgerService; cursors: C
       config: { auth: 'public' },
       onRequest: [app.publicRateLimit],
       schema: {
+        operationId: 'listLedgerKeys',
         tags,
         summary: 'Public keys that sign tree heads, old ones included',
         security: [],
@@ -87,6 +97,7 @@ export function ledgerRoutes(app: App, deps: { ledger: LedgerService; cursors: C
     {
       config: { auth: { scope: 'evidence:read' } },
       schema: {
+        operationId: 'getEvidenceProof',
         tags,
         summary: 'Inclusion proof of an evidence event against the newest signed tree head',
         params: IdParams,
@@ -101,6 +112,7 @@ export function ledgerRoutes(app: App, deps: { ledger: LedgerService; cursors: C
     {
       config: { auth: { scope: 'evidence:read' } },
       schema: {
+        operationId: 'listTreeHeads',
         tags,
         summary: 'Signed tree heads of the evidence log, newest first',
         querystring: Type.Object(PageQuery, { additionalProperties: false }),
@@ -122,6 +134,7 @@ export function ledgerRoutes(app: App, deps: { ledger: LedgerService; cursors: C
     {
       config: { auth: { scope: 'evidence:read' } },
       schema: {
+        operationId: 'getConsistencyProof',
         tags,
         summary: 'Consistency proof between two tree sizes of the evidence log',
         querystring: ConsistencyQuery,

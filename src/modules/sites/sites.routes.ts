@@ -1,9 +1,10 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
 import { notModified } from '../../platform/http/conditional.ts';
 import { apiDate } from '../../platform/http/dates.ts';
 import { AppError, notFound } from '../../platform/http/errors.ts';
 import { ipPrefix } from '../../platform/http/ip.ts';
-import { Envelope, envelope, Problem } from '../../platform/http/schemas.ts';
+import { Envelope, envelope, NotModified, Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { siteIdempotencyOwner } from '../../platform/idempotency/idempotency.scope.ts';
 import type { AuditContext } from '../audit/audit.service.ts';
@@ -33,6 +34,10 @@ export const CONFIG_CONTENT_TYPE = 'application/json; charset=utf-8';
 const STATIC_CACHE_CONTROL = 'public, max-age=300';
 const tags = ['Public site endpoints'];
 const publicProblems = { 404: Problem, 429: Problem };
+const cacheHeaders = {
+  'Cache-Control': Type.String(),
+  ETag: Type.String({ description: 'Send it back as If-None-Match to get a 304 when unchanged' }),
+};
 
 /**
  * The audit context of a public request refused for its site (403 origin_not_allowed): the
@@ -102,10 +107,18 @@ export function sitesRoutes(app: App, deps: { sites: SitesService }) {
       config: { auth: 'public' },
       onRequest: publicHooks,
       schema: {
+        operationId: 'getSiteSnippet',
         tags,
         summary: 'The HTML that loads the SDK for this site',
         params: SiteParams,
-        response: { 200: Envelope(Snippet), ...publicProblems },
+        response: {
+          200: {
+            description: 'The snippet',
+            headers: { 'Cache-Control': Type.String() },
+            content: { 'application/json': { schema: Envelope(Snippet) } },
+          },
+          ...publicProblems,
+        },
       },
     },
     async (request, reply) => {
@@ -120,10 +133,19 @@ export function sitesRoutes(app: App, deps: { sites: SitesService }) {
       config: { auth: 'public' },
       onRequest: publicHooks,
       schema: {
+        operationId: 'getSiteConfig',
         tags,
         summary: "What the banner shows: the current configVersion's snapshot (ETag, cacheable)",
         params: SiteParams,
-        response: { 200: Envelope(VisitorConfigSchema), ...publicProblems },
+        response: {
+          200: {
+            description: 'The config of the current version',
+            headers: cacheHeaders,
+            content: { 'application/json': { schema: Envelope(VisitorConfigSchema) } },
+          },
+          304: NotModified,
+          ...publicProblems,
+        },
       },
     },
     async (request, reply) => {
@@ -140,7 +162,21 @@ export function sitesRoutes(app: App, deps: { sites: SitesService }) {
     {
       config: { auth: 'public' },
       onRequest: publicHooks,
-      schema: { tags, summary: 'The browser SDK (application/javascript)', params: SiteParams },
+      schema: {
+        operationId: 'getSiteSdk',
+        tags,
+        summary: 'The browser SDK (application/javascript)',
+        params: SiteParams,
+        response: {
+          200: {
+            description: 'The SDK',
+            headers: cacheHeaders,
+            content: { 'application/javascript': { schema: Type.String() } },
+          },
+          304: NotModified,
+          ...publicProblems,
+        },
+      },
     },
     async (request, reply) => {
       const bundle = sdkBundle();
@@ -161,9 +197,11 @@ export function sitesRoutes(app: App, deps: { sites: SitesService }) {
       config: { auth: 'public' },
       onRequest: publicHooks,
       schema: {
+        operationId: 'preflightPreferences',
         tags,
         summary: 'CORS preflight: 204 with CORS headers for registered origins only, else 403',
         params: SiteParams,
+        response: { 204: Type.Null({ description: 'Preflight accepted' }), 403: Problem, ...publicProblems },
       },
     },
     async (request, reply) => {
@@ -190,6 +228,7 @@ export function sitesRoutes(app: App, deps: { sites: SitesService }) {
       },
       onRequest: [...publicHooks, requireAllowedOrigin],
       schema: {
+        operationId: 'recordPreferences',
         tags,
         summary: "Record a visitor's consent decision as evidence",
         params: SiteParams,

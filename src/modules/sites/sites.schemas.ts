@@ -34,15 +34,21 @@ export const PreferencesBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const PreferencesReceipt = Type.Object({
-  id: Type.String({ examples: ['evt_4kF9x2mQ7pL1vN8sR3tY6w'] }),
-  recordedAt: ApiDate,
-  receipt: Type.Object({ hash: Type.String({ pattern: '^[0-9a-f]{64}$' }) }),
-});
+export const PreferencesReceipt = Type.Object(
+  {
+    id: Type.String({ examples: ['evt_4kF9x2mQ7pL1vN8sR3tY6w'] }),
+    recordedAt: ApiDate,
+    receipt: Type.Object({ hash: Type.String({ pattern: '^[0-9a-f]{64}$' }) }),
+  },
+  { $id: 'PreferencesReceipt' },
+);
 
-export const Snippet = Type.Object({
-  html: Type.String({ description: 'Paste into every page, before other tags that need consent' }),
-});
+export const Snippet = Type.Object(
+  {
+    html: Type.String({ description: 'Paste into every page, before other tags that need consent' }),
+  },
+  { $id: 'Snippet' },
+);
 
 const Translation = Type.Object({
   name: Type.String(),

@@ -30,6 +30,7 @@ export function deliveriesRoutes(app: App, deps: { deliveries: DeliveriesService
     {
       config: { auth: { scope: 'webhooks:read' } },
       schema: {
+        operationId: 'listWebhookDeliveries',
         tags,
         summary: 'List deliveries, newest first; filter by destinationId, status, eventType',
         querystring: DeliveriesQuery,
@@ -51,6 +52,7 @@ export function deliveriesRoutes(app: App, deps: { deliveries: DeliveriesService
     {
       config: { auth: { scope: 'webhooks:read' } },
       schema: {
+        operationId: 'getWebhookDelivery',
         tags,
         summary: 'One delivery with every attempt, oldest first',
         params: IdParams,
@@ -69,6 +71,7 @@ export function deliveriesRoutes(app: App, deps: { deliveries: DeliveriesService
       config: { auth: { scope: 'webhooks:write' } },
       preValidation: absentBodyAsEmpty,
       schema: {
+        operationId: 'redeliverWebhookDelivery',
         tags,
         summary: 'Send a failed delivery again (same webhook-id, new retry schedule)',
         params: IdParams,

@@ -3,6 +3,7 @@ import { auditContextOf } from '../../platform/auth/auth.hooks.ts';
 import type { CursorCodec } from '../../platform/http/cursor.ts';
 import {
   authProblems,
+  Created,
   Envelope,
   envelope,
   IdParams,
@@ -39,6 +40,7 @@ export function destinationsRoutes(
     {
       config: read,
       schema: {
+        operationId: 'listWebhookDestinations',
         tags,
         summary: 'List webhook destinations, newest first (never their secrets)',
         querystring: Type.Object(PageQuery),
@@ -60,10 +62,11 @@ export function destinationsRoutes(
     {
       config: write,
       schema: {
+        operationId: 'createWebhookDestination',
         tags,
         summary: 'Create a destination; its signing secret is in this response only',
         body: CreateDestinationBody,
-        response: { 201: Envelope(WebhookDestinationWithSecret), 422: Problem, ...authProblems },
+        response: { 201: Created(Envelope(WebhookDestinationWithSecret)), 422: Problem, ...authProblems },
       },
     },
     async (request, reply) => {
@@ -78,6 +81,7 @@ export function destinationsRoutes(
     {
       config: read,
       schema: {
+        operationId: 'getWebhookDestination',
         tags,
         summary: 'One webhook destination (never its secret)',
         params: IdParams,
@@ -93,6 +97,7 @@ export function destinationsRoutes(
     {
       config: write,
       schema: {
+        operationId: 'updateWebhookDestination',
         tags,
         summary: 'Change the url, description or eventTypes of a destination',
         params: IdParams,
@@ -114,6 +119,7 @@ export function destinationsRoutes(
       config: write,
       preValidation: absentBodyAsEmpty,
       schema: {
+        operationId: 'rotateWebhookDestinationSecret',
         tags,
         summary: 'New signing secret (shown once); the old one also signs for graceSeconds',
         params: IdParams,
@@ -144,6 +150,7 @@ export function destinationsRoutes(
         config: write,
         preValidation: absentBodyAsEmpty,
         schema: {
+          operationId: `${action}WebhookDestination`,
           tags,
           summary:
             action === 'disable'

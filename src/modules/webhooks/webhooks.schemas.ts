@@ -24,10 +24,13 @@ export const WebhookDestination = Type.Object(
   { $id: 'WebhookDestination' },
 );
 
-export const WebhookDestinationWithSecret = Type.Composite([
-  Type.Omit(WebhookDestination, []),
-  Type.Object({ secret: Type.String({ description: 'whsec_…; shown once, in this response only' }) }),
-]);
+export const WebhookDestinationWithSecret = Type.Composite(
+  [
+    Type.Omit(WebhookDestination, []),
+    Type.Object({ secret: Type.String({ description: 'whsec_…; shown once, in this response only' }) }),
+  ],
+  { $id: 'WebhookDestinationWithSecret' },
+);
 
 // Any string here: unknown types are a 422 naming them (the service checks against the catalogue).
 const EventTypes = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
@@ -85,10 +88,10 @@ export const WebhookAttempt = Type.Object({
   error: Nullable(Type.String()),
 });
 
-export const WebhookDeliveryWithAttempts = Type.Composite([
-  Type.Omit(WebhookDelivery, []),
-  Type.Object({ attempts: Type.Array(WebhookAttempt) }),
-]);
+export const WebhookDeliveryWithAttempts = Type.Composite(
+  [Type.Omit(WebhookDelivery, []), Type.Object({ attempts: Type.Array(WebhookAttempt) })],
+  { $id: 'WebhookDeliveryWithAttempts' },
+);
 
 export const DeliveriesQuery = Type.Object({
   ...PageQuery,

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Type } from '@sinclair/typebox';
 import { AppError, ERROR_CODES, type ErrorCode } from './errors.ts';
+import { completeDocument, describeRoute } from './openapi.ts';
 import type { App } from './types.ts';
 
 /** What each code means to a client, on its /docs/errors/<code> page. */
@@ -56,6 +57,7 @@ export async function installDocs(app: App, options: { baseUrl: string }) {
       info: {
         title: 'consent-service API',
         version: '1',
+        license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
         description:
           'Consent management: channels, public site endpoints, evidence, exports, webhooks, API keys, audit logs.',
       },
@@ -66,6 +68,13 @@ export async function installDocs(app: App, options: { baseUrl: string }) {
         },
       },
       security: [{ bearerAuth: [] }],
+    },
+    transform: describeRoute,
+    transformObject: completeDocument as never,
+    // Component schemas named by their $id (Channel, Problem…), not def-0…: generated clients use these names.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });

@@ -31,9 +31,19 @@ function fromFastifyError(error: FastifyError): AppError | null {
   return null;
 }
 
+/**
+ * An error of the client's own request: Fastify gives what it raises while reading the request a 4xx
+ * statusCode, including the ECONNRESET "aborted" of an upload the client cut short. A database
+ * error never carries one, so only errors without it are read as database errors below.
+ */
+function isRequestError(error: unknown): boolean {
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === 'number' && status >= 400 && status < 500;
+}
+
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
-  if (isDatabaseUnavailable(error)) {
+  if (!isRequestError(error) && isDatabaseUnavailable(error)) {
     return new AppError('service_unavailable', 'The database is unreachable; try again shortly.', {
       headers: { 'Retry-After': '5' },
     });

@@ -7,24 +7,48 @@ export const NullableApiDate = Type.Union([ApiDate, Type.Null()]);
 
 export const Meta = Type.Object({}, { additionalProperties: true });
 
+/**
+ * A named item gives its envelope a name too (`ChannelEnvelope`): the OpenAPI document makes a
+ * titled response schema a named component (openapi.ts), which generated clients use.
+ */
+const nameAfter = (item: TSchema, suffix: string) =>
+  typeof item.$id === 'string' ? { title: `${item.$id}${suffix}` } : {};
+
 export function Envelope<T extends TSchema>(data: T) {
-  return Type.Object({ data, meta: Type.Object({}), error: Type.Null() });
+  return Type.Object({ data, meta: Type.Object({}), error: Type.Null() }, nameAfter(data, 'Envelope'));
 }
 
 export function ListEnvelope<T extends TSchema>(item: T) {
-  return Type.Object({
-    data: Type.Array(item),
-    meta: Type.Object({ nextCursor: Type.Union([Type.String(), Type.Null()]) }),
-    error: Type.Null(),
-  });
+  return Type.Object(
+    {
+      data: Type.Array(item),
+      meta: Type.Object({ nextCursor: Type.Union([Type.String(), Type.Null()]) }),
+      error: Type.Null(),
+    },
+    nameAfter(item, 'List'),
+  );
 }
+
+/** A 201 or 202 whose Location header is the URL of the new resource (or of the accepted work). */
+export function Created<T extends TSchema>(schema: T) {
+  return {
+    description: 'Created: Location is the path of the new resource',
+    headers: {
+      Location: Type.String({ description: 'Path of the new resource', examples: ['/v1/channels/ch_…'] }),
+    },
+    content: { 'application/json': { schema } },
+  };
+}
+
+/** A 304 to a conditional GET (If-None-Match): no body. */
+export const NotModified = Type.Null({ description: 'Not modified: the ETag sent still matches' });
 
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
 };
 
-export const Problem = Type.Object(
+export const ProblemDetails = Type.Object(
   {
     type: Type.String(),
     title: Type.String(),
@@ -33,10 +57,26 @@ export const Problem = Type.Object(
     detail: Type.String(),
     instance: Type.String(),
     requestId: Type.String(),
-    errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+    errors: Type.Optional(
+      Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), {
+        description: 'validation_failed: each failure with the JSON Pointer of its value',
+      }),
+    ),
+    invalidScopes: Type.Optional(
+      Type.Array(Type.String(), { description: 'invalid_scopes: the requested names outside the catalogue' }),
+    ),
   },
-  { additionalProperties: true, description: 'RFC 9457 problem details' },
+  { title: 'Problem', additionalProperties: true, description: 'RFC 9457 problem details' },
 );
+
+/**
+ * A problem response as a route schema: every error is served as application/problem+json
+ * (problem.ts, with its own serializer), so that is the media type the OpenAPI document names.
+ */
+export const Problem = {
+  description: 'RFC 9457 problem details (application/problem+json)',
+  content: { 'application/problem+json': { schema: ProblemDetails } },
+};
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
