@@ -189,10 +189,14 @@ export function installIdempotency(
       }
       // A refused request stages nothing that may commit: only its problem is stored.
       const staged = outcome.failure ? new UnitOfWork() : unit;
-      if ((await commitStaged(staged, recordOf(outcome, clock.now()))) === 'taken') {
+      for (let attempt = 0; ; attempt++) {
+        const now = clock.now();
+        if ((await commitStaged(staged, recordOf(outcome, now))) === 'stored') break;
         const winner = await idempotencyRepo.find(store.db, recordKey);
-        if (!winner) throw new Error('an Idempotency-Key reported taken has no record');
-        return replay(reply, winner, fingerprint, owner, key);
+        if (winner && winner.expiresAt > now) return replay(reply, winner, fingerprint, owner, key);
+        // Expired but not yet purged (or just purged): the key is free again; commit once more.
+        if (attempt > 0) throw new Error('an Idempotency-Key reported taken has no live record');
+        if (winner) await idempotencyRepo.removeExpired(store.db, recordKey, now);
       }
       return answer(reply, outcome);
     }
