@@ -89,6 +89,11 @@ export async function buildApp(deps: AppDeps) {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  // Fastify parses text/plain by default, so a JSON route given one saw a string and answered 422.
+  // Every body of this API is JSON (the SDK and the console send application/json; the public
+  // preferences endpoint answers a CORS preflight, so it need not accept a CORS-simple type):
+  // any other media type is 415 unsupported_media_type.
+  app.removeContentTypeParser('text/plain');
 
   const services = deps.services ?? createServices({ store, clock, config });
   const cursors = createCursorCodec(await serviceSecret(store, 'cursor-signing'));
@@ -99,6 +104,8 @@ export async function buildApp(deps: AppDeps) {
   // Synchronous hooks on the hot path: an async one costs a promise and a microtask per request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    // No response is ever to be sniffed into another type (a JSON string rendered as HTML).
+    reply.header('X-Content-Type-Options', 'nosniff');
     done();
   });
   // One log line and one metrics observation per request, and GET /metrics.
@@ -111,13 +118,11 @@ export async function buildApp(deps: AppDeps) {
       // A public site call has no principal: a refused origin is audited in the site's organization.
       const context = request.principal ? auditContextOf(request) : siteAuditContextOf(request);
       if (!context) return;
+      // One entry per actor, route and minute with a count: a flood of refusals adds no rows.
       await store.tx((tx) =>
-        services.audit.record(tx, context, {
-          action: 'auth.denied',
-          target: {
-            type: 'route',
-            id: `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`,
-          },
+        services.audit.recordDenied(tx, context, {
+          type: 'route',
+          id: `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`,
         }),
       );
       request.log.info({ code: error.code }, 'access denied');

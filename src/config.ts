@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { parseSigningKeyPem } from './modules/ledger/signing.ts';
@@ -26,17 +27,23 @@ export interface Config {
   webhookRetryScheduleSeconds: number[];
   /** Lets test-environment destinations reach private addresses (local development, tests). */
   webhookAllowPrivateTargets: boolean;
-  /** AES-256 key for webhook secrets at rest; null means a generated one (docs/webhooks.md). */
+  /** AES-256 key for webhook secrets at rest; null means a generated one (docs/decisions/webhooks.md). */
   webhookSecretKey: Buffer | null;
   /** Seconds between ledger seals (contract §14). */
   ledgerSealSeconds: number;
-  /** Ed25519 PKCS#8 PEM that signs tree heads; null means a generated one (docs/ledger.md). */
+  /** Ed25519 PKCS#8 PEM that signs tree heads; null means a generated one (docs/decisions/ledger.md). */
   ledgerSigningKey: string | null;
   /**
    * Which proxies' X-Forwarded-For to believe for the client address (rate limits, evidence
    * ipPrefix): false (none, the default), true (any), a hop count, or proxy addresses/CIDRs.
    */
   trustProxy: boolean | number | string[];
+  /** Request header holding the visitor's country, set by a trusted CDN or proxy; null: not trusted. */
+  geoCountryHeader: string | null;
+  /** Request header holding the visitor's subdivision (`CA` or `US-CA`); needs geoCountryHeader. */
+  geoSubdivisionHeader: string | null;
+  /** Absolute path of a MaxMind-format .mmdb for the visitor's region; null: none. */
+  geoipDatabase: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -127,6 +134,66 @@ function trustProxySetting(env: NodeJS.ProcessEnv): Config['trustProxy'] {
   return entries;
 }
 
+/** RFC 9110 field-name (a token), as a proxy would send it. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+
+function headerNameSetting(env: NodeJS.ProcessEnv, name: string): string | null {
+  const raw = (env[name] ?? '').trim();
+  if (raw === '') return null;
+  if (!HEADER_NAME.test(raw)) throw new ConfigError(`${name} must be an HTTP header name, got "${raw}"`);
+  return raw;
+}
+
+/**
+ * The region headers are believed only when named; a subdivision alone would be a region without
+ * a country, so GEO_SUBDIVISION_HEADER needs GEO_COUNTRY_HEADER.
+ */
+function geoHeadersSetting(env: NodeJS.ProcessEnv): [string | null, string | null] {
+  const country = headerNameSetting(env, 'GEO_COUNTRY_HEADER');
+  const subdivision = headerNameSetting(env, 'GEO_SUBDIVISION_HEADER');
+  if (subdivision !== null && country === null) {
+    throw new ConfigError('GEO_SUBDIVISION_HEADER needs GEO_COUNTRY_HEADER to be set too');
+  }
+  return [country, subdivision];
+}
+
+/** The metadata marker every MaxMind DB ends with (within its last 128 KiB), before its metadata. */
+const MMDB_MARKER = Buffer.from('abcdef4d61784d696e642e636f6d', 'hex');
+
+/**
+ * GEOIP_DATABASE: a readable file that looks like a MaxMind DB. The regions module parses it at
+ * start (config imports no module); this catches the common mistakes in the same one-line-each list.
+ */
+function geoipDatabaseSetting(env: NodeJS.ProcessEnv): string | null {
+  const raw = env.GEOIP_DATABASE ?? '';
+  if (raw.trim() === '') return null;
+  const file = path.resolve(raw);
+  let tail: Buffer;
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      const { size } = fs.fstatSync(fd);
+      const head = Buffer.alloc(2);
+      fs.readSync(fd, head, 0, 2, 0);
+      if (head[0] === 0x1f && head[1] === 0x8b) {
+        throw new ConfigError(`GEOIP_DATABASE "${raw}" is gzip-compressed; extract the .mmdb file`);
+      }
+      tail = Buffer.alloc(Math.min(size, 128 * 1024));
+      fs.readSync(fd, tail, 0, tail.length, size - tail.length);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new ConfigError(`GEOIP_DATABASE must be a readable .mmdb file, got "${raw}" (${code})`);
+  }
+  if (!tail.includes(MMDB_MARKER)) {
+    throw new ConfigError(`GEOIP_DATABASE "${raw}" is not a MaxMind DB (.mmdb) file`);
+  }
+  return file;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function logLevelSetting(env: NodeJS.ProcessEnv): string {
@@ -156,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     () => urlSetting(env, 'BASE_URL', `http://localhost:${port}`, ['http:', 'https:']),
     `http://localhost:${port}`,
   );
+  const geoHeaders = read(() => geoHeadersSetting(env), [null, null]);
   const config: Config = {
     port,
     host: env.HOST || '127.0.0.1',
@@ -190,6 +258,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ledgerSealSeconds: read(() => intSetting(env, 'LEDGER_SEAL_SECONDS', 5, 1, 86_400), 5),
     ledgerSigningKey: read(() => signingKeySetting(env), null),
     trustProxy: read(() => trustProxySetting(env), false),
+    geoCountryHeader: geoHeaders[0],
+    geoSubdivisionHeader: geoHeaders[1],
+    geoipDatabase: read(() => geoipDatabaseSetting(env), null),
   };
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return config;

@@ -1,77 +1,58 @@
-import {
-  bootstrapCommand,
-  keysCommand,
-  membersCommand,
-  migrateCommand,
-  orgsCommand,
-  UsageError,
-} from './cli/commands.ts';
-import { serveCommand } from './cli/serve.ts';
-import { verifyExportCommand } from './cli/verify-export.ts';
-import { ConfigError, loadConfig } from './config.ts';
-import { OrganizationError } from './modules/organizations/organizations.service.ts';
-import { DataDirInUseError } from './platform/db/store.ts';
-import { AppError } from './platform/http/errors.ts';
+import type { Runtime } from './cli/runtime.ts';
+import { answerWithoutLoading } from './cli/usage.mjs';
+import type { Config } from './config.ts';
 
-const USAGE = `usage: consent-service <command>
-  serve [--role api|worker|all]           run the API and/or the worker (default all) on PORT (default 3000)
-  bootstrap --org NAME --owner EMAIL [--password-stdin] [--json]
-  members add --org ORG_ID --email E --role owner|admin|developer|analyst [--password-stdin] [--json]
-  members set-password --org ORG_ID --email E --password-stdin   console password, read from stdin
-  keys create --org ORG_ID --member E --env test|live --scopes a,b --name N [--json]
-  orgs set-limit --org ORG_ID --per-minute N|default [--json]
-  migrate                                 apply database migrations and exit
-  verify-export FILE --key PUBLIC_KEY_BASE64   check an includeProofs JSONL export offline (no database)`;
-
-const out = (line: string) => process.stdout.write(`${line}\n`);
-
+/**
+ * The CLI in this process. Each command imports only what it needs, so `verify-export` loads no
+ * database driver and `bootstrap` no HTTP app. (bin/consent-service.mjs answers --help and
+ * --version, and hands store commands to a running server, before this file is even compiled.)
+ */
 async function main(argv: string[]) {
+  const answer = answerWithoutLoading(argv);
+  if (answer) {
+    if (answer.stdout) process.stdout.write(answer.stdout);
+    if (answer.stderr) process.stderr.write(answer.stderr);
+    process.exitCode = answer.code;
+    return;
+  }
   const [command, ...args] = argv;
+  const out = (line: string) => process.stdout.write(`${line}\n`);
   if (command === 'verify-export') {
     // Offline: no configuration or database. Non-zero exit after every failure and the summary.
+    const { verifyExportCommand } = await import('./cli/verify-export.ts');
     if ((await verifyExportCommand(args, out)) > 0) process.exitCode = 1;
     return;
   }
+  const { loadConfig } = await import('./config.ts');
   const config = loadConfig();
-  switch (command) {
-    case 'serve':
-      return serveCommand(config, args);
-    case 'bootstrap':
-      return bootstrapCommand(config, args, out);
-    case 'members':
-      return membersCommand(config, args, out);
-    case 'keys':
-      return keysCommand(config, args, out);
-    case 'orgs':
-      return orgsCommand(config, args, out);
-    case 'migrate':
-      return migrateCommand(config, args, out);
-    case undefined:
-    case 'help':
-    case '--help':
-      out(USAGE);
-      return;
-    default:
-      throw new UsageError(`unknown command "${command}"\n${USAGE}`);
+  if (command === 'serve') {
+    const { serveCommand } = await import('./cli/serve.ts');
+    return serveCommand(config, args);
+  }
+  const { runStoreCommand } = await import('./cli/run-command.ts');
+  await runStoreCommand(argv, { config, out, readStdin, withRuntime: (fn) => withOwnRuntime(config, fn) });
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The store opened for this one command (no server holds it), closed after. */
+async function withOwnRuntime<T>(config: Config, fn: (runtime: Runtime) => Promise<T>): Promise<T> {
+  const { openRuntime } = await import('./cli/runtime.ts');
+  const runtime = await openRuntime(config);
+  try {
+    return await fn(runtime);
+  } finally {
+    await runtime.close();
   }
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  // Known failures are one line for the person at the terminal; anything else keeps its stack.
-  if (error instanceof UsageError || error instanceof ConfigError) {
-    // A ConfigError lists every bad setting, one per line: each line gets the prefix.
-    const lines = error instanceof ConfigError ? error.message.split('\n') : [error.message];
-    process.stderr.write(lines.map((line) => `consent-service: ${line}\n`).join(''));
-    process.exit(2);
-  }
-  if (error instanceof OrganizationError || error instanceof DataDirInUseError) {
-    process.stderr.write(`consent-service: ${error.message}\n`);
-    process.exit(1);
-  }
-  if (error instanceof AppError) {
-    process.stderr.write(`consent-service: ${error.code}: ${error.detail}\n`);
-    process.exit(1);
-  }
-  process.stderr.write(`consent-service: ${(error as Error)?.stack ?? String(error)}\n`);
-  process.exit(1);
+main(process.argv.slice(2)).catch(async (error: unknown) => {
+  const { describeError } = await import('./cli/errors.ts');
+  const { exitCode, stderr } = describeError(error);
+  process.stderr.write(stderr);
+  process.exit(exitCode);
 });

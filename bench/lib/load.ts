@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 
 /** One autocannon run's figures. */
@@ -16,6 +17,8 @@ export interface LoadSpec {
   headers?: Record<string, string>;
   /** A fresh body for every request (distinct subject ids); omitted for reads. */
   body?: () => string;
+  /** A fresh `Idempotency-Key` on every request, as the SDK sends (issue 23). */
+  idempotencyKey?: boolean;
 }
 
 export interface LoadOptions {
@@ -33,7 +36,19 @@ export async function load(spec: LoadSpec, options: LoadOptions): Promise<LoadFi
     method: spec.method ?? 'GET',
     // setupRequest runs per request, so every POST carries a distinct body.
     requests: makeBody
-      ? [{ method: spec.method ?? 'GET', setupRequest: (request) => ({ ...request, body: makeBody() }) }]
+      ? [
+          {
+            method: spec.method ?? 'GET',
+            setupRequest: (request) =>
+              spec.idempotencyKey
+                ? {
+                    ...request,
+                    body: makeBody(),
+                    headers: { ...request.headers, 'idempotency-key': randomUUID() },
+                  }
+                : { ...request, body: makeBody() },
+          },
+        ]
       : undefined,
   });
   return {

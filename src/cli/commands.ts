@@ -4,12 +4,22 @@ import { passwordProblem } from '../modules/console/passwords.ts';
 import { bootstrapOrganization } from '../modules/organizations/bootstrap.ts';
 import { OrganizationError } from '../modules/organizations/organizations.service.ts';
 import type { Db } from '../platform/db/store.ts';
-import { openRuntime, type Runtime } from './runtime.ts';
+import { UsageError } from './errors.ts';
+import type { Runtime } from './runtime.ts';
 
-/** A mistake in how the command was called; printed on one line, exit code 2. */
-export class UsageError extends Error {}
-
-type Output = (line: string) => void;
+/**
+ * Where a store command runs: in the CLI's own process (it opens the store for this command) or in
+ * the server that holds the embedded store (the command came over its control socket). The
+ * commands are the same code either way; only their input, output and store differ.
+ */
+export interface CommandIo {
+  config: Config;
+  out(line: string): void;
+  /** All of stdin: this process's, or what the CLI read from its own stdin and forwarded. */
+  readStdin(): Promise<string>;
+  /** Runs fn with a migrated store and its services. */
+  withRuntime<T>(fn: (runtime: Runtime) => Promise<T>): Promise<T>;
+}
 
 function required(values: Record<string, unknown>, name: string): string {
   const value = values[name];
@@ -33,13 +43,9 @@ function parse(args: string[], options: Record<string, { type: 'string' | 'boole
  * would land in shell history and `ps`. One trailing newline is dropped; it is checked before any
  * change is made, so a refused password leaves nothing half done.
  */
-async function passwordFromStdin(values: Record<string, unknown>): Promise<string | null> {
+async function passwordFromStdin(io: CommandIo, values: Record<string, unknown>): Promise<string | null> {
   if (!values['password-stdin']) return null;
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk));
-  const password = Buffer.concat(chunks)
-    .toString('utf8')
-    .replace(/\r?\n$/, '');
+  const password = (await io.readStdin()).replace(/\r?\n$/, '');
   const problem = passwordProblem(password);
   if (problem) throw new UsageError(problem);
   return password;
@@ -66,7 +72,7 @@ async function auditOrganizationChange(
   }
 }
 
-export async function bootstrapCommand(config: Config, args: string[], out: Output) {
+export async function bootstrapCommand(io: CommandIo, args: string[]) {
   const values = parse(args, {
     org: { type: 'string' },
     owner: { type: 'string' },
@@ -75,31 +81,35 @@ export async function bootstrapCommand(config: Config, args: string[], out: Outp
   });
   const name = required(values, 'org');
   const ownerEmail = required(values, 'owner');
-  const password = await passwordFromStdin(values);
-  const runtime = await openRuntime(config);
-  try {
+  const password = await passwordFromStdin(io, values);
+  await io.withRuntime(async (runtime) => {
+    // Running the walkthrough twice must not leave two organizations of one name to tell apart.
+    const existing = await runtime.services.organizations.findOrganizationByName(name);
+    if (existing) {
+      throw new OrganizationError(
+        `an organization named "${existing.name}" already exists: ${existing.id} (add members or keys to it, or choose another name)`,
+      );
+    }
     const result = await bootstrapOrganization(runtime.store, runtime.services, { name, ownerEmail });
     if (password !== null)
       await runtime.services.sessions.setPassword(result.organization.id, result.member.id, password);
-    if (values.json) out(JSON.stringify(result));
+    if (values.json) io.out(JSON.stringify(result));
     else {
-      out(`Organization ${result.organization.id} (${result.organization.name})`);
-      out(`Owner ${result.member.id} <${result.member.email}>`);
-      out(`Test key: ${result.apiKeys.test}`);
-      out(`Live key: ${result.apiKeys.live}`);
-      out('Keep these keys secret: they are shown only now.');
+      io.out(`Organization ${result.organization.id} (${result.organization.name})`);
+      io.out(`Owner ${result.member.id} <${result.member.email}>`);
+      io.out(`Test key: ${result.apiKeys.test}`);
+      io.out(`Live key: ${result.apiKeys.live}`);
+      io.out('Keep these keys secret: they are shown only now.');
     }
-  } finally {
-    await runtime.close();
-  }
+  });
 }
 
 const MEMBERS_USAGE =
   'usage: members add --org ORG_ID --email E --role ROLE [--password-stdin] [--json] | members set-password --org ORG_ID --email E --password-stdin';
 
-export async function membersCommand(config: Config, args: string[], out: Output) {
+export async function membersCommand(io: CommandIo, args: string[]) {
   const [action, ...rest] = args;
-  if (action === 'set-password') return setPasswordCommand(config, rest, out);
+  if (action === 'set-password') return setPasswordCommand(io, rest);
   if (action !== 'add') throw new UsageError(MEMBERS_USAGE);
   const values = parse(rest, {
     org: { type: 'string' },
@@ -109,9 +119,8 @@ export async function membersCommand(config: Config, args: string[], out: Output
     'password-stdin': { type: 'boolean' },
   });
   const [org, email, role] = [required(values, 'org'), required(values, 'email'), required(values, 'role')];
-  const password = await passwordFromStdin(values);
-  const runtime = await openRuntime(config);
-  try {
+  const password = await passwordFromStdin(io, values);
+  await io.withRuntime(async (runtime) => {
     const member = await runtime.store.tx(async (tx) => {
       const added = await runtime.services.organizations.addMember(tx, org, email, role);
       await auditOrganizationChange(runtime, tx, org, 'member.added', { type: 'member', id: added.id });
@@ -119,14 +128,12 @@ export async function membersCommand(config: Config, args: string[], out: Output
     });
     if (password !== null) await setPasswordAudited(runtime, org, member.id, password);
     const result = { member: { id: member.id, organizationId: org, email: member.email, role: member.role } };
-    out(
+    io.out(
       values.json
         ? JSON.stringify(result)
         : `Member ${member.id} <${member.email}> (${member.role}) added to ${org}`,
     );
-  } finally {
-    await runtime.close();
-  }
+  });
 }
 
 /** Sets a member's console password (their sessions end), audited in the same transaction. */
@@ -141,7 +148,7 @@ async function setPasswordAudited(runtime: Runtime, org: string, memberRef: stri
 }
 
 /** `members set-password`: sets or replaces a console password; the member's sessions end. */
-async function setPasswordCommand(config: Config, args: string[], out: Output) {
+async function setPasswordCommand(io: CommandIo, args: string[]) {
   const values = parse(args, {
     org: { type: 'string' },
     email: { type: 'string' },
@@ -150,20 +157,17 @@ async function setPasswordCommand(config: Config, args: string[], out: Output) {
   });
   const [org, email] = [required(values, 'org'), required(values, 'email')];
   if (!values['password-stdin']) throw new UsageError('--password-stdin is required (pipe the password in)');
-  const password = (await passwordFromStdin(values)) as string;
-  const runtime = await openRuntime(config);
-  try {
+  const password = (await passwordFromStdin(io, values)) as string;
+  await io.withRuntime(async (runtime) => {
     const member = await setPasswordAudited(runtime, org, email, password);
     const result = {
       member: { id: member.id, organizationId: org, email: member.email, passwordSet: true },
     };
-    out(values.json ? JSON.stringify(result) : `Password set for ${member.email} in ${org}`);
-  } finally {
-    await runtime.close();
-  }
+    io.out(values.json ? JSON.stringify(result) : `Password set for ${member.email} in ${org}`);
+  });
 }
 
-export async function keysCommand(config: Config, args: string[], out: Output) {
+export async function keysCommand(io: CommandIo, args: string[]) {
   const [action, ...rest] = args;
   if (action !== 'create') {
     throw new UsageError(
@@ -187,8 +191,7 @@ export async function keysCommand(config: Config, args: string[], out: Output) {
     .map((s) => s.trim())
     .filter(Boolean);
   const name = required(values, 'name');
-  const runtime = await openRuntime(config);
-  try {
+  await io.withRuntime(async (runtime) => {
     const { organizations, apiKeys } = runtime.services;
     if (!(await organizations.getOrganization(org))) throw new OrganizationError(`no organization ${org}`);
     const member = await organizations.findMember(org, memberRef);
@@ -206,17 +209,15 @@ export async function keysCommand(config: Config, args: string[], out: Output) {
       null,
     );
     const result = { apiKey: apiKeys.toResource(issued.key), secret: issued.secret };
-    out(
+    io.out(
       values.json
         ? JSON.stringify(result)
         : `Key ${issued.key.id}: ${issued.secret}\nKeep it secret: it is shown only now.`,
     );
-  } finally {
-    await runtime.close();
-  }
+  });
 }
 
-export async function orgsCommand(config: Config, args: string[], out: Output) {
+export async function orgsCommand(io: CommandIo, args: string[]) {
   const [action, ...rest] = args;
   if (action !== 'set-limit')
     throw new UsageError('usage: orgs set-limit --org ORG_ID --per-minute N|default');
@@ -231,8 +232,7 @@ export async function orgsCommand(config: Config, args: string[], out: Output) {
   if (perMinute !== null && (!Number.isInteger(perMinute) || perMinute < 1 || perMinute > 1_000_000)) {
     throw new UsageError('--per-minute must be an integer from 1 to 1000000, or "default"');
   }
-  const runtime = await openRuntime(config);
-  try {
+  await io.withRuntime(async (runtime) => {
     await runtime.store.tx(async (tx) => {
       await runtime.services.organizations.setRateLimit(org, perMinute);
       await auditOrganizationChange(runtime, tx, org, 'organization.rate_limit_set', {
@@ -240,19 +240,19 @@ export async function orgsCommand(config: Config, args: string[], out: Output) {
         id: org,
       });
     });
-    const result = { organization: { id: org, rateLimitPerMinute: perMinute ?? config.rateLimitPerMinute } };
-    out(
+    const result = {
+      organization: { id: org, rateLimitPerMinute: perMinute ?? io.config.rateLimitPerMinute },
+    };
+    io.out(
       values.json
         ? JSON.stringify(result)
         : `Rate limit of ${org}: ${result.organization.rateLimitPerMinute}/min`,
     );
-  } finally {
-    await runtime.close();
-  }
+  });
 }
 
-export async function migrateCommand(config: Config, _args: string[], out: Output) {
-  const runtime = await openRuntime(config);
-  await runtime.close();
-  out('Migrations applied.');
+export async function migrateCommand(io: CommandIo, _args: string[]) {
+  // Opening the store migrates it (a running server did so at its start).
+  await io.withRuntime(async () => {});
+  io.out('Migrations applied.');
 }

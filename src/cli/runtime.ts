@@ -13,9 +13,14 @@ export interface Runtime {
 
 /**
  * Opens the configured store and migrates it. The embedded store is locked to this process for
- * as long as it is open: a CLI command cannot open it while a server holds it.
+ * as long as it is open: a CLI command cannot open it while a server holds it (the CLI sends its
+ * command to that server instead). `onLocked` runs once the lock is this process's, before the
+ * (slow) opening of the store: the server opens its control socket there.
  */
-export async function openRuntime(config: Config): Promise<Runtime> {
+export async function openRuntime(
+  config: Config,
+  hooks: { onLocked?: () => Promise<void> } = {},
+): Promise<Runtime> {
   let unlock = () => {};
   let store: Store;
   if (config.databaseUrl) {
@@ -23,6 +28,7 @@ export async function openRuntime(config: Config): Promise<Runtime> {
   } else {
     unlock = lockDataDir(config.dataDir);
     try {
+      await hooks.onLocked?.();
       store = await createEmbeddedStore({ dataDir: path.join(config.dataDir, 'pgdata') });
     } catch (error) {
       unlock();

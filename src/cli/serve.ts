@@ -1,10 +1,12 @@
+import net from 'node:net';
 import { parseArgs } from 'node:util';
 import { buildApp } from '../app.ts';
 import type { Config } from '../config.ts';
 import { systemClock } from '../platform/clock.ts';
 import { startMetricsServer } from '../platform/metrics/metrics-server.ts';
 import { createWorker } from '../worker.ts';
-import { UsageError } from './commands.ts';
+import { type ControlServer, type Ready, startControlServer } from './control-server.ts';
+import { CliFailure, UsageError } from './errors.ts';
 import { openRuntime } from './runtime.ts';
 
 const ROLES = ['api', 'worker', 'all'] as const;
@@ -29,13 +31,41 @@ export async function serveCommand(config: Config, args: string[] = []) {
     );
   }
 
-  const runtime = await openRuntime(config);
+  // A taken port is found before anything is created (a data directory, a database, a lock).
+  if (role !== 'worker') await assertPortFree(config.port, config.host, 'PORT');
+  if (role === 'worker' && config.metricsPort !== null)
+    await assertPortFree(config.metricsPort, config.host, 'METRICS_PORT');
+
+  // Embedded: once the data directory is this process's, CLI commands come over a local socket
+  // (they wait there until the store is open and migrated).
+  let control: ControlServer | null = null;
+  let controlTooLong = false;
+  let markReady: (ready: Ready) => void = () => {};
+  const ready = new Promise<Ready>((resolve) => {
+    markReady = resolve;
+  });
+  const runtime = await openRuntime(config, {
+    onLocked: async () => {
+      control = await startControlServer(config, ready);
+      controlTooLong = control === null;
+    },
+  }).catch(async (error) => {
+    await (control as ControlServer | null)?.close();
+    throw error;
+  });
   const app = await buildApp({
     config,
     store: runtime.store,
     clock: systemClock,
     services: runtime.services,
   });
+  markReady({ runtime, log: app.log });
+  if (controlTooLong) {
+    app.log.warn(
+      { dataDir: config.dataDir },
+      'DATA_DIR is too long a path for the CLI socket: stop the server to run CLI commands',
+    );
+  }
   const worker =
     role === 'api'
       ? null
@@ -58,6 +88,7 @@ export async function serveCommand(config: Config, args: string[] = []) {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down');
+    await (control as ControlServer | null)?.close();
     await Promise.all([app.close(), worker?.stop(), metricsServer?.close()]);
     await runtime.close();
     process.exit(0);
@@ -65,10 +96,48 @@ export async function serveCommand(config: Config, args: string[] = []) {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  if (role !== 'worker') await app.listen({ port: config.port, host: config.host });
+  if (role !== 'worker') {
+    await app.listen({ port: config.port, host: config.host }).catch((error) => {
+      throw portError(error, config.port, config.host, 'PORT');
+    });
+  }
   await worker?.start();
   app.log.info(
     { role, store: runtime.store.kind, port: role === 'worker' ? undefined : config.port },
     'consent-service ready',
   );
+  if (role !== 'worker' && !(await runtime.services.organizations.hasOrganizations())) {
+    app.log.info(
+      'No organization yet. Create one and its first API keys (in another terminal; the server can keep running): npx consent-service bootstrap --org "Acme" --owner you@example.com',
+    );
+  }
+}
+
+/** Binds and releases the port, so a taken one stops the start before anything is created. */
+async function assertPortFree(port: number, host: string, setting: string): Promise<void> {
+  if (port === 0) return;
+  const probe = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  }).catch((error) => {
+    throw portError(error, port, host, setting);
+  });
+}
+
+/** A listen error as one line for the operator; anything unexpected is returned as it is. */
+function portError(error: NodeJS.ErrnoException, port: number, host: string, setting: string): Error {
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return new CliFailure(
+        `port ${port} on ${host} is already in use: stop what holds it, or set ${setting}`,
+      );
+    case 'EACCES':
+      return new CliFailure(`port ${port} on ${host} is not allowed to this user: set ${setting} above 1023`);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+      return new CliFailure(`HOST ${host} is not an address of this machine`);
+    default:
+      return error;
+  }
 }

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { evidenceLeafHash } from '../modules/evidence/leaf-hash.ts';
 import { verifyInclusion } from '../modules/ledger/merkle.ts';
 import { type TreeHead, verifyTreeHead } from '../modules/ledger/signing.ts';
-import { UsageError } from './commands.ts';
+import { CliFailure, UsageError } from './errors.ts';
 
 type Output = (line: string) => void;
 
@@ -29,7 +29,7 @@ export async function verifyExportCommand(args: string[], out: Output): Promise<
   const publicKey = Buffer.from(parsed.values.key ?? '', 'base64');
   if (publicKey.length !== 32)
     throw new UsageError('--key must be the base64 of a raw 32-byte Ed25519 public key');
-  if (!fs.existsSync(file)) throw new UsageError(`no such file: ${file}`);
+  if (!fs.existsSync(file)) throw new CliFailure(`no such file: ${file}`);
 
   let failures = 0;
   const fail = (where: string, reason: string) => {

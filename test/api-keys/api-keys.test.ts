@@ -282,6 +282,24 @@ describe('revocation', () => {
     const again = await t.http.post(`/v1/api-keys/${key.id}/revoke`, { key: tenant.testKey });
     expectProblemShape(again, 409, 'invalid_state');
   });
+
+  it('the rule of rotation: revoking a key whose scopes the caller does not hold is 403 scope_not_allowed', async () => {
+    const wide = await createOk(tenant.testKey, { name: 'wide', scopes: ['channels:read'] });
+    const narrow = await tenant.key(['api_keys:manage']);
+    const refused = await t.http.post(`/v1/api-keys/${wide.id}/revoke`, { key: narrow.secret });
+    expectProblemShape(refused, 403, 'scope_not_allowed');
+    // Still working: the refusal changed nothing.
+    expect((await t.http.get('/v1/channels', { key: wide.secret })).status).toBe(200);
+    // A role that may not hold the scope cannot revoke it either, even holding every scope its role allows.
+    const audited = await createOk(tenant.testKey, { name: 'audit', scopes: ['audit:read:limited'] });
+    const developer = await tenant.key(['api_keys:manage', 'channels:read'], { role: 'developer' });
+    const byDeveloper = await t.http.post(`/v1/api-keys/${audited.id}/revoke`, { key: developer.secret });
+    expectProblemShape(byDeveloper, 403, 'scope_not_allowed');
+    // A key holding the scopes may.
+    const peer = await tenant.key(['api_keys:manage', 'channels:read']);
+    const ok = await t.http.post(`/v1/api-keys/${wide.id}/revoke`, { key: peer.secret });
+    expect(ok.status, ok.text).toBe(200);
+  });
 });
 
 describe('lastUsedAt', () => {

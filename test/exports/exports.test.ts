@@ -7,8 +7,10 @@ import { evidenceRepo } from '../../src/modules/evidence/evidence.repo.ts';
 import type { EvidenceRow } from '../../src/modules/evidence/evidence.tables.ts';
 import { evidenceLeafHash } from '../../src/modules/evidence/leaf-hash.ts';
 import { maskPseudonym } from '../../src/modules/evidence/pseudonym.ts';
+import { evidenceBatches } from '../../src/modules/exports/evidence-reader.ts';
 import { CSV_COLUMNS } from '../../src/modules/exports/export-formats.ts';
 import { EXPORT_JOB, EXPORT_LEASE_MS, fileKeyOf } from '../../src/modules/exports/export-job.ts';
+import { exportLine } from '../../src/modules/exports/export-writer.ts';
 import { exportsRepo } from '../../src/modules/exports/exports.repo.ts';
 import { runExport } from '../../src/modules/exports/exports.service.ts';
 import { verifyInclusion } from '../../src/modules/ledger/merkle.ts';
@@ -140,6 +142,18 @@ describe('exports: files', () => {
     // Oldest first (recordedAt, then id): the ledger's order.
     const order = lines.map((l) => `${l.recordedAt} ${l.id}`);
     expect(order).toEqual([...order].sort());
+    // Byte for byte the lines the batch path writes (on PostgreSQL the file comes from COPY, its
+    // lines built by the database): same members, order, escapes (CR, LF, quotes, tab) and dates.
+    const rows: EvidenceRow[] = [];
+    const selection = {
+      organizationId: tenant.organizationId,
+      environment: 'test' as const,
+      channelId: null,
+      from: null,
+      to: t.clock.now(),
+    };
+    for await (const batch of evidenceBatches(t.store, selection)) rows.push(...batch);
+    expect(file.text).toBe(rows.map((row) => `${JSON.stringify(exportLine(row))}\n`).join(''));
   });
 
   it('CSV: a header row, one column per scalar field, decisions as JSON, RFC 4180 and formula-safe', async () => {

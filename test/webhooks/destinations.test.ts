@@ -114,6 +114,23 @@ describe('webhook destinations', () => {
       'invalid_destination',
     );
     expectProblemShape(await create({ url: 'https://[::1]/hook' }, org.liveKey), 422, 'invalid_destination');
+    // IPv6 forms reaching IPv4 hosts: mapped and translated (whatever they embed), local-use NAT64,
+    // well-known NAT64 and 6to4 of private addresses, IPv4-compatible, Teredo.
+    for (const address of [
+      '::ffff:8.8.8.8',
+      '::ffff:7f00:1',
+      '::ffff:0:a00:1',
+      '64:ff9b:1::808:808',
+      '64:ff9b::a9fe:a9fe',
+      '2002:a00:1::1',
+      '::a00:1',
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+    ]) {
+      const refused = await create({ url: `https://[${address}]/hook` }, org.liveKey);
+      expectProblemShape(refused, 422, 'invalid_destination');
+    }
+    const nat64 = await create({ url: 'https://[64:ff9b::5db8:d70e]/hook' }, org.liveKey);
+    expect(nat64.status, nat64.text).toBe(201);
     const ok = await create({ url: 'https://93.184.215.14/hook' }, org.liveKey);
     expect(ok.status, ok.text).toBe(201);
     expect(ok.body.data.environment).toBe('live');

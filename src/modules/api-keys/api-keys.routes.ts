@@ -138,6 +138,9 @@ export function apiKeysRoutes(app: App, deps: { apiKeys: ApiKeysService; cursors
         response: { 200: Envelope(ApiKey), 404: Problem, 409: Problem, ...authProblems },
       },
     },
-    async (request) => envelope(present(await apiKeys.revoke(auditContextOf(request), request.params.id))),
+    async (request) =>
+      envelope(
+        present(await apiKeys.revoke(auditContextOf(request), request.params.id, principalOf(request))),
+      ),
   );
 }

@@ -214,10 +214,17 @@ export function createApiKeysService(deps: {
       });
     },
 
-    async revoke(context: AuditContext, id: string): Promise<ApiKeyRow> {
+    async revoke(
+      context: AuditContext,
+      id: string,
+      caller: { role: Role; scopes: readonly Scope[] },
+    ): Promise<ApiKeyRow> {
       return store.tx(async (tx) => {
         const key = await lockedKey(tx, context, id);
         if (key.revokedAt) throw new AppError('invalid_state', 'The key is already revoked.');
+        // The rule of rotate: a caller may only act on keys whose scopes it could issue itself, so a
+        // narrow key cannot cut off a broader one (say, the owner's audit key).
+        checkScopes(key.scopes, caller.role, caller.scopes);
         const revoked = await apiKeysRepo.update(tx, key, { revokedAt: clock.now() });
         // Every replica caching this key's principal drops it when the revocation commits.
         await store.notify(PRINCIPAL_CHANGES);

@@ -1,9 +1,10 @@
 import type { Clock } from '../../platform/clock.ts';
 import type { Store } from '../../platform/db/store.ts';
-import { currentUnitOfWork } from '../../platform/db/unit-of-work.ts';
+import type { UnitOfWork } from '../../platform/db/unit-of-work.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
+import type { OutboxJob } from './consent-write.sql.ts';
 import { evidenceEventBody } from './evidence.presenters.ts';
 import { type EvidenceFilters, type EvidenceScope, evidenceRepo } from './evidence.repo.ts';
 import type { Decision, EvidenceRow } from './evidence.tables.ts';
@@ -13,18 +14,12 @@ import { pseudonymOf } from './pseudonym.ts';
 import { purgeExpiredEvidence } from './retention.ts';
 
 /**
- * The outbox of webhook events (contract §8), built by the webhooks module. It writes through
- * `store.db`, so called inside a transaction its event commits with the change.
+ * The webhook outbox (contract §8), built by the webhooks module: the job that sends a delivery's
+ * first attempt. The consent write's statement inserts consent.recorded events, their deliveries
+ * and these jobs itself (consent-write.sql.ts), in the transaction that stores the evidence.
  */
 export interface EventOutbox {
-  emitMany(
-    events: Array<{
-      type: 'consent.recorded';
-      organizationId: string;
-      environment: EvidenceScope['environment'];
-      data: Record<string, unknown>;
-    }>,
-  ): Promise<unknown>;
+  attemptJob: OutboxJob;
 }
 
 /** A decision to record, already validated against the notice it answered (see the sites module). */
@@ -56,7 +51,7 @@ export function createEvidenceService(deps: {
 }) {
   const { store, clock, organizations } = deps;
 
-  const writer = createEvidenceWriter({ store, events: deps.events });
+  const writer = createEvidenceWriter({ store, clock, outbox: deps.events?.attemptJob ?? null });
   // An organization's pseudonym secret never changes, so one read per process is enough.
   const secrets = new Map<string, Buffer>();
 
@@ -76,14 +71,11 @@ export function createEvidenceService(deps: {
     },
 
     /**
-     * Stores one consent event and returns it. The receipt hash is computed from the row as reads
-     * will show it (recordedAt at whole seconds, pseudonym unmasked), so anyone can recompute it
-     * from `GET /v1/evidence/:id` plus the full pseudonym. The consent.recorded outbox event is
-     * written in the same transaction: both commit before this resolves, so before the caller
-     * answers 201 (see EvidenceWriter). Inside a unit of work (a consent write with an
-     * Idempotency-Key), the event is only staged: the unit's owner commits it before answering.
+     * The consent event of a decision, not yet stored. The receipt hash is computed from the row as
+     * reads will show it (recordedAt at whole seconds, pseudonym unmasked), so anyone can recompute
+     * it from `GET /v1/evidence/:id` plus the full pseudonym.
      */
-    async record(input: RecordInput): Promise<EvidenceRow> {
+    async event(input: RecordInput): Promise<EvidenceRow> {
       const { channel } = input;
       const pseudonym = await service.pseudonymize(channel.organizationId, input.subjectId);
       const row: EvidenceRow = {
@@ -106,10 +98,27 @@ export function createEvidenceService(deps: {
         purgedAt: null,
       };
       row.receiptHash = evidenceLeafHash(evidenceEventBody(row, 'unmasked'));
-      const unit = currentUnitOfWork();
-      // Staged: the unit's owner (the idempotency layer) commits it with the key's record before answering.
-      if (unit) unit.stage(row);
-      else await writer.write(row);
+      return row;
+    },
+
+    /**
+     * Stores one consent event and returns it, with its consent.recorded outbox event, in the next
+     * group commit (see EvidenceWriter): both are committed before this resolves, so before the
+     * caller answers 201.
+     */
+    async write(input: RecordInput): Promise<EvidenceRow> {
+      const row = await service.event(input);
+      await writer.write(row);
+      return row;
+    },
+
+    /**
+     * Stages one consent event in `unit` and returns it, unwritten: the unit's owner (the
+     * idempotency layer) commits it with the Idempotency-Key record before answering.
+     */
+    async stage(unit: UnitOfWork, input: RecordInput): Promise<EvidenceRow> {
+      const row = await service.event(input);
+      unit.stage(row);
       return row;
     },
 

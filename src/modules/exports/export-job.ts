@@ -5,6 +5,7 @@ import type { AuditContext } from '../audit/audit.service.ts';
 import type { ChannelsService } from '../channels/channels.service.ts';
 import { TEST_RETENTION_MS } from '../evidence/retention.ts';
 import type { EventsService } from '../webhooks/events.service.ts';
+import { copyJsonlExport } from './evidence-copy.ts';
 import { evidenceBatches } from './evidence-reader.ts';
 import type { ExportDecorator, WrittenExport } from './export-writer.ts';
 import { writeExport } from './export-writer.ts';
@@ -104,20 +105,26 @@ export function createExportJob(deps: ExportJobDeps) {
       const file = await storage.createWriteStream(key);
       let written: WrittenExport;
       try {
-        written = await writeExport({
-          format: row.format,
-          // The snapshot ends when the export was asked for: later events are not in it.
-          batches: evidenceBatches(store, {
-            organizationId: row.organizationId,
-            environment: row.environment,
-            channelId: row.channelId,
-            from: row.fromAt,
-            to: row.toAt && row.toAt < row.createdAt ? row.toAt : row.createdAt,
-          }),
-          sink: file.stream,
-          decorator,
-          afterBatch: heartbeat,
-        });
+        // The snapshot ends when the export was asked for: later events are not in it.
+        const selection = {
+          organizationId: row.organizationId,
+          environment: row.environment,
+          channelId: row.channelId,
+          from: row.fromAt,
+          to: row.toAt && row.toAt < row.createdAt ? row.toAt : row.createdAt,
+        };
+        // Plain JSONL on PostgreSQL: lines built and streamed by the database (COPY). Proofs and
+        // CSV (and PGlite, which has no COPY TO STDOUT stream) take the batch path.
+        written =
+          row.format === 'jsonl' && !decorator && store.pool
+            ? await copyJsonlExport({ pool: store.pool, selection, sink: file.stream, progress: heartbeat })
+            : await writeExport({
+                format: row.format,
+                batches: evidenceBatches(store, selection),
+                sink: file.stream,
+                decorator,
+                afterBatch: heartbeat,
+              });
         // Still ours? A worker that stalled past its lease must not publish over its successor.
         await heartbeat();
         await file.commit();

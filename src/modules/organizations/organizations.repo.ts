@@ -19,6 +19,16 @@ export const organizationsRepo = {
     return row;
   },
 
+  async findOrganizationByName(db: Db, name: string): Promise<OrganizationRow | undefined> {
+    const [row] = await db.select().from(organizations).where(eq(organizations.name, name)).limit(1);
+    return row;
+  },
+
+  async anyOrganization(db: Db): Promise<boolean> {
+    const rows = await db.select({ id: organizations.id }).from(organizations).limit(1);
+    return rows.length > 0;
+  },
+
   async findMemberByEmail(db: Db, organizationId: string, email: string): Promise<MemberRow | undefined> {
     const [row] = await db
       .select()

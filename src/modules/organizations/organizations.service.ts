@@ -60,6 +60,12 @@ export function createOrganizationsService({ store, clock }: { store: Store; clo
 
     getOrganization: (id: string) => organizationsRepo.findOrganization(store.db, id),
 
+    /** The organization of that name (trimmed, as createOrganization stores it), if any. */
+    findOrganizationByName: (name: string) => organizationsRepo.findOrganizationByName(store.db, name.trim()),
+
+    /** False on a fresh store, where `npm start` says how to bootstrap. */
+    hasOrganizations: () => organizationsRepo.anyOrganization(store.db),
+
     /** A member by id or email. */
     async findMember(organizationId: string, idOrEmail: string): Promise<MemberRow | undefined> {
       return idOrEmail.startsWith('mem_')

@@ -247,11 +247,17 @@ export function sitesRoutes(app: App, deps: { sites: SitesService }) {
     },
     async (request, reply) => {
       const userAgent = request.headers['user-agent'];
-      const row = await sites.recordPreferences(siteOf(request), request.body, {
-        origin: new URL(request.headers.origin as string).origin,
-        userAgent: typeof userAgent === 'string' && userAgent !== '' ? userAgent : null,
-        ipPrefix: ipPrefix(request.ip),
-      });
+      const row = await sites.recordPreferences(
+        siteOf(request),
+        request.body,
+        {
+          origin: new URL(request.headers.origin as string).origin,
+          userAgent: typeof userAgent === 'string' && userAgent !== '' ? userAgent : null,
+          ipPrefix: ipPrefix(request.ip),
+        },
+        // With an Idempotency-Key the event is staged, and committed with the key's record.
+        request.unitOfWork,
+      );
       reply.code(201);
       return envelope({
         id: row.id,

@@ -1,10 +1,11 @@
 import type { Static } from '@sinclair/typebox';
 import type { Clock } from '../../platform/clock.ts';
 import type { Store } from '../../platform/db/store.ts';
+import type { UnitOfWork } from '../../platform/db/unit-of-work.ts';
 import { notFound, validationFailed } from '../../platform/http/errors.ts';
 import type { ChannelsService } from '../channels/channels.service.ts';
 import type { VisitorConfig } from '../channels/visitor-config.ts';
-import type { EvidenceService } from '../evidence/evidence.service.ts';
+import type { EvidenceService, RecordInput } from '../evidence/evidence.service.ts';
 import type { EvidenceRow } from '../evidence/evidence.tables.ts';
 import { resolveDecisions } from './decisions.ts';
 import { createSiteCache, type Site } from './site-cache.ts';
@@ -70,11 +71,20 @@ export function createSitesService(deps: {
       return `<script src="${baseUrl}/v1/public/sites/${key}/sdk.js" data-site-key="${key}" async></script>`;
     },
 
-    async recordPreferences(site: Site, input: PreferencesInput, facts: RequestFacts): Promise<EvidenceRow> {
+    /**
+     * Records a visitor's decision: staged in `unit` when the caller commits it (a write with an
+     * Idempotency-Key, see RouteIdempotency.commitStaged), else written before this resolves.
+     */
+    async recordPreferences(
+      site: Site,
+      input: PreferencesInput,
+      facts: RequestFacts,
+      unit: UnitOfWork | null,
+    ): Promise<EvidenceRow> {
       const notice = await noticeAnswered(site, input.configVersion);
       const gpc = input.gpc ?? false;
       const decisions = resolveDecisions(notice, { decisions: input.decisions, gpc });
-      return evidence.record({
+      const decision: RecordInput = {
         channel: site.channel,
         subjectId: input.subjectId,
         decisions,
@@ -86,7 +96,8 @@ export function createSitesService(deps: {
         origin: facts.origin,
         userAgent: facts.userAgent,
         ipPrefix: facts.ipPrefix,
-      });
+      };
+      return unit ? evidence.stage(unit, decision) : evidence.write(decision);
     },
   };
 }

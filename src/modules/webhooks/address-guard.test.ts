@@ -31,6 +31,18 @@ const refused: string[] = [
   '::ffff:169.254.169.254',
   '64:ff9b::a9fe:a9fe',
   '2002:a00:1::',
+  // Mapped and translated forms are refused whatever they embed (never on the wire).
+  '::ffff:8.8.8.8',
+  '::ffff:0:127.0.0.1',
+  '::ffff:0:808:808',
+  // Local-use NAT64 reaches whatever the operator's translator serves.
+  '64:ff9b:1::808:808',
+  '64:ff9b:1::a00:1',
+  '64:ff9b::10.0.0.1',
+  '::127.0.0.1', // IPv4-compatible
+  '2001:0:4136:e378:8000:63bf:3fff:fdd2', // Teredo
+  '2001:2::1', // benchmarking
+  '3fff::1', // documentation
   '::127.0.0.1',
 ];
 
@@ -43,7 +55,8 @@ const allowed: string[] = [
   '192.169.0.1',
   '2606:4700:4700::1111',
   '2a00:1450:4001:80b::200e',
-  '::ffff:8.8.8.8',
+  '64:ff9b::808:808', // well-known NAT64 of a public address (DNS64 on IPv6-only networks)
+  '2002:808:808::1', // 6to4 of a public address
 ];
 
 describe('refusedAddressReason', () => {

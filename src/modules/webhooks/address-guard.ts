@@ -31,9 +31,19 @@ for (const [prefix, bits] of [
 const v6 = new net.BlockList();
 for (const [prefix, bits] of [
   ['::', 96], // unspecified, loopback, IPv4-compatible (deprecated)
+  // IPv4-mapped (::ffff:a.b.c.d) and IPv4-translated (::ffff:0:a.b.c.d, RFC 2765): socket-API forms
+  // that never appear on the wire; a URL or DNS answer using one is refused whatever it embeds.
+  ['::ffff:0:0', 96],
+  ['::ffff:0:0:0', 96],
+  ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215): translated by the operator's own network
   ['100::', 64], // discard-only
   ['2001::', 32], // Teredo: tunnels to an address we cannot see
+  ['2001:2::', 48], // benchmarking
+  ['2001:10::', 28], // ORCHID
+  ['2001:20::', 28], // ORCHIDv2
   ['2001:db8::', 32], // documentation
+  ['3fff::', 20], // documentation (RFC 9637)
+  ['5f00::', 16], // SRv6 SIDs
   ['fc00::', 7], // unique local, includes AWS metadata fd00:ec2::254
   ['fe80::', 10], // link-local
   ['fec0::', 10], // site-local (deprecated)
@@ -58,11 +68,13 @@ function ipv6Bytes(address: string): number[] {
   return all.flatMap((g) => [g >> 8, g & 0xff]);
 }
 
-/** The IPv4 address an IPv6 one carries by design (mapped, NAT64, 6to4), if any. */
+/**
+ * The IPv4 address a routable IPv6 one carries by design (well-known NAT64, 6to4), if any: such an
+ * address reaches that IPv4 host, so it is judged as that host. (Mapped and translated forms are
+ * refused by the list above before this is asked.)
+ */
 function embeddedIpv4(bytes: number[]): string | null {
   const prefixIs = (p: number[]) => p.every((b, i) => bytes[i] === b);
-  const zeros10 = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
-  if (prefixIs([...zeros10, 0xff, 0xff])) return bytes.slice(12).join('.'); // ::ffff:a.b.c.d
   if (prefixIs([0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0])) return bytes.slice(12).join('.'); // 64:ff9b::/96
   if (prefixIs([0x20, 0x02])) return bytes.slice(2, 6).join('.'); // 2002::/16 (6to4)
   return null;
@@ -74,9 +86,10 @@ export function refusedAddressReason(address: string): string | null {
   if (family === 4) return v4.check(address, 'ipv4') ? 'a non-public IPv4 address' : null;
   if (family === 6) {
     const bare = address.replace(/%.*$/, ''); // a zone index (fe80::1%eth0) says nothing about the range
+    if (v6.check(bare, 'ipv6')) return 'a non-public IPv6 address';
     const inner = embeddedIpv4(ipv6Bytes(bare));
     if (inner) return refusedAddressReason(inner) ? 'an IPv6 address embedding a non-public IPv4 one' : null;
-    return v6.check(bare, 'ipv6') ? 'a non-public IPv6 address' : null;
+    return null;
   }
   return 'not an IP address';
 }

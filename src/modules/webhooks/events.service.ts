@@ -3,7 +3,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Store } from '../../platform/db/store.ts';
 import { newId } from '../../platform/ids.ts';
 import type { JobQueue } from '../../platform/jobs/job-queue.ts';
-import { scheduleAttempt } from './delivery-jobs.ts';
+import { ATTEMPT_JOB, ATTEMPT_JOB_MAX_ATTEMPTS, scheduleAttempt } from './delivery-jobs.ts';
 import { type EventType, filterMatches, isEventType, sanitizeEventData } from './event-types.ts';
 import {
   type DeliveryRow,
@@ -41,6 +41,12 @@ export function createEventsService(deps: { store: Store; clock: Clock; jobs: Jo
   }
 
   const service = {
+    /**
+     * The job that sends a delivery's attempt, for a writer that makes deliveries in its own SQL
+     * (the consent write's statement, evidence/consent-write.sql.ts).
+     */
+    attemptJob: { kind: ATTEMPT_JOB, maxAttempts: ATTEMPT_JOB_MAX_ATTEMPTS },
+
     /** Records the event and one pending delivery per enabled destination whose filter takes it. */
     emit: (event: WebhookEvent): Promise<void> => service.emitMany([event]),
 

@@ -61,7 +61,7 @@ export function createSecretBox(key: Buffer): SecretBox {
 export const KEY_FILE_NAME = 'webhook-secret.key';
 
 /**
- * Where the key that seals destination secrets comes from (docs/webhooks.md):
+ * Where the key that seals destination secrets comes from (docs/decisions/webhooks.md):
  * 1. WEBHOOK_SECRET_KEY (base64 of 32 bytes), when set: the production setting, kept outside the database.
  * 2. The embedded store on disk: a key file generated once beside the data (DATA_DIR), so a copy of
  *    the database files alone does not reveal the secrets.

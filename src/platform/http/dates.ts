@@ -1,3 +1,4 @@
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { validationFailed } from './errors.ts';
 
 const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, '0'));
@@ -18,9 +19,13 @@ export function apiDate(date: Date | null | undefined): string | null {
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
-/** Parses an RFC 3339 date-time from a client; null when it is not one. */
+// ajv-formats' RFC 3339 check of the calendar (days in the month, leap years) and the clock (hours,
+// minutes, offsets): `new Date` alone rolls 2026-02-30 over to March 2 instead of refusing it.
+const isCalendarDateTime = (fullFormats['date-time'] as { validate: (value: string) => boolean }).validate;
+
+/** Parses an RFC 3339 date-time from a client; null when it is not one (or names no real instant). */
 export function parseApiDate(value: string): Date | null {
-  if (!RFC3339.test(value)) return null;
+  if (!RFC3339.test(value) || !isCalendarDateTime(value)) return null;
   const date = new Date(value);
   // Year 0000 is RFC 3339 but not PostgreSQL (no year zero): the query would fail with a 500.
   if (Number.isNaN(date.getTime()) || date.getUTCFullYear() < 1) return null;

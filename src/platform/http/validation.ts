@@ -13,7 +13,8 @@ function makeAjv(coerce: boolean) {
     coerceTypes: coerce ? 'array' : false,
     useDefaults: true,
     removeAdditional: false,
-    allErrors: false,
+    // Every failure is reported (the problem's errors[] is cut at MAX_FIELD_ERRORS), not only the first.
+    allErrors: true,
     strict: false,
   });
   addFormats.default(ajv);
@@ -22,6 +23,42 @@ function makeAjv(coerce: boolean) {
 
 const coercing = makeAjv(true);
 const strict = makeAjv(false);
+
+/** At most this many entries in a problem's `errors` (a huge bad body must not make a huge answer). */
+export const MAX_FIELD_ERRORS = 20;
+
+const DECIMAL_INTEGER = /^-?[0-9]{1,15}$/;
+
+/**
+ * Names of the integer members of a query or params schema. Ajv's coercion reads "0x10", "1e1",
+ * " 10" and "+10" as numbers (it compares with `==`); the API takes only decimal digits there.
+ */
+function integerMembers(schema: { properties?: Record<string, { type?: unknown }> }): string[] {
+  return Object.entries(schema.properties ?? {})
+    .filter(([, member]) => member.type === 'integer')
+    .map(([name]) => name);
+}
+
+type Issue = { instancePath: string; schemaPath: string; keyword: string; message: string; params: object };
+
+function nonDecimalIntegers(data: unknown, names: string[]): Issue[] {
+  if (names.length === 0 || data === null || typeof data !== 'object') return [];
+  const issues: Issue[] = [];
+  for (const name of names) {
+    const raw = (data as Record<string, unknown>)[name];
+    const values = Array.isArray(raw) ? raw : [raw];
+    if (values.some((v) => typeof v === 'string' && !DECIMAL_INTEGER.test(v))) {
+      issues.push({
+        instancePath: `/${name}`,
+        schemaPath: '#',
+        keyword: 'type',
+        message: 'must be a decimal integer',
+        params: {},
+      });
+    }
+  }
+  return issues;
+}
 
 /** The JSON Pointer of the first string (value or member name) holding a NUL character, if any. */
 function nulPath(value: unknown, path = ''): string | null {
@@ -43,10 +80,20 @@ function nulPath(value: unknown, path = ''): string | null {
  */
 export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) => {
   const validate = (httpPart === 'body' ? strict : coercing).compile(schema as object);
+  const integers = httpPart === 'body' ? [] : integerMembers(schema as never);
   const checked = ((data: unknown, context?: object) => {
+    // Read before Ajv coerces the strings in place.
+    const notDecimal = nonDecimalIntegers(data, integers);
     const ok = context === undefined ? validate(data) : validate(data, context as never);
-    checked.errors = validate.errors;
-    if (!ok) return false;
+    const failed = notDecimal.length > 0 || !ok;
+    if (failed) {
+      const others = (validate.errors ?? []).filter(
+        (e) => !notDecimal.some((n) => n.instancePath === e.instancePath),
+      );
+      checked.errors = [...notDecimal, ...others].slice(0, MAX_FIELD_ERRORS) as typeof validate.errors;
+      return false;
+    }
+    checked.errors = null;
     const path = nulPath(data);
     if (path === null) return true;
     checked.errors = [
@@ -67,23 +114,52 @@ export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart
 
 interface AjvIssue {
   instancePath: string;
+  schemaPath?: string;
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
 }
 
-/** Ajv issues as the contract's `errors: [{path, message}]` (JSON Pointer paths). */
+/**
+ * With allErrors, a value matching no branch of a union gets one issue per branch plus the anyOf
+ * itself: the branch issues are dropped so that the value is listed once.
+ */
+function withoutBranchIssues(issues: AjvIssue[]): AjvIssue[] {
+  const unions = issues.filter((i) => i.keyword === 'anyOf' || i.keyword === 'oneOf');
+  if (unions.length === 0) return issues;
+  return issues.filter(
+    (i) =>
+      !unions.some(
+        (u) =>
+          u !== i &&
+          u.schemaPath &&
+          i.instancePath.startsWith(u.instancePath) &&
+          i.schemaPath?.startsWith(`${u.schemaPath}/`),
+      ),
+  );
+}
+
+/** Ajv issues as the contract's `errors: [{path, message}]` (JSON Pointer paths), at most MAX_FIELD_ERRORS. */
 export function fieldErrors(issues: AjvIssue[], httpPart: string | undefined): FieldError[] {
-  return issues.map((issue) => {
+  const seen = new Set<string>();
+  const errors: FieldError[] = [];
+  for (const issue of withoutBranchIssues(issues)) {
     let path = issue.instancePath;
     if (issue.keyword === 'required') path += `/${issue.params.missingProperty}`;
     if (issue.keyword === 'additionalProperties') path += `/${issue.params.additionalProperty}`;
     let message = issue.message ?? 'is invalid';
     if (issue.keyword === 'additionalProperties') message = 'is not a known field';
     if (issue.keyword === 'required') message = 'is required';
+    if (issue.keyword === 'anyOf' || issue.keyword === 'oneOf') message = 'matches none of the allowed forms';
     const prefix = httpPart === 'querystring' ? 'query' : httpPart === 'params' ? 'path' : '';
-    return { path: prefix ? `${prefix}:${path || '/'}` : path || '/', message };
-  });
+    const error = { path: prefix ? `${prefix}:${path || '/'}` : path || '/', message };
+    const key = `${error.path}\u0000${error.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    errors.push(error);
+    if (errors.length === MAX_FIELD_ERRORS) break;
+  }
+  return errors;
 }
 
 /**

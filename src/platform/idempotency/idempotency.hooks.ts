@@ -9,7 +9,7 @@ import { BEARER } from '../auth/auth.hooks.ts';
 import { sessionTokenOf } from '../auth/session-cookie.ts';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
-import { runInUnitOfWork, UnitOfWork } from '../db/unit-of-work.ts';
+import { UnitOfWork } from '../db/unit-of-work.ts';
 import { AppError } from '../http/errors.ts';
 import { PROBLEM_CONTENT_TYPE, problemBody, problemHeaders } from '../http/problem.ts';
 import { advisoryLockId, requestFingerprint } from './fingerprint.ts';
@@ -27,6 +27,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The unquoted Idempotency-Key of a mutating request, or null when none was sent. */
     idempotencyKey: string | null;
+    /**
+     * On a route with `commitStaged`, while a request with an Idempotency-Key runs its handler: the
+     * unit its writes are staged in (committed with the key's record). Null otherwise: write.
+     */
+    unitOfWork: UnitOfWork | null;
   }
 }
 
@@ -117,10 +122,10 @@ const parseKey: preValidationAsyncHookHandler = async (request) => {
  * then replays it, instead of getting 409: the lock is never contended there.
  *
  * A route with `commitStaged` (the consent write) holds no transaction across its handler, so it can
- * share a group commit with concurrent requests: a stored record is replayed; otherwise the
- * handler stages its writes, and they commit with the record in one transaction before the answer.
- * A duplicate arriving meanwhile is not refused with 409: its record insert waits for the first,
- * finds the key taken, and replays the first response.
+ * share a group commit with concurrent requests: the handler stages its writes (in
+ * `request.unitOfWork`), and they commit with the record in one statement before the answer. A key
+ * already stored, or one a concurrent request is committing, is found taken by that insert (its
+ * staged writes are dropped) and the first response is replayed: no 409 on this path.
  */
 export function installIdempotency(
   app: FastifyInstance,
@@ -128,6 +133,7 @@ export function installIdempotency(
 ) {
   const { store, clock, docsUrl } = deps;
   app.decorateRequest('idempotencyKey', null);
+  app.decorateRequest('unitOfWork', null);
 
   app.addHook('onRoute', (route) => {
     const methods = [route.method].flat();
@@ -171,17 +177,26 @@ export function installIdempotency(
       storedRecord(recordKey, fingerprint, owner, request.id, outcome.response, now);
 
     if (commitStaged) {
-      // No transaction spans the handler: its writes are staged, then committed with the record.
-      const stored = await idempotencyRepo.find(store.db, recordKey);
-      if (stored && stored.expiresAt > clock.now()) return replay(reply, stored, fingerprint, owner, key);
+      // No transaction spans the handler: its writes are staged, then committed with the record. No
+      // read first: the commit's insert of the record finds a stored key (taken), which is replayed.
       const unit = new UnitOfWork();
-      const outcome = await runInUnitOfWork(unit, run);
+      request.unitOfWork = unit;
+      let outcome: Captured;
+      try {
+        outcome = await run();
+      } finally {
+        request.unitOfWork = null;
+      }
       // A refused request stages nothing that may commit: only its problem is stored.
       const staged = outcome.failure ? new UnitOfWork() : unit;
-      if ((await commitStaged(staged, recordOf(outcome, clock.now()))) === 'taken') {
+      for (let attempt = 0; ; attempt++) {
+        const now = clock.now();
+        if ((await commitStaged(staged, recordOf(outcome, now))) === 'stored') break;
         const winner = await idempotencyRepo.find(store.db, recordKey);
-        if (!winner) throw new Error('an Idempotency-Key reported taken has no record');
-        return replay(reply, winner, fingerprint, owner, key);
+        if (winner && winner.expiresAt > now) return replay(reply, winner, fingerprint, owner, key);
+        // Expired but not yet purged (or just purged): the key is free again; commit once more.
+        if (attempt > 0) throw new Error('an Idempotency-Key reported taken has no live record');
+        if (winner) await idempotencyRepo.removeExpired(store.db, recordKey, now);
       }
       return answer(reply, outcome);
     }
@@ -294,7 +309,21 @@ async function runCapturing(
     return { status: reply.statusCode, headers, body: payload };
   }
   headers['content-type'] = type ? String(type) : JSON_TYPE;
-  return { status: reply.statusCode, headers, body: String(reply.serialize(payload)) };
+  return { status: reply.statusCode, headers, body: serialized(reply, payload, headers['content-type']) };
+}
+
+/**
+ * The body as Fastify would serialize it. `reply.serialize` looks a response schema up by status
+ * only: where the route declares it per media type (`content: {'application/json': …}`, the form
+ * the OpenAPI document needs), it finds that map instead of a function, so look it up by media
+ * type as Fastify's own send does.
+ */
+function serialized(reply: FastifyReply, payload: unknown, contentType: string): string {
+  const status = String(reply.statusCode);
+  const byStatus: unknown = reply.getSerializationFunction(status);
+  if (byStatus === undefined || typeof byStatus === 'function') return String(reply.serialize(payload));
+  const byType = reply.getSerializationFunction(status, contentType.split(';')[0].trim());
+  return typeof byType === 'function' ? byType(payload as Record<string, unknown>) : JSON.stringify(payload);
 }
 
 /** Sends a captured response as is (a string body with a JSON type is not serialized again). */

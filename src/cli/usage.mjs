@@ -1,0 +1,88 @@
+// Plain JavaScript on purpose: bin/consent-service.mjs answers --help and --version from here
+// without loading tsx, the app, drizzle or PGlite (a help screen must not cost seconds).
+import fs from 'node:fs';
+
+/** One entry per command: its synopsis lines, then what it does. */
+export const COMMAND_HELP = {
+  serve: `usage: consent-service serve [--role api|worker|all]
+
+Runs the API and the background worker (default --role all) on PORT (default 3000), data in
+DATA_DIR (embedded store) or DATABASE_URL (PostgreSQL). --role api and --role worker need
+PostgreSQL. With the embedded store, the other commands work while it runs: they are sent to
+the server over a local socket in DATA_DIR.`,
+  bootstrap: `usage: consent-service bootstrap --org NAME --owner EMAIL [--password-stdin] [--json]
+
+Creates an organization, its owner member, and one test and one live API key with every owner
+scope; the keys are shown only now. Refuses a name an organization already has (it names its id).
+  --password-stdin   also set the owner's console password, read from stdin
+  --json             print {"organization","member","apiKeys"} as JSON`,
+  members: `usage: consent-service members add --org ORG_ID --email E --role owner|admin|developer|analyst [--password-stdin] [--json]
+       consent-service members set-password --org ORG_ID --email E --password-stdin [--json]
+
+add           adds a member to the organization (optionally with a console password)
+set-password  sets or replaces a member's console password (at least 12 characters), read from
+              stdin (never an argument); the member's console sessions end`,
+  keys: `usage: consent-service keys create --org ORG_ID --member E --env test|live --scopes a,b --name N [--json]
+
+Issues an API key for a member (by id or email), with the same rules as the API: the scopes must
+be in the catalogue and allowed to the member's role. The secret is shown only now.`,
+  orgs: `usage: consent-service orgs set-limit --org ORG_ID --per-minute N|default [--json]
+
+Overrides RATE_LIMIT_PER_MINUTE for every key of the organization ("default" removes it).`,
+  migrate: `usage: consent-service migrate
+
+Applies the database migrations and exits (serve also applies them at start).`,
+  'verify-export': `usage: consent-service verify-export FILE --key PUBLIC_KEY_BASE64
+
+Checks an includeProofs JSONL export offline (no database, no network): the tree head's signature,
+then every event's leaf hash, receipt hash and inclusion proof. Exit 0 if all hold, 1 otherwise.`,
+};
+
+export const USAGE = `usage: consent-service <command> [options]
+
+Commands:
+  serve [--role api|worker|all]      run the API and/or the worker on PORT (default 3000)
+  bootstrap --org NAME --owner EMAIL  create an organization, its owner and two API keys
+  members add | set-password         add a member; set a member's console password
+  keys create                        issue an API key for a member
+  orgs set-limit                     override the per-key rate limit of an organization
+  migrate                            apply database migrations and exit
+  verify-export FILE --key KEY       check an includeProofs export offline
+
+Options: -h, --help (also after a command: consent-service bootstrap --help), --version
+Exit codes: 0 done, 1 failed, 2 usage error.`;
+
+export function version() {
+  const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  return pkg.version;
+}
+
+/**
+ * What to answer without loading anything: help, the version, or a usage error for a missing or
+ * unknown command. Null when the command must run.
+ * @param {string[]} argv
+ * @returns {{ code: number, stdout?: string, stderr?: string } | null}
+ */
+export function answerWithoutLoading(argv) {
+  const [command, ...rest] = argv;
+  if (command === undefined) return { code: 2, stderr: `${USAGE}\n` };
+  if (command === '--version' || command === '-V' || command === 'version' || rest.includes('--version'))
+    return { code: 0, stdout: `consent-service ${version()}\n` };
+  if (command === '--help' || command === '-h' || command === 'help') {
+    const topic = rest[0];
+    if (topic === undefined) return { code: 0, stdout: `${USAGE}\n` };
+    if (!Object.hasOwn(COMMAND_HELP, topic)) return unknownCommand(topic);
+    return { code: 0, stdout: `${COMMAND_HELP[topic]}\n` };
+  }
+  if (!Object.hasOwn(COMMAND_HELP, command)) return unknownCommand(command);
+  if (rest.includes('--help') || rest.includes('-h'))
+    return { code: 0, stdout: `${COMMAND_HELP[command]}\n` };
+  return null;
+}
+
+function unknownCommand(command) {
+  return {
+    code: 2,
+    stderr: `consent-service: unknown command "${command}" (see consent-service --help)\n`,
+  };
+}

@@ -1,0 +1,189 @@
+/**
+ * The consent write's one statement (issue 23): a whole group-committed batch of
+ * `POST /v1/public/sites/:siteKey/preferences` writes is this single SQL statement, one round trip
+ * and one implicit transaction. Its text is fixed per process, so it is sent as a named statement
+ * and parsed and planned once per pooled connection (see consent-write.ts).
+ *
+ * Every column travels as one text array (`unnest`), cast in SQL: both drivers (pg, PGlite) see
+ * plain text arrays, and a batch of any size is the same statement.
+ *
+ * Data-modifying CTEs all run, in one snapshot, whether or not the final SELECT reads them; one
+ * that reads another's RETURNING runs on its rows. The order of the work is therefore the order of
+ * the references: records → won keys → events → ledger (trigger) → outbox.
+ *
+ * Adding a table to every consent write (consent state, analytics counters) is one more CTE that
+ * reads `new_events` (only the events that were written), at the place marked below.
+ */
+
+/** The Idempotency-Key records of the batch, one per keyed write, keys distinct ($1–$12). */
+const KEY_COLUMNS = [
+  'organization_id',
+  'environment',
+  'scope',
+  'key',
+  'fingerprint',
+  'response_status',
+  'response_headers',
+  'response_body',
+  'response_body_encrypted',
+  'request_id',
+  'created_at',
+  'expires_at',
+] as const;
+
+/** The batch's events ($13–$28), and $29: the 1-based position of its write's key record, or null. */
+const EVENT_COLUMNS = [
+  'organization_id',
+  'id',
+  'environment',
+  'channel_id',
+  'subject_pseudonym',
+  'decisions',
+  'config_version',
+  'policy_version',
+  'source',
+  'language',
+  'gpc',
+  'origin',
+  'user_agent',
+  'ip_prefix',
+  'recorded_at',
+  'receipt_hash',
+] as const;
+
+/** SQL types of the columns not stored as text (the arrays are cast back to them). */
+const CASTS: Record<string, string> = {
+  response_status: 'integer',
+  response_headers: 'jsonb',
+  response_body_encrypted: 'boolean',
+  created_at: 'timestamptz',
+  expires_at: 'timestamptz',
+  decisions: 'jsonb',
+  config_version: 'integer',
+  gpc: 'boolean',
+  recorded_at: 'timestamptz',
+};
+
+const cast = (column: string) => (CASTS[column] ? `${column}::${CASTS[column]}` : column);
+const list = (columns: readonly string[], map: (column: string, i: number) => string = (c) => c) =>
+  columns.map(map).join(', ');
+
+export const KEY_PARAMS = KEY_COLUMNS.length;
+export const EVENT_PARAMS = EVENT_COLUMNS.length;
+/** $29: per event, the position (from 1, as text) of its write's key record, null for a write without a key. */
+const KEY_NO = KEY_PARAMS + EVENT_PARAMS + 1;
+/** $30: the batch's time, for the outbox rows. */
+const NOW = KEY_NO + 1;
+export const CONSENT_WRITE_PARAMS = NOW;
+
+/**
+ * An evidence event as the API shows it (`presentEvidence`: masked pseudonym, with its receipt), as
+ * jsonb: the consent.recorded webhook payload. jsonb ignores key order, so only the values must
+ * match presenters.ts (webhooks.sanitizeEventData would change nothing on it).
+ */
+function maskedEventJsonb(e: string): string {
+  return `jsonb_build_object(
+      'id', ${e}.id, 'type', 'consent.recorded', 'channelId', ${e}.channel_id,
+      'environment', ${e}.environment,
+      'subject', jsonb_build_object('pseudonym', 'psn_****' || right(${e}.subject_pseudonym, 4)),
+      'decisions', coalesce(${e}.decisions, '{}'::jsonb), 'configVersion', ${e}.config_version,
+      'policyVersion', ${e}.policy_version, 'source', ${e}.source, 'language', ${e}.language,
+      'gpc', ${e}.gpc, 'origin', ${e}.origin, 'userAgent', ${e}.user_agent, 'ipPrefix', ${e}.ip_prefix,
+      'recordedAt', to_char(${e}.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+      'receipt', jsonb_build_object('hash', ${e}.receipt_hash))`;
+}
+
+/** How the outbox rows are made: the webhooks module's attempt job (omitted when no outbox is wired). */
+export interface OutboxJob {
+  kind: string;
+  maxAttempts: number;
+}
+
+/**
+ * The statement's text. Its result: one row per key record that was stored (`key_no`, from 1);
+ * a keyed write whose record is not among them found its key taken (a live record, or a
+ * concurrent transaction's that committed first) and wrote nothing.
+ */
+export function consentWriteSql(outbox: OutboxJob | null): string {
+  const keyParams = list(KEY_COLUMNS, (_, i) => `$${i + 1}::text[]`);
+  const eventParams = list(EVENT_COLUMNS, (_, i) => `$${KEY_PARAMS + i + 1}::text[]`);
+  const outboxCtes = outbox
+    ? `,
+-- The consent.recorded outbox (webhooks module, design §4.5): an event row only for an event that an
+-- enabled destination of its organization and environment takes, one pending delivery per such
+-- destination, and the job that sends its first attempt. Most organizations have none: no rows.
+outbox_takers AS MATERIALIZED (
+  SELECT ne.*, d.id AS destination_id
+  FROM new_events ne
+  JOIN webhook_destinations d
+    ON d.organization_id = ne.organization_id AND d.environment = ne.environment
+   AND d.status = 'enabled' AND d.event_types && ARRAY['*', 'consent.recorded']
+),
+outbox_events AS MATERIALIZED (
+  SELECT DISTINCT ON (t.organization_id, t.id) t.*, new_id('msg') AS message_id
+  FROM outbox_takers t
+),
+new_webhook_events AS (
+  INSERT INTO webhook_events (organization_id, id, environment, type, data, created_at)
+  SELECT organization_id, message_id, environment, 'consent.recorded', ${maskedEventJsonb('oe')}, $${NOW}::timestamptz
+  FROM outbox_events oe
+),
+outbox_deliveries AS MATERIALIZED (
+  SELECT t.organization_id, t.environment, t.destination_id, oe.message_id, new_id('dlv') AS id
+  FROM outbox_takers t JOIN outbox_events oe ON (oe.organization_id, oe.id) = (t.organization_id, t.id)
+),
+new_deliveries AS (
+  INSERT INTO webhook_deliveries (organization_id, id, environment, destination_id, event_id, event_type,
+    status, attempt_count, round_start_attempt, next_attempt_at, created_at)
+  SELECT organization_id, id, environment, destination_id, message_id, 'consent.recorded',
+    'pending', 0, 0, $${NOW}::timestamptz, $${NOW}::timestamptz
+  FROM outbox_deliveries
+),
+new_jobs AS (
+  INSERT INTO jobs (id, kind, organization_id, payload, status, attempts, max_attempts, run_at, created_at)
+  SELECT new_id('job'), '${outbox.kind.replaceAll("'", "''")}', organization_id,
+    jsonb_build_object('organizationId', organization_id, 'deliveryId', id),
+    'queued', 0, ${Math.trunc(outbox.maxAttempts)}, $${NOW}::timestamptz, $${NOW}::timestamptz
+  FROM outbox_deliveries
+)`
+    : '';
+
+  return `-- consent write (src/modules/evidence/consent-write.sql.ts)
+WITH
+key_input AS (
+  SELECT * FROM unnest(${keyParams}) WITH ORDINALITY AS k(${list(KEY_COLUMNS)}, key_no)
+),
+-- A free key is stored. A key already held (by a live record, or an expired one the purge has not
+-- reached yet) is not, and neither is one a concurrent batch is inserting: this waits for that
+-- transaction, then finds the key taken. No SELECT before: the conflict is the check, and DO NOTHING
+-- neither locks nor writes the row a replay finds (the idempotency layer frees an expired key).
+stored_keys AS (
+  INSERT INTO idempotency_keys (${list(KEY_COLUMNS)})
+  SELECT ${list(KEY_COLUMNS, cast)} FROM key_input
+  ON CONFLICT (organization_id, scope, key) DO NOTHING
+  RETURNING organization_id, scope, key
+),
+won_keys AS (
+  SELECT k.key_no FROM key_input k JOIN stored_keys s USING (organization_id, scope, key)
+),
+event_input AS (
+  SELECT * FROM unnest(${eventParams}, $${KEY_NO}::text[]) AS e(${list(EVENT_COLUMNS)}, key_no)
+),
+-- The events of the writes without a key, and of those whose key was stored. The ledger queue
+-- (ledger_pending) is filled from these rows by the statement-level trigger of migration 0014, at
+-- the end of this statement and in its transaction: every insert path gets it, this one included.
+new_events AS (
+  INSERT INTO evidence_events (${list(EVENT_COLUMNS)})
+  SELECT ${list(EVENT_COLUMNS, cast)} FROM event_input
+  WHERE key_no IS NULL OR key_no::bigint IN (SELECT key_no FROM won_keys)
+  RETURNING *
+)${outboxCtes}
+-- A later table written with every consent (consent state, analytics counters) goes here, as one
+-- more CTE reading new_events, for example:
+--   consent_state AS (
+--     INSERT INTO consent_state (organization_id, subject_pseudonym, channel_id, decisions, updated_at)
+--     SELECT organization_id, subject_pseudonym, channel_id, decisions, recorded_at FROM new_events
+--     ON CONFLICT (organization_id, subject_pseudonym, channel_id) DO UPDATE SET …
+--   )
+SELECT key_no::integer AS key_no FROM won_keys`;
+}

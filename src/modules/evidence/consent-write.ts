@@ -1,0 +1,119 @@
+import { createHash } from 'node:crypto';
+import type { Store } from '../../platform/db/store.ts';
+import { recordKeyId } from '../../platform/idempotency/idempotency.repo.ts';
+import type { StagedCommitOutcome } from '../../platform/idempotency/idempotency.scope.ts';
+import type { IdempotencyRecord } from '../../platform/idempotency/idempotency.tables.ts';
+import { CONSENT_WRITE_PARAMS, consentWriteSql, KEY_PARAMS, type OutboxJob } from './consent-write.sql.ts';
+import type { EvidenceRow } from './evidence.tables.ts';
+
+/** One request's share of a batch: its events, and the Idempotency-Key record they commit with. */
+export interface ConsentWrite {
+  rows: EvidenceRow[];
+  record: IdempotencyRecord | null;
+}
+
+const text = (value: string | null) => value;
+const iso = (value: Date) => value.toISOString();
+
+/** The record's columns, in consent-write.sql.ts's KEY_COLUMNS order, as text. */
+function recordValues(r: IdempotencyRecord): Array<string | null> {
+  return [
+    r.organizationId,
+    r.environment,
+    r.scope,
+    r.key,
+    r.fingerprint,
+    String(r.responseStatus),
+    JSON.stringify(r.responseHeaders),
+    text(r.responseBody),
+    String(r.responseBodyEncrypted),
+    r.requestId,
+    iso(r.createdAt),
+    iso(r.expiresAt),
+  ];
+}
+
+/** The event's columns, in EVENT_COLUMNS order, as text (a new event has all its content). */
+function eventValues(e: EvidenceRow): Array<string | null> {
+  return [
+    e.organizationId,
+    e.id,
+    e.environment,
+    e.channelId,
+    e.subjectPseudonym,
+    e.decisions === null ? null : JSON.stringify(e.decisions),
+    e.configVersion === null ? null : String(e.configVersion),
+    e.policyVersion,
+    e.source,
+    e.language,
+    e.gpc === null ? null : String(e.gpc),
+    e.origin,
+    e.userAgent,
+    e.ipPrefix,
+    iso(e.recordedAt),
+    e.receiptHash,
+  ];
+}
+
+/**
+ * Runs a batch of consent writes as the one statement of consent-write.sql.ts: on PostgreSQL a
+ * named statement (parsed and planned once per pooled connection; pg keeps the name per client),
+ * on PGlite the same text through its own single connection. Resolves after the commit, with one
+ * outcome per write: `taken` when its Idempotency-Key was already held (by a live record, a
+ * concurrent batch that committed first, or an earlier write of this batch), and nothing of it
+ * was written.
+ */
+export function createConsentWriteStatement(store: Store, outbox: OutboxJob | null) {
+  const sql = consentWriteSql(outbox);
+  // The name follows the text: a process never sends two texts under one name.
+  const name = `consent_write_${createHash('sha256').update(sql).digest('hex').slice(0, 12)}`;
+
+  async function execute(values: unknown[]): Promise<Array<{ key_no: number }>> {
+    if (store.pool) return (await store.pool.query({ name, text: sql, values })).rows;
+    if (store.pglite) return (await store.pglite.query<{ key_no: number }>(sql, values)).rows;
+    throw new Error('the consent write needs a PostgreSQL pool or a PGlite instance');
+  }
+
+  return {
+    /** The statement's text (tests and the bench print it). */
+    sql,
+
+    async run(writes: ConsentWrite[], now: Date): Promise<StagedCommitOutcome[]> {
+      const outcomes: StagedCommitOutcome[] = writes.map(() => 'stored');
+      const columns: Array<Array<string | null>> = Array.from({ length: CONSENT_WRITE_PARAMS - 1 }, () => []);
+      const keyNoOfWrite: Array<number | null> = [];
+      const seen = new Set<string>();
+      let keys = 0;
+      writes.forEach((write, i) => {
+        keyNoOfWrite.push(null);
+        if (!write.record) return;
+        const id = recordKeyId(write.record);
+        // A second write of one key in the same batch loses to the first without asking the database.
+        if (seen.has(id)) {
+          outcomes[i] = 'taken';
+          return;
+        }
+        seen.add(id);
+        keyNoOfWrite[i] = ++keys;
+        for (const [c, value] of recordValues(write.record).entries()) columns[c].push(value);
+      });
+      const keyNos = columns[CONSENT_WRITE_PARAMS - 2];
+      writes.forEach((write, i) => {
+        if (outcomes[i] === 'taken') return;
+        const keyNo = keyNoOfWrite[i];
+        for (const row of write.rows) {
+          for (const [c, value] of eventValues(row).entries()) columns[KEY_PARAMS + c].push(value);
+          keyNos.push(keyNo === null ? null : String(keyNo));
+        }
+      });
+      const stored = new Set((await execute([...columns, now.toISOString()])).map((r) => Number(r.key_no)));
+      writes.forEach((_, i) => {
+        const keyNo = keyNoOfWrite[i];
+        if (keyNo !== null && !stored.has(keyNo)) outcomes[i] = 'taken';
+      });
+      return outcomes;
+    },
+  };
+}
+
+export type ConsentWriteStatement = ReturnType<typeof createConsentWriteStatement>;

@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import type pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+import type { ExportSelection } from './evidence-reader.ts';
+import type { WrittenExport } from './export-writer.ts';
+
+/**
+ * The export line of an event, built by PostgreSQL: byte for byte `JSON.stringify(exportLine(row))`
+ * (export-writer.ts), that is the event as `GET /v1/evidence/:id` shows it, same members in the
+ * same order, with the full pseudonym. row_to_json writes compact JSON (json_build_object would put
+ * spaces around its colons) in the select list's order, escaping strings as JSON.stringify does
+ * (\", \\, \b \f \n \r \t, other control characters as \u00xx). Nested objects are json
+ * built as text. decisions: jsonb's text has a space after each colon and comma; purpose keys
+ * (^[a-z][a-z0-9_]*$) and decisions (granted, denied) hold no quote, so removing the spaces after
+ * `":` and `",` is exact, and the members keep jsonb's order, the order the batch path shows (it
+ * parses the same jsonb). Dates as apiDate writes them (whole seconds, UTC, Z).
+ */
+const LINE_COLUMNS = `e.id, 'consent.recorded' AS type, e.channel_id AS "channelId", e.environment,
+    ('{"pseudonym":' || to_json(e.subject_pseudonym)::text || '}')::json AS subject,
+    replace(replace(coalesce(e.decisions::text, '{}'), '": "', '":"'), '", "', '","')::json AS decisions,
+    e.config_version AS "configVersion", e.policy_version AS "policyVersion", e.source, e.language,
+    e.gpc, e.origin, e.user_agent AS "userAgent", e.ip_prefix AS "ipPrefix",
+    to_char(e.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "recordedAt",
+    ('{"hash":' || to_json(e.receipt_hash)::text || '}')::json AS receipt`;
+
+/** The selection as SQL (COPY takes no bind parameters: every value is an escaped literal). */
+function whereOf(client: pg.PoolClient, s: ExportSelection): string {
+  const parts = [
+    `e.organization_id = ${client.escapeLiteral(s.organizationId)}`,
+    `e.environment = ${client.escapeLiteral(s.environment)}`,
+    `e.recorded_at <= ${client.escapeLiteral(s.to.toISOString())}::timestamptz`,
+    'e.purged_at IS NULL',
+  ];
+  if (s.channelId !== null) parts.push(`e.channel_id = ${client.escapeLiteral(s.channelId)}`);
+  if (s.from !== null)
+    parts.push(`e.recorded_at >= ${client.escapeLiteral(s.from.toISOString())}::timestamptz`);
+  return parts.join(' AND ');
+}
+
+/** Lines between two `progress` calls (the job's heartbeat), as the batch reader's batch size. */
+const PROGRESS_LINES = 5000;
+
+/**
+ * A JSONL export at the database's pace (issue 23, PostgreSQL only): PostgreSQL builds every line
+ * and streams them with `COPY … TO STDOUT`, in the ledger's order (recordedAt, then id); here the
+ * bytes are only hashed, counted and written to `sink`, waiting for it to drain (memory stays
+ * flat). CSV mode with control characters as delimiter and quote: a JSON line holds neither (they
+ * are escaped in JSON), so each row comes out as the line and a newline, untouched, where the text
+ * mode would double every backslash. One connection holds one snapshot for the whole file.
+ */
+export async function copyJsonlExport(options: {
+  pool: pg.Pool;
+  selection: ExportSelection;
+  sink: Writable;
+  progress?: () => Promise<void>;
+}): Promise<WrittenExport> {
+  const { sink } = options;
+  const client = await options.pool.connect();
+  let sinkError: Error | null = null;
+  sink.on('error', (error: Error) => {
+    sinkError ??= error;
+  });
+  try {
+    const where = whereOf(client, options.selection);
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const firsts = await client.query<{ channel_id: string; first: Date }>(
+      `SELECT e.channel_id, min(e.recorded_at) AS first FROM evidence_events e WHERE ${where} GROUP BY e.channel_id`,
+    );
+    const firstRecordedAt = new Map(firsts.rows.map((r) => [r.channel_id, r.first]));
+    const stream = client.query(
+      copyTo(
+        `COPY (SELECT row_to_json(line) FROM evidence_events e CROSS JOIN LATERAL (SELECT ${LINE_COLUMNS}) AS line WHERE ${where} ORDER BY e.recorded_at, e.id) TO STDOUT WITH (FORMAT csv, DELIMITER E'\\x01', QUOTE E'\\x02')`,
+      ),
+    );
+    const hash = createHash('sha256');
+    let byteSize = 0;
+    let lines = 0;
+    let sinceProgress = 0;
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      if (sinkError) throw sinkError;
+      hash.update(chunk);
+      byteSize += chunk.length;
+      let count = 0;
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) count++;
+      lines += count;
+      sinceProgress += count;
+      if (!sink.write(chunk)) await once(sink, 'drain');
+      if (sinceProgress >= PROGRESS_LINES) {
+        sinceProgress = 0;
+        await options.progress?.();
+      }
+    }
+    if (sinkError) throw sinkError;
+    await client.query('COMMIT');
+    return { rowCount: lines, byteSize, sha256: hash.digest('hex'), firstRecordedAt };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
