@@ -117,7 +117,8 @@ describe.skipIf(browserSkipReason !== null)('console accessibility in Chromium (
       await page.getByLabel('Name', { exact: true }).fill('Reporting');
       await page.getByRole('checkbox', { name: 'evidence:read' }).check();
       await page.getByRole('button', { name: 'Create key' }).click();
-      await page.getByLabel('Secret', { exact: true }).waitFor();
+      await page.locator('.secret, .message.error:not([hidden])').first().waitFor();
+    expect(await page.locator('.message.error:not([hidden])').allTextContents()).toEqual([]);
       await expectAccessible(page, 'API keys secret shown');
 
       await page.getByLabel('Environment').selectOption('live');
