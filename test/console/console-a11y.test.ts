@@ -118,7 +118,7 @@ describe.skipIf(browserSkipReason !== null)('console accessibility in Chromium (
       await page.getByRole('checkbox', { name: 'evidence:read' }).check();
       await page.getByRole('button', { name: 'Create key' }).click();
       await page.locator('.secret, .message.error:not([hidden])').first().waitFor();
-    expect(await page.locator('.message.error:not([hidden])').allTextContents()).toEqual([]);
+      expect(await page.locator('.message.error:not([hidden])').allTextContents()).toEqual([]);
       await expectAccessible(page, 'API keys secret shown');
 
       await page.getByLabel('Environment').selectOption('live');
