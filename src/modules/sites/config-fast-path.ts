@@ -54,6 +54,8 @@ export function configFastPath(deps: {
     const reqId = requestIdFor(req);
     const headers: Record<string, string | number> = {
       'x-request-id': reqId,
+      // As app.ts's onRequest hook sets on every Fastify answer.
+      'x-content-type-options': 'nosniff',
       ...rateLimitHeaders(decision),
       ...corsHeaders(allowedOrigin(site, req.headers.origin)),
       'cache-control': CONFIG_CACHE_CONTROL,
