@@ -104,6 +104,8 @@ export async function buildApp(deps: AppDeps) {
   // Synchronous hooks on the hot path: an async one costs a promise and a microtask per request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    // No response is ever to be sniffed into another type (a JSON string rendered as HTML).
+    reply.header('X-Content-Type-Options', 'nosniff');
     done();
   });
   // One log line and one metrics observation per request, and GET /metrics.
@@ -116,13 +118,11 @@ export async function buildApp(deps: AppDeps) {
       // A public site call has no principal: a refused origin is audited in the site's organization.
       const context = request.principal ? auditContextOf(request) : siteAuditContextOf(request);
       if (!context) return;
+      // One entry per actor, route and minute with a count: a flood of refusals adds no rows.
       await store.tx((tx) =>
-        services.audit.record(tx, context, {
-          action: 'auth.denied',
-          target: {
-            type: 'route',
-            id: `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`,
-          },
+        services.audit.recordDenied(tx, context, {
+          type: 'route',
+          id: `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]}`,
         }),
       );
       request.log.info({ code: error.code }, 'access denied');

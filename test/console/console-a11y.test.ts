@@ -10,6 +10,8 @@ import { memberWithPassword, PASSWORD } from './console-helpers.ts';
 
 /** Every view the navigation reaches, in its order (main.ts VIEWS). */
 const VIEWS = ['API keys', 'Channels', 'Evidence', 'Exports', 'Webhooks', 'Audit log'];
+/** A full axe run takes seconds per page on 2 shared cores; a test walks up to 8 pages. */
+const AXE_TEST_TIMEOUT = 120_000;
 
 /**
  * axe-core (WCAG 2.0 A/AA and 2.1 AA rules) over every console view, filled with rows of each kind
@@ -66,62 +68,84 @@ describe.skipIf(browserSkipReason !== null)('console accessibility in Chromium (
     expect(violations, `${name}:\n${describeViolations(violations)}`).toEqual([]);
   }
 
-  it('sign-in page, empty and after a refused password', async () => {
-    const { context, page } = await newPage(browser, t.baseUrl);
-    await page.goto('/console');
-    await page.getByLabel('Email').waitFor();
-    await expectAccessible(page, 'sign-in');
-    await page.getByLabel('Email').fill(owner.email);
-    await page.getByLabel('Password').fill('not the password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.locator('.message.error:not([hidden])').waitFor();
-    await expectAccessible(page, 'sign-in refused');
-    // The same check fails on a field without a label and on faint text: it is not a no-op.
-    await page.evaluate(`document.querySelector('form').append(Object.assign(document.createElement('input'),
+  it(
+    'sign-in page, empty and after a refused password',
+    async () => {
+      const { context, page } = await newPage(browser, t.baseUrl);
+      await page.goto('/console');
+      await page.getByLabel('Email').waitFor();
+      await expectAccessible(page, 'sign-in');
+      await page.getByLabel('Email').fill(owner.email);
+      await page.getByLabel('Password').fill('not the password');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.locator('.message.error:not([hidden])').waitFor();
+      await expectAccessible(page, 'sign-in refused');
+      // The same check fails on a field without a label and on faint text: it is not a no-op.
+      await page.evaluate(`document.querySelector('form').append(Object.assign(document.createElement('input'),
       { name: 'unlabelled' }), Object.assign(document.createElement('p'), { textContent: 'Faint', style: 'color:#ccc' }))`);
-    const ids = (await axeViolations(page)).map((v) => v.id).sort();
-    expect(ids).toEqual(['color-contrast', 'label']);
-    await context.close();
-  });
+      const ids = (await axeViolations(page)).map((v) => v.id).sort();
+      expect(ids).toEqual(['color-contrast', 'label']);
+      await context.close();
+    },
+    AXE_TEST_TIMEOUT,
+  );
 
-  it('every view in the navigation, a channel opened, a new key shown once, and live data', async () => {
-    const { context, page } = await newPage(browser, t.baseUrl);
-    await signInAs(page, owner.email, PASSWORD);
-    for (const view of VIEWS) {
-      await openView(page, view);
-      await expectAccessible(page, view);
-    }
-    await openView(page, 'Channels');
-    await page.getByRole('button', { name: 'Open Corner Shop' }).click();
-    await page.getByRole('heading', { name: 'Channel: Corner Shop' }).waitFor();
-    await expectAccessible(page, 'channel detail');
+  it(
+    'every view in the navigation, and a channel opened',
+    async () => {
+      const { context, page } = await newPage(browser, t.baseUrl);
+      await signInAs(page, owner.email, PASSWORD);
+      for (const view of VIEWS) {
+        await openView(page, view);
+        await expectAccessible(page, view);
+      }
+      await openView(page, 'Channels');
+      await page.getByRole('button', { name: 'Open Corner Shop' }).click();
+      await page.getByRole('heading', { name: 'Channel: Corner Shop' }).waitFor();
+      await expectAccessible(page, 'channel detail');
+      await context.close();
+    },
+    AXE_TEST_TIMEOUT,
+  );
 
-    await openView(page, 'API keys');
-    await page.getByLabel('Name', { exact: true }).fill('Reporting');
-    await page.getByRole('checkbox', { name: 'evidence:read' }).check();
-    await page.getByRole('button', { name: 'Create key' }).click();
-    await page.getByLabel('Secret', { exact: true }).waitFor();
-    await expectAccessible(page, 'API keys secret shown');
+  it(
+    'a new key shown once, and the header on live data',
+    async () => {
+      const { context, page } = await newPage(browser, t.baseUrl);
+      await signInAs(page, owner.email, PASSWORD);
+      await openView(page, 'API keys');
+      await page.getByLabel('Name', { exact: true }).fill('Reporting');
+      await page.getByRole('checkbox', { name: 'evidence:read' }).check();
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await page.locator('.secret, .message.error:not([hidden])').first().waitFor();
+      expect(await page.locator('.message.error:not([hidden])').allTextContents()).toEqual([]);
+      await expectAccessible(page, 'API keys secret shown');
 
-    await page.getByLabel('Environment').selectOption('live');
-    await page.locator('header.env-live').waitFor();
-    await page.locator('.loading').waitFor({ state: 'detached' });
-    await expectAccessible(page, 'API keys live');
-    await context.close();
-  });
+      await page.getByLabel('Environment').selectOption('live');
+      await page.locator('header.env-live').waitFor();
+      await page.locator('.loading').waitFor({ state: 'detached' });
+      await expectAccessible(page, 'API keys live');
+      await context.close();
+    },
+    AXE_TEST_TIMEOUT,
+  );
 
-  it('every view as an analyst (read-only: forms disabled or absent, no row actions)', async () => {
-    const analyst = await memberWithPassword(t, tenant.organizationId, 'analyst');
-    const { context, page } = await newPage(browser, t.baseUrl);
-    await signInAs(page, analyst.email, PASSWORD);
-    for (const view of VIEWS) {
-      await openView(page, view);
-      await expectAccessible(page, `${view} analyst`);
-    }
-    await openView(page, 'Channels');
-    await page.getByRole('button', { name: 'Open Corner Shop' }).click();
-    await page.getByRole('heading', { name: 'Channel: Corner Shop' }).waitFor();
-    await expectAccessible(page, 'channel detail analyst');
-    await context.close();
-  });
+  it(
+    'every view as an analyst (read-only: forms disabled or absent, no row actions)',
+    async () => {
+      const analyst = await memberWithPassword(t, tenant.organizationId, 'analyst');
+      const { context, page } = await newPage(browser, t.baseUrl);
+      await signInAs(page, analyst.email, PASSWORD);
+      for (const view of VIEWS) {
+        await openView(page, view);
+        await expectAccessible(page, `${view} analyst`);
+      }
+      await openView(page, 'Channels');
+      await page.getByRole('button', { name: 'Open Corner Shop' }).click();
+      await page.getByRole('heading', { name: 'Channel: Corner Shop' }).waitFor();
+      await expectAccessible(page, 'channel detail analyst');
+      await context.close();
+    },
+    AXE_TEST_TIMEOUT,
+  );
 });

@@ -23,7 +23,7 @@ afterAll(() => t.close());
 const port = () => Number(new URL(t.baseUrl).port);
 
 /** Writes `data` on a fresh connection and collects everything the server sends until it closes. */
-function exchange(data: string, options: { endAfterWrite?: boolean } = {}): Promise<string> {
+function exchange(data: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port(), '127.0.0.1');
     let received = '';
@@ -34,7 +34,6 @@ function exchange(data: string, options: { endAfterWrite?: boolean } = {}): Prom
     socket.on('error', reject);
     socket.on('close', () => resolve(received));
     socket.write(data);
-    if (options.endAfterWrite) socket.end();
     setTimeout(() => socket.destroy(), 5000).unref();
   });
 }
@@ -69,5 +68,33 @@ describe('a client that aborts its upload', () => {
     // And the service is fine.
     const res = await t.http.get('/v1/channels', { key: tenant.testKey });
     expect(res.status).toBe(200);
+  });
+});
+
+describe('pipelined requests', () => {
+  it('a malformed second request does not discard the answer to the valid first one', async () => {
+    const body = JSON.stringify({ name: 'pipelined' });
+    const received = await exchange(
+      'POST /v1/channels HTTP/1.1\r\nHost: x\r\n' +
+        `Authorization: Bearer ${tenant.testKey}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}` +
+        'GET /v1/channels HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n',
+    );
+    const statuses = [...received.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+    expect(statuses, received).toEqual([201, 400]);
+    expect(received).toContain('"name":"pipelined"');
+    expect(received).toContain('"code":"malformed_request"');
+    // The first request committed exactly once.
+    const list = await t.http.get('/v1/channels?limit=100', { key: tenant.testKey });
+    expect(list.body.data.filter((c: { name: string }) => c.name === 'pipelined')).toHaveLength(1);
+  });
+
+  it('a malformed request after a slow valid one still waits for its answer', async () => {
+    const received = await exchange(
+      `GET /v1/channels HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${tenant.testKey}\r\n\r\n` +
+        'GET / HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n',
+    );
+    const statuses = [...received.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
+    expect(statuses, received).toEqual([200, 400]);
   });
 });

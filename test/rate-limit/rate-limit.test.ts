@@ -48,6 +48,34 @@ describe('per-API-key rate limit', () => {
     expectLimitHeaders(other, 5, 4);
   });
 
+  it('counts refused requests (403): a flood gets 429s and one auth.denied entry per route and minute', async () => {
+    const tenant = await t.tenant();
+    const reader = await tenant.key(['channels:read']);
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      statuses.push((await t.http.get('/v1/api-keys', { key: reader.secret })).status);
+    }
+    expect(statuses).toEqual([403, 403, 403, 403, 403, 429, 429, 429, 429, 429, 429, 429]);
+    t.clock.advance(60_000);
+    // The next minute: a new budget and a new entry.
+    expectProblemShape(await t.http.get('/v1/api-keys', { key: reader.secret }), 403, 'insufficient_scope');
+    const audit = await t.app.services.audit.list(
+      { organizationId: tenant.organizationId, environment: 'test' },
+      { action: 'auth.denied', actorId: reader.id },
+      100,
+      null,
+    );
+    expect(audit.map((e) => [e.targetId, e.count])).toEqual([
+      ['GET /v1/api-keys', 1],
+      ['GET /v1/api-keys', 5],
+    ]);
+    // Over HTTP, the entry shows its count.
+    const shown = await t.http.get(`/v1/audit-logs?action=auth.denied&actorId=${reader.id}`, {
+      key: tenant.testKey,
+    });
+    expect(shown.body.data.map((e: { count: number }) => e.count)).toEqual([1, 5]);
+  });
+
   it('refills when the minute turns', async () => {
     const tenant = await t.tenant();
     for (let i = 0; i < 6; i++) await t.http.get('/v1/api-keys', { key: tenant.testKey });
@@ -69,7 +97,8 @@ describe('per-API-key rate limit', () => {
       key: (await tenant.key(['channels:read'])).secret,
     });
     expectProblemShape(forbidden, 403, 'insufficient_scope');
-    expect(forbidden.headers.get('x-ratelimit-limit')).toBeNull();
+    // A refusal counts against the key's own limit (a fresh key: 4 left).
+    expectLimitHeaders(forbidden, 5, 4);
     const unauthenticated = await t.http.get('/v1/api-keys');
     expectProblemShape(unauthenticated, 401, 'authentication_required');
     expect(unauthenticated.headers.get('x-ratelimit-limit')).toBeNull();
@@ -115,6 +144,13 @@ describe('public rate limit (per site and client address)', () => {
       { config: { auth: 'public' }, onRequest: [t.app.publicRateLimit] },
       async () => ({ data: {}, meta: {}, error: null }),
     );
+    // The suite checks /v1 answers against the document their origin serves: this stand-in app
+    // documents no operation, so its answers are not checked (only the real service's are).
+    site.get('/v1/openapi.json', async () => ({
+      openapi: '3.1.0',
+      info: { title: 'stand-in', version: '1' },
+      paths: {},
+    }));
     await site.listen({ port: 0, host: '127.0.0.1' });
     try {
       const address = site.server.address();

@@ -129,4 +129,23 @@ describe('consent writes: statements per batch', () => {
     const reads = statements.filter((statement) => /from "idempotency_keys"/i.test(statement.text));
     expect(reads.length).toBeLessThanOrEqual(5);
   });
+
+  it('a key whose record expired (not yet purged) is free again: the next write records anew', async () => {
+    const first = await postPreferences(t, s.siteKey, preferencesBody(s), {
+      idempotencyKey: 'stmt-expiring',
+    });
+    expect(first.status, first.text).toBe(201);
+    t.clock.advance(24 * 3600_000 + 1000);
+    // Another body under the same key: a live record would refuse it (422), an expired one frees the key.
+    const again = await postPreferences(t, s.siteKey, preferencesBody(s), {
+      idempotencyKey: 'stmt-expiring',
+    });
+    expect(again.status, again.text).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+    expect(again.body.data.id).not.toBe(first.body.data.id);
+    const replayed = await postPreferences(t, s.siteKey, preferencesBody(s), {
+      idempotencyKey: 'stmt-expiring',
+    });
+    expect(replayed.status).toBe(422);
+  });
 });

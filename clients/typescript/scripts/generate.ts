@@ -22,8 +22,8 @@ export async function renderSchema(document: unknown): Promise<string> {
   return HEADER + astToString(nodes);
 }
 
-/** Builds the app on an in-memory embedded store (no listening, no data directory) and writes the schema. */
-async function main() {
+/** The service's OpenAPI document, from the app built on an in-memory embedded store (no listening, no data directory). */
+export async function serviceDocument(): Promise<unknown> {
   const store = await createEmbeddedStore();
   // A throwaway data directory: the app may write a generated ledger key there.
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-client-generate-'));
@@ -31,13 +31,18 @@ async function main() {
     await runMigrations(store);
     const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir });
     const app = await buildApp({ config, store, clock: systemClock, logger: false });
-    fs.writeFileSync(SCHEMA_PATH, await renderSchema(app.swagger()));
+    const document = app.swagger();
     await app.close();
-    process.stdout.write(`wrote ${path.relative(process.cwd(), SCHEMA_PATH)}\n`);
+    return document;
   } finally {
     await store.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+async function main() {
+  fs.writeFileSync(SCHEMA_PATH, await renderSchema(await serviceDocument()));
+  process.stdout.write(`wrote ${path.relative(process.cwd(), SCHEMA_PATH)}\n`);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === import.meta.filename) await main();

@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, lte } from 'drizzle-orm';
+import { and, desc, eq, gte, lte, sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
 import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
 import type { Db } from '../../platform/db/store.ts';
@@ -15,8 +15,19 @@ export interface AuditFilters {
 }
 
 export const auditRepo = {
-  async insert(tx: Db, row: AuditRow): Promise<void> {
+  async insert(tx: Db, row: typeof auditLogs.$inferInsert): Promise<void> {
     await tx.insert(auditLogs).values(row);
+  },
+
+  /** Inserts the entry, or adds one to the count of the entry already holding its id. */
+  async insertOrCount(tx: Db, row: typeof auditLogs.$inferInsert): Promise<void> {
+    await tx
+      .insert(auditLogs)
+      .values(row)
+      .onConflictDoUpdate({
+        target: [auditLogs.organizationId, auditLogs.id],
+        set: { count: sql`${auditLogs.count} + 1` },
+      });
   },
 
   list(

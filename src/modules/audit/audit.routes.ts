@@ -23,6 +23,11 @@ const AuditLogEntry = Type.Object(
     ipPrefix: Nullable(Type.String()),
     environment: Type.Union([Type.Literal('test'), Type.Literal('live')]),
     occurredAt: ApiDate,
+    count: Type.Integer({
+      minimum: 1,
+      description:
+        'How many events the entry stands for: 1, except for auth.denied, recorded once per actor, route and minute (occurredAt is the first)',
+    }),
   },
   { $id: 'AuditLogEntry' },
 );
@@ -48,6 +53,7 @@ function present(row: AuditRow) {
     ipPrefix: row.ipPrefix,
     environment: row.environment,
     occurredAt: apiDate(row.occurredAt),
+    count: row.count,
   };
 }
 

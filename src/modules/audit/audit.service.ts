@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Environment } from '../../platform/auth/scopes.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
@@ -22,6 +23,20 @@ export interface AuditEntry {
   target?: { type: string; id: string };
 }
 
+const DENIED_WINDOW_MS = 60_000;
+
+/** 22 base62 characters (like every generated id) from a digest of `text`. */
+function digestId(text: string): string {
+  const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  let n = BigInt(`0x${createHash('sha256').update(text).digest('hex').slice(0, 32)}`);
+  let out = '';
+  for (let i = 0; i < 22; i++) {
+    out += alphabet[Number(n % 62n)];
+    n /= 62n;
+  }
+  return out;
+}
+
 export function createAuditService({ store, clock }: { store: Store; clock: Clock }) {
   return {
     /** Writes one entry inside the caller's transaction, so the entry and the change commit together. */
@@ -38,6 +53,37 @@ export function createAuditService({ store, clock }: { store: Store; clock: Cloc
         requestId: context.requestId,
         ipPrefix: context.ipPrefix,
         occurredAt: clock.now(),
+      });
+    },
+
+    /**
+     * A refused request (auth.denied): one entry per actor, target (the route) and minute, whose
+     * `count` grows with each further refusal that minute. The entry's id is derived from those, so
+     * replicas writing at once meet on the primary key instead of adding rows; the entry keeps the
+     * request id and address of the first refusal.
+     */
+    recordDenied(tx: Db, context: AuditContext, target: { type: string; id: string }): Promise<void> {
+      const now = clock.now();
+      const minute = Math.floor(now.getTime() / DENIED_WINDOW_MS);
+      const { organizationId, environment, actor } = context;
+      const id = `aud_${digestId(
+        [organizationId, environment, actor.type, actor.id ?? '', target.type, target.id, minute].join(
+          '\u0000',
+        ),
+      )}`;
+      return auditRepo.insertOrCount(tx, {
+        organizationId,
+        environment,
+        id,
+        action: 'auth.denied',
+        actorType: actor.type,
+        actorId: actor.id,
+        targetType: target.type,
+        targetId: target.id,
+        requestId: context.requestId,
+        ipPrefix: context.ipPrefix,
+        occurredAt: now,
+        count: 1,
       });
     },
 

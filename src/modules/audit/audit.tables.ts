@@ -1,4 +1,4 @@
-import { index, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { index, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 export const auditLogs = pgTable(
   'audit_logs',
@@ -14,6 +14,8 @@ export const auditLogs = pgTable(
     requestId: text('request_id'),
     ipPrefix: text('ip_prefix'),
     occurredAt: timestamp('occurred_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /** How many events the entry stands for: 1, except auth.denied (one entry per actor, route, minute). */
+    count: integer('count').notNull().default(1),
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.id] }),

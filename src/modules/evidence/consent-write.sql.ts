@@ -107,10 +107,6 @@ export interface OutboxJob {
 export function consentWriteSql(outbox: OutboxJob | null): string {
   const keyParams = list(KEY_COLUMNS, (_, i) => `$${i + 1}::text[]`);
   const eventParams = list(EVENT_COLUMNS, (_, i) => `$${KEY_PARAMS + i + 1}::text[]`);
-  const keyUpdates = list(
-    KEY_COLUMNS.filter((c) => !['organization_id', 'scope', 'key'].includes(c)),
-    (c) => `${c} = excluded.${c}`,
-  );
   const outboxCtes = outbox
     ? `,
 -- The consent.recorded outbox (webhooks module, design §4.5): an event row only for an event that an
@@ -157,14 +153,14 @@ WITH
 key_input AS (
   SELECT * FROM unnest(${keyParams}) WITH ORDINALITY AS k(${list(KEY_COLUMNS)}, key_no)
 ),
--- A free key (never used, or expired and not yet purged: that record is replaced) is stored; a key
--- held by a live record is not, and neither is one a concurrent batch is inserting: this waits for
--- that transaction, then finds the key taken. No SELECT before: the conflict is the check.
+-- A free key is stored. A key already held (by a live record, or an expired one the purge has not
+-- reached yet) is not, and neither is one a concurrent batch is inserting: this waits for that
+-- transaction, then finds the key taken. No SELECT before: the conflict is the check, and DO NOTHING
+-- neither locks nor writes the row a replay finds (the idempotency layer frees an expired key).
 stored_keys AS (
-  INSERT INTO idempotency_keys AS ik (${list(KEY_COLUMNS)})
+  INSERT INTO idempotency_keys (${list(KEY_COLUMNS)})
   SELECT ${list(KEY_COLUMNS, cast)} FROM key_input
-  ON CONFLICT (organization_id, scope, key) DO UPDATE SET ${keyUpdates}
-    WHERE ik.expires_at <= excluded.created_at
+  ON CONFLICT (organization_id, scope, key) DO NOTHING
   RETURNING organization_id, scope, key
 ),
 won_keys AS (

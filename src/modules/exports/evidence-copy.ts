@@ -6,33 +6,24 @@ import { to as copyTo } from 'pg-copy-streams';
 import type { ExportSelection } from './evidence-reader.ts';
 import type { WrittenExport } from './export-writer.ts';
 
-/** A JSON value of `expr` as text, `null` for NULL (to_json gives SQL NULL for it). */
-const json = (expr: string) => `coalesce(to_json(${expr})::text, 'null')`;
-
 /**
  * The export line of an event, built by PostgreSQL: byte for byte `JSON.stringify(exportLine(row))`
  * (export-writer.ts), that is the event as `GET /v1/evidence/:id` shows it, same members in the
- * same order, with the full pseudonym. Concatenated rather than json_build_object, whose text has
- * spaces around its colons. to_json escapes strings as JSON.stringify does (\", \\, \b \f \n \r \t,
- * other control characters as \u00xx). decisions keep their jsonb order, which is the order the
- * current path shows them in (it reads the same jsonb), compact. Dates as apiDate writes them.
+ * same order, with the full pseudonym. row_to_json writes compact JSON (json_build_object would put
+ * spaces around its colons) in the select list's order, escaping strings as JSON.stringify does
+ * (\", \\, \b \f \n \r \t, other control characters as \u00xx). Nested objects are json
+ * built as text. decisions: jsonb's text has a space after each colon and comma; purpose keys
+ * (^[a-z][a-z0-9_]*$) and decisions (granted, denied) hold no quote, so removing the spaces after
+ * `":` and `",` is exact, and the members keep jsonb's order, the order the batch path shows (it
+ * parses the same jsonb). Dates as apiDate writes them (whole seconds, UTC, Z).
  */
-const LINE = `'{"id":' || ${json('e.id')}
-  || ',"type":"consent.recorded","channelId":' || ${json('e.channel_id')}
-  || ',"environment":' || ${json('e.environment')}
-  || ',"subject":{"pseudonym":' || ${json('e.subject_pseudonym')} || '}'
-  || ',"decisions":' || coalesce((SELECT '{' || string_agg(to_json(d.key)::text || ':' || d.value::text, ',' ORDER BY d.n) || '}'
-       FROM jsonb_each(e.decisions) WITH ORDINALITY AS d(key, value, n)), '{}')
-  || ',"configVersion":' || ${json('e.config_version')}
-  || ',"policyVersion":' || ${json('e.policy_version')}
-  || ',"source":' || ${json('e.source')}
-  || ',"language":' || ${json('e.language')}
-  || ',"gpc":' || ${json('e.gpc')}
-  || ',"origin":' || ${json('e.origin')}
-  || ',"userAgent":' || ${json('e.user_agent')}
-  || ',"ipPrefix":' || ${json('e.ip_prefix')}
-  || ',"recordedAt":"' || to_char(e.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || '"'
-  || ',"receipt":{"hash":' || ${json('e.receipt_hash')} || '}}'`;
+const LINE_COLUMNS = `e.id, 'consent.recorded' AS type, e.channel_id AS "channelId", e.environment,
+    ('{"pseudonym":' || to_json(e.subject_pseudonym)::text || '}')::json AS subject,
+    replace(replace(coalesce(e.decisions::text, '{}'), '": "', '":"'), '", "', '","')::json AS decisions,
+    e.config_version AS "configVersion", e.policy_version AS "policyVersion", e.source, e.language,
+    e.gpc, e.origin, e.user_agent AS "userAgent", e.ip_prefix AS "ipPrefix",
+    to_char(e.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS "recordedAt",
+    ('{"hash":' || to_json(e.receipt_hash)::text || '}')::json AS receipt`;
 
 /** The selection as SQL (COPY takes no bind parameters: every value is an escaped literal). */
 function whereOf(client: pg.PoolClient, s: ExportSelection): string {
@@ -80,7 +71,7 @@ export async function copyJsonlExport(options: {
     const firstRecordedAt = new Map(firsts.rows.map((r) => [r.channel_id, r.first]));
     const stream = client.query(
       copyTo(
-        `COPY (SELECT ${LINE} FROM evidence_events e WHERE ${where} ORDER BY e.recorded_at, e.id) TO STDOUT WITH (FORMAT csv, DELIMITER E'\\x01', QUOTE E'\\x02')`,
+        `COPY (SELECT row_to_json(line) FROM evidence_events e CROSS JOIN LATERAL (SELECT ${LINE_COLUMNS}) AS line WHERE ${where} ORDER BY e.recorded_at, e.id) TO STDOUT WITH (FORMAT csv, DELIMITER E'\\x01', QUOTE E'\\x02')`,
       ),
     );
     const hash = createHash('sha256');

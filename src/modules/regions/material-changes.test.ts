@@ -1,7 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { VisitorConfig } from '../channels/visitor-config.ts';
+import { COUNTRY_CODES, SUBDIVISION_CODES } from './iso-3166-codes.ts';
 import { consentRequiredSince, isReconsent, regimesDiffer } from './material-changes.ts';
-import type { RegionRule } from './region-rules.ts';
+import { type Regime, type RegionRule, resolveRegime } from './region-rules.ts';
 
 /** A stored snapshot (channels/visitor-config.ts) plus the regionRules snapshots will carry. */
 type Snapshot = VisitorConfig & { regionRules?: RegionRule[]; consentMaxAgeDays?: number };
@@ -202,5 +204,79 @@ describe('consentRequiredSince', () => {
     ],
   ])('%s → %i', (_name, versions, expected) => {
     expect(consentRequiredSince(versions)).toBe(expected);
+  });
+});
+
+describe('regimesDiffer agrees with trying every region', () => {
+  /** Every visitor region there is: unknown, each country, each subdivision. */
+  const everyRegion: Array<string | null> = [
+    null,
+    ...COUNTRY_CODES.split(' '),
+    'XK',
+    ...SUBDIVISION_CODES.flatMap((line) => {
+      const [country, codes] = line.split(':');
+      return codes.split(' ').map((code) => `${country}-${code}`);
+    }),
+  ];
+  const codes = [
+    '*',
+    'EU',
+    'EEA',
+    'US',
+    'US-CA',
+    'US-TX',
+    'FR',
+    'FR-IDF',
+    'NO',
+    'CA',
+    'CA-QC',
+    'GB',
+    'RE',
+    'JP',
+  ];
+  const ruleList = fc.array(
+    fc.record({
+      regions: fc.uniqueArray(fc.constantFrom(...codes), { minLength: 1, maxLength: 4 }),
+      regime: fc.constantFrom<Regime>('opt-in', 'opt-out', 'notice-only'),
+    }),
+    { maxLength: 5 },
+  );
+
+  /** A list and a small edit of it: the borderline cases (one move, one regime, one code). */
+  const editedPair = fc
+    .tuple(
+      ruleList,
+      fc.nat(),
+      fc.nat(),
+      fc.constantFrom('swap', 'regime', 'drop-code', 'insert'),
+      fc.constantFrom(...codes),
+      fc.constantFrom<Regime>('opt-in', 'opt-out', 'notice-only'),
+    )
+    .map(([a, i, j, edit, code, regime]) => {
+      const b = structuredClone(a);
+      const x = a.length ? i % a.length : 0;
+      const y = a.length ? j % a.length : 0;
+      if (edit === 'swap' && a.length) [b[x], b[y]] = [b[y], b[x]];
+      if (edit === 'regime' && a.length) b[x].regime = regime;
+      if (edit === 'drop-code' && a.length && b[x].regions.length > 1)
+        b[x].regions.splice(j % b[x].regions.length, 1);
+      if (edit === 'insert') b.splice(x, 0, { regions: [code], regime });
+      return [a, b] as const;
+    });
+
+  const agreesWithBruteForce = (a: RegionRule[], b: RegionRule[]) => {
+    const bruteForce = everyRegion.some((region) => resolveRegime(a, region) !== resolveRegime(b, region));
+    expect(regimesDiffer(a, b)).toBe(bruteForce);
+  };
+
+  it('differs exactly when some region gets another regime (independent lists)', () => {
+    fc.assert(fc.property(ruleList, ruleList, agreesWithBruteForce), { numRuns: 200 });
+  });
+
+  it('differs exactly when some region gets another regime (a list and an edit of it)', () => {
+    fc.assert(
+      fc.property(editedPair, ([a, b]) => agreesWithBruteForce(a, b)),
+      { numRuns: 400 },
+    );
   });
 });

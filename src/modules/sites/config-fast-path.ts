@@ -54,7 +54,13 @@ export function configFastPath(deps: {
       origin: req.headers.origin,
       ifNoneMatch: req.headers['if-none-match'],
     });
-    res.writeHead(statusCode, { 'x-request-id': reqId, ...rateLimitHeaders(decision), ...headers });
+    res.writeHead(statusCode, {
+      'x-request-id': reqId,
+      // As app.ts's onRequest hook sets on every Fastify answer.
+      'x-content-type-options': 'nosniff',
+      ...rateLimitHeaders(decision),
+      ...headers,
+    });
     if (body) res.end(body);
     else res.end();
     recordCompletion(metrics, log, {

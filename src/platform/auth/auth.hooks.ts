@@ -67,7 +67,7 @@ export function installAuth(
 ) {
   app.decorateRequest('principal', null);
 
-  const authenticate: onRequestAsyncHookHandler = async (request) => {
+  const authenticate: onRequestAsyncHookHandler = async (request, reply) => {
     const header = request.headers.authorization;
     let principal: Principal | null;
     if (header) {
@@ -83,6 +83,9 @@ export function installAuth(
     request.principal = principal;
     const { scope } = request.routeOptions.config.auth as { scope: Scope };
     if (!principal.scopes.includes(scope)) {
+      // A refused request still counts against the caller's limit (and gets its headers): a flood
+      // of requests the key may not make turns into 429s instead of a 403 (and an audit write) each.
+      for (const hook of options.afterAuth ?? []) await hook.call(app, request, reply);
       throw new AppError('insufficient_scope', `This operation needs the ${scope} scope.`, {
         extra: { requiredScope: scope },
       });

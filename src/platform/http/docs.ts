@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_CODES, type ErrorCode } from './errors.ts';
 import { completeDocument, describeRoute } from './openapi.ts';
 import type { App } from './types.ts';
@@ -50,6 +51,11 @@ const ERROR_HELP: Record<ErrorCode, string> = {
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
+/** The policy of the server-rendered HTML pages: inline style only, nothing else, never framed. */
+export const HTML_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; " +
+  "base-uri 'none'; form-action 'none'";
+
 export async function installDocs(app: App, options: { baseUrl: string }) {
   await app.register(swagger, {
     openapi: {
@@ -77,7 +83,45 @@ export async function installDocs(app: App, options: { baseUrl: string }) {
         typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // HTML pages (these docs, the ledger's auditor page, error pages) are never framed and run no
+  // script; a page that needs more (the console, swagger-ui) sets its own policy, which is kept.
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    const type = reply.getHeader('content-type');
+    if (
+      typeof type === 'string' &&
+      type.startsWith('text/html') &&
+      !reply.hasHeader('content-security-policy')
+    ) {
+      reply.header('Content-Security-Policy', HTML_CSP);
+      reply.header('X-Frame-Options', 'DENY');
+    }
+    done(null, payload);
+  });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    // swagger-ui's own policy: its static files and the hash of its inline script.
+    // Not framed anywhere, and no upgrade-insecure-requests (it would break the UI on http://localhost).
+    staticCSP: true,
+    transformStaticCSP: (header: string) =>
+      header
+        .replace("frame-ancestors 'self'", "frame-ancestors 'none'")
+        .replace(/\s*upgrade-insecure-requests;?/, '')
+        // swagger-ui sets style attributes at run time (checked in Chromium): styles may be inline,
+        // scripts still may not.
+        .replace(/style-src [^;]*;/, "style-src 'self' 'unsafe-inline';"),
+    uiHooks: {
+      // @fastify/swagger-ui redirects /docs/static/index.html to itself when a query follows
+      // (its pattern ends in `index\.html$`): a redirect loop. Its query (swagger-ui's `url`,
+      // loading another document) is not offered here, so it goes to the UI without it.
+      onRequest: (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+        if (request.url.split('?')[0] === '/docs/static/index.html') {
+          reply.redirect('/docs/');
+          return;
+        }
+        done();
+      },
+    },
+  });
 
   app.get('/v1/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () =>
     app.swagger(),

@@ -62,6 +62,7 @@ export function toAppError(error: unknown): AppError {
 export function frameworkErrors(docsUrl: string) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     reply.header('X-Request-Id', request.id);
+    reply.header('X-Content-Type-Options', 'nosniff');
     const appError =
       error.code === 'FST_ERR_MAX_PARAM_LENGTH'
         ? new AppError('validation_failed', 'A path parameter is too long.', {
@@ -117,6 +118,35 @@ export function installErrorHandling(
 }
 
 /**
+ * Runs `then` once the responses to the requests parsed before the malformed one are written. On a
+ * pipelined connection ("valid request, malformed request" in one packet) the parser fails while the
+ * first request is still being answered; writing the 400 (and closing) at once would discard that
+ * answer although its change committed. Node assigns the next queued response to the socket when
+ * one finishes, so this waits for each in turn (like Node's own default, which checks
+ * `socket._httpMessage` before writing its 400).
+ */
+function afterResponsesInFlight(socket: Duplex, then: () => void) {
+  const response = (
+    socket as {
+      _httpMessage?: { writableFinished?: boolean; req?: { complete?: boolean } } & NodeJS.EventEmitter;
+    }
+  )._httpMessage;
+  // A request still being read is the one the error is about (an upload cut short at the end of the
+  // stream): nothing to wait for, its answer could only come after a body that never will.
+  if (!response || response.writableFinished || response.req?.complete === false) {
+    then();
+    return;
+  }
+  const next = () => afterResponsesInFlight(socket, then);
+  response.once('finish', next);
+  // A client gone meanwhile: nothing to write, and nothing left waiting.
+  response.once('close', () => {
+    response.removeListener('finish', next);
+    if (!response.writableFinished) socket.destroy();
+  });
+}
+
+/**
  * Fastify's `clientErrorHandler`: requests Node's HTTP parser rejects before Fastify sees them (a
  * control character in a header, a malformed request line, headers over the size limit). They get
  * the same problem shape and a request id as every other error, written to the socket directly.
@@ -139,13 +169,17 @@ export function clientErrorHandler(docsUrl: string) {
       instance: '',
       requestId,
     });
-    socket.end(
+    const answer =
       `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
-        'Content-Type: application/problem+json\r\n' +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Request-Id: ${requestId}\r\n` +
-        'Connection: close\r\n\r\n' +
-        body,
-    );
+      'Content-Type: application/problem+json\r\n' +
+      'X-Content-Type-Options: nosniff\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Request-Id: ${requestId}\r\n` +
+      'Connection: close\r\n\r\n' +
+      body;
+    afterResponsesInFlight(socket, () => {
+      if (socket.writable) socket.end(answer);
+      else socket.destroy();
+    });
   };
 }

@@ -29,15 +29,19 @@ export function ListEnvelope<T extends TSchema>(item: T) {
   );
 }
 
-/** A 201 or 202 whose Location header is the URL of the new resource (or of the accepted work). */
+/**
+ * A 201 or 202 whose Location header is the path of the new resource (or of the accepted work).
+ * `headers` beside the schema, not Fastify's `content` form: serializers ignore it, and the
+ * idempotency layer serializes by status alone (reply.serialize), which the `content` form breaks.
+ */
 export function Created<T extends TSchema>(schema: T) {
   return {
+    ...schema,
     description: 'Created: Location is the path of the new resource',
     headers: {
       Location: Type.String({ description: 'Path of the new resource', examples: ['/v1/channels/ch_…'] }),
     },
-    content: { 'application/json': { schema } },
-  };
+  } as T;
 }
 
 /** A 304 to a conditional GET (If-None-Match): no body. */

@@ -189,10 +189,14 @@ export function installIdempotency(
       }
       // A refused request stages nothing that may commit: only its problem is stored.
       const staged = outcome.failure ? new UnitOfWork() : unit;
-      if ((await commitStaged(staged, recordOf(outcome, clock.now()))) === 'taken') {
+      for (let attempt = 0; ; attempt++) {
+        const now = clock.now();
+        if ((await commitStaged(staged, recordOf(outcome, now))) === 'stored') break;
         const winner = await idempotencyRepo.find(store.db, recordKey);
-        if (!winner) throw new Error('an Idempotency-Key reported taken has no record');
-        return replay(reply, winner, fingerprint, owner, key);
+        if (winner && winner.expiresAt > now) return replay(reply, winner, fingerprint, owner, key);
+        // Expired but not yet purged (or just purged): the key is free again; commit once more.
+        if (attempt > 0) throw new Error('an Idempotency-Key reported taken has no live record');
+        if (winner) await idempotencyRepo.removeExpired(store.db, recordKey, now);
       }
       return answer(reply, outcome);
     }
@@ -305,7 +309,21 @@ async function runCapturing(
     return { status: reply.statusCode, headers, body: payload };
   }
   headers['content-type'] = type ? String(type) : JSON_TYPE;
-  return { status: reply.statusCode, headers, body: String(reply.serialize(payload)) };
+  return { status: reply.statusCode, headers, body: serialized(reply, payload, headers['content-type']) };
+}
+
+/**
+ * The body as Fastify would serialize it. `reply.serialize` looks a response schema up by status
+ * only: where the route declares it per media type (`content: {'application/json': …}`, the form
+ * the OpenAPI document needs), it finds that map instead of a function, so look it up by media
+ * type as Fastify's own send does.
+ */
+function serialized(reply: FastifyReply, payload: unknown, contentType: string): string {
+  const status = String(reply.statusCode);
+  const byStatus: unknown = reply.getSerializationFunction(status);
+  if (byStatus === undefined || typeof byStatus === 'function') return String(reply.serialize(payload));
+  const byType = reply.getSerializationFunction(status, contentType.split(';')[0].trim());
+  return typeof byType === 'function' ? byType(payload as Record<string, unknown>) : JSON.stringify(payload);
 }
 
 /** Sends a captured response as is (a string body with a JSON type is not serialized again). */

@@ -38,40 +38,13 @@ export const idempotencyRepo = {
     await tx.delete(idempotencyKeys).where(byKey(k));
   },
 
-  async insert(tx: Db, row: IdempotencyRecord): Promise<void> {
-    await tx.insert(idempotencyKeys).values(row);
+  /** Deletes the key's record if it expired by `now` (a key free again, not yet purged). */
+  async removeExpired(db: Db, k: RecordKey, now: Date): Promise<void> {
+    await db.delete(idempotencyKeys).where(and(byKey(k), lte(idempotencyKeys.expiresAt, now)));
   },
 
-  /**
-   * Inserts the records whose key is free (never used, or expired and not yet purged: that row is
-   * replaced) and returns the keys it stored, as `recordKeyId`s. A key held by a live record is
-   * left alone; if another transaction is inserting the same key, this waits for it to finish.
-   * The rows must have distinct keys.
-   */
-  async insertUnlessLive(tx: Db, rows: IdempotencyRecord[]): Promise<Set<string>> {
-    if (rows.length === 0) return new Set();
-    const k = idempotencyKeys;
-    const stored = await tx
-      .insert(k)
-      .values(rows)
-      .onConflictDoUpdate({
-        target: [k.organizationId, k.scope, k.key],
-        set: {
-          // The replacing record is wholly the new request's, its owner's environment included.
-          environment: sql`excluded.environment`,
-          fingerprint: sql`excluded.fingerprint`,
-          responseStatus: sql`excluded.response_status`,
-          responseHeaders: sql`excluded.response_headers`,
-          responseBody: sql`excluded.response_body`,
-          responseBodyEncrypted: sql`excluded.response_body_encrypted`,
-          requestId: sql`excluded.request_id`,
-          createdAt: sql`excluded.created_at`,
-          expiresAt: sql`excluded.expires_at`,
-        },
-        setWhere: sql`${k.expiresAt} <= excluded.created_at`,
-      })
-      .returning({ organizationId: k.organizationId, scope: k.scope, key: k.key });
-    return new Set(stored.map(recordKeyId));
+  async insert(tx: Db, row: IdempotencyRecord): Promise<void> {
+    await tx.insert(idempotencyKeys).values(row);
   },
 
   /** Deletes up to `limit` expired rows; returns how many went. */
