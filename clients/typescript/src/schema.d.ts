@@ -726,6 +726,8 @@ export interface components {
              * @example 2026-11-21T10:00:00Z
              */
             occurredAt: string;
+            /** @description How many events the entry stands for: 1, except for auth.denied, recorded once per actor, route and minute (occurredAt is the first) */
+            count: number;
         };
         Channel: {
             /** @example ch_4kF9x2mQ7pL1vN8sR3tY6w */
@@ -857,7 +859,7 @@ export interface components {
                         description: string | null;
                     };
                 };
-                consentModeSignals: string[];
+                consentModeSignals: ("ad_storage" | "ad_user_data" | "ad_personalization" | "analytics_storage" | "functionality_storage" | "personalization_storage" | "security_storage")[];
                 gpcOptOut: boolean;
             }[];
             technologies: {
