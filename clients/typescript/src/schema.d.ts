@@ -726,6 +726,8 @@ export interface components {
              * @example 2026-11-21T10:00:00Z
              */
             occurredAt: string;
+            /** @description How many events the entry stands for: 1, except for auth.denied, recorded once per actor, route and minute (occurredAt is the first) */
+            count: number;
         };
         Channel: {
             /** @example ch_4kF9x2mQ7pL1vN8sR3tY6w */
