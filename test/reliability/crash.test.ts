@@ -12,6 +12,12 @@ import { bootstrap, type ServeProcess, startServe, storeEnv } from './serve-proc
  */
 const BURST = 150;
 const KILL_AFTER_ACKS = 40;
+/**
+ * Requests in flight at once. Group commit answers a whole batch at the same moment, so with the
+ * whole burst in flight one batch could acknowledge everything before the kill lands; a bounded
+ * stream keeps requests still to come when it does.
+ */
+const IN_FLIGHT = 16;
 
 interface Attempt {
   idempotencyKey: string;
@@ -57,17 +63,21 @@ describe('a SIGKILL during a burst of consent writes', () => {
     const victim = server;
     let acks = 0;
     const statuses: number[] = [];
+    let next = 0;
     await Promise.all(
-      attempts.map(async (a) => {
-        try {
-          const res = await post(a, victim.baseUrl);
-          statuses.push(res.status);
-          if (res.status === 201) {
-            a.ackedId = ((await res.json()) as any).data.id;
-            if (++acks === KILL_AFTER_ACKS) victim.child.kill('SIGKILL');
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (next < attempts.length) {
+          const a = attempts[next++];
+          try {
+            const res = await post(a, victim.baseUrl);
+            statuses.push(res.status);
+            if (res.status === 201) {
+              a.ackedId = ((await res.json()) as any).data.id;
+              if (++acks === KILL_AFTER_ACKS) victim.child.kill('SIGKILL');
+            }
+          } catch {
+            // The connection died with the process (or was refused after it): no answer, no promise made.
           }
-        } catch {
-          // The connection died with the process: no answer, no promise made.
         }
       }),
     );

@@ -142,7 +142,9 @@ export function completeDocument({ openapiObject }: { openapiObject: Record<stri
           media.schema = { $ref: `#/components/schemas/${title}` };
         }
         const names = ['X-Request-Id', ...RATE_LIMIT_HEADERS];
-        if (status === '429' || status === '503') names.push('Retry-After');
+        // 409 idempotency_key_in_use tells the client when to try again, as 429 and 503 do.
+        if (status === '429' || status === '503' || (idempotent && status === '409'))
+          names.push('Retry-After');
         if (status === '401') names.push('WWW-Authenticate');
         if (idempotent) names.push('Idempotent-Replayed', 'Original-Request-Id');
         response.headers = { ...Object.fromEntries(names.map((n) => [n, ref(n)])), ...response.headers };
