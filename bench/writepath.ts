@@ -10,12 +10,12 @@
  * order (the machine is shared and drifts: ratios are taken within a round, then the median).
  * `--profile DIR` starts the services under `node --cpu-prof` (the profiles are written at exit).
  */
-import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { type LoadFigures, type LoadSpec, load, median } from './lib/load.ts';
 import { type Child, startChild } from './lib/processes.ts';
 import { startServiceAt } from './lib/service-at.ts';
-import { DEFAULT_DATABASE_URL, freshPostgres, prepare, SITE_ORIGIN } from './lib/setup.ts';
+import { DEFAULT_DATABASE_URL, freshPostgres, prepare } from './lib/setup.ts';
+import { consentWriteRequest } from './scenarios/http.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -62,18 +62,7 @@ sides.push({
   keyed: false,
 });
 
-const body = () =>
-  JSON.stringify({
-    subjectId: `sub-${randomUUID()}`,
-    decisions: { analytics: 'granted', marketing: 'denied' },
-    configVersion: fixture.configVersion,
-    source: 'banner',
-  });
-const headers = {
-  'content-type': 'application/json',
-  origin: SITE_ORIGIN,
-  'user-agent': 'Mozilla/5.0 (bench)',
-};
+const { body, headers } = consentWriteRequest(fixture);
 const specOf = (side: (typeof sides)[number]): LoadSpec => ({
   url: `${side.child.baseUrl}${side.path}`,
   method: 'POST',

@@ -34,12 +34,8 @@ export async function configRead(serviceUrl: string, fixture: Fixture, rounds: R
 }
 
 /** b. Public consent write (a distinct subjectId each) vs a bare server doing one equivalent INSERT. */
-export async function consentWrite(
-  serviceUrl: string,
-  bench: BenchStore,
-  fixture: Fixture,
-  rounds: Rounds,
-): Promise<Comparison> {
+/** The SDK's consent-write request (a fresh subject per call), shared by bench b and bench/writepath.ts. */
+export function consentWriteRequest(fixture: Fixture) {
   const body = () =>
     JSON.stringify({
       subjectId: `sub-${randomUUID()}`,
@@ -52,6 +48,16 @@ export async function consentWrite(
     origin: SITE_ORIGIN,
     'user-agent': 'Mozilla/5.0 (bench)',
   };
+  return { body, headers };
+}
+
+export async function consentWrite(
+  serviceUrl: string,
+  bench: BenchStore,
+  fixture: Fixture,
+  rounds: Rounds,
+): Promise<Comparison> {
+  const { body, headers } = consentWriteRequest(fixture);
   const baseline = await startChild('bench/baselines/insert-server.ts', [], baselineEnv(bench, fixture));
   try {
     return await compare(
