@@ -9,8 +9,11 @@
  * evidence_events) and the minimal INSERT server. Every round runs each side once, in a rotating
  * order (the machine is shared and drifts: ratios are taken within a round, then the median).
  * `--profile DIR` starts the services under `node --cpu-prof` (the profiles are written at exit).
+ * Each side also reports its server CPU milliseconds per request (its process tree, from /proc):
+ * on a 2-core machine shared with the load generator and PostgreSQL, that bounds throughput.
  */
 import { parseArgs } from 'node:util';
+import { cpuSecondsOfTree } from './lib/cpu.ts';
 import { type LoadFigures, type LoadSpec, load, median } from './lib/load.ts';
 import { type Child, startChild } from './lib/processes.ts';
 import { startServiceAt } from './lib/service-at.ts';
@@ -78,10 +81,21 @@ const report: Record<string, unknown> = {};
 try {
   for (const connections of flags.connections!.split(',').map(Number)) {
     const runs = new Map<string, LoadFigures[]>(sides.map((side) => [side.name, []]));
+    /** Server CPU milliseconds per request, per run (user + system, the server's process tree). */
+    const cpuMs = new Map<string, number[]>(sides.map((side) => [side.name, []]));
     for (const side of sides) await load(specOf(side), { seconds: 1, connections }); // warm-up
     for (let round = 0; round < rounds; round++) {
       const order = sides.map((_, i) => sides[(i + round) % sides.length]);
-      for (const side of order) runs.get(side.name)!.push(await load(specOf(side), { seconds, connections }));
+      for (const side of order) {
+        const pid = side.child.process.pid as number;
+        const cpuBefore = cpuSecondsOfTree(pid);
+        const figures = await load(specOf(side), { seconds, connections });
+        const requests = figures.requestsPerSec * seconds;
+        cpuMs
+          .get(side.name)!
+          .push(requests > 0 ? ((cpuSecondsOfTree(pid) - cpuBefore) * 1000) / requests : 0);
+        runs.get(side.name)!.push(figures);
+      }
     }
     const ratio = (a: string, b: string) =>
       median(runs.get(a)!.map((run, i) => run.requestsPerSec / runs.get(b)![i].requestsPerSec));
@@ -91,6 +105,7 @@ try {
       row[side.name] = {
         reqPerSec: Math.round(median(figures.map((f) => f.requestsPerSec))),
         p99Ms: median(figures.map((f) => f.p99Ms)),
+        cpuMsPerRequest: Number(median(cpuMs.get(side.name)!).toFixed(3)),
         non2xx: figures.reduce((sum, f) => sum + f.non2xx + f.errors, 0),
       };
     }
