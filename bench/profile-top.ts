@@ -3,8 +3,8 @@
  *
  *   npx tsx bench/profile-top.ts FILE.cpuprofile [--top 25]
  *
- * Self time is summed per function (name + file + line); "(idle)", "(program)" and "(garbage
- * collector)" are shown as they are, since idle time is the headroom the process had.
+ * Self time is summed per function (name + file + line), as a share of the busy (non-idle) time;
+ * "(program)" and "(garbage collector)" are shown as they are.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -35,8 +35,14 @@ for (const file of positionals) {
     selfMicros.set(key, (selfMicros.get(key) ?? 0) + delta);
     total += delta;
   });
-  console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled`);
-  const rows = [...selfMicros].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top));
+  const busy = total - (selfMicros.get('(idle)') ?? 0);
+  console.log(
+    `${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy; % of busy time:`,
+  );
+  const rows = [...selfMicros]
+    .filter(([key]) => key !== '(idle)')
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, Number(values.top));
   for (const [key, micros] of rows)
-    console.log(`${((100 * micros) / total).toFixed(1).padStart(5)} %  ${key}`);
+    console.log(`${((100 * micros) / busy).toFixed(1).padStart(5)} %  ${key}`);
 }
