@@ -2,7 +2,12 @@
  * Issue 23's measurement of consent writes (scenario b with the SDK's request shape: a distinct
  * subject and an `Idempotency-Key` on every write), in one run on PostgreSQL:
  *
- *   npx tsx bench/writepath.ts [--before DIR] [--connections 10,32] [--rounds 3] [--seconds 3] [--profile DIR]
+ *   npx tsx bench/writepath.ts [--before DIR] [--scenario b|a] [--connections 10,32] [--rounds 3]
+ *                              [--seconds 3] [--profile DIR]
+ *
+ * `--scenario a` measures config reads instead, against the static server of bench a (issue 17
+ * item 9 compares a compiled start with tsx this way: a checkout holding build/main.js is started
+ * from it, see bench/lib/service-at.ts).
  *
  * Sides: this checkout's service (`after`), optionally another checkout's (`--before`, e.g. a
  * worktree of main with node_modules linked), the same-shape INSERT server (bench_evidence, like
@@ -12,6 +17,9 @@
  * Each side also reports its server CPU milliseconds per request (its process tree, from /proc):
  * on a 2-core machine shared with the load generator and PostgreSQL, that bounds throughput.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpuSecondsOfTree } from './lib/cpu.ts';
 import { type LoadFigures, type LoadSpec, load, median } from './lib/load.ts';
@@ -23,6 +31,8 @@ import { consentWriteRequest } from './scenarios/http.ts';
 const { values: flags } = parseArgs({
   options: {
     before: { type: 'string' },
+    // b: consent writes (this bench's purpose); a: config reads, against the static config server.
+    scenario: { type: 'string', default: 'b' },
     connections: { type: 'string', default: '10,32' },
     rounds: { type: 'string', default: '3' },
     seconds: { type: 'string', default: '3' },
@@ -34,46 +44,44 @@ const url = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
 const bench = await freshPostgres(url);
 const fixture = await prepare(bench, '/tmp/consent-writepath-bench');
 const env = { ...bench.env, ORGANIZATION_ID: fixture.organizationId, CHANNEL_ID: fixture.channelId };
+const reads = flags.scenario === 'a';
 
-const sides: Array<{ name: string; child: Child; path: string; keyed: boolean }> = [];
+/** A service (this checkout or --before's) or a baseline server; ratios are service/baseline. */
+type Side = { name: string; child: Child; path: string; service: boolean };
+const sides: Side[] = [];
+const servicePath = `/v1/public/sites/${fixture.siteKey}/${reads ? 'config' : 'preferences'}`;
 const after = await startServiceAt(process.cwd(), bench.env, flags.profile);
-sides.push({
-  name: 'after',
-  child: after,
-  path: `/v1/public/sites/${fixture.siteKey}/preferences`,
-  keyed: true,
-});
+sides.push({ name: 'after', child: after, path: servicePath, service: true });
 if (flags.before) {
   const before = await startServiceAt(flags.before, bench.env, flags.profile);
-  sides.push({
-    name: 'before',
-    child: before,
-    path: `/v1/public/sites/${fixture.siteKey}/preferences`,
-    keyed: true,
-  });
+  sides.push({ name: 'before', child: before, path: servicePath, service: true });
 }
-sides.push({
-  name: 'same-shape',
-  child: await startChild('bench/baselines/insert-server.ts', [], env),
-  path: '/preferences',
-  keyed: false,
-});
-sides.push({
-  name: 'minimal',
-  child: await startChild('bench/baselines/minimal-insert-server.ts', [], env),
-  path: '/preferences',
-  keyed: false,
-});
+if (reads) {
+  // The static server answers the very bytes the service answers.
+  const answer = await fetch(`${after.baseUrl}${servicePath}`);
+  const bodyFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cs-bench-')), 'config.json');
+  fs.writeFileSync(bodyFile, Buffer.from(await answer.arrayBuffer()));
+  const child = await startChild('bench/baselines/config-server.ts', [], { BODY_FILE: bodyFile });
+  sides.push({ name: 'static', child, path: '/config', service: false });
+} else {
+  const sameShape = await startChild('bench/baselines/insert-server.ts', [], env);
+  sides.push({ name: 'same-shape', child: sameShape, path: '/preferences', service: false });
+  const minimal = await startChild('bench/baselines/minimal-insert-server.ts', [], env);
+  sides.push({ name: 'minimal', child: minimal, path: '/preferences', service: false });
+}
 
 const { body, headers } = consentWriteRequest(fixture);
-const specOf = (side: (typeof sides)[number]): LoadSpec => ({
-  url: `${side.child.baseUrl}${side.path}`,
-  method: 'POST',
-  headers,
-  body,
-  // The SDK sends a fresh Idempotency-Key with every write.
-  idempotencyKey: side.keyed,
-});
+const specOf = (side: Side): LoadSpec =>
+  reads
+    ? { url: `${side.child.baseUrl}${side.path}` }
+    : {
+        url: `${side.child.baseUrl}${side.path}`,
+        method: 'POST',
+        headers,
+        body,
+        // The SDK sends a fresh Idempotency-Key with every write.
+        idempotencyKey: side.service,
+      };
 
 const rounds = Number(flags.rounds);
 const seconds = Number(flags.seconds);
@@ -109,9 +117,9 @@ try {
         non2xx: figures.reduce((sum, f) => sum + f.non2xx + f.errors, 0),
       };
     }
-    for (const service of sides.filter((side) => side.keyed)) {
-      row[`${service.name}/same-shape`] = Number(ratio(service.name, 'same-shape').toFixed(2));
-      row[`${service.name}/minimal`] = Number(ratio(service.name, 'minimal').toFixed(2));
+    for (const service of sides.filter((side) => side.service)) {
+      for (const baseline of sides.filter((side) => !side.service))
+        row[`${service.name}/${baseline.name}`] = Number(ratio(service.name, baseline.name).toFixed(2));
     }
     if (flags.before) row['after/before'] = Number(ratio('after', 'before').toFixed(2));
     report[`${connections} connections`] = row;

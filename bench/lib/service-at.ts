@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { type Child, freePort } from './processes.ts';
 
@@ -11,24 +12,23 @@ export async function startServiceAt(root: string, storeEnv: Record<string, stri
   const nodeArgs = profileDir
     ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir, path.basename(root))}`]
     : [];
-  const child = spawn(
-    process.execPath,
-    [...nodeArgs, '--import', 'tsx', 'src/main.ts', 'serve', '--role', 'api'],
-    {
-      cwd: root,
-      env: {
-        ...process.env,
-        ...storeEnv,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'silent',
-        RATE_LIMIT_PER_MINUTE: '1000000',
-        PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000',
-        LEDGER_SEAL_SECONDS: '86400',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
+  // A checkout holding a compiled build (build/main.js, see docs/decisions) runs it with plain node.
+  const compiled = fs.existsSync(path.join(root, 'build/main.js'));
+  const entry = compiled ? ['--enable-source-maps', 'build/main.js'] : ['--import', 'tsx', 'src/main.ts'];
+  const child = spawn(process.execPath, [...nodeArgs, ...entry, 'serve', '--role', 'api'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      ...storeEnv,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000',
+      LEDGER_SEAL_SECONDS: '86400',
     },
-  );
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const baseUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 120_000;
   for (;;) {
