@@ -1,7 +1,7 @@
 /**
  * Issue 23's export measurement (scenario e, before and after, one seeded database):
  *
- *   npx tsx bench/export-compare.ts [--events 1000000] [--before DIR]
+ *   npx tsx bench/export-compare.ts [--events 1000000] [--before DIR] [--rounds 3]
  *
  * Seeds the events once, then runs bench/children/export.ts of this checkout (`after`: COPY with
  * lines built by PostgreSQL), of `--before`'s checkout (the batch path), and bench/children/copy.ts
@@ -15,7 +15,11 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_DATABASE_URL, freshPostgres, prepare, seedEvidence } from './lib/setup.ts';
 
 const { values: flags } = parseArgs({
-  options: { events: { type: 'string', default: '1000000' }, before: { type: 'string' } },
+  options: {
+    events: { type: 'string', default: '1000000' },
+    before: { type: 'string' },
+    rounds: { type: 'string', default: '3' },
+  },
 });
 const say = (line: string) => process.stderr.write(`export-compare: ${line}\n`);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'consent-export-compare-'));
@@ -44,16 +48,38 @@ function child(root: string, script: string): Promise<any> {
   });
 }
 
-const results: Record<string, any> = {};
-results.after = await child(process.cwd(), 'bench/children/export.ts');
-say(`after: ${JSON.stringify(results.after)}`);
-if (flags.before) {
-  results.before = await child(flags.before, 'bench/children/export.ts');
-  say(`before: ${JSON.stringify(results.before)}`);
+// Every round runs each side once, in a rotating order: the first read of the table after seeding
+// is the slowest (cold cache), and whichever side went first would pay for it. Ratios are taken
+// within a round, then the median.
+const sides: Array<{ name: string; root: string; script: string }> = [
+  { name: 'after', root: process.cwd(), script: 'bench/children/export.ts' },
+  ...(flags.before ? [{ name: 'before', root: flags.before, script: 'bench/children/export.ts' }] : []),
+  { name: 'copy', root: process.cwd(), script: 'bench/children/copy.ts' },
+];
+const runs = new Map<string, any[]>(sides.map((side) => [side.name, []]));
+for (let round = 0; round < Number(flags.rounds); round++) {
+  for (const [i] of sides.entries()) {
+    const side = sides[(i + round) % sides.length];
+    const result = await child(side.root, side.script);
+    runs.get(side.name)!.push(result);
+    say(`round ${round + 1} ${side.name}: ${JSON.stringify(result)}`);
+  }
 }
-results.copy = await child(process.cwd(), 'bench/children/copy.ts');
-say(`copy: ${JSON.stringify(results.copy)}`);
-const ratio = (x: any) => Number((x.rowsPerSec / results.copy.rowsPerSec).toFixed(2));
-results.ratios = { after: ratio(results.after), before: results.before ? ratio(results.before) : null };
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const results: Record<string, any> = {};
+for (const side of sides) {
+  const all = runs.get(side.name)!;
+  results[side.name] = {
+    rows: all[0].rows,
+    bytes: all[0].bytes,
+    seconds: median(all.map((r) => r.seconds)),
+    peakRssMb: Math.max(...all.map((r) => r.peakRssMb)),
+  };
+}
+const ratio = (name: string) =>
+  Number(median(runs.get(name)!.map((r, i) => r.rowsPerSec / runs.get('copy')![i].rowsPerSec)).toFixed(2));
+results.ratios = { after: ratio('after'), before: flags.before ? ratio('before') : null };
 fs.rmSync(dataDir, { recursive: true, force: true });
-process.stdout.write(`${JSON.stringify({ events: Number(flags.events), ...results }, null, 2)}\n`);
+process.stdout.write(
+  `${JSON.stringify({ events: Number(flags.events), rounds: Number(flags.rounds), ...results }, null, 2)}\n`,
+);
