@@ -52,7 +52,7 @@ function registerJobs(
   // The lease outlasts an attempt's 10 s timeout, so no second worker takes a job mid-send.
   runner.register(ATTEMPT_JOB, (payload) => webhooks.attempt(payload), {
     leaseMs: 60_000,
-    onExhausted: (job, error) => webhooks.onExhausted(job, error),
+    onExhausted: (tx, job, error) => webhooks.onExhausted(tx, job, error),
   });
   // Exports (contract §7): the lease is renewed after every batch; spent attempts fail the export.
   runner.register(
@@ -60,7 +60,7 @@ function registerJobs(
     async (payload, { heartbeat }) => void (await services.exports.run(payload, heartbeat)),
     {
       leaseMs: EXPORT_LEASE_MS,
-      onExhausted: (job) => services.exports.onExhausted(job),
+      onExhausted: (tx, job) => services.exports.onExhausted(tx, job),
     },
   );
   runner.every('exports.expire', EXPORT_TASK_MS, async () => {

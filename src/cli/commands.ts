@@ -91,8 +91,11 @@ export async function bootstrapCommand(io: CommandIo, args: string[]) {
       );
     }
     const result = await bootstrapOrganization(runtime.store, runtime.services, { name, ownerEmail });
-    if (password !== null)
-      await runtime.services.sessions.setPassword(result.organization.id, result.member.id, password);
+    if (password !== null) {
+      await runtime.store.tx((tx) =>
+        runtime.services.sessions.setPassword(tx, result.organization.id, result.member.id, password),
+      );
+    }
     if (values.json) io.out(JSON.stringify(result));
     else {
       io.out(`Organization ${result.organization.id} (${result.organization.name})`);
@@ -139,9 +142,7 @@ export async function membersCommand(io: CommandIo, args: string[]) {
 /** Sets a member's console password (their sessions end), audited in the same transaction. */
 async function setPasswordAudited(runtime: Runtime, org: string, memberRef: string, password: string) {
   return runtime.store.tx(async (tx) => {
-    await runtime.services.sessions.setPassword(org, memberRef, password);
-    const member = await runtime.services.organizations.findMember(org, memberRef);
-    if (!member) throw new OrganizationError(`no member ${memberRef} in ${org}`);
+    const member = await runtime.services.sessions.setPassword(tx, org, memberRef, password);
     await auditOrganizationChange(runtime, tx, org, 'member.password_set', { type: 'member', id: member.id });
     return member;
   });
@@ -234,7 +235,7 @@ export async function orgsCommand(io: CommandIo, args: string[]) {
   }
   await io.withRuntime(async (runtime) => {
     await runtime.store.tx(async (tx) => {
-      await runtime.services.organizations.setRateLimit(org, perMinute);
+      await runtime.services.organizations.setRateLimit(tx, org, perMinute);
       await auditOrganizationChange(runtime, tx, org, 'organization.rate_limit_set', {
         type: 'organization',
         id: org,

@@ -80,7 +80,7 @@ describe('in one process', () => {
     expect((await t.http.get('/v1/api-keys', { key: own.testKey })).headers.get('x-ratelimit-limit')).toBe(
       '1000',
     );
-    await t.app.services.organizations.setRateLimit(own.organizationId, 7);
+    await t.store.tx((tx) => t.app.services.organizations.setRateLimit(tx, own.organizationId, 7));
     const res = await t.http.get('/v1/api-keys', { key: own.testKey });
     expect(res.headers.get('x-ratelimit-limit')).toBe('7');
   });
@@ -109,7 +109,7 @@ describe.skipIf(!process.env.DATABASE_URL)('across replicas (PostgreSQL)', () =>
   it("an organization's new limit reaches another replica", async () => {
     const own = await t.tenant();
     await useTwice(replica, own.testKey);
-    await t.app.services.organizations.setRateLimit(own.organizationId, 9);
+    await t.store.tx((tx) => t.app.services.organizations.setRateLimit(tx, own.organizationId, 9));
     const seen = await eventually(
       async () =>
         (await replica.http.get('/v1/api-keys', { key: own.testKey })).headers.get('x-ratelimit-limit') ===

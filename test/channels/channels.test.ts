@@ -265,14 +265,23 @@ describe('POST /v1/channels/:id/archive', () => {
       body: { reason: 'x' },
     });
     expectProblemShape(bad, 422, 'validation_failed');
-    const channels = t.app.services.channels;
-    const found = await channels.findActiveBySiteKey(channel.siteKey);
-    expect(found?.channel.id).toBe(channel.id);
-    expect(found?.config.configVersion).toBe(1);
-    expect(await channels.hasConfigVersion(found!.channel, 1)).toBe(true);
-    expect(await channels.hasConfigVersion(found!.channel, 2)).toBe(false);
+    // The public endpoints serve the active channel's configVersion 1 and know no version 2.
+    const publicConfig = (siteKey: string) => t.http.get(`/v1/public/sites/${siteKey}/config`);
+    const served = await publicConfig(channel.siteKey);
+    expect(served.status).toBe(200);
+    expect(served.body.data.configVersion).toBe(1);
+    const origin = 'https://shop.example.com';
+    await t.http.post(`/v1/channels/${channel.id}/origins`, { key: tenant.testKey, body: { origin } });
+    const decide = (configVersion: number) =>
+      t.http.post(`/v1/public/sites/${channel.siteKey}/preferences`, {
+        body: { subjectId: 'sub-archive-test', decisions: {}, configVersion },
+        headers: { origin },
+      });
+    expectProblemShape(await decide(2), 422, 'validation_failed');
+    expect((await decide(1)).status).toBe(201);
     await t.http.post(`/v1/channels/${channel.id}/archive`, { key: tenant.testKey });
-    expect(await channels.findActiveBySiteKey(channel.siteKey)).toBeNull();
-    expect(await channels.findActiveBySiteKey('site_test_unknown')).toBeNull();
+    expectProblemShape(await publicConfig(channel.siteKey), 404, 'not_found');
+    expectProblemShape(await decide(1), 404, 'not_found');
+    expectProblemShape(await publicConfig('site_test_unknown'), 404, 'not_found');
   });
 });

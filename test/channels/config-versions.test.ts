@@ -172,15 +172,20 @@ describe('config versions', () => {
   it('the public reads serve the current snapshot and know every version the channel had', async () => {
     const channel = await createChannel(t, tenant.testKey);
     await createPurpose(t, tenant.testKey, channel.id, { key: 'ads', name: 'Ads' });
-    const service = t.app.services.channels;
-    const found = (await service.findActiveBySiteKey(channel.siteKey))!;
-    expect(found.config).toEqual(
-      (await get(`/v1/channels/${channel.id}/config-versions/2`)).body.data.config,
-    );
-    expect(await service.hasConfigVersion(found.channel, 1)).toBe(true);
-    expect(await service.hasConfigVersion(found.channel, 2)).toBe(true);
-    expect(await service.hasConfigVersion(found.channel, 3)).toBe(false);
-    expect(await service.hasConfigVersion(found.channel, 0)).toBe(false);
+    const served = await t.http.get(`/v1/public/sites/${channel.siteKey}/config`);
+    expect(served.body.data).toEqual((await get(`/v1/channels/${channel.id}/config-versions/2`)).body.data.config);
+    // A decision may answer any version the channel had, and no other.
+    const origin = 'https://shop.example.com';
+    await t.http.post(`/v1/channels/${channel.id}/origins`, { key: tenant.testKey, body: { origin } });
+    const decide = (configVersion: number) =>
+      t.http.post(`/v1/public/sites/${channel.siteKey}/preferences`, {
+        body: { subjectId: 'sub-versions-test', decisions: {}, configVersion },
+        headers: { origin },
+      });
+    expect((await decide(1)).status).toBe(201);
+    expect((await decide(2)).status).toBe(201);
+    expectProblemShape(await decide(3), 422, 'validation_failed');
+    expectProblemShape(await decide(0), 422, 'validation_failed');
   });
 
   it('concurrent changes to one channel each get their own version', async () => {

@@ -131,17 +131,24 @@ describe('list and archive origins', () => {
     );
   });
 
-  it('isOriginAllowed (for the public endpoints) honours wildcards and only active origins', async () => {
+  it('the public endpoints take a browser on an active origin only, wildcards honoured', async () => {
     const channel = await createChannel(t, tenant.testKey);
     await addOrigin(channel.id, 'https://*.example.com');
     const exact = (await addOrigin(channel.id, 'https://example.org')).body.data;
-    const service = t.app.services.channels;
-    const found = (await service.findActiveBySiteKey(channel.siteKey))!;
-    expect(await service.isOriginAllowed(found.channel, 'https://a.example.com')).toBe(true);
-    expect(await service.isOriginAllowed(found.channel, 'https://example.com')).toBe(false);
-    expect(await service.isOriginAllowed(found.channel, 'https://a.b.example.com')).toBe(false);
-    expect(await service.isOriginAllowed(found.channel, 'https://example.org')).toBe(true);
+    const decideFrom = async (origin: string) => {
+      const res = await t.http.post(`/v1/public/sites/${channel.siteKey}/preferences`, {
+        body: { subjectId: 'sub-origin-test', decisions: {}, configVersion: channel.configVersion },
+        headers: { origin },
+      });
+      if (res.status === 403) expectProblemShape(res, 403, 'origin_not_allowed');
+      else expect(res.status, res.text).toBe(201);
+      return res.status === 201;
+    };
+    expect(await decideFrom('https://a.example.com')).toBe(true);
+    expect(await decideFrom('https://example.com')).toBe(false);
+    expect(await decideFrom('https://a.b.example.com')).toBe(false);
+    expect(await decideFrom('https://example.org')).toBe(true);
     await t.http.post(`/v1/channels/${channel.id}/origins/${exact.id}/archive`, { key: tenant.testKey });
-    expect(await service.isOriginAllowed(found.channel, 'https://example.org')).toBe(false);
+    expect(await decideFrom('https://example.org')).toBe(false);
   });
 });

@@ -14,7 +14,7 @@ export async function memberWithPassword(
   const member = await t.store.tx((tx) =>
     t.app.services.organizations.addMember(tx, organizationId, email, role),
   );
-  await t.app.services.sessions.setPassword(organizationId, member.id, password);
+  await t.store.tx((tx) => t.app.services.sessions.setPassword(tx, organizationId, member.id, password));
   return { id: member.id, email };
 }
 

@@ -181,7 +181,9 @@ describe('console sessions', () => {
     const tenant = await t.tenant();
     const owner = await memberWithPassword(t, tenant.organizationId, 'owner');
     const s = await signIn(t, owner.email);
-    await t.app.services.sessions.setPassword(tenant.organizationId, owner.email, 'another long password');
+    await t.store.tx((tx) =>
+      t.app.services.sessions.setPassword(tx, tenant.organizationId, owner.email, 'another long password'),
+    );
     expectProblemShape(
       await t.http.get('/v1/channels', { headers: asMember(s) }),
       401,
@@ -229,7 +231,7 @@ describe('console sessions', () => {
       const m = await t.store.tx((tx) =>
         t.app.services.organizations.addMember(tx, org.organizationId, email, 'analyst'),
       );
-      await t.app.services.sessions.setPassword(org.organizationId, m.id, PASSWORD);
+      await t.store.tx((tx) => t.app.services.sessions.setPassword(tx, org.organizationId, m.id, PASSWORD));
     }
     const ask = await t.http.post('/console/api/sign-in', { body: { email, password: PASSWORD } });
     expectProblemShape(ask, 422, 'validation_failed');

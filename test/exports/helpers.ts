@@ -43,7 +43,7 @@ export function exportWorker(t: TestApp) {
     async (payload, { heartbeat }) => void (await services.exports.run(payload, heartbeat)),
     {
       leaseMs: EXPORT_LEASE_MS,
-      onExhausted: (job) => services.exports.onExhausted(job),
+      onExhausted: (tx, job) => services.exports.onExhausted(tx, job),
     },
   );
   runner.every('exports.expire', EXPORT_TASK_MS, async () => {

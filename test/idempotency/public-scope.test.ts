@@ -44,7 +44,8 @@ beforeAll(async () => {
       if (request.body.subjectId === 'short')
         throw new AppError('validation_failed', 'subjectId is too short.');
       const recordedAt = t.clock.now().toISOString();
-      await t.store.tx((tx) =>
+      // The idempotency layer hands the handler the transaction its record commits in.
+      await t.store.join(request.tx, (tx) =>
         audit.record(
           tx,
           {

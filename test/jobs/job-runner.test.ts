@@ -61,7 +61,10 @@ describe('job runner', () => {
         runs++;
         throw new Error(`boom ${runs}`);
       },
-      { backoffMs: () => 1000, onExhausted: async (job, error) => void exhausted.push(`${job.id}:${error}`) },
+      {
+        backoffMs: () => 1000,
+        onExhausted: async (_tx, job, error) => void exhausted.push(`${job.id}:${error}`),
+      },
     );
     const { id } = await queue.enqueue(store.db, { kind, payload: {}, maxAttempts: 3 });
     await runner.runDue();
@@ -128,7 +131,7 @@ describe('job runner', () => {
     const exhausted: string[] = [];
     runner.register(kind, async () => void runs++, {
       leaseMs: 1000,
-      onExhausted: async (job) => void exhausted.push(job.id),
+      onExhausted: async (_tx, job) => void exhausted.push(job.id),
     });
     const { id } = await queue.enqueue(store.db, { kind, payload: {}, maxAttempts: 1 });
     await jobsRepo.claim(store.db, 'wkr_dead', clock.now(), new Date(clock.now().getTime() + 1000), 1, [
@@ -161,8 +164,8 @@ describe('job runner', () => {
     let runs = 0;
     runner.register(kind, async () => void runs++);
     await expect(
-      store.tx(async () => {
-        await queue.enqueue(store.db, { kind, payload: {} });
+      store.tx(async (tx) => {
+        await queue.enqueue(tx, { kind, payload: {} });
         throw new Error('rollback');
       }),
     ).rejects.toThrow('rollback');

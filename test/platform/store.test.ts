@@ -16,40 +16,40 @@ const exists = async (name: string) =>
   (await store.db.select().from(serviceSecrets).where(eq(serviceSecrets.name, name))).length === 1;
 const unique = () => `test-${Math.random().toString(36).slice(2)}`;
 
-describe('ambient transactions', () => {
-  it('store.db inside store.tx is the open transaction: a rollback undoes writes made through it', async () => {
+describe('transactions are passed explicitly', () => {
+  it('store.tx gives its transaction to fn: a rollback undoes writes made through it', async () => {
     const name = unique();
     await expect(
-      store.tx(async () => {
-        await store.db.insert(serviceSecrets).values(row(name));
-        expect(await exists(name)).toBe(true);
+      store.tx(async (tx) => {
+        await tx.insert(serviceSecrets).values(row(name));
         throw new Error('rollback');
       }),
     ).rejects.toThrow('rollback');
     expect(await exists(name)).toBe(false);
   });
 
-  it('a nested store.tx joins the outer transaction', async () => {
-    const name = unique();
+  it("store.join runs in the caller's transaction when it has one, else in its own", async () => {
+    const joined = unique();
     await expect(
-      store.tx(async () => {
-        await store.tx(async (inner) => {
-          await inner.insert(serviceSecrets).values(row(name));
-        });
+      store.tx(async (outer) => {
+        await store.join(outer, (tx) => tx.insert(serviceSecrets).values(row(joined)));
         throw new Error('outer fails');
       }),
     ).rejects.toThrow('outer fails');
-    expect(await exists(name)).toBe(false);
+    expect(await exists(joined)).toBe(false);
+    const alone = unique();
+    await store.join(null, (tx) => tx.insert(serviceSecrets).values(row(alone)));
+    expect(await exists(alone)).toBe(true);
   });
 
   it('a savepoint undoes only its own writes', async () => {
     const kept = unique();
     const undone = unique();
-    await store.tx(async () => {
-      await store.db.insert(serviceSecrets).values(row(kept));
+    await store.tx(async (tx) => {
+      await tx.insert(serviceSecrets).values(row(kept));
       await expect(
-        store.savepoint(async () => {
-          await store.db.insert(serviceSecrets).values(row(undone));
+        store.savepoint(tx, async (savepoint) => {
+          await savepoint.insert(serviceSecrets).values(row(undone));
           throw new Error('inner fails');
         }),
       ).rejects.toThrow('inner fails');
@@ -58,7 +58,32 @@ describe('ambient transactions', () => {
     expect(await exists(undone)).toBe(false);
   });
 
-  it('outside any transaction, store.db writes commit at once', async () => {
+  it("afterCommit hooks run after the commit (a savepoint's with its transaction), never after a rollback", async () => {
+    const ran: string[] = [];
+    const name = unique();
+    await store.tx(async (tx) => {
+      await tx.insert(serviceSecrets).values(row(name));
+      store.afterCommit(tx, () => ran.push('committed'));
+      await store.savepoint(tx, async (savepoint) => {
+        store.afterCommit(savepoint, () => ran.push('savepoint'));
+      });
+      expect(ran).toEqual([]);
+    });
+    expect(ran).toEqual(['committed', 'savepoint']);
+    await expect(
+      store.tx(async (tx) => {
+        store.afterCommit(tx, () => ran.push('rolled back'));
+        throw new Error('rollback');
+      }),
+    ).rejects.toThrow('rollback');
+    expect(ran).toEqual(['committed', 'savepoint']);
+    store.afterCommit(null, () => ran.push('now'));
+    expect(ran.at(-1)).toBe('now');
+    // A handle the store did not open is refused, not silently run at once.
+    expect(() => store.afterCommit(store.db, () => {})).toThrow(/not a transaction/);
+  });
+
+  it('store.db is the pool: outside any transaction its writes commit at once', async () => {
     const name = unique();
     await store.db.insert(serviceSecrets).values(row(name));
     expect(await exists(name)).toBe(true);

@@ -106,11 +106,11 @@ describe('per-API-key rate limit', () => {
 
   it('honours the per-organization override (orgs set-limit) at once, and its removal', async () => {
     const tenant = await t.tenant();
-    await t.app.services.organizations.setRateLimit(tenant.organizationId, 2);
+    await t.store.tx((tx) => t.app.services.organizations.setRateLimit(tx, tenant.organizationId, 2));
     expectLimitHeaders(await t.http.get('/v1/api-keys', { key: tenant.testKey }), 2, 1);
     expectLimitHeaders(await t.http.get('/v1/api-keys', { key: tenant.testKey }), 2, 0);
     expectProblemShape(await t.http.get('/v1/api-keys', { key: tenant.testKey }), 429, 'rate_limited');
-    await t.app.services.organizations.setRateLimit(tenant.organizationId, null);
+    await t.store.tx((tx) => t.app.services.organizations.setRateLimit(tx, tenant.organizationId, null));
     const back = await t.http.get('/v1/api-keys', { key: tenant.testKey });
     expect(back.status).toBe(200);
     expectLimitHeaders(back, 5, 1);

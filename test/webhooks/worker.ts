@@ -12,7 +12,7 @@ export function webhookWorker(t: TestApp) {
   const runner = createJobRunner({ store: t.store, clock: t.clock, queue: services.jobs, log: t.app.log });
   runner.register(ATTEMPT_JOB, (payload) => services.webhooks.worker.attempt(payload), {
     leaseMs: 60_000,
-    onExhausted: (job, error) => services.webhooks.worker.onExhausted(job, error),
+    onExhausted: (tx, job, error) => services.webhooks.worker.onExhausted(tx, job, error),
   });
   return runner;
 }

@@ -159,7 +159,7 @@ export function createApiKeysService(deps: {
       if (expiresAt && expiresAt.getTime() <= clock.now().getTime()) {
         throw validationFailed([{ path: '/expiresAt', message: 'must be in the future' }]);
       }
-      return store.tx(async (tx) => {
+      return store.join(context.tx, async (tx) => {
         const issued = await insertKey(tx, holder, context.environment, {
           name: input.name,
           scopes,
@@ -181,7 +181,7 @@ export function createApiKeysService(deps: {
       graceSeconds: number,
       caller: { role: Role; scopes: readonly Scope[] },
     ): Promise<IssuedKey> {
-      return store.tx(async (tx) => {
+      return store.join(context.tx, async (tx) => {
         const old = await lockedKey(tx, context, id);
         if (statusOf(old) !== 'active') {
           throw new AppError(
@@ -201,7 +201,7 @@ export function createApiKeysService(deps: {
         const oldExpiry = old.expiresAt && old.expiresAt < graceEnd ? old.expiresAt : graceEnd;
         await apiKeysRepo.update(tx, old, { expiresAt: oldExpiry });
         // Replicas caching the old key's principal must see its new expiry.
-        await store.notify(PRINCIPAL_CHANGES);
+        await store.notify(tx, PRINCIPAL_CHANGES);
         await audit.record(tx, context, {
           action: 'api_key.rotated',
           target: { type: 'api_key', id: old.id },
@@ -220,7 +220,7 @@ export function createApiKeysService(deps: {
       id: string,
       caller: { role: Role; scopes: readonly Scope[] },
     ): Promise<ApiKeyRow> {
-      return store.tx(async (tx) => {
+      return store.join(context.tx, async (tx) => {
         const key = await lockedKey(tx, context, id);
         if (key.revokedAt) throw new AppError('invalid_state', 'The key is already revoked.');
         // The rule of rotate: a caller may only act on keys whose scopes it could issue itself, so a
@@ -228,7 +228,7 @@ export function createApiKeysService(deps: {
         checkScopes(key.scopes, caller.role, caller.scopes);
         const revoked = await apiKeysRepo.update(tx, key, { revokedAt: clock.now() });
         // Every replica caching this key's principal drops it when the revocation commits.
-        await store.notify(PRINCIPAL_CHANGES);
+        await store.notify(tx, PRINCIPAL_CHANGES);
         await audit.record(tx, context, { action: 'api_key.revoked', target: { type: 'api_key', id } });
         await emit(tx, 'api_key.revoked', revoked);
         return revoked;
@@ -239,7 +239,7 @@ export function createApiKeysService(deps: {
     async get(context: AuditContext, id: string): Promise<ApiKeyRow> {
       const key = await apiKeysRepo.find(store.db, context.organizationId, context.environment, id);
       if (!key) throw notFound('API key');
-      await store.tx((tx) =>
+      await store.join(context.tx, (tx) =>
         audit.record(tx, context, { action: 'api_key.read', target: { type: 'api_key', id } }),
       );
       return key;
@@ -253,7 +253,7 @@ export function createApiKeysService(deps: {
         limit,
         after,
       );
-      await store.tx((tx) => audit.record(tx, context, { action: 'api_key.read' }));
+      await store.join(context.tx, (tx) => audit.record(tx, context, { action: 'api_key.read' }));
       return rows;
     },
 

@@ -15,6 +15,12 @@ export interface AuditContext {
   actor: { type: ActorType; id: string | null };
   requestId: string | null;
   ipPrefix: string | null;
+  /**
+   * The transaction the caller's writes must commit in (an idempotent request's: auditContextOf
+   * takes it from `request.tx`), which services join with `store.join(context.tx, …)`. Absent or
+   * null: each service call commits on its own.
+   */
+  tx?: Db | null;
 }
 
 /** What happened to what. Deliberately no payload: the log never holds bodies, secrets or subject data. */

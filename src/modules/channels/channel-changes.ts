@@ -78,7 +78,7 @@ export function createChannelChanges(deps: { store: Store; clock: Clock; events?
         throw new AppError('invalid_state', 'The channel is archived; it can no longer be changed.');
       }
       // Every change goes through here: public-site caches hear of it when it commits.
-      await store.notify(CHANNEL_CHANGES);
+      await store.notify(tx, CHANNEL_CHANGES);
       return channel;
     },
 

@@ -3,14 +3,13 @@ import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { isUniqueViolation } from '../../platform/db/pg-errors.ts';
 import type { Store } from '../../platform/db/store.ts';
-import { AppError, notFound } from '../../platform/http/errors.ts';
+import { notFound } from '../../platform/http/errors.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
 import type { EventsService } from '../webhooks/events.service.ts';
 import { createChannelChanges } from './channel-changes.ts';
 import { type ChannelRow, type ChannelUpdate, channelsRepo, configVersionsRepo } from './channels.repo.ts';
 import type { CreateChannelBody, UpdateChannelBody } from './channels.schemas.ts';
-import { originMatches } from './origin.ts';
 import { originsRepo } from './origins.repo.ts';
 import { createOriginsService } from './origins.service.ts';
 import { createPurposesService } from './purposes.service.ts';
@@ -51,7 +50,7 @@ export function createChannelsService(deps: {
       updatedAt: now,
       archivedAt: null,
     };
-    return store.tx(async (tx) => {
+    return store.join(context.tx, async (tx) => {
       await channelsRepo.insert(tx, channel);
       await changes.publishFirst(tx, channel);
       await audit.record(tx, context, {
@@ -96,7 +95,7 @@ export function createChannelsService(deps: {
      * url and version change what visitors are shown, so they publish a new configVersion.
      */
     update(context: AuditContext, id: string, input: UpdateChannelInput): Promise<ChannelRow> {
-      return store.tx(async (tx) => {
+      return store.join(context.tx, async (tx) => {
         const channel = await changes.lockActive(tx, context, id);
         const update: ChannelUpdate = { updatedAt: clock.now() };
         if (input.name !== undefined) update.name = input.name;
@@ -113,7 +112,7 @@ export function createChannelsService(deps: {
     },
 
     archive(context: AuditContext, id: string): Promise<ChannelRow> {
-      return store.tx(async (tx) => {
+      return store.join(context.tx, async (tx) => {
         const channel = await changes.lockActive(tx, context, id);
         const now = clock.now();
         const archived = await channelsRepo.update(tx, channel, {
@@ -141,23 +140,7 @@ export function createChannelsService(deps: {
 
     // Reads for the public site endpoints (contract §5): no API key, so no organization context.
 
-    /** The active channel of a site key with its current visitor config, or null (unknown or archived). */
-    async findActiveBySiteKey(
-      siteKey: string,
-    ): Promise<{ channel: ChannelRow; config: VisitorConfig } | null> {
-      const channel = await channelsRepo.findBySiteKey(store.db, siteKey);
-      if (channel?.status !== 'active') return null;
-      const snapshot = await configVersionsRepo.find(store.db, channel, channel.configVersion);
-      if (!snapshot)
-        throw new AppError('internal_error', 'The channel has no snapshot of its configVersion.');
-      return { channel, config: snapshot.snapshot as VisitorConfig };
-    },
-
     findConfigVersion,
-
-    async hasConfigVersion(channel: ChannelRow, version: number): Promise<boolean> {
-      return (await findConfigVersion(channel, version)) !== null;
-    },
 
     /** The active channel of a site key without its config (a cheap check of its status and configVersion). */
     async findActiveChannelBySiteKey(siteKey: string): Promise<ChannelRow | null> {
@@ -167,12 +150,6 @@ export function createChannelsService(deps: {
 
     /** The channel's active origins, normalized (match a browser's Origin with `originMatches`). */
     activeOrigins: (channel: ChannelRow): Promise<string[]> => originsRepo.active(store.db, channel),
-
-    /** Whether a browser's Origin header matches an active origin of the channel (wildcards honoured). */
-    async isOriginAllowed(channel: ChannelRow, requestOrigin: string): Promise<boolean> {
-      const allowed = await originsRepo.active(store.db, channel);
-      return allowed.some((origin) => originMatches(origin, requestOrigin));
-    },
   };
 }
 

@@ -16,7 +16,7 @@ import { originsRepo } from './origins.repo.ts';
 export function createOriginsService({ store, clock, audit, changes }: ChannelPartsDeps) {
   return {
     create(context: AuditContext, channelId: string, input: { origin: string }): Promise<OriginRow> {
-      return store.tx(async (tx) => {
+      return store.join(context.tx, async (tx) => {
         const channel = await changes.lockActive(tx, context, channelId, 'share');
         const normalized = normalizeOrigin(input.origin, { environment: channel.environment });
         if (!normalized.ok) {
@@ -36,7 +36,7 @@ export function createOriginsService({ store, clock, audit, changes }: ChannelPa
         };
         try {
           // A savepoint, so the violation leaves the caller's transaction usable.
-          await store.savepoint((sp) => originsRepo.insert(sp, origin));
+          await store.savepoint(tx, (sp) => originsRepo.insert(sp, origin));
         } catch (error) {
           if (isUniqueViolation(error, 'origins_channel_origin_key')) {
             throw new AppError(
@@ -64,7 +64,7 @@ export function createOriginsService({ store, clock, audit, changes }: ChannelPa
     },
 
     archive(context: AuditContext, channelId: string, originId: string): Promise<OriginRow> {
-      return store.tx(async (tx) => {
+      return store.join(context.tx, async (tx) => {
         const channel = await changes.lockActive(tx, context, channelId, 'share');
         const origin = await originsRepo.findForUpdate(tx, channel, originId);
         if (!origin) throw notFound('origin');

@@ -41,7 +41,7 @@ export function createPurposesService({ store, clock, audit, changes }: ChannelP
 
   return {
     create(context: AuditContext, channelId: string, input: CreatePurposeInput): Promise<PurposeRow> {
-      return store.tx(async (tx) => {
+      return store.join(context.tx, async (tx) => {
         const channel = await changes.lockActive(tx, context, channelId);
         const now = clock.now();
         const purpose: PurposeRow = {
@@ -65,7 +65,7 @@ export function createPurposesService({ store, clock, audit, changes }: ChannelP
         checkRules(purpose);
         try {
           // A savepoint, so the violation leaves the caller's transaction usable.
-          await store.savepoint((sp) => purposesRepo.insert(sp, purpose));
+          await store.savepoint(tx, (sp) => purposesRepo.insert(sp, purpose));
         } catch (error) {
           if (isUniqueViolation(error, 'purposes_channel_key_key')) {
             throw new AppError(
@@ -97,7 +97,7 @@ export function createPurposesService({ store, clock, audit, changes }: ChannelP
     },
 
     update(context: AuditContext, channelId: string, purposeId: string, input: UpdatePurposeInput) {
-      return store.tx(async (tx) => {
+      return store.join(context.tx, async (tx) => {
         const channel = await changes.lockActive(tx, context, channelId);
         const purpose = await purposeOf(tx, channel, purposeId);
         if (purpose.status !== 'active') {
@@ -128,7 +128,7 @@ export function createPurposesService({ store, clock, audit, changes }: ChannelP
 
     /** Archiving also detaches the purpose from the channel's technologies (they name active purposes only). */
     archive(context: AuditContext, channelId: string, purposeId: string): Promise<PurposeRow> {
-      return store.tx(async (tx) => {
+      return store.join(context.tx, async (tx) => {
         const channel = await changes.lockActive(tx, context, channelId);
         const purpose = await purposeOf(tx, channel, purposeId);
         if (purpose.status !== 'active')

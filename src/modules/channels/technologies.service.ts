@@ -45,7 +45,7 @@ export function createTechnologiesService({ store, clock, audit, changes }: Chan
 
   return {
     create(context: AuditContext, channelId: string, input: CreateTechnologyInput): Promise<TechnologyRow> {
-      return store.tx(async (tx) => {
+      return store.join(context.tx, async (tx) => {
         const channel = await changes.lockActive(tx, context, channelId);
         const purposeKeys = input.purposeKeys ?? [];
         await checkPurposeKeys(tx, channel, purposeKeys);
@@ -83,7 +83,7 @@ export function createTechnologiesService({ store, clock, audit, changes }: Chan
     },
 
     update(context: AuditContext, channelId: string, technologyId: string, input: UpdateTechnologyInput) {
-      return store.tx(async (tx) => {
+      return store.join(context.tx, async (tx) => {
         const channel = await changes.lockActive(tx, context, channelId);
         const technology = await technologyOf(tx, channel, technologyId);
         if (input.purposeKeys !== undefined) await checkPurposeKeys(tx, channel, input.purposeKeys);
@@ -104,7 +104,7 @@ export function createTechnologiesService({ store, clock, audit, changes }: Chan
     },
 
     delete(context: AuditContext, channelId: string, technologyId: string): Promise<void> {
-      return store.tx(async (tx) => {
+      return store.join(context.tx, async (tx) => {
         const channel = await changes.lockActive(tx, context, channelId);
         const technology = await technologyOf(tx, channel, technologyId);
         await technologiesRepo.delete(tx, technology);

@@ -2,7 +2,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import type { MemberPrincipal } from '../../platform/auth/principal.ts';
 import { type Environment, ROLE_SCOPES, type Role } from '../../platform/auth/scopes.ts';
 import type { Clock } from '../../platform/clock.ts';
-import type { Store } from '../../platform/db/store.ts';
+import type { Db, Store } from '../../platform/db/store.ts';
 import { AppError } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
@@ -72,17 +72,19 @@ export function createSessionsService(deps: {
   }
 
   return {
-    /** Sets (or replaces) a member's password; their open sessions end. Used by the CLI. */
-    async setPassword(organizationId: string, memberRef: string, password: string): Promise<void> {
+    /**
+     * Sets (or replaces) a member's password in the caller's transaction `tx` (the CLI audits the
+     * change in it); their open sessions end. Returns the member.
+     */
+    async setPassword(tx: Db, organizationId: string, memberRef: string, password: string) {
       const problem = passwordProblem(password);
       if (problem) throw new PasswordError(problem);
-      const member = await organizations.findMember(organizationId, memberRef);
+      const member = await organizations.findMember(organizationId, memberRef, tx);
       if (!member) throw new PasswordError(`no member ${memberRef} in ${organizationId}`);
       const hash = await hashPassword(password);
-      await store.tx(async (tx) => {
-        await organizations.setPasswordHash(tx, organizationId, member.id, hash);
-        await sessionsRepo.revokeAllOfMember(tx, organizationId, member.id, clock.now());
-      });
+      await organizations.setPasswordHash(tx, organizationId, member.id, hash);
+      await sessionsRepo.revokeAllOfMember(tx, organizationId, member.id, clock.now());
+      return member;
     },
 
     /**

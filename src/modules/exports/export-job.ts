@@ -1,5 +1,5 @@
 import type { Clock } from '../../platform/clock.ts';
-import type { Store } from '../../platform/db/store.ts';
+import type { Db, Store } from '../../platform/db/store.ts';
 import type { JobRow } from '../../platform/jobs/jobs.repo.ts';
 import type { AuditContext } from '../audit/audit.service.ts';
 import type { ChannelsService } from '../channels/channels.service.ts';
@@ -69,8 +69,14 @@ export function createExportJob(deps: ExportJobDeps) {
     return new Date(expires);
   }
 
-  async function finish(row: ExportRow, status: 'succeeded' | 'failed', changes: Partial<ExportRow>) {
-    return store.tx(async (tx) => {
+  /** Ends the export in the caller's transaction `outer` when given (a job failing for good), else in its own. */
+  async function finish(
+    row: ExportRow,
+    status: 'succeeded' | 'failed',
+    changes: Partial<ExportRow>,
+    outer: Db | null = null,
+  ) {
+    return store.join(outer, async (tx) => {
       const done = await exportsRepo.transition(tx, row, ['queued', 'running'], { status, ...changes });
       if (done) {
         await deps.events?.emit(tx, {
@@ -149,14 +155,12 @@ export function createExportJob(deps: ExportJobDeps) {
      * The job's attempts are spent (errors, or workers that died holding it): the export is failed
      * with a reason a client can act on. The internal error stays in the job row and the logs.
      */
-    async onExhausted(job: JobRow): Promise<void> {
+    async onExhausted(tx: Db, job: JobRow): Promise<void> {
       const { organizationId, exportId } = job.payload as unknown as ExportJobPayload;
-      const row = await exportsRepo.findForJob(store.db, organizationId, exportId);
+      const row = await exportsRepo.findForJob(tx, organizationId, exportId);
       if (!row) return;
-      await finish(row, 'failed', {
-        completedAt: clock.now(),
-        failureReason: `The export could not be completed after ${Math.min(job.attempts, job.maxAttempts)} attempts; request a new export.`,
-      });
+      const failureReason = `The export could not be completed after ${Math.min(job.attempts, job.maxAttempts)} attempts; request a new export.`;
+      await finish(row, 'failed', { completedAt: clock.now(), failureReason }, tx);
       await storage.remove(fileKeyOf(row)).catch(() => {});
     },
 

@@ -126,7 +126,7 @@ export function createExportsService(deps: {
         expiresAt: null,
         failureReason: null,
       };
-      return store.tx(async (tx) => {
+      return store.join(context.tx, async (tx) => {
         await exportsRepo.lockOrganization(tx, context.organizationId);
         if ((await exportsRepo.countUnfinished(tx, context.organizationId)) >= MAX_UNFINISHED_EXPORTS) {
           throw new AppError(

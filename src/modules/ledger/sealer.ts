@@ -1,5 +1,5 @@
 import type { Clock } from '../../platform/clock.ts';
-import type { Store } from '../../platform/db/store.ts';
+import type { Db, Store } from '../../platform/db/store.ts';
 import { apiDate } from '../../platform/http/dates.ts';
 import { randomBase62 } from '../../platform/ids.ts';
 import { type LedgerScope, ledgerRepo } from './ledger.repo.ts';
@@ -38,31 +38,31 @@ export const MAX_BATCHES_PER_RUN = 50;
 export function createSealer(deps: { store: Store; clock: Clock; keys: LedgerKeys }) {
   const { store, clock, keys } = deps;
 
-  async function logOf(scope: LedgerScope): Promise<LedgerLogRow> {
-    const existing = await ledgerRepo.findLog(store.db, scope);
+  async function logOf(tx: Db, scope: LedgerScope): Promise<LedgerLogRow> {
+    const existing = await ledgerRepo.findLog(tx, scope);
     if (existing) return existing;
-    await ledgerRepo.ensureLog(store.db, scope, `log_${randomBase62(22)}`, clock.now());
-    return (await ledgerRepo.findLog(store.db, scope))!;
+    await ledgerRepo.ensureLog(tx, scope, `log_${randomBase62(22)}`, clock.now());
+    return (await ledgerRepo.findLog(tx, scope))!;
   }
 
-  /** Under the lock, the log as it is now (another sealer may have moved it while we waited). */
-  async function lockedLog(scope: LedgerScope): Promise<LedgerLogRow> {
-    const log = await logOf(scope);
-    await ledgerRepo.lockLog(store.db, log.id);
-    return (await ledgerRepo.findLog(store.db, scope))!;
+  /** Under the lock (held until `tx` ends), the log as it is now (another sealer may have moved it while we waited). */
+  async function lockedLog(tx: Db, scope: LedgerScope): Promise<LedgerLogRow> {
+    const log = await logOf(tx, scope);
+    await ledgerRepo.lockLog(tx, log.id);
+    return (await ledgerRepo.findLog(tx, scope))!;
   }
 
   /** Step 1 after `after` (the same run's previous batch, if any): the events appended, in order. */
   function appendAfter(scope: LedgerScope, limit: number, after: PendingLeaf | null): Promise<PendingLeaf[]> {
-    return store.tx(async () => {
-      const log = await lockedLog(scope);
-      const leaves = await ledgerQueueRepo.next(store.db, scope, limit, after);
+    return store.tx(async (tx) => {
+      const log = await lockedLog(tx, scope);
+      const leaves = await ledgerQueueRepo.next(tx, scope, limit, after);
       if (leaves.length === 0) return leaves;
       const size = log.treeSize;
-      const frontier = await ledgerRepo.nodes(store.db, log, frontierOf(size));
+      const frontier = await ledgerRepo.nodes(tx, log, frontierOf(size));
       const hashes = leaves.map((l) => Buffer.from(l.leafHash, 'hex'));
       const nodes = appendLeaves(size, frontier, hashes).filter(isStoredNode);
-      await ledgerQueueRepo.append(store.db, { log, size, leaves, nodes });
+      await ledgerQueueRepo.append(tx, { log, size, leaves, nodes });
       return leaves;
     });
   }
@@ -76,11 +76,11 @@ export function createSealer(deps: { store: Store; clock: Clock; keys: LedgerKey
     /** Step 2: signs the log's current size if no head covers it yet; returns the new head, if any. */
     async signHead(scope: LedgerScope): Promise<LedgerTreeHeadRow | null> {
       const signer = await keys.signer();
-      return store.tx(async () => {
-        const log = await lockedLog(scope);
+      return store.tx(async (tx) => {
+        const log = await lockedLog(tx, scope);
         if (log.treeSize === log.signedSize) return null;
         const whole = { start: 0, end: log.treeSize };
-        const root = rangeHash(whole, await ledgerRepo.nodes(store.db, log, rangeNodes(whole)));
+        const root = rangeHash(whole, await ledgerRepo.nodes(tx, log, rangeNodes(whole)));
         // The API's date format; the signed string is exactly what the tree head shows.
         const timestamp = apiDate(clock.now());
         const message = treeHeadMessage({
@@ -99,8 +99,8 @@ export function createSealer(deps: { store: Store; clock: Clock; keys: LedgerKey
           keyId: signer.keyId,
           signature: signer.sign(message),
         };
-        await ledgerRepo.insertTreeHead(store.db, head);
-        await ledgerRepo.setSizes(store.db, log, { signedSize: log.treeSize });
+        await ledgerRepo.insertTreeHead(tx, head);
+        await ledgerRepo.setSizes(tx, log, { signedSize: log.treeSize });
         return head;
       });
     },

@@ -66,11 +66,15 @@ export function createOrganizationsService({ store, clock }: { store: Store; clo
     /** False on a fresh store, where `npm start` says how to bootstrap. */
     hasOrganizations: () => organizationsRepo.anyOrganization(store.db),
 
-    /** A member by id or email. */
-    async findMember(organizationId: string, idOrEmail: string): Promise<MemberRow | undefined> {
+    /** A member by id or email (read through `db`, the caller's transaction if it has one). */
+    async findMember(
+      organizationId: string,
+      idOrEmail: string,
+      db: Db = store.db,
+    ): Promise<MemberRow | undefined> {
       return idOrEmail.startsWith('mem_')
-        ? organizationsRepo.findMember(store.db, organizationId, idOrEmail)
-        : organizationsRepo.findMemberByEmail(store.db, organizationId, idOrEmail.trim().toLowerCase());
+        ? organizationsRepo.findMember(db, organizationId, idOrEmail)
+        : organizationsRepo.findMemberByEmail(db, organizationId, idOrEmail.trim().toLowerCase());
     },
 
     /** Memberships of an email (normalized as on add), at most `limit`, for the console's sign-in. */
@@ -82,14 +86,13 @@ export function createOrganizationsService({ store, clock }: { store: Store; clo
       await organizationsRepo.setPasswordHash(tx, organizationId, memberId, hash);
     },
 
-    async setRateLimit(organizationId: string, perMinute: number | null): Promise<void> {
-      await store.tx(async (tx) => {
-        if (!(await organizationsRepo.setRateLimit(tx, organizationId, perMinute))) {
-          throw new OrganizationError(`no organization ${organizationId}`);
-        }
-        // API replicas cache principals, which carry the limit: the new one applies at once everywhere.
-        await store.notify(PRINCIPAL_CHANGES);
-      });
+    /** Sets an organization's rate limit in the caller's transaction `tx` (the CLI audits it there). */
+    async setRateLimit(tx: Db, organizationId: string, perMinute: number | null): Promise<void> {
+      if (!(await organizationsRepo.setRateLimit(tx, organizationId, perMinute))) {
+        throw new OrganizationError(`no organization ${organizationId}`);
+      }
+      // API replicas cache principals, which carry the limit: the new one applies at once everywhere.
+      await store.notify(tx, PRINCIPAL_CHANGES);
     },
   };
 }

@@ -46,7 +46,7 @@ export function createDeliveriesService(deps: {
      * schedule. Its attempts so far stay on record and attemptCount keeps counting.
      */
     redeliver(context: AuditContext, id: string): Promise<DeliveryRow> {
-      return store.tx(async (tx) => {
+      return store.join(context.tx, async (tx) => {
         const delivery = await deliveriesRepo.find(tx, context.organizationId, id, {
           environment: context.environment,
           lock: true,

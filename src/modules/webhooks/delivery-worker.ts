@@ -218,11 +218,11 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     },
 
     /** The job itself failed too often (crashes, database errors): the delivery fails, redeliverable. */
-    async onExhausted(job: JobRow, error: string): Promise<void> {
+    async onExhausted(tx: Db, job: JobRow, error: string): Promise<void> {
       const payload = job.payload as unknown as AttemptJobPayload;
-      const delivery = await deliveriesRepo.find(store.db, payload.organizationId, payload.deliveryId);
+      const delivery = await deliveriesRepo.find(tx, payload.organizationId, payload.deliveryId);
       if (delivery?.status !== 'pending') return;
-      await deliveriesRepo.update(store.db, delivery, {
+      await deliveriesRepo.update(tx, delivery, {
         status: 'failed',
         nextAttemptAt: null,
         lastError: `delivery worker gave up: ${error.slice(0, 200)}`,

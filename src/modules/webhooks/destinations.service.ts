@@ -82,7 +82,7 @@ export function createDestinationsService(deps: DestinationsDeps) {
     action: string,
     apply: (row: DestinationRow, tx: Db) => Promise<DestinationUpdate>,
   ): Promise<DestinationRow> {
-    return store.tx(async (tx) => {
+    return store.join(context.tx, async (tx) => {
       const row = await locked(tx, context, id);
       const changes = await apply(row, tx);
       const updated = await destinationsRepo.update(tx, row, { ...changes, updatedAt: clock.now() });
@@ -115,7 +115,7 @@ export function createDestinationsService(deps: DestinationsDeps) {
         createdAt: now,
         updatedAt: now,
       };
-      await store.tx(async (tx) => {
+      await store.join(context.tx, async (tx) => {
         await destinationsRepo.insert(tx, destination);
         await audit.record(tx, context, {
           action: 'webhook_destination.created',

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -15,31 +14,32 @@ export type Db = PgDatabase<PgQueryResultHKT, Record<string, never>>;
 export interface Store {
   kind: 'embedded' | 'postgres';
   /**
-   * The handle to query with: inside `tx` (or any code it calls) this is the open transaction,
-   * elsewhere the pool. Read it at call time (`store.db`), never keep it in a variable: on PGlite
-   * a query outside the open transaction would wait for that transaction, forever.
+   * The pool (PostgreSQL) or the embedded instance: for queries outside any transaction. Code that
+   * runs inside a transaction is handed that transaction (`tx`) and queries through it: on PGlite, a
+   * query on `db` while a transaction is open waits for that transaction, forever.
    */
   readonly db: Db;
-  /**
-   * Runs fn in one transaction. Called inside another, it joins the outer one, so a service's
-   * writes and a caller's (an idempotency record, say) commit together.
-   */
+  /** Runs fn in a new transaction, then the afterCommit hooks registered on it. */
   tx<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
-  /** Runs fn in a savepoint of the current transaction (or a new transaction): a failure undoes only fn. */
-  savepoint<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
-  /** True inside `tx` (or code it calls): writes made now commit with that transaction. */
-  inTransaction(): boolean;
   /**
-   * Runs fn once the current top-level transaction commits (at once outside a transaction), for
-   * work that must only see committed data, such as dropping a cache. fn must not throw.
+   * Runs fn in the caller's transaction `outer` when it has one (an idempotent request's, whose
+   * record commits with fn's writes), else in a new transaction.
    */
-  afterCommit(fn: () => void): void;
+  join<T>(outer: Db | null | undefined, fn: (tx: Db) => Promise<T>): Promise<T>;
+  /** Runs fn in a savepoint of `tx`: a failure undoes only fn. */
+  savepoint<T>(tx: Db, fn: (savepoint: Db) => Promise<T>): Promise<T>;
   /**
-   * Tells every listener of `channel`, in every process on this database, that something changed:
-   * this process's listeners synchronously right after the commit (so the caller's next request
-   * already sees it), other processes' through PostgreSQL NOTIFY, which is delivered on commit.
+   * Runs fn once `tx` (or the transaction it is a savepoint of) commits, or at once when tx is null,
+   * for work that must only see committed data, such as dropping a cache. fn must not throw.
    */
-  notify(channel: string): Promise<void>;
+  afterCommit(tx: Db | null, fn: () => void): void;
+  /**
+   * Tells every listener of `channel`, in every process on this database, that something changed
+   * once `tx` commits (at once when tx is null): this process's listeners synchronously right after
+   * the commit (so the caller's next request already sees it), other processes' through PostgreSQL
+   * NOTIFY, which is delivered on commit.
+   */
+  notify(tx: Db | null, channel: string): Promise<void>;
   /**
    * Listens to `channel` until the returned function is called. See ListenEvent: a listener that
    * keeps derived state (a cache) must drop it on every event and trust it only while `listening`.
@@ -53,21 +53,10 @@ export interface Store {
   pool?: pg.Pool;
 }
 
-/** The open transaction of the current async context, and what waits for its top-level commit. */
-interface AmbientTx {
-  db: Db;
-  afterCommit: Array<() => void>;
-}
-
-const ambient = new AsyncLocalStorage<AmbientTx>();
-
-/**
- * A store over the driver's base handle. `db` must stay a getter on the returned object (a spread
- * would copy its value once and lose the ambient transaction).
- */
+/** A store over the driver's base handle. */
 function makeStore(
   base: Db,
-  fields: Omit<Store, 'db' | 'tx' | 'savepoint' | 'inTransaction' | 'afterCommit' | 'notify' | 'listen'>,
+  fields: Omit<Store, 'db' | 'tx' | 'join' | 'savepoint' | 'afterCommit' | 'notify' | 'listen'>,
   options: {
     /** Opens a top-level transaction; the base handle's own `transaction` when omitted. */
     begin?: <T>(fn: (tx: Db) => Promise<T>) => Promise<T>;
@@ -76,38 +65,47 @@ function makeStore(
   } = {},
 ): Store {
   const begin = options.begin ?? (<T>(fn: (tx: Db) => Promise<T>) => base.transaction(fn));
-  const open = async <T>(outer: AmbientTx | null, fn: (tx: Db) => Promise<T>): Promise<T> => {
-    // A savepoint shares its top-level transaction's commit, so it shares its afterCommit list.
-    const afterCommit = outer?.afterCommit ?? [];
-    const inAmbient = (tx: Db) => ambient.run({ db: tx, afterCommit }, () => fn(tx));
-    if (outer) return outer.db.transaction((tx) => inAmbient(tx as unknown as Db));
-    const result = await begin(inAmbient);
-    for (const run of afterCommit) run();
+  /** What waits for each open transaction's commit; a savepoint shares its transaction's list. */
+  const commitHooks = new WeakMap<Db, Array<() => void>>();
+  const hooksOf = (tx: Db) => {
+    const hooks = commitHooks.get(tx);
+    if (!hooks) throw new Error('not a transaction opened by this store (store.tx or store.savepoint)');
+    return hooks;
+  };
+  const afterCommit = (tx: Db | null, fn: () => void) => {
+    if (tx === null) fn();
+    else hooksOf(tx).push(fn);
+  };
+  const transaction = async <T>(fn: (tx: Db) => Promise<T>): Promise<T> => {
+    const hooks: Array<() => void> = [];
+    const result = await begin((tx) => {
+      commitHooks.set(tx, hooks);
+      return fn(tx);
+    });
+    for (const run of hooks) run();
     return result;
   };
   const local = new Map<string, Set<ListenHandler>>();
-  const afterCommit = (fn: () => void) => {
-    const current = ambient.getStore();
-    if (current) current.afterCommit.push(fn);
-    else fn();
-  };
-  const store = {
+  return {
     ...fields,
-    tx: <T>(fn: (tx: Db) => Promise<T>): Promise<T> => {
-      const current = ambient.getStore();
-      return current ? fn(current.db) : open(null, fn);
+    db: base,
+    tx: transaction,
+    join: (outer, fn) => (outer ? fn(outer) : transaction(fn)),
+    savepoint: (tx, fn) => {
+      const hooks = hooksOf(tx);
+      return tx.transaction((savepoint) => {
+        commitHooks.set(savepoint as unknown as Db, hooks);
+        return fn(savepoint as unknown as Db);
+      });
     },
-    savepoint: <T>(fn: (tx: Db) => Promise<T>): Promise<T> => open(ambient.getStore() ?? null, fn),
-    inTransaction: () => ambient.getStore() !== undefined,
     afterCommit,
-    notify: async (channel: string) => {
-      const db = ambient.getStore()?.db ?? base;
-      if (options.remote) await db.execute(sql`select pg_notify(${channel}, '')`);
-      afterCommit(() => {
+    notify: async (tx, channel) => {
+      if (options.remote) await (tx ?? base).execute(sql`select pg_notify(${channel}, '')`);
+      afterCommit(tx, () => {
         for (const handler of local.get(channel) ?? []) handler('notified');
       });
     },
-    listen: (channel: string, handler: ListenHandler) => {
+    listen: (channel, handler) => {
       const set = local.get(channel) ?? new Set();
       local.set(channel, set);
       set.add(handler);
@@ -125,11 +123,6 @@ function makeStore(
       await fields.close();
     },
   };
-  Object.defineProperty(store, 'db', {
-    get: () => ambient.getStore()?.db ?? base,
-    enumerable: true,
-  });
-  return store as unknown as Store;
 }
 
 // int8 and numeric as JS numbers on both stores: counts and sizes stay far below 2^53.

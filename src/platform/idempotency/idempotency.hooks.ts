@@ -8,7 +8,7 @@ import type {
 import { BEARER } from '../auth/auth.hooks.ts';
 import { sessionTokenOf } from '../auth/session-cookie.ts';
 import type { Clock } from '../clock.ts';
-import type { Store } from '../db/store.ts';
+import type { Db, Store } from '../db/store.ts';
 import { UnitOfWork } from '../db/unit-of-work.ts';
 import { AppError } from '../http/errors.ts';
 import { PROBLEM_CONTENT_TYPE, problemBody, problemHeaders } from '../http/problem.ts';
@@ -32,6 +32,13 @@ declare module 'fastify' {
      * unit its writes are staged in (committed with the key's record). Null otherwise: write.
      */
     unitOfWork: UnitOfWork | null;
+    /**
+     * While a request with an Idempotency-Key runs its handler on a route without `commitStaged`:
+     * the transaction (a savepoint of the one the key's record commits in). The handler passes it on
+     * (auditContextOf puts it in the context services take) and services join it (`store.join`), so
+     * the request's writes and its record commit together. Null otherwise: services open their own.
+     */
+    tx: Db | null;
   }
 }
 
@@ -134,6 +141,7 @@ export function installIdempotency(
   const { store, clock, docsUrl } = deps;
   app.decorateRequest('idempotencyKey', null);
   app.decorateRequest('unitOfWork', null);
+  app.decorateRequest('tx', null);
 
   app.addHook('onRoute', (route) => {
     const methods = [route.method].flat();
@@ -217,7 +225,14 @@ export function installIdempotency(
       // Expired but not yet purged: the key is free again.
       if (stored) await idempotencyRepo.remove(tx, recordKey);
       // The savepoint undoes the handler's writes when it answers a 4xx, which is stored all the same.
-      const outcome = await store.savepoint(run);
+      const outcome = await store.savepoint(tx, async (savepoint) => {
+        request.tx = savepoint;
+        try {
+          return await run();
+        } finally {
+          request.tx = null;
+        }
+      });
       await idempotencyRepo.insert(tx, recordOf(outcome, now));
       return { stored: null, fresh: outcome };
     });

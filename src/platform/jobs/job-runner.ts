@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { describeError } from '../db/pg-errors.ts';
-import type { Store } from '../db/store.ts';
+import type { Db, Store } from '../db/store.ts';
 import { randomBase62 } from '../ids.ts';
 import type { JobQueue } from './job-queue.ts';
 import { type JobRow, jobsRepo } from './jobs.repo.ts';
@@ -18,7 +18,8 @@ export interface JobKindOptions {
   /** Delay before retry number `attempt` (1-based) after a failure. */
   backoffMs?: (attempt: number) => number;
   /** Called once when the job fails for the last time (to mark the resource it served as failed). */
-  onExhausted?: (job: JobRow, error: string) => Promise<void>;
+  /** Runs in the transaction that marks the job failed for good (`tx`), so both commit together. */
+  onExhausted?: (tx: Db, job: JobRow, error: string) => Promise<void>;
 }
 
 interface RegisteredKind extends Required<Omit<JobKindOptions, 'onExhausted'>> {
@@ -81,8 +82,8 @@ export function createJobRunner(options: JobRunnerOptions) {
     kinds.get(kind)!.everyMs = intervalMs;
   }
 
-  async function scheduleRecurring(kind: string, runAt: Date) {
-    await queue.enqueue(store.db, {
+  async function scheduleRecurring(db: Db, kind: string, runAt: Date) {
+    await queue.enqueue(db, {
       kind,
       payload: {},
       runAt,
@@ -109,10 +110,10 @@ export function createJobRunner(options: JobRunnerOptions) {
     };
     try {
       await kind.handler(job.payload, context);
-      await store.tx(async () => {
-        await jobsRepo.finish(store.db, job.id, workerId, { status: 'succeeded', completedAt: clock.now() });
+      await store.tx(async (tx) => {
+        await jobsRepo.finish(tx, job.id, workerId, { status: 'succeeded', completedAt: clock.now() });
         if (kind.everyMs !== undefined)
-          await scheduleRecurring(job.kind, new Date(clock.now().getTime() + kind.everyMs));
+          await scheduleRecurring(tx, job.kind, new Date(clock.now().getTime() + kind.everyMs));
       });
     } catch (error) {
       // Stored as lastError and shown in logs: never the data a database error carried.
@@ -138,15 +139,15 @@ export function createJobRunner(options: JobRunnerOptions) {
 
   async function fail(job: JobRow, kind: RegisteredKind, message: string) {
     log.error({ jobId: job.id, kind: job.kind, attempts: job.attempts, err: message }, 'job failed for good');
-    await store.tx(async () => {
-      const finished = await jobsRepo.finish(store.db, job.id, workerId, {
+    await store.tx(async (tx) => {
+      const finished = await jobsRepo.finish(tx, job.id, workerId, {
         status: 'failed',
         lastError: message,
         completedAt: clock.now(),
       });
-      if (finished && kind.onExhausted) await kind.onExhausted(job, message);
+      if (finished && kind.onExhausted) await kind.onExhausted(tx, job, message);
       if (finished && kind.everyMs !== undefined) {
-        await scheduleRecurring(job.kind, new Date(clock.now().getTime() + kind.everyMs));
+        await scheduleRecurring(tx, job.kind, new Date(clock.now().getTime() + kind.everyMs));
       }
     });
   }
@@ -180,7 +181,7 @@ export function createJobRunner(options: JobRunnerOptions) {
 
   async function ensureRecurring() {
     for (const [kind, registered] of kinds) {
-      if (registered.everyMs !== undefined) await scheduleRecurring(kind, clock.now());
+      if (registered.everyMs !== undefined) await scheduleRecurring(store.db, kind, clock.now());
     }
   }
 
