@@ -62,3 +62,21 @@ export async function auditActions(t: TestApp, key: string, targetId: string): P
   expect(res.status, res.text).toBe(200);
   return res.body.data.map((e: { action: string }) => e.action).reverse();
 }
+
+/**
+ * A browser's decision on the channel's public endpoint, from `origin` (registered here first), for
+ * a given configVersion: what the public endpoints accept is checked through them, not the service.
+ */
+export async function decisionsFrom(
+  t: TestApp,
+  key: string,
+  channel: { id: string; siteKey: string },
+  origin = 'https://shop.example.com',
+) {
+  await t.http.post(`/v1/channels/${channel.id}/origins`, { key, body: { origin } });
+  return (configVersion: number) =>
+    t.http.post(`/v1/public/sites/${channel.siteKey}/preferences`, {
+      body: { subjectId: `sub-${channel.id}`, decisions: {}, configVersion },
+      headers: { origin },
+    });
+}

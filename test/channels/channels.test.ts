@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant, TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
-import { auditActions, createChannel, startChannelsApp, walkPages } from './channel-helpers.ts';
+import {
+  auditActions,
+  createChannel,
+  decisionsFrom,
+  startChannelsApp,
+  walkPages,
+} from './channel-helpers.ts';
 
 let t: TestApp;
 let tenant: Tenant;
@@ -270,13 +276,7 @@ describe('POST /v1/channels/:id/archive', () => {
     const served = await publicConfig(channel.siteKey);
     expect(served.status).toBe(200);
     expect(served.body.data.configVersion).toBe(1);
-    const origin = 'https://shop.example.com';
-    await t.http.post(`/v1/channels/${channel.id}/origins`, { key: tenant.testKey, body: { origin } });
-    const decide = (configVersion: number) =>
-      t.http.post(`/v1/public/sites/${channel.siteKey}/preferences`, {
-        body: { subjectId: 'sub-archive-test', decisions: {}, configVersion },
-        headers: { origin },
-      });
+    const decide = await decisionsFrom(t, tenant.testKey, channel);
     expectProblemShape(await decide(2), 422, 'validation_failed');
     expect((await decide(1)).status).toBe(201);
     await t.http.post(`/v1/channels/${channel.id}/archive`, { key: tenant.testKey });

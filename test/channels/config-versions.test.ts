@@ -6,6 +6,7 @@ import {
   createChannel,
   createPurpose,
   createTechnology,
+  decisionsFrom,
   startChannelsApp,
   walkPages,
 } from './channel-helpers.ts';
@@ -173,15 +174,11 @@ describe('config versions', () => {
     const channel = await createChannel(t, tenant.testKey);
     await createPurpose(t, tenant.testKey, channel.id, { key: 'ads', name: 'Ads' });
     const served = await t.http.get(`/v1/public/sites/${channel.siteKey}/config`);
-    expect(served.body.data).toEqual((await get(`/v1/channels/${channel.id}/config-versions/2`)).body.data.config);
+    expect(served.body.data).toEqual(
+      (await get(`/v1/channels/${channel.id}/config-versions/2`)).body.data.config,
+    );
     // A decision may answer any version the channel had, and no other.
-    const origin = 'https://shop.example.com';
-    await t.http.post(`/v1/channels/${channel.id}/origins`, { key: tenant.testKey, body: { origin } });
-    const decide = (configVersion: number) =>
-      t.http.post(`/v1/public/sites/${channel.siteKey}/preferences`, {
-        body: { subjectId: 'sub-versions-test', decisions: {}, configVersion },
-        headers: { origin },
-      });
+    const decide = await decisionsFrom(t, tenant.testKey, channel);
     expect((await decide(1)).status).toBe(201);
     expect((await decide(2)).status).toBe(201);
     expectProblemShape(await decide(3), 422, 'validation_failed');
