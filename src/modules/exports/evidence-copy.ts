@@ -14,8 +14,7 @@ const jsonText = (column: string) => `coalesce(to_json(${column})::text, 'null')
  * (export-writer.ts), that is the event as `GET /v1/evidence/:id` shows it, same members in the
  * same order, with the full pseudonym. The line is concatenated text, not row_to_json over json
  * casts: each cast parses its text again, and that made the query 1.7 times slower (10.5 s
- * against 6.1 s for 1 M rows) and costly enough that the planner sorted on disk instead of reading
- * the list index in order. Every member that may be NULL is coalesced (a NULL would void the
+ * against 6.1 s for 1 M rows, in psql on one core). Every member that may be NULL is coalesced (a NULL would void the
  * line). Strings go through to_json (it escapes \", \\, \b \f \n \r \t and other control
  * characters as \u00xx, as JSON.stringify does); ids, the environment and the source are written
  * between quotes as they are, since the service makes them from [A-Za-z0-9_-] alone. decisions:
