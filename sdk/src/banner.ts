@@ -19,7 +19,7 @@ export interface BannerContext {
 let root: HTMLElement | null = null;
 let returnFocus: HTMLElement | null = null;
 
-function h(tag: string, attrs: Record<string, string | boolean> = {}, ...children: (Node | string)[]) {
+export function h(tag: string, attrs: Record<string, string | boolean> = {}, ...children: (Node | string)[]) {
   const el = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
     if (value === true) el.setAttribute(name, '');
@@ -29,7 +29,7 @@ function h(tag: string, attrs: Record<string, string | boolean> = {}, ...childre
   return el;
 }
 
-function button(action: string, label: string, alt = false) {
+export function button(action: string, label: string, alt = false) {
   return h(
     'button',
     { type: 'button', class: alt ? 'cs-btn cs-alt' : 'cs-btn', 'data-consent-action': action },

@@ -1,7 +1,4 @@
-import type { Decision, Decisions, Purpose, SiteConfig, StoredConsent } from './types.ts';
-
-/** A stored decision older than this is asked again (contract §12). */
-export const MAX_DECISION_AGE_MS = 180 * 24 * 60 * 60 * 1000;
+import type { Decision, Decisions, Purpose, SiteConfig } from './types.ts';
 
 /** The seven Google Consent Mode v2 signals; all start denied. */
 export const CONSENT_MODE_SIGNALS = [
@@ -13,17 +10,6 @@ export const CONSENT_MODE_SIGNALS = [
   'personalization_storage',
   'security_storage',
 ] as const;
-
-/**
- * The stored decisions when they still hold: made for this configVersion and younger than 180 days.
- * A decision for another version is not reused, even for purposes that did not change: the visitor
- * consented to what that version showed, so the banner asks again.
- */
-export function validDecisions(stored: StoredConsent | null, configVersion: number, now: number) {
-  if (!stored?.d || stored.v !== configVersion || typeof stored.t !== 'number') return null;
-  if (now - stored.t > MAX_DECISION_AGE_MS || stored.t > now + MAX_DECISION_AGE_MS) return null;
-  return stored.d;
-}
 
 /**
  * The language to show: `navigator.language` if the channel has it (exact, case-insensitive), then

@@ -1,10 +1,14 @@
 import { type Action, hideBanner, showBanner, type View } from './banner.ts';
 import { activateBlocked, watchBlocked } from './blocking.ts';
 import { setConsentDefaults, updateConsentMode } from './consent-mode.ts';
-import { consentModeState, decide, decidedByGpc, pickLanguage, validDecisions } from './decisions.ts';
+import { consentModeState, decide, decidedByGpc, pickLanguage } from './decisions.ts';
+import { regionQuery } from './declared-region.ts';
 import { locateSelf } from './locate.ts';
+import { CHOICES, hideChoicesLink, hideNotice, showChoicesLink, showNotice } from './notice.ts';
+import { initialState, type Policy, policyOf, stillHolds } from './regime.ts';
+import { deactivateDenied } from './revoke.ts';
 import { createSender } from './sender.ts';
-import { randomId, readConsent, writeConsent } from './storage.ts';
+import { noticeSeen, randomId, readConsent, writeConsent } from './storage.ts';
 import { stringsFor } from './strings.ts';
 import type { Decisions, SiteConfig, Source } from './types.ts';
 
@@ -39,11 +43,13 @@ function boot() {
     return;
   }
   const site = `${self.base}/v1/public/sites/${encodeURIComponent(self.siteKey)}`;
-  const sender = createSender(`${site}/preferences`, self.siteKey);
+  const region = regionQuery(self.siteKey, self.region);
+  const sender = createSender(`${site}/preferences${region}`, self.siteKey);
   void sender.flush(); // decisions a previous page could not deliver
   const gpc = (navigator as Navigator & { globalPrivacyControl?: boolean }).globalPrivacyControl === true;
   const listeners: Listener[] = [];
   let config: SiteConfig | null = null;
+  let policy: Policy;
   let language = '';
   let decisions: Decisions | null = null;
   const whenReady: Array<() => void> = [];
@@ -65,6 +71,7 @@ function boot() {
   function apply(next: Decisions | null) {
     decisions = next;
     updateConsentMode(consentModeState(config!.purposes, next || {}));
+    deactivateDenied(next || {});
     if (next) {
       activateBlocked(next);
       watchBlocked(() => decisions);
@@ -75,7 +82,11 @@ function boot() {
   function record(next: Decisions, source: Source) {
     const cfg = config!;
     const subjectId = readConsent(self!.siteKey)?.s || randomId(16);
-    writeConsent(self!.siteKey, { s: subjectId, d: next, v: cfg.configVersion, t: Date.now() });
+    writeConsent(
+      self!.siteKey,
+      { s: subjectId, d: next, v: cfg.configVersion, t: Date.now() },
+      policy.maxAgeDays,
+    );
     sender.enqueue({
       key: randomId(16),
       body: { subjectId, decisions: next, configVersion: cfg.configVersion, source, language, gpc },
@@ -83,9 +94,33 @@ function boot() {
     apply(next);
   }
 
+  /**
+   * The non-blocking UI of opt-out and notice-only: the notice until the visitor dismisses it (or
+   * decides through the preferences), then, in opt-out, the "Your Privacy Choices" button.
+   */
+  function passive() {
+    const cfg = config!;
+    if (policy.regime === 'opt-in') return;
+    const seen = noticeSeen(self!.siteKey);
+    const noticed = readConsent(self!.siteKey)?.d || stillHolds(seen?.v, seen?.t, policy, Date.now());
+    const strings = stringsFor(language);
+    const optOut = policy.regime === 'opt-out';
+    whenBody(() => {
+      if (!noticed) {
+        const onDismiss = () => {
+          noticeSeen(self!.siteKey, { v: cfg.configVersion, t: Date.now() });
+          passive();
+        };
+        showNotice({ strings, language, policyUrl: cfg.privacyPolicy.url, optOut, onDismiss });
+      } else if (optOut) showChoicesLink(strings.choices, language);
+    });
+  }
+
   function open(view: View, source: Source) {
     const cfg = config!;
-    whenBody(() =>
+    whenBody(() => {
+      hideNotice();
+      hideChoicesLink();
       showBanner(
         {
           config: cfg,
@@ -96,20 +131,29 @@ function boot() {
           onAction(action: Action) {
             hideBanner();
             record(decide(cfg.purposes, action, gpc), source);
+            passive();
           },
         },
         view,
-      ),
-    );
+      );
+    });
+  }
+
+  /** Applies the stored decision or the regime's defaults, and shows what the regime asks for. */
+  function settle() {
+    const cfg = config!;
+    const state = initialState(cfg, readConsent(self!.siteKey), gpc, Date.now());
+    if (!state.ask) apply(state.decisions);
+    else if (decidedByGpc(cfg.purposes, gpc)) record(decide(cfg.purposes, 'accept-all', gpc), 'gpc');
+    else open('banner', 'banner');
+    passive();
   }
 
   function start(cfg: SiteConfig) {
     config = cfg;
+    policy = policyOf(cfg);
     language = pickLanguage(cfg, navigator.language);
-    const valid = validDecisions(readConsent(self!.siteKey), cfg.configVersion, Date.now());
-    if (valid) apply(valid);
-    else if (decidedByGpc(cfg.purposes, gpc)) record(decide(cfg.purposes, 'accept-all', gpc), 'gpc');
-    else open('banner', 'banner');
+    settle();
     for (const fn of whenReady.splice(0)) fn();
   }
 
@@ -129,12 +173,21 @@ function boot() {
     reset: () =>
       later(() => {
         writeConsent(self.siteKey, null);
+        noticeSeen(self.siteKey, null);
+        if (policy.regime !== 'opt-in') return settle();
         apply(null);
         open('banner', 'banner');
       }),
   };
 
-  fetchConfig(`${site}/config`).then(start, (error) =>
+  // Any "Your Privacy Choices" element opens the preferences: the SDK's own, or the page's footer link.
+  document.addEventListener('click', (event) => {
+    if (!(event.target as Element).closest?.(CHOICES)) return;
+    event.preventDefault();
+    later(() => open('customize', 'preference_center'));
+  });
+
+  fetchConfig(`${site}/config${region}`).then(start, (error) =>
     console.warn('[consent-service] site config unavailable; nothing optional will run', error),
   );
 }

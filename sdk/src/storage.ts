@@ -1,7 +1,10 @@
 import type { PendingPost, StoredConsent } from './types.ts';
 
-/** The cookie keeps the decision for as long as it is valid (180 days), refreshed on each decision. */
-const COOKIE_MAX_AGE_S = 180 * 24 * 60 * 60;
+/**
+ * The cookie keeps the decision for as long as it is valid (the config's consentMaxAgeDays, 180 by
+ * default), refreshed on each decision: it must outlive 180 days when the channel allows 395.
+ */
+const DAY_S = 24 * 60 * 60;
 
 /** A random hex string from crypto.getRandomValues: `bytes` * 2 characters. */
 export function randomId(bytes = 16): string {
@@ -15,7 +18,7 @@ export function randomId(bytes = 16): string {
 /** Per site, so two channels embedded on one domain keep separate decisions. */
 function names(siteKey: string) {
   const safe = siteKey.replace(/[^A-Za-z0-9_-]/g, '');
-  return { cookie: `cs_consent_${safe}`, pending: `cs_pending_${safe}` };
+  return { cookie: `cs_consent_${safe}`, pending: `cs_pending_${safe}`, notice: `cs_notice_${safe}` };
 }
 
 export function readConsent(siteKey: string): StoredConsent | null {
@@ -32,10 +35,10 @@ export function readConsent(siteKey: string): StoredConsent | null {
   return null;
 }
 
-export function writeConsent(siteKey: string, consent: StoredConsent | null) {
+export function writeConsent(siteKey: string, consent: StoredConsent | null, maxAgeDays = 180) {
   const secure = location.protocol === 'https:' ? '; Secure' : '';
   const value = consent ? encodeURIComponent(JSON.stringify(consent)) : '';
-  const maxAge = consent ? COOKIE_MAX_AGE_S : 0;
+  const maxAge = consent ? maxAgeDays * DAY_S : 0;
   // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is missing from Firefox and older Safari.
   document.cookie = `${names(siteKey).cookie}=${value}; Path=/; Max-Age=${maxAge}; SameSite=Lax${secure}`;
 }
@@ -58,4 +61,20 @@ export function writePending(siteKey: string, queue: PendingPost[]) {
   } catch {
     // Not persisted: this page still retries from memory.
   }
+}
+
+/**
+ * The notice a visitor dismissed (`{v: configVersion, t: ms}`), so it is not shown on every page;
+ * kept only in this browser (a notice records nothing). null clears it.
+ */
+export function noticeSeen(siteKey: string, value?: { v: number; t: number } | null) {
+  const key = names(siteKey).notice;
+  try {
+    if (value === undefined) return JSON.parse(localStorage.getItem(key) || 'null');
+    if (value) localStorage.setItem(key, JSON.stringify(value));
+    else localStorage.removeItem(key);
+  } catch {
+    // No storage: the notice shows on each page, which is safe.
+  }
+  return null;
 }

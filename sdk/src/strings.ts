@@ -16,6 +16,12 @@ export interface UiStrings {
   usedBy: string;
   policy: string;
   gpc: string;
+  /** The notice (notice-only and opt-out regimes) and the opt-out link, contract §15. */
+  choices: string;
+  noticeTitle: string;
+  notice: string;
+  optOut: string;
+  dismiss: string;
 }
 
 const en: UiStrings = {
@@ -32,6 +38,11 @@ const en: UiStrings = {
   usedBy: 'Used by',
   policy: 'Privacy policy',
   gpc: 'Your browser sends a Global Privacy Control signal, so the purposes it covers stay off.',
+  choices: 'Your Privacy Choices',
+  noticeTitle: 'Cookies on this site',
+  notice: 'We use cookies and similar technologies for the purposes described in our privacy policy.',
+  optOut: 'They are on unless you opt out, which you can do at any time under "Your Privacy Choices".',
+  dismiss: 'Close',
 };
 
 const de: UiStrings = {
@@ -49,6 +60,13 @@ const de: UiStrings = {
   usedBy: 'Verwendet von',
   policy: 'Datenschutzerklärung',
   gpc: 'Ihr Browser sendet ein Global-Privacy-Control-Signal, daher bleiben die betroffenen Zwecke aus.',
+  choices: 'Ihre Datenschutzoptionen',
+  noticeTitle: 'Cookies auf dieser Website',
+  notice:
+    'Wir verwenden Cookies und ähnliche Technologien für die in unserer Datenschutzerklärung beschriebenen Zwecke.',
+  optOut:
+    'Sie sind aktiv, solange Sie nicht widersprechen; das können Sie jederzeit unter „Ihre Datenschutzoptionen“.',
+  dismiss: 'Schließen',
 };
 
 const fr: UiStrings = {
@@ -66,6 +84,13 @@ const fr: UiStrings = {
   usedBy: 'Utilisé par',
   policy: 'Politique de confidentialité',
   gpc: 'Votre navigateur envoie un signal Global Privacy Control : les finalités concernées restent donc désactivées.',
+  choices: 'Vos choix en matière de confidentialité',
+  noticeTitle: 'Cookies sur ce site',
+  notice:
+    'Nous utilisons des cookies et des technologies similaires pour les finalités décrites dans notre politique de confidentialité.',
+  optOut:
+    'Ils sont actifs sauf si vous vous y opposez, ce que vous pouvez faire à tout moment via « Vos choix en matière de confidentialité ».',
+  dismiss: 'Fermer',
 };
 
 const es: UiStrings = {
@@ -83,6 +108,13 @@ const es: UiStrings = {
   usedBy: 'Usado por',
   policy: 'Política de privacidad',
   gpc: 'Su navegador envía una señal Global Privacy Control, por lo que los fines afectados quedan desactivados.',
+  choices: 'Sus opciones de privacidad',
+  noticeTitle: 'Cookies en este sitio',
+  notice:
+    'Usamos cookies y tecnologías similares para los fines descritos en nuestra política de privacidad.',
+  optOut:
+    'Están activas salvo que se oponga, lo que puede hacer en cualquier momento en «Sus opciones de privacidad».',
+  dismiss: 'Cerrar',
 };
 
 const STRINGS: Record<string, UiStrings> = { en, de, fr, es };

@@ -7,11 +7,11 @@
  * on the banner; the rules read private `--cs-*` ones that fall back to the light defaults, or to
  * the dark ones under `prefers-color-scheme: dark`. Both default palettes pass WCAG AA contrast.
  */
-const R = '[data-consent-banner]';
+export const R = '[data-consent-banner]';
 
-const LIGHT =
+export const LIGHT =
   '--cs-bg:var(--consent-bg,#fff);--cs-fg:var(--consent-fg,#1a1a1a);--cs-accent:var(--consent-accent,#0b49b5);--cs-accent-fg:var(--consent-accent-fg,#fff);--cs-border:var(--consent-border,#767676);--cs-link:var(--consent-link,#0b49b5);--cs-focus:var(--consent-focus,#0b49b5)';
-const DARK =
+export const DARK =
   'color-scheme:dark;--cs-bg:var(--consent-bg,#1e1f22);--cs-fg:var(--consent-fg,#f1f1f1);--cs-accent:var(--consent-accent,#9cc1ff);--cs-accent-fg:var(--consent-accent-fg,#10141a);--cs-border:var(--consent-border,#8b949e);--cs-link:var(--consent-link,#9cc1ff);--cs-focus:var(--consent-focus,#9cc1ff)';
 
 export const CSS = `${R}{${LIGHT};--cs-radius:var(--consent-radius,6px);--cs-font:var(--consent-font,system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif);--cs-size:var(--consent-font-size,15px);color-scheme:light;position:fixed;z-index:2147483647;left:0;right:0;bottom:0;max-height:100vh;overflow:auto;box-sizing:border-box;margin:0;padding:16px;background:var(--cs-bg);color:var(--cs-fg);border-top:2px solid var(--cs-border);box-shadow:0 -4px 24px rgba(0,0,0,.25);font:var(--cs-size)/1.45 var(--cs-font);text-align:left}

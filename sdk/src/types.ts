@@ -2,6 +2,8 @@
 export type Decision = 'granted' | 'denied';
 export type Decisions = Record<string, Decision>;
 export type Source = 'banner' | 'preference_center' | 'gpc';
+/** Contract §15: what the law of the visitor's region asks of the page. */
+export type Regime = 'opt-in' | 'opt-out' | 'notice-only';
 
 export interface Purpose {
   key: string;
@@ -27,6 +29,11 @@ export interface SiteConfig {
   privacyPolicy: { url: string | null; version: string };
   purposes: Purpose[];
   technologies: Technology[];
+  /** Contract §15, resolved by the service for this visitor; absent from servers before regions. */
+  regime?: Regime;
+  consentMaxAgeDays?: number;
+  consentRequiredSince?: number;
+  region?: { code: string | null; source: string };
 }
 
 /** What the first-party cookie holds. */

@@ -5,10 +5,8 @@ import {
   decide,
   decidedByGpc,
   initialToggle,
-  MAX_DECISION_AGE_MS,
   pickLanguage,
   purposeText,
-  validDecisions,
 } from '../../sdk/src/decisions.ts';
 import type { Purpose, SiteConfig } from '../../sdk/src/types.ts';
 
@@ -45,18 +43,6 @@ function config(extra: Partial<SiteConfig> = {}): SiteConfig {
 }
 
 describe('SDK decision logic', () => {
-  it('keeps a stored decision only for the same configVersion and for 180 days', () => {
-    const now = Date.UTC(2026, 0, 1);
-    const d = { analytics: 'granted' as const };
-    expect(validDecisions({ s: 'x'.repeat(32), d, v: 3, t: now - 1000 }, 3, now)).toEqual(d);
-    expect(validDecisions({ s: 'x'.repeat(32), d, v: 2, t: now - 1000 }, 3, now)).toBeNull();
-    expect(
-      validDecisions({ s: 'x'.repeat(32), d, v: 3, t: now - MAX_DECISION_AGE_MS - 1 }, 3, now),
-    ).toBeNull();
-    expect(validDecisions({ s: 'x'.repeat(32) }, 3, now)).toBeNull();
-    expect(validDecisions(null, 3, now)).toBeNull();
-  });
-
   it('picks the language: exact, then primary subtag, else the default', () => {
     expect(pickLanguage(config(), 'de')).toBe('de');
     expect(pickLanguage(config(), 'de-AT')).toBe('de');

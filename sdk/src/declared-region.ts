@@ -1,0 +1,15 @@
+/**
+ * The `?region=` query for a declared region (`data-region="US-CA"`), sent on test channels only:
+ * the service honours it there alone (for previews and tests), and a live page must not look as if
+ * it could choose its visitors' law. A code that is not a country or subdivision is not sent, so a
+ * typo costs a console warning, not a config the service refuses.
+ */
+export function regionQuery(siteKey: string, region: string | null): string {
+  if (region === null) return '';
+  const code = region.trim().toUpperCase();
+  if (siteKey.startsWith('site_test_') && /^[A-Z]{2}(-[A-Z0-9]{1,3})?$/.test(code)) {
+    return `?region=${code}`;
+  }
+  console.warn(`[consent-service] data-region="${region}" ignored: test channels only, ISO 3166 codes`);
+  return '';
+}

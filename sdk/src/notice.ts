@@ -1,0 +1,97 @@
+import { button, h } from './banner.ts';
+import type { UiStrings } from './strings.ts';
+import { CSS, DARK, LIGHT, R } from './styles.ts';
+
+/**
+ * The non-blocking UI of the notice-only and opt-out regimes (contract §15): an informational notice,
+ * dismissible, and in opt-out a persistent "Your Privacy Choices" button. Neither takes focus on
+ * its own (they ask nothing); both are in the tab order and take the banner's `--consent-*` theme.
+ */
+const NOTICE = '[data-consent-notice]';
+const LINK = '[data-consent-choices]';
+export const CHOICES = '[data-consent-action="privacy-choices"]';
+
+const LINK_CSS = `${LINK}{${LIGHT};position:fixed;z-index:2147483646;left:12px;bottom:12px;min-height:44px;margin:0;padding:8px 14px;border:2px solid var(--cs-border);border-radius:var(--consent-radius,6px);background:var(--cs-bg);color:var(--cs-link);font:600 14px/1.3 var(--consent-font,system-ui,sans-serif);text-decoration:underline;cursor:pointer;box-shadow:0 2px 8px rgba(0,0,0,.25)}
+@media (prefers-color-scheme:dark){${LINK}{${DARK}}}
+${LINK}:focus-visible{outline:3px solid var(--cs-focus);outline-offset:2px}`;
+
+let notice: HTMLElement | null = null;
+let link: HTMLElement | null = null;
+/**
+ * Whether focus was in the notice or on the button when they went away (dismissed, or replaced by the
+ * preferences): the next button shown takes it, so keyboard focus does not fall to the top of the page.
+ */
+let refocus = false;
+
+function style() {
+  if (document.getElementById('cs-notice-style')) return;
+  // The banner's rules re-rooted on the notice: it looks like the banner and follows the same theme.
+  document.head.append(h('style', { id: 'cs-notice-style' }, CSS.split(R).join(NOTICE) + LINK_CSS));
+}
+
+export interface NoticeContext {
+  strings: UiStrings;
+  language: string;
+  policyUrl: string | null;
+  /** opt-out: the notice says optional purposes run until the visitor opts out, and offers the choices. */
+  optOut: boolean;
+  onDismiss(): void;
+}
+
+export function showNotice(ctx: NoticeContext): void {
+  const s = ctx.strings;
+  style();
+  hideNotice();
+  const text = h('p', {}, s.notice);
+  if (ctx.optOut) text.append(' ', s.optOut);
+  if (ctx.policyUrl) text.append(' ', h('a', { href: ctx.policyUrl }, s.policy));
+  const actions = h('div', { class: 'cs-actions' }, button('dismiss', s.dismiss));
+  if (ctx.optOut) actions.prepend(button('privacy-choices', s.choices, true));
+  // A labelled region, not a dialog: it informs and asks nothing, so it does not take focus.
+  notice = h(
+    'div',
+    { 'data-consent-notice': true, role: 'region', 'aria-labelledby': 'cs-notice-title', lang: ctx.language },
+    h('div', { class: 'cs-in' }, h('h2', { id: 'cs-notice-title' }, s.noticeTitle), text, actions),
+  );
+  notice.addEventListener('click', (event) => {
+    if (!(event.target as Element).closest('[data-consent-action="dismiss"]')) return;
+    hideNotice();
+    ctx.onDismiss();
+  });
+  document.body.append(notice);
+}
+
+export function hideNotice(): void {
+  refocus ||= !!notice?.contains(document.activeElement);
+  notice?.remove();
+  notice = null;
+}
+
+/**
+ * The persistent "Your Privacy Choices" button, bottom left. Not added when the page has its own
+ * `[data-consent-action="privacy-choices"]` element (a footer link, where CCPA sites usually put
+ * it): the SDK opens the preferences from any such element.
+ */
+export function showChoicesLink(label: string, language: string): void {
+  style();
+  const own = Array.from(document.querySelectorAll(CHOICES)).some(
+    (el) => !el.closest(`${NOTICE},${R},${LINK}`),
+  );
+  if (link?.isConnected || own) return;
+  const attrs = {
+    type: 'button',
+    lang: language,
+    'data-consent-choices': true,
+    'data-consent-action': 'privacy-choices',
+  };
+  link = h('button', attrs, label);
+  document.body.append(link);
+  if (refocus) link.focus();
+  refocus = false;
+}
+
+export function hideChoicesLink(): void {
+  refocus ||= !!link && link === document.activeElement;
+  link?.remove();
+  link = null;
+}
