@@ -32,6 +32,8 @@ export interface VisitOptions {
   gpc?: boolean;
   locale?: string;
   width?: number;
+  /** A declared region: `data-region` on the script tag (honoured on test channels). */
+  region?: string;
   storageState?: Awaited<ReturnType<BrowserContext['storageState']>>;
 }
 
@@ -69,9 +71,11 @@ export function sdkFixture() {
           );
         }
       }
-      const path = `/shop-${site.siteKey}-${options.gtag === false ? 'dl' : 'gtag'}.html`;
+      const region = options.region ? `-${options.region}` : '';
+      const path = `/shop-${site.siteKey}-${options.gtag === false ? 'dl' : 'gtag'}${region}.html`;
       const sdkSrc = `${f.t.baseUrl}/v1/public/sites/${site.siteKey}/sdk.js`;
-      f.pages.setPage(path, shopPage(sdkSrc, site.siteKey, { gtag: options.gtag !== false }));
+      const html = shopPage(sdkSrc, site.siteKey, { gtag: options.gtag !== false, region: options.region });
+      f.pages.setPage(path, html);
       const page = await context.newPage();
       await page.goto(f.pages.origin + path);
       return { context, page };

@@ -1,0 +1,323 @@
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { axeViolations, describeViolations } from './axe.ts';
+import { action, BANNER, consentState, SHOTS, sdkFixture } from './fixture.ts';
+import { browserSkipReason, createSite, type Site, shopPage } from './harness.ts';
+
+/**
+ * Issue 18 item 6 (contract §15): one shop page seen from regions under different regimes, through
+ * the declared region (`data-region`) that test channels honour, against the real service.
+ */
+const NOTICE = '[data-consent-notice]';
+const CHOICES = action('privacy-choices');
+const LINK = '[data-consent-choices]';
+const US_OPT_OUT = [
+  { regions: ['US'], regime: 'opt-out' },
+  { regions: ['*'], regime: 'opt-in' },
+];
+const JP_NOTICE = [
+  { regions: ['JP'], regime: 'notice-only' },
+  { regions: ['*'], regime: 'opt-in' },
+];
+const EVERYTHING_RAN = ['analytics-inline', 'analytics-src', 'marketing-inline', 'page'];
+const settled = 'window.ConsentService && window.ConsentService.getDecisions() !== null';
+
+describe.skipIf(browserSkipReason !== null)('browser SDK in Chromium: regions and regimes', () => {
+  const f = sdkFixture();
+  const { visit, recorded, ran, gtagCalls, decisions } = f;
+  const channel = (site: Site) => `/v1/channels/${site.channelId}`;
+
+  /** A ready site whose channel has `rules`; returns it with the configVersion the rules made. */
+  async function siteWithRules(rules: unknown): Promise<Site> {
+    const site = await createSite(f.t, f.key, f.pages.origin);
+    const res = await f.t.http.patch(channel(site), { key: f.key, body: { regionRules: rules } });
+    expect(res.status, res.text).toBe(200);
+    return { ...site, configVersion: res.body.data.configVersion };
+  }
+
+  /**
+   * The shop page from a declared region, in a fresh context that records every URL it requests (to
+   * see `?region=` on the SDK's requests) and the consentservice:change events.
+   */
+  async function visitFrom(
+    site: Site,
+    region: string,
+    options: { locale?: string; storageState?: Awaited<ReturnType<BrowserContext['storageState']>> } = {},
+  ) {
+    const context = await f.browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      locale: options.locale ?? 'en-US',
+      storageState: options.storageState,
+    });
+    const urls: string[] = [];
+    context.on('request', (r) => urls.push(`${r.method()} ${r.url().replace(f.t.baseUrl, '')}`));
+    await context.addInitScript(
+      "window.changes = []; document.addEventListener('consentservice:change', (e) => window.changes.push(e.detail));",
+    );
+    const { page } = await visit(site, { region, context });
+    return { context, page, urls };
+  }
+
+  /** The config answer for a declared region, straight from the service. */
+  async function configFor(site: Site, region: string) {
+    const res = await f.t.http.get(`/v1/public/sites/${site.siteKey}/config?region=${region}`);
+    expect(res.status, res.text).toBe(200);
+    return res.body.data;
+  }
+
+  async function expectNoAxeViolations(page: Page, selector: string) {
+    const violations = await axeViolations(page, selector);
+    expect(violations, describeViolations(violations)).toEqual([]);
+  }
+
+  async function noEvidence(site: Site) {
+    const query = new URLSearchParams({ channelId: site.channelId });
+    const res = await f.t.http.get(`/v1/evidence?${query}`, { key: f.key });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data).toEqual([]);
+  }
+
+  const consentCookie = async (page: Page, site: Site) =>
+    (await page.context().cookies()).find((c) => c.name === `cs_consent_${site.siteKey}`);
+
+  it('FR on a US opt-out channel: the opt-in banner, nothing optional runs', async () => {
+    const site = await siteWithRules(US_OPT_OUT);
+    const { context, page, urls } = await visitFrom(site, 'FR');
+    await page.locator(BANNER).waitFor();
+    expect(urls).toContain(`GET /v1/public/sites/${site.siteKey}/config?region=FR`);
+    expect(await page.locator(BANNER).getAttribute('data-consent-view')).toBe('banner');
+    expect(await page.locator(`${NOTICE}, ${CHOICES}`).count()).toBe(0);
+    expect(await ran(page)).toEqual(['page']);
+    expect(await decisions(page)).toBeNull();
+    expect(await configFor(site, 'FR')).toMatchObject({
+      regime: 'opt-in',
+      region: { code: 'FR', source: 'declared' },
+      consentMaxAgeDays: 180,
+    });
+    await context.close();
+  });
+
+  it('US-CA: no blocking banner, optional scripts run, a notice and then "Your Privacy Choices"; opting out there records it and stops the purpose', async () => {
+    const site = await siteWithRules(US_OPT_OUT);
+    expect(await configFor(site, 'US-CA')).toMatchObject({ regime: 'opt-out' });
+    const { context, page, urls } = await visitFrom(site, 'US-CA');
+    await page.waitForFunction(settled);
+    expect(urls).toContain(`GET /v1/public/sites/${site.siteKey}/config?region=US-CA`);
+    await page.locator(NOTICE).waitFor();
+    expect(await page.locator(BANNER).count()).toBe(0);
+    await expect.poll(() => ran(page)).toHaveLength(4);
+    expect((await ran(page)).sort()).toEqual(EVERYTHING_RAN);
+    const frame = page.locator('iframe[data-consent-purpose="marketing"]');
+    expect(await frame.getAttribute('src')).toBe('/ad.html');
+    expect((await gtagCalls(page)).at(-1)).toEqual([
+      'consent',
+      'update',
+      consentState('ad_storage', 'ad_user_data', 'ad_personalization', 'analytics_storage'),
+    ]);
+    // The notice informs: it is a labelled region, says optional purposes run until the visitor
+    // opts out, and offers the choices; nothing is recorded and no cookie is set.
+    const notice = page.locator(NOTICE);
+    expect(await notice.getAttribute('role')).toBe('region');
+    expect(await page.locator('#cs-notice-title').textContent()).toBe('Cookies on this site');
+    expect(await notice.textContent()).toContain('unless you opt out');
+    expect(await notice.locator(CHOICES).textContent()).toBe('Your Privacy Choices');
+    expect(await consentCookie(page, site)).toBeUndefined();
+    await expectNoAxeViolations(page, NOTICE);
+    await page.screenshot({ path: `${SHOTS}/notice-opt-out-1280.png` });
+
+    // Dismissed by keyboard: the persistent button replaces the notice and takes the focus.
+    await notice.locator(action('dismiss')).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator(NOTICE).count()).toBe(0);
+    const link = page.locator(LINK);
+    expect(await link.textContent()).toBe('Your Privacy Choices');
+    expect(await page.evaluate(`document.activeElement.matches('${LINK}')`)).toBe(true);
+    await expectNoAxeViolations(page, LINK);
+    await page.screenshot({ path: `${SHOTS}/privacy-choices-1280.png` });
+    await noEvidence(site);
+
+    // The next page: the notice stays dismissed, the button is there.
+    await page.reload();
+    await page.locator(LINK).waitFor();
+    expect(await page.locator(NOTICE).count()).toBe(0);
+    await expect.poll(() => ran(page)).toHaveLength(4);
+
+    // Opting out of marketing through the button: recorded with the region, applied at once.
+    await page.click(LINK);
+    await page.locator(`${BANNER}[data-consent-view="customize"]`).waitFor();
+    const marketing = page.locator('input[data-consent-purpose="marketing"]');
+    expect(await marketing.isChecked()).toBe(true); // what runs now, not an empty form
+    await marketing.uncheck();
+    await page.click(action('save'));
+    const [event] = await recorded(context, site, 1);
+    expect(urls).toContain(`POST /v1/public/sites/${site.siteKey}/preferences?region=US-CA`);
+    expect(event).toMatchObject({
+      source: 'preference_center',
+      decisions: { necessary: 'granted', analytics: 'granted', marketing: 'denied' },
+      configVersion: site.configVersion,
+      region: 'US-CA',
+      regionSource: 'declared',
+      regime: 'opt-out',
+    });
+    expect(await page.locator(BANNER).count()).toBe(0);
+    expect(await page.evaluate(`document.activeElement.matches('${LINK}')`)).toBe(true);
+    expect(await decisions(page)).toEqual({
+      necessary: 'granted',
+      analytics: 'granted',
+      marketing: 'denied',
+    });
+    expect((await gtagCalls(page)).at(-1)).toEqual(['consent', 'update', consentState('analytics_storage')]);
+    // The advert's frame is unloaded and blocked again.
+    expect([await frame.getAttribute('src'), await frame.getAttribute('data-src')]).toEqual([
+      null,
+      '/ad.html',
+    ]);
+    expect(page.frames().map((frame) => frame.url())).not.toContain(`${f.pages.origin}/ad.html`);
+
+    // And it never starts again on later pages.
+    const adHits = () => f.pages.hits.filter((p) => p === '/ad.html').length;
+    const before = adHits();
+    await page.reload();
+    await page.waitForFunction(settled);
+    await expect.poll(() => ran(page)).toHaveLength(3);
+    expect((await ran(page)).sort()).toEqual(['analytics-inline', 'analytics-src', 'page']);
+    expect(adHits()).toBe(before);
+    await page.locator(LINK).waitFor();
+    expect(await page.locator(NOTICE).count()).toBe(0);
+    await context.close();
+  });
+
+  it("opt-out with the page's own footer link: no floating button, the page's link opens the preferences", async () => {
+    const site = await siteWithRules(US_OPT_OUT);
+    const sdkSrc = `${f.t.baseUrl}/v1/public/sites/${site.siteKey}/sdk.js`;
+    const footer =
+      '<footer><a id="own" href="#privacy" data-consent-action="privacy-choices">Your Privacy Choices</a></footer>';
+    const html = shopPage(sdkSrc, site.siteKey, { gtag: true, region: 'US-CA' }).replace(
+      '</main>',
+      `</main>${footer}`,
+    );
+    f.pages.setPage(`/footer-${site.siteKey}.html`, html);
+    const context = await f.browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(`${f.pages.origin}/footer-${site.siteKey}.html`);
+    await page.click(`${NOTICE} ${action('dismiss')}`);
+    await page.waitForFunction(settled);
+    expect(await page.locator(`${NOTICE}, ${LINK}`).count()).toBe(0);
+    await page.click('#own');
+    await page.locator(`${BANNER}[data-consent-view="customize"]`).waitFor();
+    expect(new URL(page.url()).hash).toBe(''); // the SDK handled the click, the link did not navigate
+    await page.click(action('reject-all'));
+    const [event] = await recorded(context, site, 1);
+    expect(event).toMatchObject({
+      source: 'preference_center',
+      regime: 'opt-out',
+      decisions: { marketing: 'denied' },
+    });
+    expect(await page.evaluate('document.activeElement.id')).toBe('own');
+    expect(await page.locator(LINK).count()).toBe(0);
+    await context.close();
+  });
+
+  it('notice-only (JP): a dismissible notice, optional scripts run, no decision recorded', async () => {
+    const site = await siteWithRules(JP_NOTICE);
+    const { context, page } = await visitFrom(site, 'JP', { locale: 'en-GB' });
+    await page.locator(NOTICE).waitFor();
+    expect(await page.locator(BANNER).count()).toBe(0);
+    await expect.poll(() => ran(page)).toHaveLength(4);
+    expect((await ran(page)).sort()).toEqual(EVERYTHING_RAN);
+    const text = await page.locator(NOTICE).textContent();
+    expect(text).toContain('We use cookies');
+    expect(text).not.toContain('opt out');
+    // Notice-only asks nothing: no choices button in the notice or after it.
+    expect(await page.locator(CHOICES).count()).toBe(0);
+    await expectNoAxeViolations(page, NOTICE);
+    await page.screenshot({ path: `${SHOTS}/notice-only-1280.png` });
+    await page.click(action('dismiss'));
+    await expect.poll(() => page.locator(NOTICE).count()).toBe(0);
+    expect(await page.locator(`${LINK}, ${BANNER}`).count()).toBe(0);
+    expect(await consentCookie(page, site)).toBeUndefined();
+    await page.reload();
+    await page.waitForFunction(settled);
+    expect(await page.locator(`${NOTICE}, ${BANNER}`).count()).toBe(0);
+    await noEvidence(site);
+    await context.close();
+  });
+
+  /** Decides in the banner as a visitor from FR and returns the cookies to come back with. */
+  async function decidedInFrance(site: Site) {
+    const first = await visitFrom(site, 'FR');
+    await first.page.click(action('customize'));
+    await first.page.check('input[data-consent-purpose="analytics"]');
+    await first.page.click(action('save'));
+    await recorded(first.context, site, 1);
+    const storageState = await first.context.storageState();
+    await first.context.close();
+    return storageState;
+  }
+
+  /** The channel's configVersion after a change, past the service's 5 s site cache. */
+  async function versionAfterChange(site: Site) {
+    f.t.clock.advance(6000);
+    const res = await f.t.http.get(channel(site), { key: f.key });
+    expect(res.body.data.configVersion).toBeGreaterThan(site.configVersion);
+    return res.body.data.configVersion as number;
+  }
+
+  it('a returning visitor is not asked again after a translation-only change, and is after a new purpose', async () => {
+    const site = await siteWithRules(US_OPT_OUT);
+    const storageState = await decidedInFrance(site);
+    const chosen = { necessary: 'granted', analytics: 'granted', marketing: 'denied' };
+
+    const { consentRequiredSince } = await configFor(site, 'FR');
+    const purposes = (await f.t.http.get(`${channel(site)}/purposes`, { key: f.key })).body.data;
+    const analytics = purposes.find((p: { key: string }) => p.key === 'analytics');
+    const translations = {
+      de: { name: 'Statistik', description: null },
+      fr: { name: 'Mesure d’audience', description: null },
+    };
+    const translated = await f.t.http.patch(`${channel(site)}/purposes/${analytics.id}`, {
+      key: f.key,
+      body: { translations },
+    });
+    expect(translated.status, translated.text).toBe(200);
+    const afterTranslation = await versionAfterChange(site);
+    // The service calls it not material: the stored decision (for site.configVersion) still holds.
+    expect(await configFor(site, 'FR')).toMatchObject({
+      configVersion: afterTranslation,
+      consentRequiredSince,
+    });
+    expect(consentRequiredSince).toBeLessThanOrEqual(site.configVersion);
+
+    const back = await visitFrom(site, 'FR', { storageState });
+    // Settled one way or the other: the stored decision applied, or the banner asking again.
+    await back.page.waitForFunction(`${settled} || !!document.querySelector('${BANNER}')`);
+    expect(await back.page.locator(BANNER).count()).toBe(0);
+    expect(await decisions(back.page)).toEqual(chosen);
+    expect(await back.page.evaluate('window.changes')).toEqual([
+      { decisions: chosen, configVersion: afterTranslation },
+    ]);
+    await expect.poll(() => ran(back.page)).toHaveLength(3);
+    await recorded(back.context, site, 1); // nothing new recorded
+    await back.context.close();
+
+    const added = await f.t.http.post(`${channel(site)}/purposes`, {
+      key: f.key,
+      body: { key: 'personalisation', name: 'Personalisation' },
+    });
+    expect(added.status, added.text).toBe(201);
+    const afterPurpose = await versionAfterChange({ ...site, configVersion: afterTranslation });
+    expect((await configFor(site, 'FR')).consentRequiredSince).toBe(afterPurpose);
+
+    const again = await visitFrom(site, 'FR', { storageState });
+    await again.page.locator(BANNER).waitFor();
+    expect(await decisions(again.page)).toBeNull();
+    expect(await ran(again.page)).toEqual(['page']);
+    await again.page.click(action('customize'));
+    expect(await again.page.isChecked('input[data-consent-purpose="analytics"]')).toBe(true);
+    expect(await again.page.isChecked('input[data-consent-purpose="personalisation"]')).toBe(false);
+    await again.page.click(action('accept-all'));
+    const [latest] = await recorded(again.context, site, 2);
+    expect(latest).toMatchObject({ configVersion: afterPurpose, regime: 'opt-in', region: 'FR' });
+    await again.context.close();
+  });
+});
