@@ -20,6 +20,7 @@ const JP_NOTICE = [
   { regions: ['*'], regime: 'opt-in' },
 ];
 const EVERYTHING_RAN = ['analytics-inline', 'analytics-src', 'marketing-inline', 'page'];
+const DAY_MS = 24 * 60 * 60 * 1000;
 const settled = 'window.ConsentService && window.ConsentService.getDecisions() !== null';
 
 describe.skipIf(browserSkipReason !== null)('browser SDK in Chromium: regions and regimes', () => {
@@ -240,6 +241,51 @@ describe.skipIf(browserSkipReason !== null)('browser SDK in Chromium: regions an
     await page.waitForFunction(settled);
     expect(await page.locator(`${NOTICE}, ${BANNER}`).count()).toBe(0);
     await noEvidence(site);
+    await context.close();
+  });
+
+  it('the notice and the button fit a 360 px viewport without horizontal overflow', async () => {
+    const site = await siteWithRules(US_OPT_OUT);
+    const { context, page } = await visit(site, { region: 'US-CA', width: 360 });
+    await page.locator(NOTICE).waitFor();
+    const fits = (selector: string) =>
+      page.evaluate(`(() => { const w = document.documentElement.clientWidth;
+      const out = [...document.querySelectorAll('${selector}, ${selector} *')].filter((el) => {
+        const r = el.getBoundingClientRect(); return r.width > 0 && (r.left < 0 || r.right > w + 0.5); });
+      return { scroll: document.documentElement.scrollWidth, out: out.map((el) => el.outerHTML.slice(0, 80)) }; })()`);
+    expect(await fits(NOTICE)).toEqual({ scroll: 360, out: [] });
+    await page.screenshot({ path: `${SHOTS}/notice-opt-out-360.png` });
+    await page.click(action('dismiss'));
+    await page.locator(LINK).waitFor();
+    expect(await fits(LINK)).toEqual({ scroll: 360, out: [] });
+    await context.close();
+  });
+
+  it('consentMaxAgeDays from the config: a 30-day channel asks again after 31 days, and the cookie lives 30 days', async () => {
+    const site = await createSite(f.t, f.key, f.pages.origin);
+    const res = await f.t.http.patch(channel(site), { key: f.key, body: { consentMaxAgeDays: 30 } });
+    expect(res.status, res.text).toBe(200);
+    const { context, page } = await visitFrom(site, 'FR');
+    await page.click(action('reject-all'));
+    await recorded(context, site, 1);
+    const cookie = (await context.cookies()).find((c) => c.name === `cs_consent_${site.siteKey}`);
+    const lifetimeDays = (cookie!.expires * 1000 - Date.now()) / DAY_MS;
+    expect(lifetimeDays).toBeGreaterThan(29.9);
+    expect(lifetimeDays).toBeLessThanOrEqual(30);
+
+    await context.clock.setFixedTime(new Date(Date.now() + 29 * DAY_MS));
+    const within = await context.newPage();
+    await within.goto(page.url());
+    await within.waitForFunction(`${settled} || !!document.querySelector('${BANNER}')`);
+    expect(await within.locator(BANNER).count()).toBe(0);
+
+    // The page clock moves, the browser's cookie store does not: the cookie is still there, and what
+    // asks again is the SDK's own check of the decision's age.
+    await context.clock.setFixedTime(new Date(Date.now() + 31 * DAY_MS));
+    const later = await context.newPage();
+    await later.goto(page.url());
+    await later.locator(BANNER).waitFor();
+    expect(await decisions(later)).toBeNull();
     await context.close();
   });
 
