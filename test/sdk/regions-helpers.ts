@@ -39,11 +39,16 @@ export function regionHelpers(f: ReturnType<typeof sdkFixture>) {
   async function visitFrom(
     site: Site,
     region: string,
-    options: { locale?: string; storageState?: Awaited<ReturnType<BrowserContext['storageState']>> } = {},
+    options: {
+      locale?: string;
+      colorScheme?: 'light' | 'dark';
+      storageState?: Awaited<ReturnType<BrowserContext['storageState']>>;
+    } = {},
   ) {
     const context = await f.browser.newContext({
       viewport: { width: 1280, height: 800 },
       locale: options.locale ?? 'en-US',
+      colorScheme: options.colorScheme ?? 'light',
       storageState: options.storageState,
     });
     const urls: string[] = [];

@@ -201,4 +201,33 @@ describe.skipIf(browserSkipReason !== null)('browser SDK in Chromium: regions an
     expect(await fits(LINK)).toEqual({ scroll: 360, out: [] });
     await context.close();
   });
+
+  it('dark scheme and a site theme: the notice and the button follow the banner theme, axe 0 violations', async () => {
+    const site = await siteWithRules(US_OPT_OUT);
+    const { context, page } = await visitFrom(site, 'US-CA', { colorScheme: 'dark' });
+    await page.locator(NOTICE).waitFor();
+    const colours = (selector: string) =>
+      page.evaluate(`(() => { const s = getComputedStyle(document.querySelector('${selector}'));
+        return [s.backgroundColor, s.color]; })()`) as Promise<string[]>;
+    // The banner's dark defaults (styles.ts): background #1e1f22, text #f1f1f1.
+    expect(await colours(NOTICE)).toEqual(['rgb(30, 31, 34)', 'rgb(241, 241, 241)']);
+    await expectNoAxeViolations(page, NOTICE);
+    await page.screenshot({ path: `${SHOTS}/notice-dark-1280.png` });
+    await page.click(action('dismiss'));
+    await page.locator(LINK).waitFor();
+    expect((await colours(LINK))[0]).toBe('rgb(30, 31, 34)');
+    await expectNoAxeViolations(page, LINK);
+
+    // A site theme (--consent-* on :root, as docs/guides/banner-theming.md shows) applies to both.
+    await page.addStyleTag({
+      content: ':root{--consent-bg:#fdf6e3;--consent-fg:#2d2a22;--consent-link:#7a2e0e}',
+    });
+    expect(await colours(LINK)).toEqual(['rgb(253, 246, 227)', 'rgb(122, 46, 14)']);
+    await expectNoAxeViolations(page, LINK);
+    await page.evaluate('window.ConsentService.reset()');
+    await page.locator(NOTICE).waitFor();
+    expect(await colours(NOTICE)).toEqual(['rgb(253, 246, 227)', 'rgb(45, 42, 34)']);
+    await expectNoAxeViolations(page, NOTICE);
+    await context.close();
+  });
 });
