@@ -19,7 +19,8 @@ export function policyOf(config: SiteConfig): Policy {
   return {
     regime: regime === 'opt-out' || regime === 'notice-only' ? regime : 'opt-in',
     maxAgeDays: Number.isInteger(days) && days! > 0 ? days! : 180,
-    requiredSince: Number.isInteger(since) ? since! : config.configVersion,
+    // Never above the current version: a decision made now must hold, or the banner would never go.
+    requiredSince: Number.isInteger(since) ? Math.min(since!, config.configVersion) : config.configVersion,
   };
 }
 

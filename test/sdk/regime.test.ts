@@ -54,6 +54,7 @@ describe('SDK regimes and the re-ask rule (contract §15)', () => {
       requiredSince: 2,
     });
     expect(policyOf(config({ regime: 'notice-only' })).regime).toBe('notice-only');
+    expect(policyOf(config({ consentRequiredSince: 9 })).requiredSince).toBe(5);
     // Values this SDK does not know are read as the safest: opt-in, 180 days.
     const odd = { regime: 'opt-maybe', consentMaxAgeDays: 'x', consentRequiredSince: null } as never;
     expect(policyOf(config(odd))).toEqual({ regime: 'opt-in', maxAgeDays: 180, requiredSince: 5 });
