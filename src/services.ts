@@ -41,7 +41,16 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
   const channels = createChannelsService({ store, clock, audit, events });
   // consent.recorded is written to the webhook outbox in the transaction that stores the evidence.
   const evidence = createEvidenceService({ store, clock, organizations, events });
-  const sites = createSitesService({ store, channels, evidence, clock, baseUrl: deps.config.baseUrl });
+  const sites = createSitesService({
+    store,
+    channels,
+    evidence,
+    clock,
+    baseUrl: deps.config.baseUrl,
+    regionSettings: deps.config,
+    // The process keeps serving with the data it has; the warning goes to stderr.
+    onGeoIpReloadError: (error) => process.emitWarning(error.message),
+  });
   // The verifiable evidence ledger (contract §14): sealer, signing keys, proofs.
   const ledger = createLedgerService({
     store,

@@ -37,11 +37,16 @@ describe('POST /v1/channels', () => {
         'privacyPolicy',
         'configVersion',
         'defaultLanguage',
+        'regionRules',
+        'consentMaxAgeDays',
         'createdAt',
         'updatedAt',
         'archivedAt',
       ].sort(),
     );
+    // Contract §15 defaults: opt-in everywhere, a decision asked again after 180 days.
+    expect(channel.regionRules).toEqual([{ regions: ['*'], regime: 'opt-in' }]);
+    expect(channel.consentMaxAgeDays).toBe(180);
     expect(channel).toMatchObject({
       name: 'Shop',
       description: null,

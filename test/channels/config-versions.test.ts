@@ -34,6 +34,7 @@ describe('config versions', () => {
     expect(res.body.data).toEqual({
       version: 1,
       createdAt: channel.createdAt,
+      reconsent: true,
       config: {
         channelId: channel.id,
         siteKey: channel.siteKey,
@@ -41,6 +42,8 @@ describe('config versions', () => {
         defaultLanguage: 'de',
         languages: ['de'],
         privacyPolicy: { url: 'https://example.com/privacy', version: '7' },
+        regionRules: [{ regions: ['*'], regime: 'opt-in' }],
+        consentMaxAgeDays: 180,
         purposes: [],
         technologies: [],
       },
@@ -174,9 +177,13 @@ describe('config versions', () => {
     const channel = await createChannel(t, tenant.testKey);
     await createPurpose(t, tenant.testKey, channel.id, { key: 'ads', name: 'Ads' });
     const served = await t.http.get(`/v1/public/sites/${channel.siteKey}/config`);
-    expect(served.body.data).toEqual(
-      (await get(`/v1/channels/${channel.id}/config-versions/2`)).body.data.config,
-    );
+    // The snapshot, resolved for the visitor's region (unknown here: no geo settings).
+    expect(served.body.data).toEqual({
+      ...(await get(`/v1/channels/${channel.id}/config-versions/2`)).body.data.config,
+      region: { code: null, source: 'unknown' },
+      regime: 'opt-in',
+      consentRequiredSince: 2,
+    });
     // A decision may answer any version the channel had, and no other.
     const decide = await decisionsFrom(t, tenant.testKey, channel);
     expect((await decide(1)).status).toBe(201);

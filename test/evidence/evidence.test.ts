@@ -88,6 +88,10 @@ describe('GET /v1/evidence/:id', () => {
       'ipPrefix',
       'recordedAt',
       'receipt',
+      // Contract §15, on events recorded since regions exist.
+      'region',
+      'regionSource',
+      'regime',
     ]);
     const pseudonym = pseudonymOf(await pseudonymSecret(), visitor);
     expect(event.subject).toEqual({ pseudonym: `psn_****${pseudonym.slice(-4)}` });

@@ -73,6 +73,10 @@ export async function insertEvents(
       origin: null,
       userAgent: `bulk ${i}`,
       ipPrefix: null,
+      // As events recorded before regions existed: their canonical form has no region members.
+      region: null,
+      regionSource: null,
+      regime: null,
       recordedAt: new Date(Math.floor(start / 1000) * 1000 + i * 1000),
       receiptHash: '',
       purgedAt: null,

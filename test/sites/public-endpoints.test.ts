@@ -43,7 +43,16 @@ describe('GET …/config', () => {
     const version = await t.http.get(`/v1/channels/${s.channelId}/config-versions/${s.configVersion}`, {
       key: tenant.liveKey,
     });
-    expect(res.body).toEqual({ data: version.body.data.config, meta: {}, error: null });
+    expect(res.body).toEqual({
+      data: {
+        ...version.body.data.config,
+        region: { code: null, source: 'unknown' },
+        regime: 'opt-in',
+        consentRequiredSince: s.configVersion,
+      },
+      meta: {},
+      error: null,
+    });
     expect(res.body.data.configVersion).toBe(s.configVersion);
     expect(res.body.data.purposes.map((p: { key: string }) => p.key)).toEqual([
       'necessary',

@@ -325,7 +325,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What the banner shows: the current configVersion's snapshot (ETag, cacheable) */
+        /** What the banner shows: the current configVersion's snapshot, resolved for the visitor's region (ETag, cacheable per region) */
         get: operations["getSiteConfig"];
         put?: never;
         post?: never;
@@ -747,6 +747,27 @@ export interface components {
             configVersion: number;
             defaultLanguage: string;
             /**
+             * @description Ordered: the first rule naming a code that matches the visitor’s region wins; none: opt-in
+             * @default [
+             *       {
+             *         "regions": [
+             *           "*"
+             *         ],
+             *         "regime": "opt-in"
+             *       }
+             *     ]
+             */
+            regionRules: {
+                regions: string[];
+                /** @description opt-in: ask first; opt-out: run until the visitor opts out; notice-only: inform */
+                regime: "opt-in" | "opt-out" | "notice-only";
+            }[];
+            /**
+             * @description A stored decision older than this many days is asked again
+             * @default 180
+             */
+            consentMaxAgeDays: number;
+            /**
              * Format: date-time
              * @example 2026-11-21T10:00:00Z
              */
@@ -835,6 +856,8 @@ export interface components {
              * @example 2026-11-21T10:00:00Z
              */
             createdAt: string;
+            /** @description A material change (a purpose added, a purpose’s basis, required flag or text, the policy version, or a region’s regime): visitors who answered an older version are asked again */
+            reconsent: boolean;
             config: components["schemas"]["VisitorConfig"];
         };
         VisitorConfig: {
@@ -847,6 +870,27 @@ export interface components {
                 url: string | null;
                 version: string;
             };
+            /**
+             * @description Ordered: the first rule naming a code that matches the visitor’s region wins; none: opt-in
+             * @default [
+             *       {
+             *         "regions": [
+             *           "*"
+             *         ],
+             *         "regime": "opt-in"
+             *       }
+             *     ]
+             */
+            regionRules: {
+                regions: string[];
+                /** @description opt-in: ask first; opt-out: run until the visitor opts out; notice-only: inform */
+                regime: "opt-in" | "opt-out" | "notice-only";
+            }[];
+            /**
+             * @description A stored decision older than this many days is asked again
+             * @default 180
+             */
+            consentMaxAgeDays: number;
             purposes: {
                 key: string;
                 name: string;
@@ -876,6 +920,74 @@ export interface components {
         Snippet: {
             /** @description Paste into every page, before other tags that need consent */
             html: string;
+        };
+        SiteConfig: {
+            channelId: string;
+            siteKey: string;
+            configVersion: number;
+            defaultLanguage: string;
+            languages: string[];
+            privacyPolicy: {
+                url: string | null;
+                version: string;
+            };
+            /**
+             * @description Ordered: the first rule naming a code that matches the visitor’s region wins; none: opt-in
+             * @default [
+             *       {
+             *         "regions": [
+             *           "*"
+             *         ],
+             *         "regime": "opt-in"
+             *       }
+             *     ]
+             */
+            regionRules: {
+                regions: string[];
+                /** @description opt-in: ask first; opt-out: run until the visitor opts out; notice-only: inform */
+                regime: "opt-in" | "opt-out" | "notice-only";
+            }[];
+            /**
+             * @description A stored decision older than this many days is asked again
+             * @default 180
+             */
+            consentMaxAgeDays: number;
+            purposes: {
+                key: string;
+                name: string;
+                description: string | null;
+                legalBasis: "consent" | "legitimate_interest";
+                required: boolean;
+                translations: {
+                    [key: string]: {
+                        name: string;
+                        description: string | null;
+                    };
+                };
+                consentModeSignals: ("ad_storage" | "ad_user_data" | "ad_personalization" | "analytics_storage" | "functionality_storage" | "personalization_storage" | "security_storage")[];
+                gpcOptOut: boolean;
+            }[];
+            technologies: {
+                name: string;
+                vendor: string | null;
+                purposeKeys: string[];
+                cookies: {
+                    name: string;
+                    domain: string | null;
+                    maxAgeSeconds: number | null;
+                }[];
+            }[];
+            region: components["schemas"]["ResolvedRegion"];
+            /** @description opt-in: ask first; opt-out: run until the visitor opts out; notice-only: inform */
+            regime: "opt-in" | "opt-out" | "notice-only";
+            /** @description The newest configVersion that asked visitors again; older decisions are asked again */
+            consentRequiredSince: number;
+        };
+        ResolvedRegion: {
+            /** @description ISO 3166-1 alpha-2 or ISO 3166-2 code; null when unknown */
+            code: string | null;
+            /** @description declared: the region query of a test channel; header: trusted geo headers; geoip: GEOIP_DATABASE */
+            source: "declared" | "header" | "geoip" | "unknown";
         };
         PreferencesReceipt: {
             /** @example evt_4kF9x2mQ7pL1vN8sR3tY6w */
@@ -911,6 +1023,11 @@ export interface components {
             origin: string | null;
             userAgent: string | null;
             ipPrefix: string | null;
+            region?: string | null;
+            /** @description declared: the region query of a test channel; header: trusted geo headers; geoip: GEOIP_DATABASE */
+            regionSource?: "declared" | "header" | "geoip" | "unknown";
+            /** @description opt-in: ask first; opt-out: run until the visitor opts out; notice-only: inform */
+            regime?: "opt-in" | "opt-out" | "notice-only";
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00Z
@@ -1216,11 +1333,11 @@ export interface components {
             error: null;
         };
         /**
-         * VisitorConfigEnvelope
-         * @description The config of the current version
+         * SiteConfigEnvelope
+         * @description The config of the current version for the visitor’s region
          */
-        VisitorConfigEnvelope: {
-            data: components["schemas"]["VisitorConfig"];
+        SiteConfigEnvelope: {
+            data: components["schemas"]["SiteConfig"];
             meta: Record<string, never>;
             error: null;
         };
@@ -2622,6 +2739,27 @@ export interface operations {
                         version?: string;
                         retentionDays?: number;
                     };
+                    /**
+                     * @description Ordered: the first rule naming a code that matches the visitor’s region wins; none: opt-in
+                     * @default [
+                     *       {
+                     *         "regions": [
+                     *           "*"
+                     *         ],
+                     *         "regime": "opt-in"
+                     *       }
+                     *     ]
+                     */
+                    regionRules?: {
+                        regions: string[];
+                        /** @description opt-in: ask first; opt-out: run until the visitor opts out; notice-only: inform */
+                        regime: "opt-in" | "opt-out" | "notice-only";
+                    }[];
+                    /**
+                     * @description A stored decision older than this many days is asked again
+                     * @default 180
+                     */
+                    consentMaxAgeDays?: number;
                 };
             };
         };
@@ -2999,6 +3137,27 @@ export interface operations {
                         version?: string;
                         retentionDays?: number;
                     };
+                    /**
+                     * @description Ordered: the first rule naming a code that matches the visitor’s region wins; none: opt-in
+                     * @default [
+                     *       {
+                     *         "regions": [
+                     *           "*"
+                     *         ],
+                     *         "regime": "opt-in"
+                     *       }
+                     *     ]
+                     */
+                    regionRules?: {
+                        regions: string[];
+                        /** @description opt-in: ask first; opt-out: run until the visitor opts out; notice-only: inform */
+                        regime: "opt-in" | "opt-out" | "notice-only";
+                    }[];
+                    /**
+                     * @description A stored decision older than this many days is asked again
+                     * @default 180
+                     */
+                    consentMaxAgeDays?: number;
                 };
             };
         };
@@ -6484,7 +6643,10 @@ export interface operations {
     };
     getSiteConfig: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Test channels only: the visitor region to act as, e.g. FR or US-CA; ignored on live channels */
+                region?: string;
+            };
             header?: never;
             path: {
                 /** @example site_live_4kF9x2mQ7pL1vN8sR3tY6wQa */
@@ -6494,7 +6656,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The config of the current version */
+            /** @description The config of the current version for the visitor’s region */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6506,10 +6668,12 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description Send it back as If-None-Match to get a 304 when unchanged */
                     ETag?: string;
+                    /** @description Origin, and the trusted geo headers when GEO_COUNTRY_HEADER is set */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["VisitorConfigEnvelope"];
+                    "application/json": components["schemas"]["SiteConfigEnvelope"];
                 };
             };
             /** @description Not modified: the ETag sent still matches */
@@ -6524,6 +6688,8 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description Send it back as If-None-Match to get a 304 when unchanged */
                     ETag?: string;
+                    /** @description Origin, and the trusted geo headers when GEO_COUNTRY_HEADER is set */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -6764,7 +6930,10 @@ export interface operations {
     };
     recordPreferences: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Test channels only: the visitor region to act as, e.g. FR or US-CA; ignored on live channels */
+                region?: string;
+            };
             header?: {
                 /** @description Makes a retry safe: the first answer is replayed for 24 hours */
                 "Idempotency-Key"?: string;
@@ -7134,6 +7303,10 @@ export interface operations {
                 purpose?: string;
                 decision?: "granted" | "denied";
                 source?: "banner" | "preference_center" | "api" | "gpc";
+                /** @description Events recorded in this region; a country also matches its subdivisions (US: US-CA…) */
+                region?: string;
+                /** @description opt-in: ask first; opt-out: run until the visitor opts out; notice-only: inform */
+                regime?: "opt-in" | "opt-out" | "notice-only";
                 /** @description The visitor's raw id; pseudonymized server-side, never stored */
                 subjectId?: string;
             };

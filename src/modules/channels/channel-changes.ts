@@ -2,12 +2,18 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Db, Store } from '../../platform/db/store.ts';
 import { AppError, notFound } from '../../platform/http/errors.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
+import { isReconsent } from '../regions/regions.service.ts';
 import type { EventsService } from '../webhooks/events.service.ts';
 import { presentChannel } from './channels.presenters.ts';
 import { type ChannelRow, channelsRepo, configVersionsRepo } from './channels.repo.ts';
 import { purposesRepo } from './purposes.repo.ts';
 import { technologiesRepo } from './technologies.repo.ts';
-import { buildVisitorConfig, sameVisitorConfig, type VisitorConfig } from './visitor-config.ts';
+import {
+  buildVisitorConfig,
+  sameVisitorConfig,
+  snapshotConfig,
+  type VisitorConfig,
+} from './visitor-config.ts';
 
 export type ChannelEventType = 'channel.created' | 'channel.updated' | 'channel.archived';
 
@@ -82,7 +88,7 @@ export function createChannelChanges(deps: { store: Store; clock: Clock; events?
       return channel;
     },
 
-    /** Stores configVersion 1 of a channel just inserted. */
+    /** Stores configVersion 1 of a channel just inserted: the first notice is always asked. */
     async publishFirst(tx: Db, channel: ChannelRow): Promise<void> {
       await configVersionsRepo.insert(tx, {
         organizationId: channel.organizationId,
@@ -90,22 +96,26 @@ export function createChannelChanges(deps: { store: Store; clock: Clock; events?
         channelId: channel.id,
         version: channel.configVersion,
         snapshot: await current(tx, channel),
+        reconsent: true,
+        consentRequiredSince: channel.configVersion,
         createdAt: clock.now(),
       });
     },
 
     /**
      * After a change (same transaction, channel locked): if the visitor config now differs from the
-     * newest snapshot, bumps configVersion by one and stores the new snapshot; otherwise leaves both.
-     * Emits channel.updated when the channel resource changed (`changed`) or its version moved.
+     * newest snapshot, bumps configVersion by one and stores the new snapshot, with whether the
+     * change is material (contract §15: `reconsent`); otherwise leaves both. Emits channel.updated when the channel resource changed (`changed`) or its version moved.
      */
     async publish(tx: Db, channel: ChannelRow, options: { changed: boolean }): Promise<ChannelRow> {
       const now = clock.now();
       const config = await current(tx, channel);
       const latest = await configVersionsRepo.find(tx, channel, channel.configVersion);
+      const previous = latest ? snapshotConfig(latest.snapshot) : null;
       let result = channel;
-      if (!latest || !sameVisitorConfig(latest.snapshot as VisitorConfig, config)) {
+      if (!previous || !sameVisitorConfig(previous, config)) {
         const version = channel.configVersion + 1;
+        const reconsent = isReconsent(previous, config);
         result = await channelsRepo.update(tx, channel, { configVersion: version, updatedAt: now });
         await configVersionsRepo.insert(tx, {
           organizationId: channel.organizationId,
@@ -113,6 +123,8 @@ export function createChannelChanges(deps: { store: Store; clock: Clock; events?
           channelId: channel.id,
           version,
           snapshot: { ...config, configVersion: version },
+          reconsent,
+          consentRequiredSince: reconsent || !latest ? version : latest.consentRequiredSince,
           createdAt: now,
         });
       }

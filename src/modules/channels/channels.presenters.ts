@@ -1,6 +1,6 @@
 import { apiDate } from '../../platform/http/dates.ts';
 import type { ChannelRow, ConfigVersionRow, OriginRow, PurposeRow, TechnologyRow } from './channels.repo.ts';
-import type { VisitorConfig } from './visitor-config.ts';
+import { snapshotConfig } from './visitor-config.ts';
 
 /** The API representations of contract §4: rows in, resources out. */
 
@@ -19,6 +19,8 @@ export function presentChannel(channel: ChannelRow) {
     },
     configVersion: channel.configVersion,
     defaultLanguage: channel.defaultLanguage,
+    regionRules: channel.regionRules,
+    consentMaxAgeDays: channel.consentMaxAgeDays,
     createdAt: apiDate(channel.createdAt),
     updatedAt: apiDate(channel.updatedAt),
     archivedAt: apiDate(channel.archivedAt),
@@ -67,5 +69,10 @@ export function presentOrigin(origin: OriginRow) {
 }
 
 export function presentConfigVersion(row: ConfigVersionRow) {
-  return { version: row.version, createdAt: apiDate(row.createdAt), config: row.snapshot as VisitorConfig };
+  return {
+    version: row.version,
+    createdAt: apiDate(row.createdAt),
+    reconsent: row.reconsent,
+    config: snapshotConfig(row.snapshot),
+  };
 }

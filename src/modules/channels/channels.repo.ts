@@ -26,6 +26,8 @@ export type ChannelUpdate = Partial<
     | 'privacyPolicyUrl'
     | 'privacyPolicyVersion'
     | 'retentionDays'
+    | 'regionRules'
+    | 'consentMaxAgeDays'
     | 'configVersion'
     | 'status'
     | 'archivedAt'

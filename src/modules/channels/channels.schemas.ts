@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ApiDate, NullableApiDate } from '../../platform/http/schemas.ts';
+import { ConsentMaxAgeDays, Regime, RegionRules, ResolvedRegion } from '../regions/regions.schemas.ts';
 
 /** BCP 47 tags as banners use them: `en`, `fr`, `pt-BR`, `zh-Hant-TW`, `es-419`. */
 export const LANGUAGE_PATTERN = '^[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|[0-9]{3}))?$';
@@ -35,6 +36,8 @@ export const Channel = Type.Object(
     }),
     configVersion: Type.Integer({ description: 'Grows by one whenever what visitors are shown changes' }),
     defaultLanguage: Type.String(),
+    regionRules: RegionRules,
+    consentMaxAgeDays: ConsentMaxAgeDays,
     createdAt: ApiDate,
     updatedAt: ApiDate,
     archivedAt: NullableApiDate,
@@ -64,6 +67,8 @@ export const CreateChannelBody = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    regionRules: Type.Optional(RegionRules),
+    consentMaxAgeDays: Type.Optional(ConsentMaxAgeDays),
   },
   { additionalProperties: false },
 );
@@ -96,6 +101,8 @@ export const VisitorConfig = Type.Object(
     defaultLanguage: Type.String(),
     languages: Type.Array(Type.String()),
     privacyPolicy: Type.Object({ url: Type.Union([Type.String(), Type.Null()]), version: Type.String() }),
+    regionRules: RegionRules,
+    consentMaxAgeDays: ConsentMaxAgeDays,
     purposes: Type.Array(
       Type.Object({
         key: Type.String(),
@@ -120,8 +127,34 @@ export const VisitorConfig = Type.Object(
   { $id: 'VisitorConfig' },
 );
 
+/**
+ * The public config answer (`GET /v1/public/sites/:siteKey/config`): the snapshot, resolved for
+ * the visitor's region (contract §15).
+ */
+export const SiteConfig = Type.Composite(
+  [
+    VisitorConfig,
+    Type.Object({
+      region: ResolvedRegion,
+      regime: Regime,
+      consentRequiredSince: Type.Integer({
+        description: 'The newest configVersion that asked visitors again; older decisions are asked again',
+      }),
+    }),
+  ],
+  { $id: 'SiteConfig' },
+);
+
 export const ConfigVersion = Type.Object(
-  { version: Type.Integer(), createdAt: ApiDate, config: VisitorConfig },
+  {
+    version: Type.Integer(),
+    createdAt: ApiDate,
+    reconsent: Type.Boolean({
+      description:
+        'A material change (a purpose added, a purpose’s basis, required flag or text, the policy version, or a region’s regime): visitors who answered an older version are asked again',
+    }),
+    config: VisitorConfig,
+  },
   { $id: 'ConfigVersion' },
 );
 

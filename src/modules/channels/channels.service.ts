@@ -6,6 +6,11 @@ import type { Store } from '../../platform/db/store.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
+import {
+  assertRegionRules,
+  DEFAULT_CONSENT_MAX_AGE_DAYS,
+  DEFAULT_REGION_RULES,
+} from '../regions/regions.service.ts';
 import type { EventsService } from '../webhooks/events.service.ts';
 import { createChannelChanges } from './channel-changes.ts';
 import { type ChannelRow, type ChannelUpdate, channelsRepo, configVersionsRepo } from './channels.repo.ts';
@@ -14,7 +19,7 @@ import { originsRepo } from './origins.repo.ts';
 import { createOriginsService } from './origins.service.ts';
 import { createPurposesService } from './purposes.service.ts';
 import { createTechnologiesService } from './technologies.service.ts';
-import type { VisitorConfig } from './visitor-config.ts';
+import { snapshotConfig, type VisitorConfig } from './visitor-config.ts';
 
 export type CreateChannelInput = Static<typeof CreateChannelBody>;
 export type UpdateChannelInput = Static<typeof UpdateChannelBody>;
@@ -32,6 +37,7 @@ export function createChannelsService(deps: {
   const parts = { store, clock, audit, changes };
 
   async function insertChannel(context: AuditContext, input: CreateChannelInput): Promise<ChannelRow> {
+    if (input.regionRules) assertRegionRules(input.regionRules);
     const now = clock.now();
     const channel: ChannelRow = {
       organizationId: context.organizationId,
@@ -46,6 +52,8 @@ export function createChannelsService(deps: {
       retentionDays: input.privacyPolicy?.retentionDays ?? DEFAULT_RETENTION_DAYS,
       configVersion: 1,
       defaultLanguage: input.defaultLanguage ?? 'en',
+      regionRules: input.regionRules ?? structuredClone(DEFAULT_REGION_RULES as ChannelRow['regionRules']),
+      consentMaxAgeDays: input.consentMaxAgeDays ?? DEFAULT_CONSENT_MAX_AGE_DAYS,
       createdAt: now,
       updatedAt: now,
       archivedAt: null,
@@ -66,7 +74,20 @@ export function createChannelsService(deps: {
   async function findConfigVersion(channel: ChannelRow, version: number): Promise<VisitorConfig | null> {
     if (!Number.isInteger(version) || version < 1 || version > channel.configVersion) return null;
     const row = await configVersionsRepo.find(store.db, channel, version);
-    return row ? (row.snapshot as VisitorConfig) : null;
+    return row ? snapshotConfig(row.snapshot) : null;
+  }
+
+  /**
+   * The channel's current notice for the public site endpoints: its config, and the newest version
+   * that asked visitors again (the config's `consentRequiredSince`).
+   */
+  async function currentNotice(
+    channel: ChannelRow,
+  ): Promise<{ config: VisitorConfig; consentRequiredSince: number } | null> {
+    const row = await configVersionsRepo.find(store.db, channel, channel.configVersion);
+    return row
+      ? { config: snapshotConfig(row.snapshot), consentRequiredSince: row.consentRequiredSince }
+      : null;
   }
 
   return {
@@ -91,10 +112,12 @@ export function createChannelsService(deps: {
     },
 
     /**
-     * Name, description and retentionDays change the channel only; defaultLanguage and the policy's
-     * url and version change what visitors are shown, so they publish a new configVersion.
+     * Name, description and retentionDays change the channel only; defaultLanguage, the policy's
+     * url and version, regionRules and consentMaxAgeDays change what visitors are shown, so they
+     * publish a new configVersion.
      */
     update(context: AuditContext, id: string, input: UpdateChannelInput): Promise<ChannelRow> {
+      if (input.regionRules) assertRegionRules(input.regionRules);
       return store.join(context.tx, async (tx) => {
         const channel = await changes.lockActive(tx, context, id);
         const update: ChannelUpdate = { updatedAt: clock.now() };
@@ -105,6 +128,8 @@ export function createChannelsService(deps: {
         if (policy.url !== undefined) update.privacyPolicyUrl = policy.url;
         if (policy.version !== undefined) update.privacyPolicyVersion = policy.version;
         if (policy.retentionDays !== undefined) update.retentionDays = policy.retentionDays;
+        if (input.regionRules !== undefined) update.regionRules = input.regionRules;
+        if (input.consentMaxAgeDays !== undefined) update.consentMaxAgeDays = input.consentMaxAgeDays;
         const updated = await channelsRepo.update(tx, channel, update);
         await audit.record(tx, context, { action: 'channel.updated', target: { type: 'channel', id } });
         return changes.publish(tx, updated, { changed: true });
@@ -141,6 +166,7 @@ export function createChannelsService(deps: {
     // Reads for the public site endpoints (contract §5): no API key, so no organization context.
 
     findConfigVersion,
+    currentNotice,
 
     /** The active channel of a site key without its config (a cheap check of its status and configVersion). */
     async findActiveChannelBySiteKey(siteKey: string): Promise<ChannelRow | null> {

@@ -10,6 +10,7 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import type { RegionRule } from '../regions/region-rules.ts';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -30,6 +31,13 @@ export const channels = pgTable(
     /** The newest row of channel_config_versions for this channel. */
     configVersion: integer('config_version').notNull(),
     defaultLanguage: text('default_language').notNull(),
+    /** Which regime applies in which visitor region (contract §15), first match wins. */
+    regionRules: jsonb('region_rules')
+      .$type<RegionRule[]>()
+      .notNull()
+      .default(sql`'[{"regions":["*"],"regime":"opt-in"}]'::jsonb`),
+    /** A stored decision older than this is asked again. */
+    consentMaxAgeDays: integer('consent_max_age_days').notNull().default(180),
     createdAt: at('created_at').notNull(),
     updatedAt: at('updated_at').notNull(),
     archivedAt: at('archived_at'),
@@ -132,6 +140,10 @@ export const channelConfigVersions = pgTable(
     channelId: text('channel_id').notNull(),
     version: integer('version').notNull(),
     snapshot: jsonb('snapshot').notNull(),
+    /** A material change from the previous version: visitors who answered an older one are asked again. */
+    reconsent: boolean('reconsent').notNull().default(true),
+    /** The newest version with reconsent, as of this one: the config's `consentRequiredSince`. */
+    consentRequiredSince: integer('consent_required_since').notNull(),
     createdAt: at('created_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.organizationId, t.channelId, t.version] })],

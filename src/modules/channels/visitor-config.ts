@@ -1,4 +1,9 @@
 import type { Static } from '@sinclair/typebox';
+import {
+  DEFAULT_CONSENT_MAX_AGE_DAYS,
+  DEFAULT_REGION_RULES,
+  type RegionRule,
+} from '../regions/regions.service.ts';
 import type { ChannelRow, PurposeRow, TechnologyRow } from './channels.repo.ts';
 import type { VisitorConfig as VisitorConfigSchema } from './channels.schemas.ts';
 
@@ -34,6 +39,8 @@ export function buildVisitorConfig(
     defaultLanguage: channel.defaultLanguage,
     languages: [...languages].sort(),
     privacyPolicy: { url: channel.privacyPolicyUrl, version: channel.privacyPolicyVersion },
+    regionRules: channel.regionRules,
+    consentMaxAgeDays: channel.consentMaxAgeDays,
     purposes: active.map((p) => ({
       key: p.key,
       name: p.name,
@@ -52,6 +59,23 @@ export function buildVisitorConfig(
       purposeKeys: t.purposeKeys.filter((key) => activeKeys.has(key)),
       cookies: t.cookies.map((c) => ({ name: c.name, domain: c.domain, maxAgeSeconds: c.maxAgeSeconds })),
     })),
+  };
+}
+
+/**
+ * A stored snapshot as a VisitorConfig. Snapshots stored before regions existed lack `regionRules`
+ * and `consentMaxAgeDays`; they meant the defaults (opt-in everywhere, 180 days), so they read as
+ * such, and a channel's first change after the upgrade is compared with what it really showed.
+ */
+export function snapshotConfig(snapshot: unknown): VisitorConfig {
+  const config = snapshot as Partial<VisitorConfig> &
+    Omit<VisitorConfig, 'regionRules' | 'consentMaxAgeDays'>;
+  if (config.regionRules !== undefined && config.consentMaxAgeDays !== undefined)
+    return config as VisitorConfig;
+  return {
+    ...config,
+    regionRules: config.regionRules ?? (DEFAULT_REGION_RULES as RegionRule[]),
+    consentMaxAgeDays: config.consentMaxAgeDays ?? DEFAULT_CONSENT_MAX_AGE_DAYS,
   };
 }
 

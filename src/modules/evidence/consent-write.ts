@@ -50,6 +50,9 @@ function eventValues(e: EvidenceRow): Array<string | null> {
     e.origin,
     e.userAgent,
     e.ipPrefix,
+    e.region,
+    e.regionSource,
+    e.regime,
     iso(e.recordedAt),
     e.receiptHash,
   ];

@@ -8,6 +8,19 @@ import { maskPseudonym } from './pseudonym.ts';
  * `masked`. Only for rows not purged: a purged row has no content to show.
  */
 export function evidenceEventBody(row: EvidenceRow, pseudonym: 'masked' | 'unmasked') {
+  return { ...eventCore(row, pseudonym), ...regionMembers(row) };
+}
+
+/**
+ * The event with its receipt, members in the order reads serialize them: the region members last,
+ * since the response serializer writes optional members after the others. Reads (`masked`) and
+ * export lines (`unmasked`) are this object.
+ */
+export function evidenceWithReceipt(row: EvidenceRow, pseudonym: 'masked' | 'unmasked') {
+  return { ...eventCore(row, pseudonym), receipt: { hash: row.receiptHash }, ...regionMembers(row) };
+}
+
+function eventCore(row: EvidenceRow, pseudonym: 'masked' | 'unmasked') {
   if (row.purgedAt !== null || row.subjectPseudonym === null) {
     throw new Error(`evidence event ${row.id} is purged; it has no content to show`);
   }
@@ -32,9 +45,23 @@ export function evidenceEventBody(row: EvidenceRow, pseudonym: 'masked' | 'unmas
   };
 }
 
+/**
+ * `region`, `regionSource` and `regime` (contract §15), present only on events recorded since
+ * regions exist (regionSource set): an older event's canonical form never had them, and its leaf
+ * hash must stay what it was.
+ */
+function regionMembers(row: EvidenceRow) {
+  if (row.regionSource === null) return {};
+  return {
+    region: row.region,
+    regionSource: row.regionSource,
+    regime: row.regime as NonNullable<EvidenceRow['regime']>,
+  };
+}
+
 /** The event of `GET /v1/evidence/:id`: masked, with its receipt. */
 export function presentEvidence(row: EvidenceRow) {
-  return { ...evidenceEventBody(row, 'masked'), receipt: { hash: row.receiptHash } };
+  return evidenceWithReceipt(row, 'masked');
 }
 
 export type EvidenceEvent = ReturnType<typeof presentEvidence>;

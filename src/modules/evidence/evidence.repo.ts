@@ -19,6 +19,9 @@ export interface EvidenceFilters {
   purpose?: string;
   decision?: Decision;
   source?: NonNullable<EvidenceRow['source']>;
+  /** A country matches itself and its subdivisions; a subdivision only itself. */
+  region?: string;
+  regime?: NonNullable<EvidenceRow['regime']>;
   subjectPseudonym?: string;
 }
 
@@ -36,12 +39,25 @@ const PURGED_CONTENT = {
   origin: null,
   userAgent: null,
   ipPrefix: null,
+  region: null,
+  regionSource: null,
+  regime: null,
 } as const;
 
 const rowsOf = (result: unknown) => (result as { rows: Array<Record<string, unknown>> }).rows;
 
 /** The filters of a list, in the order they name its prepared statement. */
-const FILTERS = ['channelId', 'subjectPseudonym', 'source', 'from', 'to', 'purpose', 'decision'] as const;
+const FILTERS = [
+  'channelId',
+  'subjectPseudonym',
+  'source',
+  'region',
+  'regime',
+  'from',
+  'to',
+  'purpose',
+  'decision',
+] as const;
 
 /**
  * One prepared query per combination of filters used (its variant name lists them). The unfiltered
@@ -66,6 +82,11 @@ const listQuery = preparedQueries('evidence_list', (db, name, variant) => {
         has.has('channelId') ? eq(e.channelId, value('channelId')) : undefined,
         has.has('subjectPseudonym') ? eq(e.subjectPseudonym, value('subjectPseudonym')) : undefined,
         has.has('source') ? eq(e.source, value('source')) : undefined,
+        // A subdivision code is longer than 2: then the LIKE branch is false and the planner drops it.
+        has.has('region')
+          ? sql`(${e.region} = ${value('region')} or (length(${value('region')}) = 2 and ${e.region} like ${value('region')} || '-%'))`
+          : undefined,
+        has.has('regime') ? eq(e.regime, value('regime')) : undefined,
         has.has('from') ? gte(e.recordedAt, value('from')) : undefined,
         has.has('to') ? lte(e.recordedAt, value('to')) : undefined,
         decided,

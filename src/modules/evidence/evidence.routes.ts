@@ -12,6 +12,7 @@ import {
   Problem,
 } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
+import { isVisitorRegion } from '../regions/regions.service.ts';
 import { presentEvidence } from './evidence.presenters.ts';
 import { EvidenceEvent, EvidenceQuery } from './evidence.schemas.ts';
 import type { EvidenceService } from './evidence.service.ts';
@@ -39,6 +40,14 @@ export function evidenceRoutes(app: App, deps: { evidence: EvidenceService; curs
       if (query.decision !== undefined && query.purpose === undefined) {
         throw validationFailed([{ path: 'query:/decision', message: 'needs a purpose filter' }]);
       }
+      if (query.region !== undefined && !isVisitorRegion(query.region)) {
+        throw validationFailed([
+          {
+            path: 'query:/region',
+            message: 'must be an ISO 3166-1 alpha-2 or ISO 3166-2 code, such as US or US-CA',
+          },
+        ]);
+      }
       const from = queryDate('from', query.from);
       const to = queryDate('to', query.to);
       const filters = {
@@ -48,6 +57,8 @@ export function evidenceRoutes(app: App, deps: { evidence: EvidenceService; curs
         purpose: query.purpose,
         decision: query.decision,
         source: query.source,
+        region: query.region,
+        regime: query.regime,
         subjectId: query.subjectId,
       };
       // The cursor binds the filters; the subject enters it pseudonymized, never as the raw id.

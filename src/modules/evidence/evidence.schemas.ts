@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ApiDate, PageQuery } from '../../platform/http/schemas.ts';
+import { Regime, RegionSource } from '../regions/regions.schemas.ts';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 export const DecisionValue = Type.Union([Type.Literal('granted'), Type.Literal('denied')]);
@@ -30,6 +31,13 @@ export const EvidenceEvent = Type.Object(
     origin: Nullable(Type.String()),
     userAgent: Nullable(Type.String()),
     ipPrefix: Nullable(Type.String()),
+    region: Type.Optional(
+      Nullable(
+        Type.String({ description: 'The visitor’s region when recorded (absent on events before regions)' }),
+      ),
+    ),
+    regionSource: Type.Optional(RegionSource()),
+    regime: Type.Optional(Regime),
     recordedAt: ApiDate,
     receipt: Type.Object({
       hash: Type.String({
@@ -53,6 +61,11 @@ export const EvidenceQuery = Type.Object(
     purpose: Filter({ pattern: PURPOSE_KEY_PATTERN, description: 'Events that decided this purpose' }),
     decision: Type.Optional(DecisionValue),
     source: Type.Optional(Source),
+    region: Filter({
+      pattern: '^[A-Z]{2}(-[A-Z0-9]{1,3})?$',
+      description: 'Events recorded in this region; a country also matches its subdivisions (US: US-CA…)',
+    }),
+    regime: Type.Optional(Regime),
     subjectId: Filter({
       maxLength: 128,
       description: "The visitor's raw id; pseudonymized server-side, never stored",

@@ -5,6 +5,7 @@ import type { UnitOfWork } from '../../platform/db/unit-of-work.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
+import type { Regime, ResolvedRegion } from '../regions/regions.service.ts';
 import type { OutboxJob } from './consent-write.sql.ts';
 import { evidenceEventBody } from './evidence.presenters.ts';
 import { type EvidenceFilters, type EvidenceScope, evidenceRepo } from './evidence.repo.ts';
@@ -37,6 +38,9 @@ export interface RecordInput {
   origin: string | null;
   userAgent: string | null;
   ipPrefix: string | null;
+  /** Where the visitor was, as the service resolved it, and the regime that applied there. */
+  region: ResolvedRegion;
+  regime: Regime;
 }
 
 export type ListFilters = Omit<EvidenceFilters, 'subjectPseudonym'> & { subjectId?: string };
@@ -94,6 +98,9 @@ export function createEvidenceService(deps: {
         origin: input.origin,
         userAgent: input.userAgent === null ? null : input.userAgent.slice(0, USER_AGENT_MAX),
         ipPrefix: input.ipPrefix,
+        region: input.region.code,
+        regionSource: input.region.source,
+        regime: input.regime,
         recordedAt: new Date(Math.floor(clock.now().getTime() / 1000) * 1000),
         receiptHash: '',
         purgedAt: null,
@@ -153,5 +160,5 @@ export function createEvidenceService(deps: {
 export type EvidenceService = ReturnType<typeof createEvidenceService>;
 
 // What exports may use of evidence besides the service: the event's body and the test retention.
-export { evidenceEventBody } from './evidence.presenters.ts';
+export { evidenceEventBody, evidenceWithReceipt } from './evidence.presenters.ts';
 export { TEST_RETENTION_MS } from './retention.ts';

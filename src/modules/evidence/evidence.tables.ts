@@ -32,6 +32,14 @@ export const evidenceEvents = pgTable(
     origin: text('origin'),
     userAgent: text('user_agent'),
     ipPrefix: text('ip_prefix'),
+    /**
+     * The visitor's region as resolved when recorded (contract §15). All three are null on events
+     * recorded before regions existed, whose canonical form lacks them; a newer event always has
+     * regionSource (region is null when unknown).
+     */
+    region: text('region'),
+    regionSource: text('region_source', { enum: ['declared', 'header', 'geoip', 'unknown'] }),
+    regime: text('regime', { enum: ['opt-in', 'opt-out', 'notice-only'] }),
     /** Whole seconds, as shown: the stored value is exactly the one the receipt hash covers. */
     recordedAt: at('recorded_at').notNull(),
     /** The ledger leaf hash (hex) of the event as first recorded; survives the purge. */
@@ -45,6 +53,8 @@ export const evidenceEvents = pgTable(
     index('evidence_events_channel_idx').on(t.organizationId, t.environment, t.channelId, t.recordedAt, t.id),
     // The source filter in list order: a rare source (api, gpc) is a seek, not a walk of every event.
     index('evidence_events_source_idx').on(t.organizationId, t.environment, t.source, t.recordedAt, t.id),
+    // The region filter in list order (a country filter reads its code and its subdivisions' range).
+    index('evidence_events_region_idx').on(t.organizationId, t.environment, t.region, t.recordedAt, t.id),
     // One visitor's events (subjectId filter); purged rows have no pseudonym and stay out.
     index('evidence_events_subject_idx')
       .on(t.organizationId, t.environment, t.subjectPseudonym, t.recordedAt, t.id)

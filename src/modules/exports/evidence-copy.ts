@@ -21,7 +21,9 @@ const jsonText = (column: string) => `coalesce(to_json(${column})::text, 'null')
  * jsonb's text has a space after each colon and comma; purpose keys (^[a-z][a-z0-9_]*$) and
  * decisions (granted, denied) hold no quote, so removing the spaces after `":` and `",` is exact,
  * and the members keep jsonb's order, the order the batch path shows (it parses the same jsonb).
- * Dates as apiDate writes them (whole seconds, UTC, Z).
+ * Dates as apiDate writes them (whole seconds, UTC, Z). The region members (contract §15) come
+ * last and only on events that have them (region_source set), as evidenceWithReceipt writes them;
+ * their source and regime are service-made words.
  */
 const LINE = `'{"id":"' || e.id || '","type":"consent.recorded","channelId":"' || e.channel_id
     || '","environment":"' || e.environment
@@ -36,7 +38,10 @@ const LINE = `'{"id":"' || e.id || '","type":"consent.recorded","channelId":"' |
     || ',"userAgent":' || ${jsonText('e.user_agent')}
     || ',"ipPrefix":' || ${jsonText('e.ip_prefix')}
     || ',"recordedAt":"' || to_char(e.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
-    || '","receipt":{"hash":' || ${jsonText('e.receipt_hash')} || '}}'`;
+    || '","receipt":{"hash":' || ${jsonText('e.receipt_hash')} || '}'
+    || CASE WHEN e.region_source IS NULL THEN '' ELSE ',"region":' || ${jsonText('e.region')}
+      || ',"regionSource":"' || e.region_source || '","regime":"' || e.regime || '"' END
+    || '}'`;
 
 /** The selection as SQL (COPY takes no bind parameters: every value is an escaped literal). */
 function whereOf(client: pg.PoolClient, s: ExportSelection): string {

@@ -22,6 +22,10 @@ export const CSV_COLUMNS = [
   'ipPrefix',
   'recordedAt',
   'receipt.hash',
+  // Contract §15: empty on events recorded before regions existed.
+  'region',
+  'regionSource',
+  'regime',
 ] as const;
 
 export const CONTENT_TYPES: Record<ExportFormat, string> = {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { evidenceEventBody } from '../evidence/evidence.service.ts';
+import { evidenceWithReceipt } from '../evidence/evidence.service.ts';
 import type { EvidenceRow } from '../evidence/evidence.tables.ts';
 import { createEncoder } from './export-formats.ts';
 import type { ExportFormat } from './exports.tables.ts';
@@ -36,7 +36,7 @@ export interface WrittenExport {
  * except that the pseudonym is the full one; the subject id itself was never stored.
  */
 export function exportLine(row: EvidenceRow): ExportLine {
-  return { ...evidenceEventBody(row, 'unmasked'), receipt: { hash: row.receiptHash } };
+  return evidenceWithReceipt(row, 'unmasked');
 }
 
 /**

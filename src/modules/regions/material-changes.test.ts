@@ -82,7 +82,7 @@ describe('material changes: reconsent (contract §15)', () => {
     ],
     ['the catch-all changed (unknown visitors)', (c) => (c.regionRules![2].regime = 'opt-in'), true],
     ['a country added to a group’s rule', (c) => c.regionRules![0].regions.push('CH'), true],
-    ['rules dropped for the default', (c) => delete c.regionRules, true],
+    ['rules dropped for the default', (c) => delete (c as { regionRules?: unknown }).regionRules, true],
     // Not material.
     ['a translation changed', (c) => (analytics(c).translations.de.name = 'Statistik'), false],
     [
@@ -132,7 +132,7 @@ describe('material changes: reconsent (contract §15)', () => {
   });
 
   it('a snapshot from before regions means the default rules', () => {
-    const old = next((c) => delete c.regionRules);
+    const old = next((c) => delete (c as { regionRules?: unknown }).regionRules);
     expect(
       isReconsent(
         old,

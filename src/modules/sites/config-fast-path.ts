@@ -50,10 +50,16 @@ export function configFastPath(deps: {
     decision: RateLimitDecision,
   ) {
     const reqId = requestIdFor(req);
-    const { statusCode, headers, body } = configResponse(site, {
-      origin: req.headers.origin,
-      ifNoneMatch: req.headers['if-none-match'],
-    });
+    const { statusCode, headers, body } = configResponse(
+      site,
+      {
+        origin: req.headers.origin,
+        ifNoneMatch: req.headers['if-none-match'],
+        // No query on this path: the region comes from the geo headers or the address (synchronous, memoized).
+        region: sites.regionOf(site, { declared: undefined, headers: req.headers, ip }),
+      },
+      sites.caching,
+    );
     res.writeHead(statusCode, {
       'x-request-id': reqId,
       // As app.ts's onRequest hook sets on every Fastify answer.

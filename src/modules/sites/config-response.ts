@@ -1,39 +1,66 @@
 import { notModified } from '../../platform/http/conditional.ts';
+import type { ResolvedRegion } from '../regions/regions.service.ts';
 import { allowedOrigin, corsHeaders } from './cors.ts';
+import { regionalConfig } from './regional-config.ts';
 import type { Site } from './site-cache.ts';
 
 /** The shape of a site key (`site_test_…`/`site_live_…`): anything else is a 404 without a query. */
 export const SITE_KEY = /^site_(test|live)_[0-9A-Za-z]{1,64}$/;
-const CONFIG_CACHE_CONTROL = 'public, max-age=60';
 const CONFIG_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** What a config request says that changes the answer. */
 export interface ConfigRequest {
   origin: string | string[] | undefined;
   ifNoneMatch: string | string[] | undefined;
+  /** The visitor's region, resolved by the sites service (`regionOf`). */
+  region: ResolvedRegion;
+}
+
+/**
+ * How shared caches may keep config answers, fixed by the region settings (contract §15: the
+ * answer depends only on the site and the resolved region, and says so to caches).
+ */
+export interface ConfigCaching {
+  /** `Vary`: Origin (CORS), and the trusted geo headers when they are set. */
+  vary: string;
+  /**
+   * Whether an answer not resolved from the URL or the geo headers depends on the client address
+   * (GEOIP_DATABASE is set): then no shared cache may keep it.
+   */
+  byAddress: boolean;
+}
+
+export function configCaching(geoHeaders: readonly string[], geoip: boolean): ConfigCaching {
+  return { vary: ['Origin', ...geoHeaders].join(', '), byAddress: geoip };
+}
+
+const PUBLIC = 'public, max-age=60';
+const PRIVATE = 'private, max-age=60';
+
+/**
+ * The answer to `GET /v1/public/sites/:siteKey/config` for a resolved site and region, built once
+ * for both paths that send it: the fast path before Fastify (config-fast-path.ts) and the Fastify
+ * route (sites.routes.ts). Registered origins may read it from their pages (CORS); the config
+ * itself is public either way. Rate-limit and request-id headers are the caller's.
+ */
+export function configResponse(site: Site, request: ConfigRequest, caching: ConfigCaching): ConfigResponse {
+  const answer = regionalConfig(site, request.region);
+  const source = request.region.source;
+  const headers: Record<string, string | number> = {
+    ...corsHeaders(allowedOrigin(site, request.origin)),
+    vary: caching.vary,
+    'cache-control': caching.byAddress && (source === 'geoip' || source === 'unknown') ? PRIVATE : PUBLIC,
+    etag: answer.etag,
+  };
+  if (notModified(request.ifNoneMatch, answer.etag)) return { statusCode: 304, headers, body: null };
+  headers['content-type'] = CONFIG_CONTENT_TYPE;
+  headers['content-length'] = answer.bytes.length;
+  return { statusCode: 200, headers, body: answer.bytes };
 }
 
 export interface ConfigResponse {
   statusCode: 200 | 304;
   headers: Record<string, string | number>;
-  /** The snapshot's bytes (200), or null (304). */
+  /** The answer's bytes (200), or null (304). */
   body: Buffer | null;
-}
-
-/**
- * The answer to `GET /v1/public/sites/:siteKey/config` for a resolved site, built once for both
- * paths that send it: the fast path before Fastify (config-fast-path.ts) and the Fastify route
- * (sites.routes.ts). Registered origins may read it from their pages (CORS); the config itself is
- * public either way. Rate-limit and request-id headers are the caller's.
- */
-export function configResponse(site: Site, request: ConfigRequest): ConfigResponse {
-  const headers: Record<string, string | number> = {
-    ...corsHeaders(allowedOrigin(site, request.origin)),
-    'cache-control': CONFIG_CACHE_CONTROL,
-    etag: site.etag,
-  };
-  if (notModified(request.ifNoneMatch, site.etag)) return { statusCode: 304, headers, body: null };
-  headers['content-type'] = CONFIG_CONTENT_TYPE;
-  headers['content-length'] = site.configBytes.length;
-  return { statusCode: 200, headers, body: site.configBytes };
 }

@@ -22,6 +22,8 @@ const config: VisitorConfig = {
   defaultLanguage: 'en',
   languages: ['en'],
   privacyPolicy: { url: null, version: '1' },
+  regionRules: [{ regions: ['*'], regime: 'opt-in' }],
+  consentMaxAgeDays: 180,
   purposes: [
     purpose('necessary', { required: true }),
     purpose('analytics'),

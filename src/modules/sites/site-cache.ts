@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { Clock } from '../../platform/clock.ts';
 import { watchChanges } from '../../platform/db/change-watch.ts';
 import type { Store } from '../../platform/db/store.ts';
-import { envelope } from '../../platform/http/schemas.ts';
 import type { ChannelRow, ChannelsService, VisitorConfig } from '../channels/channels.service.ts';
 import { CHANNEL_CHANGES } from '../channels/channels.service.ts';
+import type { RegionalConfig } from './regional-config.ts';
 
 /** What the public endpoints know of one site: enough to answer config reads without a query. */
 export interface Site {
@@ -13,10 +12,10 @@ export interface Site {
   origins: string[];
   /** The visitor config of channel.configVersion. */
   config: VisitorConfig;
-  /** `GET …/config`'s body (the envelope), serialized and encoded once per configVersion. */
-  configBytes: Buffer;
-  /** Strong ETag of configBytes. */
-  etag: string;
+  /** The newest version that asked visitors again (the config's `consentRequiredSince`). */
+  consentRequiredSince: number;
+  /** `GET …/config`'s answers by region, serialized once per configVersion (regional-config.ts). */
+  regional: Map<string, RegionalConfig>;
   checkedAtMs: number;
 }
 
@@ -66,12 +65,17 @@ export function createSiteCache(deps: {
     ) {
       site = { ...previous, channel, origins, checkedAtMs: clock.now().getTime() };
     } else {
-      const config = await channels.findConfigVersion(channel, channel.configVersion);
-      if (!config)
+      const notice = await channels.currentNotice(channel);
+      if (!notice)
         throw new Error(`channel ${channel.id} has no snapshot of configVersion ${channel.configVersion}`);
-      const configBytes = Buffer.from(JSON.stringify(envelope(config)));
-      const etag = `"${createHash('sha256').update(configBytes).digest('base64url').slice(0, 27)}"`;
-      site = { channel, origins, config, configBytes, etag, checkedAtMs: clock.now().getTime() };
+      site = {
+        channel,
+        origins,
+        config: notice.config,
+        consentRequiredSince: notice.consentRequiredSince,
+        regional: new Map(),
+        checkedAtMs: clock.now().getTime(),
+      };
     }
     if (startedIn !== changes.generation()) return site;
     sites.delete(siteKey);

@@ -15,9 +15,10 @@ import type { Site } from './site-cache.ts';
 import {
   PreferencesBody,
   PreferencesReceipt,
+  RegionQuery,
+  SiteConfigSchema,
   SiteParams,
   Snippet,
-  VisitorConfigSchema,
 } from './sites.schemas.ts';
 import type { SitesService } from './sites.service.ts';
 
@@ -35,6 +36,16 @@ const cacheHeaders = {
   'Cache-Control': Type.String(),
   ETag: Type.String({ description: 'Send it back as If-None-Match to get a 304 when unchanged' }),
 };
+const configCacheHeaders = {
+  ...cacheHeaders,
+  Vary: Type.String({ description: 'Origin, and the trusted geo headers when GEO_COUNTRY_HEADER is set' }),
+};
+
+/** Where the visitor of a public request is, as the sites service resolves it. */
+function locationOf(request: FastifyRequest) {
+  const { region } = request.query as { region?: string };
+  return { declared: region, headers: request.headers, ip: request.ip };
+}
 
 /**
  * The audit context of a public request refused for its site (403 origin_not_allowed): the
@@ -132,24 +143,33 @@ export function sitesRoutes(app: App, deps: { sites: SitesService }) {
       schema: {
         operationId: 'getSiteConfig',
         tags,
-        summary: "What the banner shows: the current configVersion's snapshot (ETag, cacheable)",
+        summary:
+          "What the banner shows: the current configVersion's snapshot, resolved for the visitor's region (ETag, cacheable per region)",
         params: SiteParams,
+        querystring: RegionQuery,
         response: {
           200: {
-            description: 'The config of the current version',
-            headers: cacheHeaders,
-            content: { 'application/json': { schema: Envelope(VisitorConfigSchema) } },
+            description: 'The config of the current version for the visitor’s region',
+            headers: configCacheHeaders,
+            content: { 'application/json': { schema: Envelope(SiteConfigSchema) } },
           },
-          304: { ...NotModified, headers: cacheHeaders },
+          304: { ...NotModified, headers: configCacheHeaders },
+          422: Problem,
           ...publicProblems,
         },
       },
     },
     async (request, reply) => {
-      const { statusCode, headers, body } = configResponse(siteOf(request), {
-        origin: request.headers.origin,
-        ifNoneMatch: request.headers['if-none-match'],
-      });
+      const site = siteOf(request);
+      const { statusCode, headers, body } = configResponse(
+        site,
+        {
+          origin: request.headers.origin,
+          ifNoneMatch: request.headers['if-none-match'],
+          region: sites.regionOf(site, locationOf(request)),
+        },
+        sites.caching,
+      );
       // The body is already serialized bytes: sent as they are, past the response schema.
       return (reply as FastifyReply)
         .code(statusCode)
@@ -233,6 +253,7 @@ export function sitesRoutes(app: App, deps: { sites: SitesService }) {
         tags,
         summary: "Record a visitor's consent decision as evidence",
         params: SiteParams,
+        querystring: RegionQuery,
         body: PreferencesBody,
         response: {
           201: Envelope(PreferencesReceipt),
@@ -248,13 +269,15 @@ export function sitesRoutes(app: App, deps: { sites: SitesService }) {
     },
     async (request, reply) => {
       const userAgent = request.headers['user-agent'];
+      const site = siteOf(request);
       const row = await sites.recordPreferences(
-        siteOf(request),
+        site,
         request.body,
         {
           origin: new URL(request.headers.origin as string).origin,
           userAgent: typeof userAgent === 'string' && userAgent !== '' ? userAgent : null,
           ipPrefix: ipPrefix(request.ip),
+          region: sites.regionOf(site, locationOf(request)),
         },
         // With an Idempotency-Key the event is staged, and committed with the key's record.
         request.unitOfWork,

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ApiDate } from '../../platform/http/schemas.ts';
-import { VisitorConfig } from '../channels/channels.schemas.ts';
+import { SiteConfig } from '../channels/channels.schemas.ts';
 import { DecisionValue, Source } from '../evidence/evidence.schemas.ts';
 
 export const SiteParams = Type.Object({
@@ -50,5 +50,19 @@ export const Snippet = Type.Object(
   { $id: 'Snippet' },
 );
 
-/** What the banner shows: the immutable snapshot of the channel's current configVersion. */
-export const VisitorConfigSchema = VisitorConfig;
+/** What the banner shows: the snapshot of the channel's current configVersion, for the visitor's region. */
+export const SiteConfigSchema = SiteConfig;
+
+/**
+ * `region` on the config and preferences requests of a test channel (contract §15): the visitor's
+ * region as declared by the page (previews, tests). Live channels ignore it.
+ */
+export const RegionQuery = Type.Object({
+  region: Type.Optional(
+    Type.String({
+      maxLength: 10,
+      description:
+        'Test channels only: the visitor region to act as, e.g. FR or US-CA; ignored on live channels',
+    }),
+  ),
+});

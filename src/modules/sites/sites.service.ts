@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Static } from '@sinclair/typebox';
 import type { Clock } from '../../platform/clock.ts';
 import type { Store } from '../../platform/db/store.ts';
@@ -6,6 +7,14 @@ import { notFound, validationFailed } from '../../platform/http/errors.ts';
 import type { ChannelsService, VisitorConfig } from '../channels/channels.service.ts';
 import type { EvidenceService, RecordInput } from '../evidence/evidence.service.ts';
 import type { EvidenceRow } from '../evidence/evidence.tables.ts';
+import {
+  createRegionResolver,
+  declaredRegionError,
+  type RegionResolver,
+  type ResolvedRegion,
+  resolveRegime,
+} from '../regions/regions.service.ts';
+import { type ConfigCaching, configCaching } from './config-response.ts';
 import { resolveDecisions } from './decisions.ts';
 import { createSiteCache, type Site } from './site-cache.ts';
 import type { PreferencesBody } from './sites.schemas.ts';
@@ -17,7 +26,20 @@ export interface RequestFacts {
   origin: string;
   userAgent: string | null;
   ipPrefix: string | null;
+  region: ResolvedRegion;
 }
+
+/** What of a public request locates the visitor (contract §15). */
+export interface VisitorLocation {
+  /** The `region` query parameter, honoured on test channels only. */
+  declared: string | undefined;
+  headers: IncomingHttpHeaders;
+  /** The client address as TRUST_PROXY makes it. */
+  ip: string | undefined;
+}
+
+/** The settings the visitor's region is resolved from (config.ts). */
+export type RegionSettings = Parameters<typeof createRegionResolver>[0];
 
 /** The public site endpoints' rules (contract §5): site lookup, the snippet, recording a decision. */
 export function createSitesService(deps: {
@@ -26,9 +48,17 @@ export function createSitesService(deps: {
   evidence: EvidenceService;
   clock: Clock;
   baseUrl: string;
+  regionSettings: RegionSettings;
+  /** A GEOIP_DATABASE replacement that could not be read (the previous data stays in use). */
+  onGeoIpReloadError?: (error: Error) => void;
 }) {
   const { store, channels, evidence, clock, baseUrl } = deps;
   const cache = createSiteCache({ channels, clock, listen: store.listen });
+  // Opens GEOIP_DATABASE now: a file that does not parse stops the process at start (ConfigError).
+  const regions: RegionResolver = createRegionResolver(deps.regionSettings, {
+    onReloadError: deps.onGeoIpReloadError,
+  });
+  const caching = configCaching(regions.varyHeaders, deps.regionSettings.geoipDatabase !== null);
 
   /** The notice the visitor answered, or a 422 if the channel never had that configVersion. */
   async function noticeAnswered(site: Site, version: number): Promise<VisitorConfig> {
@@ -48,8 +78,28 @@ export function createSitesService(deps: {
   }
 
   return {
-    /** Stops the site cache's change listener (the app is closing). */
-    close: () => cache.close(),
+    /** Stops the site cache's change listener and the GeoIP reloads (the app is closing). */
+    close: () => {
+      cache.close();
+      regions.close();
+    },
+
+    /** How shared caches may keep config answers (Vary, Cache-Control). */
+    caching: caching as ConfigCaching,
+
+    /**
+     * The visitor's region (contract §15), in order: a declared `region` on a test channel, trusted
+     * geo headers, GEOIP_DATABASE, unknown. A malformed declared region on a test channel is a 422;
+     * on a live channel the parameter is ignored, not refused.
+     */
+    regionOf(site: Site, location: VisitorLocation): ResolvedRegion {
+      const { environment } = site.channel;
+      if (environment === 'test' && location.declared !== undefined) {
+        const error = declaredRegionError(location.declared);
+        if (error) throw validationFailed([error]);
+      }
+      return regions.resolve({ environment, ...location });
+    },
 
     /** The preferences route's idempotent commit: staged consent events with the key's record. */
     commitStaged: evidence.commitStaged,
@@ -95,6 +145,9 @@ export function createSitesService(deps: {
         origin: facts.origin,
         userAgent: facts.userAgent,
         ipPrefix: facts.ipPrefix,
+        region: facts.region,
+        // The regime of the notice the visitor answered, where the visitor was.
+        regime: resolveRegime(notice.regionRules, facts.region.code),
       };
       return unit ? evidence.stage(unit, decision) : evidence.write(decision);
     },
