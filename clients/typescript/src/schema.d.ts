@@ -746,26 +746,13 @@ export interface components {
             /** @description Grows by one whenever what visitors are shown changes */
             configVersion: number;
             defaultLanguage: string;
-            /**
-             * @description Ordered: the first rule naming a code that matches the visitor’s region wins; none: opt-in
-             * @default [
-             *       {
-             *         "regions": [
-             *           "*"
-             *         ],
-             *         "regime": "opt-in"
-             *       }
-             *     ]
-             */
+            /** @description Ordered: the first rule naming a code that matches the visitor’s region wins; none: opt-in. Default [{"regions":["*"],"regime":"opt-in"}] */
             regionRules: {
                 regions: string[];
                 /** @description opt-in: ask first; opt-out: run until the visitor opts out; notice-only: inform */
                 regime: "opt-in" | "opt-out" | "notice-only";
             }[];
-            /**
-             * @description A stored decision older than this many days is asked again
-             * @default 180
-             */
+            /** @description A stored decision older than this many days is asked again. Default 180 */
             consentMaxAgeDays: number;
             /**
              * Format: date-time
@@ -870,26 +857,13 @@ export interface components {
                 url: string | null;
                 version: string;
             };
-            /**
-             * @description Ordered: the first rule naming a code that matches the visitor’s region wins; none: opt-in
-             * @default [
-             *       {
-             *         "regions": [
-             *           "*"
-             *         ],
-             *         "regime": "opt-in"
-             *       }
-             *     ]
-             */
+            /** @description Ordered: the first rule naming a code that matches the visitor’s region wins; none: opt-in. Default [{"regions":["*"],"regime":"opt-in"}] */
             regionRules: {
                 regions: string[];
                 /** @description opt-in: ask first; opt-out: run until the visitor opts out; notice-only: inform */
                 regime: "opt-in" | "opt-out" | "notice-only";
             }[];
-            /**
-             * @description A stored decision older than this many days is asked again
-             * @default 180
-             */
+            /** @description A stored decision older than this many days is asked again. Default 180 */
             consentMaxAgeDays: number;
             purposes: {
                 key: string;
@@ -931,26 +905,13 @@ export interface components {
                 url: string | null;
                 version: string;
             };
-            /**
-             * @description Ordered: the first rule naming a code that matches the visitor’s region wins; none: opt-in
-             * @default [
-             *       {
-             *         "regions": [
-             *           "*"
-             *         ],
-             *         "regime": "opt-in"
-             *       }
-             *     ]
-             */
+            /** @description Ordered: the first rule naming a code that matches the visitor’s region wins; none: opt-in. Default [{"regions":["*"],"regime":"opt-in"}] */
             regionRules: {
                 regions: string[];
                 /** @description opt-in: ask first; opt-out: run until the visitor opts out; notice-only: inform */
                 regime: "opt-in" | "opt-out" | "notice-only";
             }[];
-            /**
-             * @description A stored decision older than this many days is asked again
-             * @default 180
-             */
+            /** @description A stored decision older than this many days is asked again. Default 180 */
             consentMaxAgeDays: number;
             purposes: {
                 key: string;
@@ -2739,26 +2700,13 @@ export interface operations {
                         version?: string;
                         retentionDays?: number;
                     };
-                    /**
-                     * @description Ordered: the first rule naming a code that matches the visitor’s region wins; none: opt-in
-                     * @default [
-                     *       {
-                     *         "regions": [
-                     *           "*"
-                     *         ],
-                     *         "regime": "opt-in"
-                     *       }
-                     *     ]
-                     */
+                    /** @description Ordered: the first rule naming a code that matches the visitor’s region wins; none: opt-in. Default [{"regions":["*"],"regime":"opt-in"}] */
                     regionRules?: {
                         regions: string[];
                         /** @description opt-in: ask first; opt-out: run until the visitor opts out; notice-only: inform */
                         regime: "opt-in" | "opt-out" | "notice-only";
                     }[];
-                    /**
-                     * @description A stored decision older than this many days is asked again
-                     * @default 180
-                     */
+                    /** @description A stored decision older than this many days is asked again. Default 180 */
                     consentMaxAgeDays?: number;
                 };
             };
@@ -3137,26 +3085,13 @@ export interface operations {
                         version?: string;
                         retentionDays?: number;
                     };
-                    /**
-                     * @description Ordered: the first rule naming a code that matches the visitor’s region wins; none: opt-in
-                     * @default [
-                     *       {
-                     *         "regions": [
-                     *           "*"
-                     *         ],
-                     *         "regime": "opt-in"
-                     *       }
-                     *     ]
-                     */
+                    /** @description Ordered: the first rule naming a code that matches the visitor’s region wins; none: opt-in. Default [{"regions":["*"],"regime":"opt-in"}] */
                     regionRules?: {
                         regions: string[];
                         /** @description opt-in: ask first; opt-out: run until the visitor opts out; notice-only: inform */
                         regime: "opt-in" | "opt-out" | "notice-only";
                     }[];
-                    /**
-                     * @description A stored decision older than this many days is asked again
-                     * @default 180
-                     */
+                    /** @description A stored decision older than this many days is asked again. Default 180 */
                     consentMaxAgeDays?: number;
                 };
             };

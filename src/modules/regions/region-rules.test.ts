@@ -5,6 +5,7 @@ import { GROUPS, ruleCodeProblem } from './region-codes.ts';
 import {
   assertRegionRules,
   ConsentMaxAgeDays,
+  DEFAULT_CONSENT_MAX_AGE_DAYS,
   DEFAULT_REGION_RULES,
   type Regime,
   type RegionRule,
@@ -171,8 +172,11 @@ describe('regionRules validation', () => {
     expect(Value.Check(ConsentMaxAgeDays, value)).toBe(valid);
   });
 
-  it('defaults: rules * → opt-in, 180 days', () => {
-    expect(Value.Default(RegionRules, undefined)).toEqual([{ regions: ['*'], regime: 'opt-in' }]);
-    expect(Value.Default(ConsentMaxAgeDays, undefined)).toBe(180);
+  it('defaults: rules * → opt-in, 180 days (applied by the service, not by the schemas)', () => {
+    expect(DEFAULT_REGION_RULES).toEqual([{ regions: ['*'], regime: 'opt-in' }]);
+    expect(DEFAULT_CONSENT_MAX_AGE_DAYS).toBe(180);
+    // A schema default would be filled into every PATCH that leaves the field out, resetting it.
+    expect(Value.Default(RegionRules, undefined)).toBeUndefined();
+    expect(Value.Default(ConsentMaxAgeDays, undefined)).toBeUndefined();
   });
 });

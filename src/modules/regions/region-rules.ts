@@ -33,10 +33,12 @@ export const RegionRule = Type.Object(
 );
 export type RegionRule = Static<typeof RegionRule>;
 
+// No `default` keyword on these schemas: the request validator fills defaults in, and a PATCH that
+// leaves a field out must keep its value, not reset it. The service applies the defaults on create.
 export const RegionRules = Type.Array(RegionRule, {
   maxItems: MAX_RULES,
-  description: 'Ordered: the first rule naming a code that matches the visitor’s region wins; none: opt-in',
-  default: [{ regions: ['*'], regime: 'opt-in' }],
+  description:
+    'Ordered: the first rule naming a code that matches the visitor’s region wins; none: opt-in. Default [{"regions":["*"],"regime":"opt-in"}]',
 });
 
 export const DEFAULT_REGION_RULES: readonly RegionRule[] = Object.freeze([
@@ -46,8 +48,7 @@ export const DEFAULT_REGION_RULES: readonly RegionRule[] = Object.freeze([
 export const ConsentMaxAgeDays = Type.Integer({
   minimum: 30,
   maximum: 395,
-  default: 180,
-  description: 'A stored decision older than this many days is asked again',
+  description: 'A stored decision older than this many days is asked again. Default 180',
 });
 export const DEFAULT_CONSENT_MAX_AGE_DAYS = 180;
 
