@@ -105,7 +105,8 @@ export function createChannelChanges(deps: { store: Store; clock: Clock; events?
     /**
      * After a change (same transaction, channel locked): if the visitor config now differs from the
      * newest snapshot, bumps configVersion by one and stores the new snapshot, with whether the
-     * change is material (contract §15: `reconsent`); otherwise leaves both. Emits channel.updated when the channel resource changed (`changed`) or its version moved.
+     * change is material (contract §15: `reconsent`); otherwise leaves both. Emits channel.updated
+     * when the channel resource changed (`changed`) or its version moved.
      */
     async publish(tx: Db, channel: ChannelRow, options: { changed: boolean }): Promise<ChannelRow> {
       const now = clock.now();
