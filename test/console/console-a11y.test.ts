@@ -109,6 +109,38 @@ describe.skipIf(browserSkipReason !== null)('console accessibility in Chromium (
   );
 
   it(
+    'a channel’s region rules with the API’s errors at their fields, and a visitor preview',
+    async () => {
+      const { context, page } = await newPage(browser, t.baseUrl);
+      await signInAs(page, owner.email, PASSWORD);
+      await openView(page, 'Channels');
+      await page.getByRole('button', { name: 'Open Corner Shop' }).click();
+      await page.getByRole('heading', { name: 'Channel: Corner Shop' }).waitFor();
+      const rules = page.getByRole('form', { name: 'Edit region rules' });
+      await rules.getByRole('button', { name: 'Add rule' }).click();
+      await page.getByLabel('Rule 2 regions').fill('US-ZZ, USA');
+      await page.getByLabel('Rule 2 regime').selectOption('opt-out');
+      await page.getByLabel('Ask again after (days)').fill('9999');
+      await page.getByRole('button', { name: 'Save region rules' }).click();
+      await page.locator('[aria-invalid="true"]').first().waitFor();
+      await page.locator('.message.error:not([hidden])').waitFor();
+      await expectAccessible(page, 'channel region rules refused');
+
+      const preview = page.getByRole('form', { name: 'Preview as a visitor' });
+      await page.getByLabel('Visitor’s region code').fill('FR');
+      await preview.getByRole('button', { name: 'Preview' }).click();
+      await page.locator('.preview-result').waitFor();
+      await expectAccessible(page, 'channel preview FR');
+      await page.getByLabel('Visitor’s region code').fill('nowhere');
+      await preview.getByRole('button', { name: 'Preview' }).click();
+      await page.getByLabel('Visitor’s region code').and(page.locator('[aria-invalid="true"]')).waitFor();
+      await expectAccessible(page, 'channel preview refused');
+      await context.close();
+    },
+    AXE_TEST_TIMEOUT,
+  );
+
+  it(
     'a new key shown once, and the header on live data',
     async () => {
       const { context, page } = await newPage(browser, t.baseUrl);

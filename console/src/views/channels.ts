@@ -1,12 +1,9 @@
 import { call, get, post } from '../api.ts';
 import { button, copyField, date, field, h, input, select, table } from '../dom.ts';
 import { act, badge, form, messageBox, section, type View, type ViewContext } from '../ui.ts';
+import { configVersionsSection, previewSection, type RegionChannel, regionRulesSection } from './regions.ts';
 
-interface Channel {
-  id: string;
-  name: string;
-  status: string;
-  siteKey: string;
+interface Channel extends RegionChannel {
   configVersion: number;
   defaultLanguage: string;
   createdAt: string;
@@ -72,11 +69,12 @@ export const channelsView: View = async (ctx) => {
 
 async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean): Promise<HTMLElement> {
   const base = `/v1/channels/${channel.id}`;
-  const [purposes, technologies, origins, snippet] = await Promise.all([
+  const [purposes, technologies, origins, snippet, versions] = await Promise.all([
     get<any[]>(`${base}/purposes?limit=100`),
     get<any[]>(`${base}/technologies?limit=100`),
     get<any[]>(`${base}/origins?limit=100`),
     get<{ html: string }>(`/v1/public/sites/${channel.siteKey}/snippet`).catch(() => null),
+    configVersionsSection(channel),
   ]);
   const box = messageBox();
   const change = (method: string, path: string, body?: unknown) =>
@@ -211,5 +209,8 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
       table(['Origin', 'Status', 'Actions'], originRows, 'Origins'),
       manage ? originForm : null,
     ),
+    regionRulesSection(ctx, channel, manage),
+    previewSection(channel),
+    versions,
   );
 }
