@@ -39,6 +39,7 @@ describe('POST /v1/channels', () => {
         'defaultLanguage',
         'regionRules',
         'consentMaxAgeDays',
+        'gppCmpId',
         'createdAt',
         'updatedAt',
         'archivedAt',
@@ -47,6 +48,7 @@ describe('POST /v1/channels', () => {
     // Contract §15 defaults: opt-in everywhere, a decision asked again after 180 days.
     expect(channel.regionRules).toEqual([{ regions: ['*'], regime: 'opt-in' }]);
     expect(channel.consentMaxAgeDays).toBe(180);
+    expect(channel.gppCmpId).toBeNull();
     expect(channel).toMatchObject({
       name: 'Shop',
       description: null,

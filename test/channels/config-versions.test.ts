@@ -44,6 +44,7 @@ describe('config versions', () => {
         privacyPolicy: { url: 'https://example.com/privacy', version: '7' },
         regionRules: [{ regions: ['*'], regime: 'opt-in' }],
         consentMaxAgeDays: 180,
+        gppCmpId: null,
         purposes: [],
         technologies: [],
       },

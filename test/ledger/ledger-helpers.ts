@@ -77,6 +77,7 @@ export async function insertEvents(
       region: null,
       regionSource: null,
       regime: null,
+      gppString: null,
       recordedAt: new Date(Math.floor(start / 1000) * 1000 + i * 1000),
       receiptHash: '',
       purgedAt: null,

@@ -32,6 +32,7 @@ function event(organizationId: string, overrides: Partial<EvidenceRow> = {}): Ev
     region: 'DE-BE',
     regionSource: 'geoip',
     regime: 'opt-in',
+    gppString: 'DBABLA~BVQqAAAAAgA.QA',
     recordedAt: new Date('2026-11-21T10:00:00Z'),
     receiptHash: 'f'.repeat(64),
     purgedAt: null,

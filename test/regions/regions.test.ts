@@ -350,6 +350,7 @@ describe('evidence records the region', () => {
       region: null,
       regionSource: null,
       regime: null,
+      gppString: null,
       recordedAt: new Date(Math.floor(t.clock.now().getTime() / 1000) * 1000),
       receiptHash: '',
       purgedAt: null,

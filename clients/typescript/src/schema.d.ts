@@ -754,6 +754,8 @@ export interface components {
             }[];
             /** @description A stored decision older than this many days is asked again. Default 180 */
             consentMaxAgeDays: number;
+            /** @description Your IAB CMP id: when set, the SDK provides the GPP API (__gpp) in US opt-out regions */
+            gppCmpId: number | null;
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00Z
@@ -865,6 +867,8 @@ export interface components {
             }[];
             /** @description A stored decision older than this many days is asked again. Default 180 */
             consentMaxAgeDays: number;
+            /** @description Your IAB CMP id: when set, the SDK provides the GPP API (__gpp) in US opt-out regions */
+            gppCmpId: number | null;
             purposes: {
                 key: string;
                 name: string;
@@ -913,6 +917,8 @@ export interface components {
             }[];
             /** @description A stored decision older than this many days is asked again. Default 180 */
             consentMaxAgeDays: number;
+            /** @description Your IAB CMP id: when set, the SDK provides the GPP API (__gpp) in US opt-out regions */
+            gppCmpId: number | null;
             purposes: {
                 key: string;
                 name: string;
@@ -989,6 +995,8 @@ export interface components {
             regionSource?: "declared" | "header" | "geoip" | "unknown";
             /** @description opt-in: ask first; opt-out: run until the visitor opts out; notice-only: inform */
             regime?: "opt-in" | "opt-out" | "notice-only";
+            /** @description The IAB GPP string sent with the decision (absent when none was sent) */
+            gppString?: string;
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00Z
@@ -2708,6 +2716,8 @@ export interface operations {
                     }[];
                     /** @description A stored decision older than this many days is asked again. Default 180 */
                     consentMaxAgeDays?: number;
+                    /** @description Your IAB CMP id: when set, the SDK provides the GPP API (__gpp) in US opt-out regions */
+                    gppCmpId?: number | null;
                 };
             };
         };
@@ -3093,6 +3103,8 @@ export interface operations {
                     }[];
                     /** @description A stored decision older than this many days is asked again. Default 180 */
                     consentMaxAgeDays?: number;
+                    /** @description Your IAB CMP id: when set, the SDK provides the GPP API (__gpp) in US opt-out regions */
+                    gppCmpId?: number | null;
                 };
             };
         };
@@ -6892,8 +6904,10 @@ export interface operations {
                     configVersion: number;
                     source?: "banner" | "preference_center" | "api" | "gpc";
                     language?: string;
-                    /** @description Global Privacy Control was on: gpcOptOut purposes are recorded as denied */
+                    /** @description Global Privacy Control was on (so is a `Sec-GPC: 1` request header): gpcOptOut purposes are recorded as denied, except an explicit choice in an opt-out region */
                     gpc?: boolean;
+                    /** @description The IAB GPP string of the decision (US opt-out regions); one that does not decode is a 422 */
+                    gppString?: string;
                 };
             };
         };

@@ -21,6 +21,7 @@ export function presentChannel(channel: ChannelRow) {
     defaultLanguage: channel.defaultLanguage,
     regionRules: channel.regionRules,
     consentMaxAgeDays: channel.consentMaxAgeDays,
+    gppCmpId: channel.gppCmpId,
     createdAt: apiDate(channel.createdAt),
     updatedAt: apiDate(channel.updatedAt),
     archivedAt: apiDate(channel.archivedAt),

@@ -21,6 +21,11 @@ export const Description = Type.Union([Type.String({ maxLength: 2000 }), Type.Nu
 const Environment = Type.Union([Type.Literal('test'), Type.Literal('live')]);
 const Status = Type.Union([Type.Literal('active'), Type.Literal('archived')]);
 
+/** The operator's IAB-assigned CMP id (contract §15); null: no GPP API. */
+const NullableGppCmpId = Type.Union([Type.Integer({ minimum: 1, maximum: 65535 }), Type.Null()], {
+  description: 'Your IAB CMP id: when set, the SDK provides the GPP API (__gpp) in US opt-out regions',
+});
+
 export const Channel = Type.Object(
   {
     id: Type.String({ examples: ['ch_4kF9x2mQ7pL1vN8sR3tY6w'] }),
@@ -38,6 +43,7 @@ export const Channel = Type.Object(
     defaultLanguage: Type.String(),
     regionRules: RegionRules,
     consentMaxAgeDays: ConsentMaxAgeDays,
+    gppCmpId: NullableGppCmpId,
     createdAt: ApiDate,
     updatedAt: ApiDate,
     archivedAt: NullableApiDate,
@@ -69,6 +75,7 @@ export const CreateChannelBody = Type.Object(
     ),
     regionRules: Type.Optional(RegionRules),
     consentMaxAgeDays: Type.Optional(ConsentMaxAgeDays),
+    gppCmpId: Type.Optional(NullableGppCmpId),
   },
   { additionalProperties: false },
 );
@@ -103,6 +110,7 @@ export const VisitorConfig = Type.Object(
     privacyPolicy: Type.Object({ url: Type.Union([Type.String(), Type.Null()]), version: Type.String() }),
     regionRules: RegionRules,
     consentMaxAgeDays: ConsentMaxAgeDays,
+    gppCmpId: NullableGppCmpId,
     purposes: Type.Array(
       Type.Object({
         key: Type.String(),

@@ -54,6 +54,7 @@ export function createChannelsService(deps: {
       defaultLanguage: input.defaultLanguage ?? 'en',
       regionRules: input.regionRules ?? structuredClone(DEFAULT_REGION_RULES as ChannelRow['regionRules']),
       consentMaxAgeDays: input.consentMaxAgeDays ?? DEFAULT_CONSENT_MAX_AGE_DAYS,
+      gppCmpId: input.gppCmpId ?? null,
       createdAt: now,
       updatedAt: now,
       archivedAt: null,
@@ -130,6 +131,7 @@ export function createChannelsService(deps: {
         if (policy.retentionDays !== undefined) update.retentionDays = policy.retentionDays;
         if (input.regionRules !== undefined) update.regionRules = input.regionRules;
         if (input.consentMaxAgeDays !== undefined) update.consentMaxAgeDays = input.consentMaxAgeDays;
+        if (input.gppCmpId !== undefined) update.gppCmpId = input.gppCmpId;
         const updated = await channelsRepo.update(tx, channel, update);
         await audit.record(tx, context, { action: 'channel.updated', target: { type: 'channel', id } });
         return changes.publish(tx, updated, { changed: true });

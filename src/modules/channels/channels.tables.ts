@@ -38,6 +38,8 @@ export const channels = pgTable(
       .default(sql`'[{"regions":["*"],"regime":"opt-in"}]'::jsonb`),
     /** A stored decision older than this is asked again. */
     consentMaxAgeDays: integer('consent_max_age_days').notNull().default(180),
+    /** The operator's IAB CMP id; when set, the SDK provides the GPP API in US opt-out regions. */
+    gppCmpId: integer('gpp_cmp_id'),
     createdAt: at('created_at').notNull(),
     updatedAt: at('updated_at').notNull(),
     archivedAt: at('archived_at'),

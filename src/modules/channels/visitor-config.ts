@@ -41,6 +41,7 @@ export function buildVisitorConfig(
     privacyPolicy: { url: channel.privacyPolicyUrl, version: channel.privacyPolicyVersion },
     regionRules: channel.regionRules,
     consentMaxAgeDays: channel.consentMaxAgeDays,
+    gppCmpId: channel.gppCmpId,
     purposes: active.map((p) => ({
       key: p.key,
       name: p.name,
@@ -63,19 +64,26 @@ export function buildVisitorConfig(
 }
 
 /**
- * A stored snapshot as a VisitorConfig. Snapshots stored before regions existed lack `regionRules`
- * and `consentMaxAgeDays`; they meant the defaults (opt-in everywhere, 180 days), so they read as
- * such, and a channel's first change after the upgrade is compared with what it really showed.
+ * A stored snapshot as a VisitorConfig. Snapshots stored before regions existed lack
+ * `regionRules`, `consentMaxAgeDays` and `gppCmpId`; they meant the defaults (opt-in everywhere,
+ * 180 days, no GPP), so they read as such, and a channel's first change after the upgrade is
+ * compared with what it really showed.
  */
 export function snapshotConfig(snapshot: unknown): VisitorConfig {
   const config = snapshot as Partial<VisitorConfig> &
-    Omit<VisitorConfig, 'regionRules' | 'consentMaxAgeDays'>;
-  if (config.regionRules !== undefined && config.consentMaxAgeDays !== undefined)
+    Omit<VisitorConfig, 'regionRules' | 'consentMaxAgeDays' | 'gppCmpId'>;
+  if (
+    config.regionRules !== undefined &&
+    config.consentMaxAgeDays !== undefined &&
+    config.gppCmpId !== undefined
+  ) {
     return config as VisitorConfig;
+  }
   return {
     ...config,
     regionRules: config.regionRules ?? (DEFAULT_REGION_RULES as RegionRule[]),
     consentMaxAgeDays: config.consentMaxAgeDays ?? DEFAULT_CONSENT_MAX_AGE_DAYS,
+    gppCmpId: config.gppCmpId ?? null,
   };
 }
 

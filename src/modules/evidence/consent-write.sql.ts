@@ -31,7 +31,7 @@ const KEY_COLUMNS = [
   'expires_at',
 ] as const;
 
-/** The batch's events ($13–$31), and $32: the 1-based position of its write's key record, or null. */
+/** The batch's events ($13–$32), and $33: the 1-based position of its write's key record, or null. */
 const EVENT_COLUMNS = [
   'organization_id',
   'id',
@@ -50,6 +50,7 @@ const EVENT_COLUMNS = [
   'region',
   'region_source',
   'regime',
+  'gpp_string',
   'recorded_at',
   'receipt_hash',
 ] as const;
@@ -73,9 +74,9 @@ const list = (columns: readonly string[], map: (column: string, i: number) => st
 
 export const KEY_PARAMS = KEY_COLUMNS.length;
 export const EVENT_PARAMS = EVENT_COLUMNS.length;
-/** $32: per event, the position (from 1, as text) of its write's key record, null for a write without a key. */
+/** $33: per event, the position (from 1, as text) of its write's key record, null for a write without a key. */
 const KEY_NO = KEY_PARAMS + EVENT_PARAMS + 1;
-/** $33: the batch's time, for the outbox rows. */
+/** $34: the batch's time, for the outbox rows. */
 const NOW = KEY_NO + 1;
 export const CONSENT_WRITE_PARAMS = NOW;
 
@@ -95,7 +96,8 @@ function maskedEventJsonb(e: string): string {
       'recordedAt', to_char(${e}.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
       'receipt', jsonb_build_object('hash', ${e}.receipt_hash))
     || CASE WHEN ${e}.region_source IS NULL THEN '{}'::jsonb ELSE jsonb_build_object(
-      'region', ${e}.region, 'regionSource', ${e}.region_source, 'regime', ${e}.regime) END`;
+      'region', ${e}.region, 'regionSource', ${e}.region_source, 'regime', ${e}.regime) END
+    || CASE WHEN ${e}.gpp_string IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('gppString', ${e}.gpp_string) END`;
 }
 
 /** How the outbox rows are made: the webhooks module's attempt job (omitted when no outbox is wired). */

@@ -53,6 +53,7 @@ function eventValues(e: EvidenceRow): Array<string | null> {
     e.region,
     e.regionSource,
     e.regime,
+    e.gppString,
     iso(e.recordedAt),
     e.receiptHash,
   ];

@@ -8,7 +8,7 @@ import { maskPseudonym } from './pseudonym.ts';
  * `masked`. Only for rows not purged: a purged row has no content to show.
  */
 export function evidenceEventBody(row: EvidenceRow, pseudonym: 'masked' | 'unmasked') {
-  return { ...eventCore(row, pseudonym), ...regionMembers(row) };
+  return { ...eventCore(row, pseudonym), ...regionMembers(row), ...gppMembers(row) };
 }
 
 /**
@@ -17,7 +17,12 @@ export function evidenceEventBody(row: EvidenceRow, pseudonym: 'masked' | 'unmas
  * export lines (`unmasked`) are this object.
  */
 export function evidenceWithReceipt(row: EvidenceRow, pseudonym: 'masked' | 'unmasked') {
-  return { ...eventCore(row, pseudonym), receipt: { hash: row.receiptHash }, ...regionMembers(row) };
+  return {
+    ...eventCore(row, pseudonym),
+    receipt: { hash: row.receiptHash },
+    ...regionMembers(row),
+    ...gppMembers(row),
+  };
 }
 
 function eventCore(row: EvidenceRow, pseudonym: 'masked' | 'unmasked') {
@@ -50,6 +55,11 @@ function eventCore(row: EvidenceRow, pseudonym: 'masked' | 'unmasked') {
  * regions exist (regionSource set): an older event's canonical form never had them, and its leaf
  * hash must stay what it was.
  */
+/** `gppString`, only on an event sent with one: every other event's canonical form lacks it. */
+function gppMembers(row: EvidenceRow) {
+  return row.gppString === null ? {} : { gppString: row.gppString };
+}
+
 function regionMembers(row: EvidenceRow) {
   if (row.regionSource === null) return {};
   return {

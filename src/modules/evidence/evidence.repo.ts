@@ -42,6 +42,7 @@ const PURGED_CONTENT = {
   region: null,
   regionSource: null,
   regime: null,
+  gppString: null,
 } as const;
 
 const rowsOf = (result: unknown) => (result as { rows: Array<Record<string, unknown>> }).rows;

@@ -38,6 +38,9 @@ export const EvidenceEvent = Type.Object(
     ),
     regionSource: Type.Optional(RegionSource()),
     regime: Type.Optional(Regime),
+    gppString: Type.Optional(
+      Type.String({ description: 'The IAB GPP string sent with the decision (absent when none was sent)' }),
+    ),
     recordedAt: ApiDate,
     receipt: Type.Object({
       hash: Type.String({

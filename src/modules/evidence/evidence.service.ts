@@ -41,6 +41,8 @@ export interface RecordInput {
   /** Where the visitor was, as the service resolved it, and the regime that applied there. */
   region: ResolvedRegion;
   regime: Regime;
+  /** The IAB GPP string the SDK sent with the decision, already checked to decode; or null. */
+  gppString: string | null;
 }
 
 export type ListFilters = Omit<EvidenceFilters, 'subjectPseudonym'> & { subjectId?: string };
@@ -101,6 +103,7 @@ export function createEvidenceService(deps: {
         region: input.region.code,
         regionSource: input.region.source,
         regime: input.regime,
+        gppString: input.gppString,
         recordedAt: new Date(Math.floor(clock.now().getTime() / 1000) * 1000),
         receiptHash: '',
         purgedAt: null,

@@ -40,6 +40,8 @@ export const evidenceEvents = pgTable(
     region: text('region'),
     regionSource: text('region_source', { enum: ['declared', 'header', 'geoip', 'unknown'] }),
     regime: text('regime', { enum: ['opt-in', 'opt-out', 'notice-only'] }),
+    /** The IAB GPP string sent with the decision (contract §15); null when none was sent. */
+    gppString: text('gpp_string'),
     /** Whole seconds, as shown: the stored value is exactly the one the receipt hash covers. */
     recordedAt: at('recorded_at').notNull(),
     /** The ledger leaf hash (hex) of the event as first recorded; survives the purge. */

@@ -41,6 +41,7 @@ const LINE = `'{"id":"' || e.id || '","type":"consent.recorded","channelId":"' |
     || '","receipt":{"hash":' || ${jsonText('e.receipt_hash')} || '}'
     || CASE WHEN e.region_source IS NULL THEN '' ELSE ',"region":' || ${jsonText('e.region')}
       || ',"regionSource":"' || e.region_source || '","regime":"' || e.regime || '"' END
+    || CASE WHEN e.gpp_string IS NULL THEN '' ELSE ',"gppString":' || ${jsonText('e.gpp_string')} END
     || '}'`;
 
 /** The selection as SQL (COPY takes no bind parameters: every value is an escaped literal). */

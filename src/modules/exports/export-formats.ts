@@ -26,6 +26,7 @@ export const CSV_COLUMNS = [
   'region',
   'regionSource',
   'regime',
+  'gppString',
 ] as const;
 
 export const CONTENT_TYPES: Record<ExportFormat, string> = {

@@ -15,6 +15,7 @@ const base: Snapshot = {
   defaultLanguage: 'en',
   languages: ['de', 'en'],
   privacyPolicy: { url: 'https://example.com/privacy', version: '1' },
+  gppCmpId: null,
   purposes: [
     {
       key: 'analytics',
@@ -85,6 +86,7 @@ describe('material changes: reconsent (contract §15)', () => {
     ['rules dropped for the default', (c) => delete (c as { regionRules?: unknown }).regionRules, true],
     // Not material.
     ['a translation changed', (c) => (analytics(c).translations.de.name = 'Statistik'), false],
+    ['the GPP CMP id set', (c) => (c.gppCmpId = 300), false],
     [
       'a translation added',
       (c) => (analytics(c).translations.fr = { name: 'Mesure', description: null }),

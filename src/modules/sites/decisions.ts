@@ -15,13 +15,15 @@ import type { Decision } from '../evidence/evidence.tables.ts';
  * - with `gpc: true`, a purpose with gpcOptOut is recorded as denied even if sent as granted: the
  *   browser's Global Privacy Control signal is a legally binding opt-out in several US states, and
  *   a grant next to it is more likely an SDK default than an informed choice. Not an error, so an
- *   SDK that forgets to apply GPC still gets its other decisions recorded.
+ *   SDK that forgets to apply GPC still gets its other decisions recorded. Except with
+ *   `explicitChoiceWins` (an explicit choice in an opt-out region, contract §15): a visitor who opts
+ *   back in after the signal was honoured is recorded as they chose.
  *
  * Every purpose of the notice appears in the result, in the notice's order.
  */
 export function resolveDecisions(
   config: VisitorConfig,
-  input: { decisions: Record<string, Decision>; gpc: boolean },
+  input: { decisions: Record<string, Decision>; gpc: boolean; explicitChoiceWins?: boolean },
 ): Record<string, Decision> {
   const purposes = new Map(config.purposes.map((p) => [p.key, p]));
   const unknown = Object.keys(input.decisions).filter((key) => !purposes.has(key));
@@ -46,7 +48,8 @@ export function resolveDecisions(
   for (const purpose of config.purposes) {
     const given = input.decisions[purpose.key];
     if (purpose.required) resolved[purpose.key] = 'granted';
-    else if (input.gpc && purpose.gpcOptOut) resolved[purpose.key] = 'denied';
+    else if (input.gpc && purpose.gpcOptOut && !(input.explicitChoiceWins && given !== undefined))
+      resolved[purpose.key] = 'denied';
     else resolved[purpose.key] = given ?? 'denied';
   }
   return resolved;

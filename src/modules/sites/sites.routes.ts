@@ -278,6 +278,8 @@ export function sitesRoutes(app: App, deps: { sites: SitesService }) {
           userAgent: typeof userAgent === 'string' && userAgent !== '' ? userAgent : null,
           ipPrefix: ipPrefix(request.ip),
           region: sites.regionOf(site, locationOf(request)),
+          // Browsers with Global Privacy Control on send it with every request (contract §15).
+          secGpc: request.headers['sec-gpc'] === '1',
         },
         // With an Idempotency-Key the event is staged, and committed with the key's record.
         request.unitOfWork,

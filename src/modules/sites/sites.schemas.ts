@@ -27,7 +27,16 @@ export const PreferencesBody = Type.Object(
     language: Type.Optional(LanguageTag),
     gpc: Type.Optional(
       Type.Boolean({
-        description: 'Global Privacy Control was on: gpcOptOut purposes are recorded as denied',
+        description:
+          'Global Privacy Control was on (so is a `Sec-GPC: 1` request header): gpcOptOut purposes are recorded as denied, except an explicit choice in an opt-out region',
+      }),
+    ),
+    gppString: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 4096,
+        description:
+          'The IAB GPP string of the decision (US opt-out regions); one that does not decode is a 422',
       }),
     ),
   },

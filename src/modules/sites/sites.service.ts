@@ -16,6 +16,7 @@ import {
 } from '../regions/regions.service.ts';
 import { type ConfigCaching, configCaching } from './config-response.ts';
 import { resolveDecisions } from './decisions.ts';
+import { gppDecodeError } from './gpp.ts';
 import { createSiteCache, type Site } from './site-cache.ts';
 import type { PreferencesBody } from './sites.schemas.ts';
 
@@ -27,6 +28,8 @@ export interface RequestFacts {
   userAgent: string | null;
   ipPrefix: string | null;
   region: ResolvedRegion;
+  /** The request carried `Sec-GPC: 1`: the browser's Global Privacy Control signal. */
+  secGpc: boolean;
 }
 
 /** What of a public request locates the visitor (contract §15). */
@@ -131,23 +134,36 @@ export function createSitesService(deps: {
       unit: UnitOfWork | null,
     ): Promise<EvidenceRow> {
       const notice = await noticeAnswered(site, input.configVersion);
-      const gpc = input.gpc ?? false;
-      const decisions = resolveDecisions(notice, { decisions: input.decisions, gpc });
+      if (input.gppString !== undefined) {
+        const problem = await gppDecodeError(input.gppString);
+        if (problem) throw validationFailed([{ path: '/gppString', message: problem }]);
+      }
+      // The regime of the notice the visitor answered, where the visitor was.
+      const regime = resolveRegime(notice.regionRules, facts.region.code);
+      const gpc = (input.gpc ?? false) || facts.secGpc;
+      const source = input.source ?? 'banner';
+      const decisions = resolveDecisions(notice, {
+        decisions: input.decisions,
+        gpc,
+        // Where the visitor may opt back in (opt-out regions), an explicit choice wins over the
+        // signal; the SDK's own record of the signal (source gpc), and opt-in regions, deny.
+        explicitChoiceWins: regime === 'opt-out' && source !== 'gpc',
+      });
       const decision: RecordInput = {
         channel: site.channel,
         subjectId: input.subjectId,
         decisions,
         configVersion: notice.configVersion,
         policyVersion: notice.privacyPolicy.version,
-        source: input.source ?? 'banner',
+        source,
         language: input.language ?? null,
         gpc,
         origin: facts.origin,
         userAgent: facts.userAgent,
         ipPrefix: facts.ipPrefix,
         region: facts.region,
-        // The regime of the notice the visitor answered, where the visitor was.
-        regime: resolveRegime(notice.regionRules, facts.region.code),
+        regime,
+        gppString: input.gppString ?? null,
       };
       return unit ? evidence.stage(unit, decision) : evidence.write(decision);
     },
