@@ -10,7 +10,7 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import type { RegionRule } from '../regions/region-rules.ts';
+import type { RegionRule } from '../regions/regions.schemas.ts';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
