@@ -3,7 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, type ServiceProcess, startService, waitReady } from '../helpers/processes.ts';
+import {
+  freePort,
+  type ServiceProcess,
+  startService,
+  waitForOutput,
+  waitReady,
+} from '../helpers/processes.ts';
 
 /**
  * The CLI while `npm start` runs on the embedded store: the server holds DATA_DIR (PGlite is
@@ -78,7 +84,9 @@ describe.skipIf(!!process.env.DATABASE_URL)('CLI while an embedded server runs',
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('on a store with no organization, start-up names the bootstrap command', () => {
+  it('on a store with no organization, start-up names the bootstrap command', async () => {
+    // The hint is logged after the server starts answering /readyz: wait for it, do not race it.
+    await waitForOutput(server, 'No organization yet');
     expect(server.output()).toMatch(/No organization yet.*npx consent-service bootstrap --org/);
   });
 
