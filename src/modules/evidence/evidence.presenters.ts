@@ -12,8 +12,8 @@ export function evidenceEventBody(row: EvidenceRow, pseudonym: 'masked' | 'unmas
 }
 
 /**
- * The event with its receipt, members in the order reads serialize them: the region members last,
- * since the response serializer writes optional members after the others. Reads (`masked`) and
+ * The event with its receipt, members in the order reads serialize them: the optional members
+ * (region, gppString) last, since the response serializer writes them after the others. Reads (`masked`) and
  * export lines (`unmasked`) are this object.
  */
 export function evidenceWithReceipt(row: EvidenceRow, pseudonym: 'masked' | 'unmasked') {
@@ -50,16 +50,16 @@ function eventCore(row: EvidenceRow, pseudonym: 'masked' | 'unmasked') {
   };
 }
 
-/**
- * `region`, `regionSource` and `regime` (contract §15), present only on events recorded since
- * regions exist (regionSource set): an older event's canonical form never had them, and its leaf
- * hash must stay what it was.
- */
 /** `gppString`, only on an event sent with one: every other event's canonical form lacks it. */
 function gppMembers(row: EvidenceRow) {
   return row.gppString === null ? {} : { gppString: row.gppString };
 }
 
+/**
+ * `region`, `regionSource` and `regime` (contract §15), present only on events recorded since
+ * regions exist (regionSource set): an older event's canonical form never had them, and its leaf
+ * hash must stay what it was.
+ */
 function regionMembers(row: EvidenceRow) {
   if (row.regionSource === null) return {};
   return {

@@ -55,7 +55,8 @@ export function configFastPath(deps: {
       {
         origin: req.headers.origin,
         ifNoneMatch: req.headers['if-none-match'],
-        // No query on this path: the region comes from the geo headers or the address (synchronous, memoized).
+        // No query on this path: the region comes from the geo headers or the address
+        // (synchronous, memoized).
         region: sites.regionOf(site, { declared: undefined, headers: req.headers, ip }),
       },
       sites.caching,
