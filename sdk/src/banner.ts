@@ -10,7 +10,13 @@ export interface BannerContext {
   config: SiteConfig;
   language: string;
   strings: UiStrings;
+  /** GPC locks gpcOptOut purposes off (opt-in and notice-only: the signal is the visitor's answer). */
   gpc: boolean;
+  /**
+   * Opt-out regions: the signal was honored as an opt-out, and the visitor may still opt back in, so
+   * the toggles stay free and the view says so in the regulation's words (CCPA regs §7025(c)(6)).
+   */
+  gpcHonored?: boolean;
   /** The earlier decision, to prefill the customize view. */
   previous: Decisions | null;
   onAction(action: Action): void;
@@ -42,8 +48,9 @@ function intro(ctx: BannerContext, title: string, body: string) {
   const text = h('p', { id: 'cs-consent-desc' }, body);
   if (config.privacyPolicy.url) text.append(' ', h('a', { href: config.privacyPolicy.url }, strings.policy));
   const nodes: Node[] = [h('h2', { id: 'cs-consent-title' }, title), text];
-  if (ctx.gpc && config.purposes.some((p) => p.gpcOptOut && !p.required)) {
-    nodes.push(h('p', { class: 'cs-note' }, strings.gpc));
+  const covered = config.purposes.some((p) => p.gpcOptOut && !p.required);
+  if (covered && (ctx.gpc || ctx.gpcHonored)) {
+    nodes.push(h('p', { class: 'cs-note' }, ctx.gpcHonored ? strings.gpcHonored : strings.gpc));
   }
   return nodes;
 }

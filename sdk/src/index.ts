@@ -5,7 +5,15 @@ import { consentModeState, decide, decidedByGpc, pickLanguage } from './decision
 import { regionQuery } from './declared-region.ts';
 import { locateSelf } from './locate.ts';
 import { CHOICES, hideChoicesLink, hideNotice, showChoicesLink, showNotice } from './notice.ts';
-import { initialState, type Policy, policyOf, stillHolds } from './regime.ts';
+import {
+  gpcOptOutDue,
+  honorsGpc,
+  initialState,
+  type Policy,
+  policyOf,
+  stillHolds,
+  withGpcOptOut,
+} from './regime.ts';
 import { deactivateDenied } from './revoke.ts';
 import { createSender } from './sender.ts';
 import { noticeSeen, randomId, readConsent, writeConsent } from './storage.ts';
@@ -84,7 +92,13 @@ function boot() {
     const subjectId = readConsent(self!.siteKey)?.s || randomId(16);
     writeConsent(
       self!.siteKey,
-      { s: subjectId, d: next, v: cfg.configVersion, t: Date.now() },
+      {
+        s: subjectId,
+        d: next,
+        v: cfg.configVersion,
+        t: Date.now(),
+        ...(source === 'gpc' && { g: 1 as const }),
+      },
       policy.maxAgeDays,
     );
     sender.enqueue({
@@ -102,7 +116,9 @@ function boot() {
     const cfg = config!;
     if (policy.regime === 'opt-in') return;
     const seen = noticeSeen(self!.siteKey);
-    const noticed = readConsent(self!.siteKey)?.d || stillHolds(seen?.v, seen?.t, policy, Date.now());
+    const stored = readConsent(self!.siteKey);
+    // A decision of the visitor's own means they saw the notice; the SDK's GPC record does not.
+    const noticed = (stored?.d && !stored.g) || stillHolds(seen?.v, seen?.t, policy, Date.now());
     const strings = stringsFor(language);
     const optOut = policy.regime === 'opt-out';
     whenBody(() => {
@@ -111,13 +127,18 @@ function boot() {
           noticeSeen(self!.siteKey, { v: cfg.configVersion, t: Date.now() });
           passive();
         };
-        showNotice({ strings, language, policyUrl: cfg.privacyPolicy.url, optOut, onDismiss });
+        const gpcHonored = optOut && gpc && honorsGpc(cfg, decisions);
+        showNotice({ strings, language, policyUrl: cfg.privacyPolicy.url, optOut, gpcHonored, onDismiss });
       } else if (optOut) showChoicesLink(strings.choices, language);
     });
   }
 
   function open(view: View, source: Source) {
     const cfg = config!;
+    // In opt-out regions the signal is an opt-out the visitor may take back (contract §15): it does
+    // not lock the toggles there, and the service lets the explicit choice win. Elsewhere it does.
+    const optOut = policy.regime === 'opt-out';
+    const locks = gpc && !optOut;
     whenBody(() => {
       hideNotice();
       hideChoicesLink();
@@ -126,11 +147,12 @@ function boot() {
           config: cfg,
           language,
           strings: stringsFor(language),
-          gpc,
+          gpc: locks,
+          gpcHonored: gpc && optOut && honorsGpc(cfg, decisions),
           previous: decisions || readConsent(self!.siteKey)?.d || null,
           onAction(action: Action) {
             hideBanner();
-            record(decide(cfg.purposes, action, gpc), source);
+            record(decide(cfg.purposes, action, locks), source);
             passive();
           },
         },
@@ -142,8 +164,11 @@ function boot() {
   /** Applies the stored decision or the regime's defaults, and shows what the regime asks for. */
   function settle() {
     const cfg = config!;
-    const state = initialState(cfg, readConsent(self!.siteKey), gpc, Date.now());
-    if (!state.ask) apply(state.decisions);
+    const stored = readConsent(self!.siteKey);
+    const now = Date.now();
+    const state = initialState(cfg, stored, gpc, now);
+    if (gpcOptOutDue(cfg, stored, gpc, now)) record(withGpcOptOut(cfg, state.decisions!), 'gpc');
+    else if (!state.ask) apply(state.decisions);
     else if (decidedByGpc(cfg.purposes, gpc)) record(decide(cfg.purposes, 'accept-all', gpc), 'gpc');
     else open('banner', 'banner');
     passive();

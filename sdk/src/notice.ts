@@ -35,6 +35,8 @@ export interface NoticeContext {
   policyUrl: string | null;
   /** opt-out: the notice says optional purposes run until the visitor opts out, and offers the choices. */
   optOut: boolean;
+  /** The GPC signal was recorded as the visitor's opt-out: the notice says so. */
+  gpcHonored: boolean;
   onDismiss(): void;
 }
 
@@ -45,13 +47,15 @@ export function showNotice(ctx: NoticeContext): void {
   const text = h('p', {}, s.notice);
   if (ctx.optOut) text.append(' ', s.optOut);
   if (ctx.policyUrl) text.append(' ', h('a', { href: ctx.policyUrl }, s.policy));
+  // CCPA regs §7025(c)(6): the visitor can see that their browser's opt-out signal was processed.
+  const honored = ctx.gpcHonored ? h('p', { 'data-consent-gpc': true }, s.gpcHonored) : '';
   const actions = h('div', { class: 'cs-actions' }, button('dismiss', s.dismiss));
   if (ctx.optOut) actions.prepend(button('privacy-choices', s.choices, true));
   // A labelled region, not a dialog: it informs and asks nothing, so it does not take focus.
   notice = h(
     'div',
     { 'data-consent-notice': true, role: 'region', 'aria-labelledby': 'cs-notice-title', lang: ctx.language },
-    h('div', { class: 'cs-in' }, h('h2', { id: 'cs-notice-title' }, s.noticeTitle), text, actions),
+    h('div', { class: 'cs-in' }, h('h2', { id: 'cs-notice-title' }, s.noticeTitle), text, honored, actions),
   );
   notice.addEventListener('click', (event) => {
     if (!(event.target as Element).closest('[data-consent-action="dismiss"]')) return;

@@ -1,5 +1,5 @@
 import { decide } from './decisions.ts';
-import type { Decisions, Regime, SiteConfig, StoredConsent } from './types.ts';
+import type { Decisions, Purpose, Regime, SiteConfig, StoredConsent } from './types.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -75,4 +75,36 @@ export function initialState(config: SiteConfig, stored: StoredConsent | null, g
     return { decisions: overlay(config, 'opt-in', stored.d, gpc), ask: false };
   }
   return { decisions: null, ask: true };
+}
+
+/** The purposes a GPC signal opts out of: optional ones marked gpcOptOut (sale, sharing, targeted ads). */
+const gpcCovered = (config: SiteConfig): Purpose[] =>
+  config.purposes.filter((p) => p.gpcOptOut && !p.required);
+
+/**
+ * Opt-out regions: whether the GPC signal must be recorded now as the visitor's opt-out (source
+ * "gpc", no click), which happens once per configVersion. Not when this version already has a
+ * decision, nor while an explicit opt-back-in still holds: a stored grant of a covered purpose can
+ * only come from the visitor (a GPC record never grants one), and the visitor's later choice wins.
+ */
+export function gpcOptOutDue(config: SiteConfig, stored: StoredConsent | null, gpc: boolean, now: number) {
+  const covered = gpcCovered(config);
+  const policy = policyOf(config);
+  if (!gpc || policy.regime !== 'opt-out' || covered.length === 0) return false;
+  if (stored?.d && stored.v === config.configVersion) return false;
+  const optedBackIn = covered.some((p) => stored?.d?.[p.key] === 'granted');
+  return !(optedBackIn && stillHolds(stored?.v, stored?.t, policy, now));
+}
+
+/** `decisions` with every purpose the GPC signal covers denied: what a "gpc" record says. */
+export function withGpcOptOut(config: SiteConfig, decisions: Decisions): Decisions {
+  const out = { ...decisions };
+  for (const p of gpcCovered(config)) out[p.key] = 'denied';
+  return out;
+}
+
+/** Whether `decisions` honor the signal: every purpose it covers is denied (the view says so). */
+export function honorsGpc(config: SiteConfig, decisions: Decisions | null): boolean {
+  const covered = gpcCovered(config);
+  return covered.length > 0 && covered.every((p) => decisions?.[p.key] === 'denied');
 }

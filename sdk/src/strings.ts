@@ -16,6 +16,8 @@ export interface UiStrings {
   usedBy: string;
   policy: string;
   gpc: string;
+  /** Opt-out regions: the GPC signal was recorded as an opt-out (the visitor may still opt back in). */
+  gpcHonored: string;
   /** The notice (notice-only and opt-out regimes) and the opt-out link, contract §15. */
   choices: string;
   noticeTitle: string;
@@ -38,6 +40,7 @@ const en: UiStrings = {
   usedBy: 'Used by',
   policy: 'Privacy policy',
   gpc: 'Your browser sends a Global Privacy Control signal, so the purposes it covers stay off.',
+  gpcHonored: 'Opt-out preference signal honored',
   choices: 'Your Privacy Choices',
   noticeTitle: 'Cookies on this site',
   notice: 'We use cookies and similar technologies for the purposes described in our privacy policy.',
@@ -60,6 +63,7 @@ const de: UiStrings = {
   usedBy: 'Verwendet von',
   policy: 'Datenschutzerklärung',
   gpc: 'Ihr Browser sendet ein Global-Privacy-Control-Signal, daher bleiben die betroffenen Zwecke aus.',
+  gpcHonored: 'Opt-out-Präferenzsignal berücksichtigt',
   choices: 'Ihre Datenschutzoptionen',
   noticeTitle: 'Cookies auf dieser Website',
   notice:
@@ -84,6 +88,7 @@ const fr: UiStrings = {
   usedBy: 'Utilisé par',
   policy: 'Politique de confidentialité',
   gpc: 'Votre navigateur envoie un signal Global Privacy Control : les finalités concernées restent donc désactivées.',
+  gpcHonored: 'Signal de préférence de refus respecté',
   choices: 'Vos choix en matière de confidentialité',
   noticeTitle: 'Cookies sur ce site',
   notice:
@@ -108,6 +113,7 @@ const es: UiStrings = {
   usedBy: 'Usado por',
   policy: 'Política de privacidad',
   gpc: 'Su navegador envía una señal Global Privacy Control, por lo que los fines afectados quedan desactivados.',
+  gpcHonored: 'Señal de preferencia de exclusión respetada',
   choices: 'Sus opciones de privacidad',
   noticeTitle: 'Cookies en este sitio',
   notice:

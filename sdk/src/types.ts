@@ -34,6 +34,8 @@ export interface SiteConfig {
   consentMaxAgeDays?: number;
   consentRequiredSince?: number;
   region?: { code: string | null; source: string };
+  /** The operator's IAB CMP id for the GPP CMP API (contract §15); null or absent: no GPP. */
+  gppCmpId?: number | null;
 }
 
 /** What the first-party cookie holds. */
@@ -44,6 +46,8 @@ export interface StoredConsent {
   d?: Decisions;
   v?: number;
   t?: number;
+  /** 1 when the decision is the SDK's record of a GPC signal (source gpc), not the visitor's own. */
+  g?: 1;
 }
 
 /** A decision not yet acknowledged by the service; kept in localStorage so a reload retries it. */
@@ -56,5 +60,13 @@ export interface PendingPost {
     source: Source;
     language: string;
     gpc: boolean;
+    /** The IAB GPP string the visitor's decision made, in US opt-out regions with a gppCmpId. */
+    gppString?: string;
   };
+}
+
+/** The GPP CMP API started by gpp.js (sdk/src/gpp): the SDK tells it each state of the visitor. */
+export interface GppHandle {
+  /** Makes `decisions` (null: none yet) and the GPC signal the usnat section; returns the GPP string. */
+  update(decisions: Decisions | null, purposes: Purpose[], gpc: boolean): string;
 }

@@ -1,6 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { regionQuery } from '../../sdk/src/declared-region.ts';
-import { initialState, overlay, policyOf, stillHolds } from '../../sdk/src/regime.ts';
+import {
+  gpcOptOutDue,
+  honorsGpc,
+  initialState,
+  overlay,
+  policyOf,
+  stillHolds,
+  withGpcOptOut,
+} from '../../sdk/src/regime.ts';
 import type { Purpose, SiteConfig, StoredConsent } from '../../sdk/src/types.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -120,6 +128,38 @@ describe('SDK regimes and the re-ask rule (contract §15)', () => {
       decisions: rejected,
       ask: false,
     });
+  });
+});
+
+describe('SDK: GPC as an opt-out in opt-out regions (contract §15)', () => {
+  const optOut = config({ regime: 'opt-out', consentRequiredSince: 3 });
+  const optedOut = { ...accepted, marketing: 'denied' } as const;
+
+  it('records the signal once per configVersion, and only in opt-out regions with a covered purpose', () => {
+    expect(gpcOptOutDue(optOut, null, true, NOW)).toBe(true);
+    expect(gpcOptOutDue(optOut, null, false, NOW)).toBe(false);
+    expect(gpcOptOutDue(config({ regime: 'opt-in' }), null, true, NOW)).toBe(false);
+    expect(gpcOptOutDue(config({ regime: 'notice-only' }), null, true, NOW)).toBe(false);
+    expect(
+      gpcOptOutDue(config({ regime: 'opt-out', purposes: [necessary, analytics] }), null, true, NOW),
+    ).toBe(false);
+    // Recorded for version 5 already: nothing more; a version-4 record: once more for version 5.
+    expect(gpcOptOutDue(optOut, { ...stored(5, 1, optedOut), g: 1 }, true, NOW)).toBe(false);
+    expect(gpcOptOutDue(optOut, { ...stored(4, 1, optedOut), g: 1 }, true, NOW)).toBe(true);
+  });
+
+  it("a visitor's explicit opt-back-in wins while it holds; a material change or the lifetime ends it", () => {
+    expect(gpcOptOutDue(optOut, stored(4, 1, accepted), true, NOW)).toBe(false);
+    expect(gpcOptOutDue(optOut, stored(2, 1, accepted), true, NOW)).toBe(true); // before consentRequiredSince
+    expect(gpcOptOutDue(optOut, stored(4, 181, accepted), true, NOW)).toBe(true); // past 180 days
+  });
+
+  it('a GPC record denies exactly the covered purposes; the note shows only while they are all denied', () => {
+    expect(withGpcOptOut(optOut, accepted)).toEqual(optedOut);
+    expect(withGpcOptOut(optOut, rejected)).toEqual(rejected);
+    expect(honorsGpc(optOut, optedOut)).toBe(true);
+    expect(honorsGpc(optOut, accepted)).toBe(false);
+    expect(honorsGpc(optOut, null)).toBe(false);
   });
 });
 

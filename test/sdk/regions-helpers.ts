@@ -43,6 +43,8 @@ export function regionHelpers(f: ReturnType<typeof sdkFixture>) {
       locale?: string;
       colorScheme?: 'light' | 'dark';
       storageState?: Awaited<ReturnType<BrowserContext['storageState']>>;
+      /** A browser with Global Privacy Control on: the JS signal and the `Sec-GPC: 1` header agree. */
+      gpc?: boolean;
     } = {},
   ) {
     const context = await f.browser.newContext({
@@ -50,7 +52,13 @@ export function regionHelpers(f: ReturnType<typeof sdkFixture>) {
       locale: options.locale ?? 'en-US',
       colorScheme: options.colorScheme ?? 'light',
       storageState: options.storageState,
+      extraHTTPHeaders: options.gpc ? { 'Sec-GPC': '1' } : undefined,
     });
+    if (options.gpc) {
+      await context.addInitScript(
+        "Object.defineProperty(Navigator.prototype, 'globalPrivacyControl', { get: () => true, configurable: true });",
+      );
+    }
     const urls: string[] = [];
     context.on('request', (r) => urls.push(`${r.method()} ${r.url().replace(f.t.baseUrl, '')}`));
     await context.addInitScript(
