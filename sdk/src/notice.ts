@@ -13,7 +13,16 @@ export const CHOICES = '[data-consent-action="privacy-choices"]';
 
 const LINK_CSS = `${LINK}{${LIGHT};position:fixed;z-index:2147483646;left:12px;bottom:12px;min-height:44px;margin:0;padding:8px 14px;border:2px solid var(--cs-border);border-radius:var(--consent-radius,6px);background:var(--cs-bg);color:var(--cs-link);font:600 14px/1.3 var(--consent-font,system-ui,sans-serif);text-decoration:underline;cursor:pointer;box-shadow:0 2px 8px rgba(0,0,0,.25)}
 @media (prefers-color-scheme:dark){${LINK}{${DARK}}}
-${LINK}:focus-visible{outline:3px solid var(--cs-focus);outline-offset:2px}`;
+${LINK}:focus-visible{outline:3px solid var(--cs-focus);outline-offset:2px}
+${LINK} svg{width:30px;height:14px;margin-right:8px;vertical-align:-2px}.cs-i1{fill:var(--consent-optout-icon,#06f)}.cs-i2{fill:var(--consent-optout-icon-fg,#fff)}`;
+
+/**
+ * The California "Your Privacy Choices" opt-out icon (CCPA regulations §7015(b)): a pill, a check on
+ * its light half and a cross on its coloured half. Decorative beside the words, so hidden from
+ * assistive technology; its two colours are themable (--consent-optout-icon, --consent-optout-icon-fg).
+ */
+const OPT_OUT_ICON =
+  '<svg viewBox="0 0 30 14" aria-hidden="true" focusable="false"><path class="cs-i2" d="M7.4 12.8h6.8l3.1-11.6H7.4C4.2 1.2 1.6 3.8 1.6 7s2.6 5.8 5.8 5.8z"/><path class="cs-i1" d="M22.6 0H7.4c-3.9 0-7 3.1-7 7s3.1 7 7 7h15.2c3.9 0 7-3.1 7-7s-3.2-7-7-7zm-21 7c0-3.2 2.6-5.8 5.8-5.8h9.9l-3.2 11.6H7.4c-3.2 0-5.8-2.6-5.8-5.8z"/><path class="cs-i2" d="M24.6 4c.2.2.2.6 0 .8L22.5 7l2.2 2.2c.2.2.2.6 0 .8s-.6.2-.8 0l-2.2-2.2-2.2 2.2c-.2.2-.6.2-.8 0s-.2-.6 0-.8L20.8 7l-2.2-2.2c-.2-.2-.2-.6 0-.8s.6-.2.8 0l2.2 2.2L23.8 4c.2-.2.6-.2.8 0z"/><path class="cs-i1" d="M12.7 4.1c.2.2.3.6.1.8L8.6 9.8c-.1.1-.2.2-.3.2-.2.1-.5.1-.7-.1L5.4 7.7c-.2-.2-.2-.6 0-.8s.6-.2.8 0L8 8.6l3.8-4.5c.2-.2.6-.2.9 0z"/></svg>';
 
 let notice: HTMLElement | null = null;
 let link: HTMLElement | null = null;
@@ -88,7 +97,9 @@ export function showChoicesLink(label: string, language: string): void {
     'data-consent-choices': true,
     'data-consent-action': 'privacy-choices',
   };
-  link = h('button', attrs, label);
+  link = h('button', attrs);
+  link.innerHTML = OPT_OUT_ICON; // a constant: no page or visitor data goes through innerHTML
+  link.append(label);
   document.body.append(link);
   if (refocus) link.focus();
   refocus = false;

@@ -219,10 +219,20 @@ describe.skipIf(browserSkipReason !== null)('browser SDK in Chromium: regions an
     await expectNoAxeViolations(page, LINK);
 
     // A site theme (--consent-* on :root, as docs/guides/banner-theming.md shows) applies to both.
+    // The button carries the California opt-out icon, decorative (the words name the button), blue by default.
+    const iconFills = () =>
+      page.evaluate(
+        `[...document.querySelectorAll('${LINK} svg path')].map((p) => getComputedStyle(p).fill)`,
+      );
+    expect(await page.locator(`${LINK} svg`).getAttribute('aria-hidden')).toBe('true');
+    expect(new Set(await iconFills())).toEqual(new Set(['rgb(0, 102, 255)', 'rgb(255, 255, 255)']));
     await page.addStyleTag({
-      content: ':root{--consent-bg:#fdf6e3;--consent-fg:#2d2a22;--consent-link:#7a2e0e}',
+      content:
+        ':root{--consent-bg:#fdf6e3;--consent-fg:#2d2a22;--consent-link:#7a2e0e;--consent-optout-icon:#7a2e0e}',
     });
     expect(await colours(LINK)).toEqual(['rgb(253, 246, 227)', 'rgb(122, 46, 14)']);
+    expect(new Set(await iconFills())).toEqual(new Set(['rgb(122, 46, 14)', 'rgb(255, 255, 255)']));
+    await page.locator(LINK).screenshot({ path: `${SHOTS}/privacy-choices-icon-themed.png` });
     await expectNoAxeViolations(page, LINK);
     await page.evaluate('window.ConsentService.reset()');
     await page.locator(NOTICE).waitFor();
