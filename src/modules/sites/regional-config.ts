@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import { envelope } from '../../platform/http/schemas.ts';
-import { type Regime, type ResolvedRegion, resolveRegime } from '../regions/regions.service.ts';
+import { type ResolvedRegion, resolveRegime } from '../regions/regions.service.ts';
 import type { Site } from './site-cache.ts';
 
 /** The config answer of one site for one resolved region: serialized once, with its ETag. */
 export interface RegionalConfig {
-  regime: Regime;
   bytes: Buffer;
   /** Strong ETag of bytes: it differs per region, as the body does. */
   etag: string;
@@ -27,16 +26,15 @@ export function regionalConfig(site: Site, region: ResolvedRegion): RegionalConf
   const key = region.code === null ? region.source : `${region.source}:${region.code}`;
   const cached = site.regional.get(key);
   if (cached) return cached;
-  const regime = resolveRegime(site.config.regionRules, region.code);
   const body = {
     ...site.config,
     region: { code: region.code, source: region.source },
-    regime,
+    regime: resolveRegime(site.config.regionRules, region.code),
     consentRequiredSince: site.consentRequiredSince,
   };
   const bytes = Buffer.from(JSON.stringify(envelope(body)));
   const etag = `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
-  const answer = { regime, bytes, etag };
+  const answer = { bytes, etag };
   if (site.regional.size >= MAX_REGIONS_PER_SITE) site.regional.clear();
   site.regional.set(key, answer);
   return answer;
