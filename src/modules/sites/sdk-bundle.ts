@@ -3,13 +3,19 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Where the browser SDK's built bundle is served from: `sdk/dist/sdk.js` at the repository root
- * (the SDK build writes it there). Until it exists, a placeholder script from this module is
- * served instead. Read once per process, on the first request: rebuild, then restart to serve a
- * new bundle.
+ * Where the browser SDK's built bundles are served from: `sdk/dist/sdk.js` and `sdk/dist/gpp.js` at
+ * the repository root (the SDK build, sdk/build.ts, writes both). Until one exists, a placeholder
+ * script is served instead. Each is read once per process, on its first request: rebuild, then
+ * restart to serve a new bundle.
  */
 export const SDK_BUNDLE_PATH = fileURLToPath(new URL('../../../sdk/dist/sdk.js', import.meta.url));
+export const GPP_BUNDLE_PATH = fileURLToPath(new URL('../../../sdk/dist/gpp.js', import.meta.url));
 const PLACEHOLDER_PATH = fileURLToPath(new URL('./sdk-placeholder.js', import.meta.url));
+/**
+ * gpp.js not built: it registers nothing, so the SDK's loader gives up after its timeout and the
+ * page runs without the GPP CMP API (the snippet's stub keeps answering as a stub).
+ */
+const GPP_PLACEHOLDER = '/* consent-service: gpp.js is not built (npm run build:sdk) */\n';
 
 export interface SdkBundle {
   source: string;
@@ -18,13 +24,22 @@ export interface SdkBundle {
   built: boolean;
 }
 
-let loaded: SdkBundle | null = null;
+const loaded = new Map<string, SdkBundle>();
 
-export function sdkBundle(): SdkBundle {
-  if (loaded) return loaded;
-  const built = fs.existsSync(SDK_BUNDLE_PATH);
-  const source = fs.readFileSync(built ? SDK_BUNDLE_PATH : PLACEHOLDER_PATH, 'utf8');
+function read(path: string, placeholder: () => string): SdkBundle {
+  const cached = loaded.get(path);
+  if (cached) return cached;
+  const built = fs.existsSync(path);
+  const source = built ? fs.readFileSync(path, 'utf8') : placeholder();
   const etag = `"${createHash('sha256').update(source).digest('base64url').slice(0, 27)}"`;
-  loaded = { source, etag, built };
-  return loaded;
+  const bundle = { source, etag, built };
+  loaded.set(path, bundle);
+  return bundle;
 }
+
+/** The SDK every page loads (`…/sdk.js`). */
+export const sdkBundle = (): SdkBundle =>
+  read(SDK_BUNDLE_PATH, () => fs.readFileSync(PLACEHOLDER_PATH, 'utf8'));
+
+/** The IAB GPP CMP API the SDK loads for US opt-out visitors (`…/gpp.js`). */
+export const gppBundle = (): SdkBundle => read(GPP_BUNDLE_PATH, () => GPP_PLACEHOLDER);

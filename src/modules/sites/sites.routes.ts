@@ -10,7 +10,7 @@ import { siteIdempotencyOwner } from '../../platform/idempotency/idempotency.sco
 import type { AuditContext } from '../audit/audit.service.ts';
 import { configResponse, SITE_KEY } from './config-response.ts';
 import { allowedOrigin, setCorsHeaders, setPreflightHeaders } from './cors.ts';
-import { sdkBundle } from './sdk-bundle.ts';
+import { gppBundle, type SdkBundle, sdkBundle } from './sdk-bundle.ts';
 import type { Site } from './site-cache.ts';
 import {
   PreferencesBody,
@@ -178,6 +178,12 @@ export function sitesRoutes(app: App, deps: { sites: SitesService }) {
     },
   );
 
+  /** A bundle of the browser SDK: the same site lookup, caching and ETag for each of them. */
+  const sendBundle = (request: FastifyRequest, reply: FastifyReply, bundle: SdkBundle) => {
+    reply.header('Cache-Control', STATIC_CACHE_CONTROL);
+    return sendCacheable(request, reply, bundle.etag, 'application/javascript; charset=utf-8', bundle.source);
+  };
+
   app.get(
     '/v1/public/sites/:siteKey/sdk.js',
     {
@@ -199,17 +205,32 @@ export function sitesRoutes(app: App, deps: { sites: SitesService }) {
         },
       },
     },
-    async (request, reply) => {
-      const bundle = sdkBundle();
-      reply.header('Cache-Control', STATIC_CACHE_CONTROL);
-      return sendCacheable(
-        request,
-        reply,
-        bundle.etag,
-        'application/javascript; charset=utf-8',
-        bundle.source,
-      );
+    async (request, reply) => sendBundle(request, reply, sdkBundle()),
+  );
+
+  app.get(
+    '/v1/public/sites/:siteKey/gpp.js',
+    {
+      config: { auth: 'public' },
+      onRequest: publicHooks,
+      schema: {
+        operationId: 'getGppBundle',
+        tags,
+        summary:
+          'The IAB GPP CMP API (application/javascript), which the SDK loads for visitors of US opt-out regions when the channel has a gppCmpId',
+        params: SiteParams,
+        response: {
+          200: {
+            description: 'The GPP bundle',
+            headers: cacheHeaders,
+            content: { 'application/javascript': { schema: Type.String() } },
+          },
+          304: { ...NotModified, headers: cacheHeaders },
+          ...publicProblems,
+        },
+      },
     },
+    async (request, reply) => sendBundle(request, reply, gppBundle()),
   );
 
   app.options(

@@ -17,6 +17,7 @@ import {
 import { type ConfigCaching, configCaching } from './config-response.ts';
 import { resolveDecisions } from './decisions.ts';
 import { gppDecodeError } from './gpp.ts';
+import { gppStub } from './gpp-stub.ts';
 import { createSiteCache, type Site } from './site-cache.ts';
 import type { PreferencesBody } from './sites.schemas.ts';
 
@@ -117,10 +118,14 @@ export function createSitesService(deps: {
       return site;
     },
 
-    /** Contract §12: the tag that loads the SDK for this site. */
+    /**
+     * Contract §12: the tag that loads the SDK for this site; with a gppCmpId (§15), the IAB GPP stub
+     * first, inline, so `__gpp` exists before any vendor's tag runs.
+     */
     snippetHtml(site: Site): string {
-      const key = site.channel.siteKey;
-      return `<script src="${baseUrl}/v1/public/sites/${key}/sdk.js" data-site-key="${key}" async></script>`;
+      const { siteKey: key, gppCmpId } = site.channel;
+      const sdk = `<script src="${baseUrl}/v1/public/sites/${key}/sdk.js" data-site-key="${key}" async></script>`;
+      return gppCmpId ? `<script>${gppStub(gppCmpId)}</script>\n${sdk}` : sdk;
     },
 
     /**

@@ -1,0 +1,52 @@
+import type { GppHandle, SiteConfig } from './types.ts';
+
+/** How long the SDK waits for gpp.js before it goes on without GPP. */
+export const GPP_TIMEOUT_MS = 5000;
+
+/** What gpp.js registers when it runs (sdk/src/gpp/index.ts). */
+type Registered = { start(cmpId: number): GppHandle };
+
+/**
+ * Whether this visitor gets the IAB GPP CMP API (contract §15): the channel has a CMP id and the
+ * visitor is in an opt-out region of the US (`US` or a subdivision `US-…`).
+ */
+export function gppApplies(config: SiteConfig): boolean {
+  const code = config.region?.code ?? '';
+  return !!config.gppCmpId && config.regime === 'opt-out' && (code === 'US' || code.startsWith('US-'));
+}
+
+/**
+ * Loads gpp.js from the service (the only host the SDK talks to) and starts it with the channel's
+ * CMP id. Null at once when GPP does not apply, and null when the bundle fails to load or register
+ * within GPP_TIMEOUT_MS: the SDK works without GPP, it only loses the IAB signal.
+ */
+export function loadGpp(base: string, siteKey: string, config: SiteConfig): Promise<GppHandle | null> {
+  if (!gppApplies(config)) return Promise.resolve(null);
+  const cmpId = config.gppCmpId as number;
+  const win = window as unknown as { __consentServiceGpp?: Registered };
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (handle: GppHandle | null) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      resolve(handle);
+    };
+    const started = () => {
+      try {
+        finish(win.__consentServiceGpp ? win.__consentServiceGpp.start(cmpId) : null);
+      } catch (error) {
+        console.warn('[consent-service] GPP unavailable', error);
+        finish(null);
+      }
+    };
+    const timer = setTimeout(() => finish(null), GPP_TIMEOUT_MS);
+    if (win.__consentServiceGpp) return started();
+    const script = document.createElement('script');
+    script.src = `${base}/v1/public/sites/${encodeURIComponent(siteKey)}/gpp.js`;
+    script.async = true;
+    script.onload = started;
+    script.onerror = () => finish(null);
+    (document.head || document.documentElement).appendChild(script);
+  });
+}
