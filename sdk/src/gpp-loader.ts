@@ -1,3 +1,4 @@
+import { gppApplies } from './gpp-applies.ts';
 import type { GppHandle, SiteConfig } from './types.ts';
 
 /** How long the SDK waits for gpp.js before it goes on without GPP. */
@@ -5,15 +6,6 @@ export const GPP_TIMEOUT_MS = 5000;
 
 /** What gpp.js registers when it runs (sdk/src/gpp/index.ts). */
 type Registered = { start(cmpId: number): GppHandle };
-
-/**
- * Whether this visitor gets the IAB GPP CMP API (contract §15): the channel has a CMP id and the
- * visitor is in an opt-out region of the US (`US` or a subdivision `US-…`).
- */
-export function gppApplies(config: SiteConfig): boolean {
-  const code = config.region?.code ?? '';
-  return !!config.gppCmpId && config.regime === 'opt-out' && (code === 'US' || code.startsWith('US-'));
-}
 
 /**
  * Loads gpp.js from the service (the only host the SDK talks to) and starts it with the channel's

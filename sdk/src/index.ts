@@ -3,6 +3,7 @@ import { activateBlocked, watchBlocked } from './blocking.ts';
 import { setConsentDefaults, updateConsentMode } from './consent-mode.ts';
 import { consentModeState, decide, decidedByGpc, pickLanguage } from './decisions.ts';
 import { regionQuery } from './declared-region.ts';
+import { loadGpp } from './gpp-loader.ts';
 import { locateSelf } from './locate.ts';
 import { CHOICES, hideChoicesLink, hideNotice, showChoicesLink, showNotice } from './notice.ts';
 import {
@@ -18,7 +19,7 @@ import { deactivateDenied } from './revoke.ts';
 import { createSender } from './sender.ts';
 import { noticeSeen, randomId, readConsent, writeConsent } from './storage.ts';
 import { stringsFor } from './strings.ts';
-import type { Decisions, SiteConfig, Source } from './types.ts';
+import type { Decisions, GppHandle, SiteConfig, Source } from './types.ts';
 
 type Listener = (decisions: Decisions | null) => void;
 
@@ -60,6 +61,8 @@ function boot() {
   let policy: Policy;
   let language = '';
   let decisions: Decisions | null = null;
+  /** The IAB GPP CMP API (gpp.js), for US opt-out visitors of channels with a gppCmpId; else null. */
+  let gpp: GppHandle | null = null;
   const whenReady: Array<() => void> = [];
 
   function emit() {
@@ -78,6 +81,7 @@ function boot() {
   /** Makes `next` the state of the page: Consent Mode first, so tags activated next see it. */
   function apply(next: Decisions | null) {
     decisions = next;
+    gpp?.update(next, config!.purposes, gpc);
     updateConsentMode(consentModeState(config!.purposes, next || {}));
     deactivateDenied(next || {});
     if (next) {
@@ -101,9 +105,18 @@ function boot() {
       },
       policy.maxAgeDays,
     );
+    const gppString = gpp?.update(next, cfg.purposes, gpc);
     sender.enqueue({
       key: randomId(16),
-      body: { subjectId, decisions: next, configVersion: cfg.configVersion, source, language, gpc },
+      body: {
+        subjectId,
+        decisions: next,
+        configVersion: cfg.configVersion,
+        source,
+        language,
+        gpc,
+        ...(gppString && { gppString }),
+      },
     });
     apply(next);
   }
@@ -174,7 +187,10 @@ function boot() {
     passive();
   }
 
-  function start(cfg: SiteConfig) {
+  async function start(cfg: SiteConfig) {
+    // The GPP CMP API before anything is applied or recorded, so that both carry its string; for
+    // everyone but US opt-out visitors of channels with a gppCmpId this resolves null at once.
+    gpp = await loadGpp(self!.base, self!.siteKey, cfg);
     config = cfg;
     policy = policyOf(cfg);
     language = pickLanguage(cfg, navigator.language);

@@ -2,7 +2,7 @@ import { GppModel } from '@iabgpp/cmpapi';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startGpp } from '../../sdk/src/gpp/cmp.ts';
 import { optedOut, usnatFields } from '../../sdk/src/gpp/usnat.ts';
-import { gppApplies } from '../../sdk/src/gpp-loader.ts';
+import { gppApplies } from '../../sdk/src/gpp-applies.ts';
 import type { Decisions, Purpose, SiteConfig } from '../../sdk/src/types.ts';
 import { gppStub } from '../../src/modules/sites/gpp-stub.ts';
 
@@ -102,15 +102,26 @@ describe('the GPP string CmpApi makes (decoded by @iabgpp/cmpapi)', () => {
   afterEach(() => vi.unstubAllGlobals());
 
   /**
-   * A window with the snippet's stub on it (the real gppStub source, run as the page would), where
-   * CmpApi, which reads and replaces `window.__gpp`, starts. No frames or messages in Node: the
-   * stub's locator frame is already "there" and its message handler is never called.
+   * This process's global object made the page's window (CmpApi reads and replaces `window.__gpp`;
+   * frames.ts reads `globalThis`, which in a browser is the same object), with no frames or
+   * messages: `locator` says whether the stub's locator frame is "there".
    */
+  function nodeWindow(locator: boolean) {
+    const listeners: string[] = [];
+    const body = { appendChild: vi.fn() };
+    vi.stubGlobal('__gpp', undefined);
+    vi.stubGlobal('window', globalThis);
+    vi.stubGlobal('frames', locator ? { __gppLocator: {} } : {});
+    vi.stubGlobal('addEventListener', (type: string) => listeners.push(type));
+    vi.stubGlobal('document', { body, createElement: () => ({ style: {} }) });
+    return { win: globalThis as unknown as { __gpp: (...args: any[]) => any }, listeners, body };
+  }
+
+  /** The snippet's stub (the real gppStub source) run on that window, as the page would. */
   function pageWithStub() {
-    const win: Record<string, any> = { frames: { __gppLocator: {} }, addEventListener: () => {} };
-    new Function('window', 'document', gppStub(300))(win, { body: null });
-    vi.stubGlobal('window', win);
-    return win as { __gpp: (...args: any[]) => any };
+    const { win } = nodeWindow(true);
+    new Function('window', 'document', gppStub(300))(globalThis, { body: null });
+    return win;
   }
 
   it('before any decision: section 7 only, nothing opted out, no GPC; then an opt-out, then GPC', () => {
@@ -181,15 +192,7 @@ describe('the GPP string CmpApi makes (decoded by @iabgpp/cmpapi)', () => {
   });
 
   it('without the stub (a snippet from before the gppCmpId), CmpApi still starts, quietly', () => {
-    const listeners: string[] = [];
-    const body = { appendChild: vi.fn() };
-    const win: Record<string, any> = {
-      frames: {},
-      addEventListener: (type: string) => listeners.push(type),
-    };
-    vi.stubGlobal('window', win);
-    vi.stubGlobal('document', { body, createElement: () => ({ style: {} }) });
-    vi.stubGlobal('addEventListener', win.addEventListener);
+    const { listeners, body } = nodeWindow(false);
     const log = vi.spyOn(console, 'log');
     const gpp = startGpp(300);
     expect(log).not.toHaveBeenCalled();

@@ -2,8 +2,30 @@
 const LOCATOR = '__gppLocator';
 
 type Gpp = (...args: unknown[]) => unknown;
-// Read when called, not on import: the unit tests import this module outside a browser.
-const page = () => window as unknown as { __gpp?: Gpp };
+interface Message {
+  data: unknown;
+  source: { postMessage(message: unknown, targetOrigin: string): void } | null;
+}
+interface Element {
+  name: string;
+  style: { display: string };
+}
+/**
+ * The little of the page this module touches, typed here rather than from the DOM library: the unit
+ * tests import it into the service's type program (no DOM), and run it on a stand-in window. Read
+ * when called, not on import, for the same reason.
+ */
+interface Page {
+  __gpp?: Gpp;
+  frames: unknown;
+  addEventListener(type: 'message', listener: (event: Message) => void): void;
+  setTimeout(fn: () => void, ms: number): unknown;
+  document: {
+    body: { appendChild(element: Element): unknown } | null;
+    createElement(tag: 'iframe'): Element;
+  };
+}
+const page = () => globalThis as unknown as Page;
 
 /**
  * Whether the snippet's stub is on the page. When it is not (a snippet pasted before the channel had
@@ -21,17 +43,19 @@ export function stubbed(): boolean {
  * and a `message` handler that answers their `__gppCall` messages through `__gpp`.
  */
 export function answerFrames() {
+  const win = page();
   const addFrame = () => {
-    if ((window.frames as unknown as Record<string, unknown>)[LOCATOR]) return;
-    if (!document.body) return void setTimeout(addFrame, 10);
-    const frame = document.createElement('iframe');
+    if ((win.frames as Record<string, unknown>)[LOCATOR]) return;
+    const { body } = win.document;
+    if (!body) return void win.setTimeout(addFrame, 10);
+    const frame = win.document.createElement('iframe');
     frame.style.display = 'none';
     frame.name = LOCATOR;
-    document.body.appendChild(frame);
+    body.appendChild(frame);
   };
   addFrame();
-  addEventListener('message', (event) => {
-    let data = event.data;
+  win.addEventListener('message', (event) => {
+    let data = event.data as any;
     const text = typeof data === 'string';
     try {
       if (text) data = JSON.parse(data);
@@ -44,7 +68,7 @@ export function answerFrames() {
       call.command,
       (returnValue: unknown, success: boolean) => {
         const reply = { __gppReturn: { returnValue, success, callId: call.callId } };
-        (event.source as Window | null)?.postMessage(text ? JSON.stringify(reply) : reply, '*');
+        event.source?.postMessage(text ? JSON.stringify(reply) : reply, '*');
       },
       call.parameter,
       call.version,
