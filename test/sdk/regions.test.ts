@@ -223,7 +223,7 @@ describe.skipIf(browserSkipReason !== null)('browser SDK in Chromium: regions an
     const iconFills = () =>
       page.evaluate(
         `[...document.querySelectorAll('${LINK} svg path')].map((p) => getComputedStyle(p).fill)`,
-      );
+      ) as Promise<string[]>;
     expect(await page.locator(`${LINK} svg`).getAttribute('aria-hidden')).toBe('true');
     expect(new Set(await iconFills())).toEqual(new Set(['rgb(0, 102, 255)', 'rgb(255, 255, 255)']));
     await page.addStyleTag({
