@@ -7,6 +7,7 @@ import { channelsRoutes } from './modules/channels/channels.routes.ts';
 import { consolePages } from './modules/console/console.pages.ts';
 import { consoleRoutes } from './modules/console/console.routes.ts';
 import { sessionAuthenticator } from './modules/console/session-auth.ts';
+import { consentStateRoutes } from './modules/evidence/consent-state.routes.ts';
 import { evidenceRoutes } from './modules/evidence/evidence.routes.ts';
 import { exportsRoutes } from './modules/exports/exports.routes.ts';
 import { ledgerRoutes } from './modules/ledger/ledger.routes.ts';
@@ -170,6 +171,7 @@ export async function buildApp(deps: AppDeps) {
     }),
   );
   evidenceRoutes(app, { evidence: services.evidence, cursors });
+  consentStateRoutes(app, { evidence: services.evidence });
   // /v1/evidence/tree-heads and /consistency are static segments: Fastify prefers them to /v1/evidence/:id.
   ledgerRoutes(app, { ledger: services.ledger, cursors });
   exportsRoutes(app, { exports: services.exports, cursors });

@@ -67,6 +67,7 @@ async function insertEvidence(channelId: string, fields: Partial<EvidenceRow>) {
     gppString: 'DBABLA~BVQqAAAAAgA.QA',
     recordedAt: new Date(Math.floor(t.clock.now().getTime() / 1000) * 1000),
     receiptHash: '',
+    receiptTokenHash: null,
     purgedAt: null,
     ...fields,
   };

@@ -80,6 +80,7 @@ export async function insertEvents(
       gppString: null,
       recordedAt: new Date(Math.floor(start / 1000) * 1000 + i * 1000),
       receiptHash: '',
+      receiptTokenHash: null,
       purgedAt: null,
     };
     row.receiptHash = evidenceLeafHash(evidenceEventBody(row, 'unmasked'));

@@ -353,6 +353,7 @@ describe('evidence records the region', () => {
       gppString: null,
       recordedAt: new Date(Math.floor(t.clock.now().getTime() / 1000) * 1000),
       receiptHash: '',
+      receiptTokenHash: null,
       purgedAt: null,
     };
     row.receiptHash = evidenceLeafHash(evidenceEventBody(row, 'unmasked'));

@@ -11,9 +11,11 @@
  * that reads another's RETURNING runs on its rows. The order of the work is therefore the order of
  * the references: records → won keys → events → ledger (trigger) → outbox.
  *
- * Adding a table to every consent write (consent state, analytics counters) is one more CTE that
- * reads `new_events` (only the events that were written), at the place marked below.
+ * A table written with every consent write is one more CTE reading `new_events` (only the events
+ * that were written): the consent state is (consent-state.sql.ts), analytics counters would be.
  */
+
+import { consentStateCtes } from './consent-state.sql.ts';
 
 /** The Idempotency-Key records of the batch, one per keyed write, keys distinct ($1–$12). */
 const KEY_COLUMNS = [
@@ -31,7 +33,7 @@ const KEY_COLUMNS = [
   'expires_at',
 ] as const;
 
-/** The batch's events ($13–$32), and $33: the 1-based position of its write's key record, or null. */
+/** The batch's events ($13–$33), and $34: the 1-based position of its write's key record, or null. */
 const EVENT_COLUMNS = [
   'organization_id',
   'id',
@@ -53,6 +55,7 @@ const EVENT_COLUMNS = [
   'gpp_string',
   'recorded_at',
   'receipt_hash',
+  'receipt_token_hash',
 ] as const;
 
 /** SQL types of the columns not stored as text (the arrays are cast back to them). */
@@ -74,9 +77,9 @@ const list = (columns: readonly string[], map: (column: string, i: number) => st
 
 export const KEY_PARAMS = KEY_COLUMNS.length;
 export const EVENT_PARAMS = EVENT_COLUMNS.length;
-/** $33: per event, the position (from 1, as text) of its write's key record, null for a write without a key. */
+/** $34: per event, the position (from 1, as text) of its write's key record, null for a write without a key. */
 const KEY_NO = KEY_PARAMS + EVENT_PARAMS + 1;
-/** $34: the batch's time, for the outbox rows. */
+/** $35: the batch's time, for the outbox rows. */
 const NOW = KEY_NO + 1;
 export const CONSENT_WRITE_PARAMS = NOW;
 
@@ -184,13 +187,8 @@ new_events AS (
   SELECT ${list(EVENT_COLUMNS, cast)} FROM event_input
   WHERE key_no IS NULL OR key_no::bigint IN (SELECT key_no FROM won_keys)
   RETURNING *
-)${outboxCtes}
--- A later table written with every consent (consent state, analytics counters) goes here, as one
--- more CTE reading new_events, for example:
---   consent_state AS (
---     INSERT INTO consent_state (organization_id, subject_pseudonym, channel_id, decisions, updated_at)
---     SELECT organization_id, subject_pseudonym, channel_id, decisions, recorded_at FROM new_events
---     ON CONFLICT (organization_id, subject_pseudonym, channel_id) DO UPDATE SET …
---   )
+)${outboxCtes},
+-- The subjects' consent state (contract §16), in the same commit as their events.
+${consentStateCtes('new_events')}
 SELECT key_no::integer AS key_no FROM won_keys`;
 }

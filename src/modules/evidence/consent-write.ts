@@ -56,6 +56,7 @@ function eventValues(e: EvidenceRow): Array<string | null> {
     e.gppString,
     iso(e.recordedAt),
     e.receiptHash,
+    e.receiptTokenHash,
   ];
 }
 

@@ -4,6 +4,7 @@ import { insertRows } from '../../platform/db/bulk-insert.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { keysetValues, olderThanPlaceholder, preparedQueries, UNNAMED } from '../../platform/db/prepared.ts';
 import type { Db } from '../../platform/db/store.ts';
+import { consentStateRepo } from './consent-state.repo.ts';
 import { type Decision, type EvidenceRow, evidenceEvents } from './evidence.tables.ts';
 
 export interface EvidenceScope {
@@ -43,6 +44,7 @@ const PURGED_CONTENT = {
   regionSource: null,
   regime: null,
   gppString: null,
+  receiptTokenHash: null,
 } as const;
 
 const rowsOf = (result: unknown) => (result as { rows: Array<Record<string, unknown>> }).rows;
@@ -147,16 +149,16 @@ export const evidenceRepo = {
    * workers share the work; the batch bounds how long the rows stay locked.
    */
   async purgeTestBatch(tx: Db, cutoff: Date, now: Date, batch: number): Promise<number> {
-    const result = await tx.execute(sql`
-      update ${e} set ${purgeAssignments(now)}
-      where (organization_id, id) in (
-        select organization_id, id from ${e}
+    return purgeTaken(
+      tx,
+      now,
+      sql`
+        select organization_id, environment, id, channel_id, subject_pseudonym from ${e}
         where environment = 'test' and purged_at is null and recorded_at < ${cutoff.toISOString()}::timestamptz
         order by recorded_at
         limit ${batch}
-        for update skip locked)
-      returning id`);
-    return rowsOf(result).length;
+        for update skip locked`,
+    );
   },
 
   /**
@@ -165,20 +167,49 @@ export const evidenceRepo = {
    * (now minus the smallest retention, one day) keeps the scan to events that could qualify.
    */
   async purgeLiveBatch(tx: Db, now: Date, minCutoff: Date, batch: number): Promise<number> {
-    const result = await tx.execute(sql`
-      update ${e} set ${purgeAssignments(now)}
-      where (organization_id, id) in (
-        select ev.organization_id, ev.id from ${e} ev
+    return purgeTaken(
+      tx,
+      now,
+      sql`
+        select ev.organization_id, ev.environment, ev.id, ev.channel_id, ev.subject_pseudonym from ${e} ev
         join channels c on c.organization_id = ev.organization_id and c.id = ev.channel_id
         where ev.environment = 'live' and ev.purged_at is null and ev.recorded_at < ${minCutoff.toISOString()}::timestamptz
           and ev.recorded_at < ${now.toISOString()}::timestamptz - make_interval(days => c.retention_days)
         order by ev.recorded_at
         limit ${batch}
-        for update of ev skip locked)
-      returning id`);
-    return rowsOf(result).length;
+        for update of ev skip locked`,
+    );
   },
 };
+
+/**
+ * Empties the events `victims` selects (and locks), then lets the consent state forget them: its
+ * rows that pointed at one fall back to the newest decision left. The victims' subjects are read
+ * before the update nulls them. Returns how many events were purged.
+ */
+async function purgeTaken(tx: Db, now: Date, victims: SQL): Promise<number> {
+  const purged = rowsOf(
+    await tx.execute(sql`
+      with victims as materialized (${victims}),
+      emptied as (
+        update ${e} set ${purgeAssignments(now)}
+        from victims v where ${e}.organization_id = v.organization_id and ${e}.id = v.id
+        returning 1
+      )
+      select v.*, (select count(*) from emptied) as n from victims v`),
+  );
+  await consentStateRepo.rebuildAfterPurge(
+    tx,
+    purged.map((r) => ({
+      organizationId: r.organization_id as string,
+      environment: r.environment as string,
+      id: r.id as string,
+      channelId: r.channel_id as string,
+      subjectPseudonym: r.subject_pseudonym as string,
+    })),
+  );
+  return purged.length;
+}
 
 function purgeAssignments(now: Date): SQL {
   const columns = Object.keys(PURGED_CONTENT).map((key) => {

@@ -6,6 +6,7 @@ import { notFound } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
 import type { Regime, ResolvedRegion } from '../regions/regions.service.ts';
+import { createConsentStateReader } from './consent-state.ts';
 import type { OutboxJob } from './consent-write.sql.ts';
 import { evidenceEventBody } from './evidence.presenters.ts';
 import { type EvidenceFilters, type EvidenceScope, evidenceRepo } from './evidence.repo.ts';
@@ -106,6 +107,7 @@ export function createEvidenceService(deps: {
         gppString: input.gppString,
         recordedAt: new Date(Math.floor(clock.now().getTime() / 1000) * 1000),
         receiptHash: '',
+        receiptTokenHash: null,
         purgedAt: null,
       };
       row.receiptHash = evidenceLeafHash(evidenceEventBody(row, 'unmasked'));
@@ -156,6 +158,14 @@ export function createEvidenceService(deps: {
 
     /** The retention purge (contract §6), run by the worker's `evidence.retention` task. */
     purgeExpired: () => purgeExpiredEvidence({ store, clock }),
+
+    /** Consent state reads (contract §16) and the backfill of events older than the state table. */
+    consentState: createConsentStateReader({
+      store,
+      clock,
+      pseudonymize: async (organizationId: string, subjectId: string): Promise<string> =>
+        pseudonymOf(await secretOf(organizationId), subjectId),
+    }),
   };
   return service;
 }

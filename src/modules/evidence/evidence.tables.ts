@@ -46,6 +46,11 @@ export const evidenceEvents = pgTable(
     recordedAt: at('recorded_at').notNull(),
     /** The ledger leaf hash (hex) of the event as first recorded; survives the purge. */
     receiptHash: text('receipt_hash').notNull(),
+    /**
+     * SHA-256 (hex) of the receipt token only the visitor received (contract §17); null on events
+     * from before receipts. Not part of the canonical event; emptied by the purge.
+     */
+    receiptTokenHash: text('receipt_token_hash'),
     purgedAt: at('purged_at'),
   },
   (t) => [

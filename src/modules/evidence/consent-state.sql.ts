@@ -1,0 +1,59 @@
+/**
+ * How the consent state (consent-state.tables.ts, contract §16) follows the evidence, in SQL shared
+ * by the three writers of the table: the consent write's statement, the backfill and the purge.
+ */
+
+const STATE_COLUMNS = [
+  'organization_id',
+  'environment',
+  'channel_id',
+  'subject_pseudonym',
+  'purpose_key',
+  'decision',
+  'recorded_at',
+  'event_id',
+  'config_version',
+  'source',
+  'region',
+  'region_source',
+  'regime',
+] as const;
+
+const UPDATED = STATE_COLUMNS.filter(
+  (c) => !['organization_id', 'channel_id', 'subject_pseudonym', 'purpose_key'].includes(c),
+)
+  .map((c) => `${c} = excluded.${c}`)
+  .join(', ');
+
+/**
+ * Two CTEs, `state_input` and `state_upsert`, that lay the decisions of `events` (a relation with
+ * evidence_events' columns, purged rows excluded by the caller) over the state: per subject, channel
+ * and purpose the newest of the batch, then kept only if newer than the stored one. "Newer wins"
+ * makes the order of batches irrelevant, so concurrent writes, the backfill and the purge's
+ * rebuild cannot undo each other; DISTINCT ON first, since one statement may not update a row twice.
+ */
+export function consentStateCtes(events: string): string {
+  return `${stateInputCte(events)},
+state_upsert AS (
+  INSERT INTO consent_state (${STATE_COLUMNS.join(', ')})
+  SELECT ${STATE_COLUMNS.join(', ')} FROM state_input
+  ON CONFLICT (organization_id, channel_id, subject_pseudonym, purpose_key) DO UPDATE SET ${UPDATED}
+  WHERE (consent_state.recorded_at, consent_state.event_id) < (excluded.recorded_at, excluded.event_id)
+  RETURNING 1
+)`;
+}
+
+/**
+ * `state_input`: per subject, channel and purpose, the newest decision among `events`. Also the
+ * state itself when `events` is all of a subject's unpurged evidence (a replay, see the repo).
+ */
+export function stateInputCte(events: string): string {
+  return `state_input AS (
+  SELECT DISTINCT ON (ev.organization_id, ev.channel_id, ev.subject_pseudonym, d.key)
+    ev.organization_id, ev.environment, ev.channel_id, ev.subject_pseudonym, d.key AS purpose_key,
+    d.value AS decision, ev.recorded_at, ev.id AS event_id, ev.config_version, ev.source,
+    ev.region, ev.region_source, ev.regime
+  FROM ${events} ev CROSS JOIN LATERAL jsonb_each_text(ev.decisions) AS d(key, value)
+  ORDER BY ev.organization_id, ev.channel_id, ev.subject_pseudonym, d.key, ev.recorded_at DESC, ev.id DESC
+)`;
+}

@@ -1,0 +1,34 @@
+import { integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+
+/**
+ * The consent state of a subject (contract §16): per channel and purpose, the newest decision of the
+ * subject's evidence that has not been purged (newest: recordedAt, then event id, the order evidence
+ * reads use). Migration 0019; maintained by consent-state.sql.ts in the consent write's statement,
+ * by the retention purge and by the backfill of events older than the table.
+ */
+export const consentState = pgTable(
+  'consent_state',
+  {
+    organizationId: text('organization_id').notNull(),
+    environment: text('environment', { enum: ['test', 'live'] }).notNull(),
+    channelId: text('channel_id').notNull(),
+    subjectPseudonym: text('subject_pseudonym').notNull(),
+    purposeKey: text('purpose_key').notNull(),
+    decision: text('decision', { enum: ['granted', 'denied'] }).notNull(),
+    recordedAt: timestamp('recorded_at', { withTimezone: true, mode: 'date' }).notNull(),
+    eventId: text('event_id').notNull(),
+    configVersion: integer('config_version').notNull(),
+    source: text('source').notNull(),
+    region: text('region'),
+    regionSource: text('region_source'),
+    regime: text('regime'),
+  },
+  (t) => [
+    primaryKey({
+      name: 'consent_state_pkey',
+      columns: [t.organizationId, t.channelId, t.subjectPseudonym, t.purposeKey],
+    }),
+  ],
+);
+
+export type ConsentStateRow = typeof consentState.$inferSelect;

@@ -1,0 +1,106 @@
+import { sql } from 'drizzle-orm';
+import type { Clock } from '../../platform/clock.ts';
+import type { Store } from '../../platform/db/store.ts';
+import { apiDate } from '../../platform/http/dates.ts';
+import { notFound } from '../../platform/http/errors.ts';
+import { consentStateRepo, type StatePurposeRow } from './consent-state.repo.ts';
+import type { EvidenceScope } from './evidence.repo.ts';
+import { maskPseudonym } from './pseudonym.ts';
+
+const DAY_MS = 24 * 3600_000;
+/** Events per backfill transaction: short enough not to hold locks long, big enough to be quick. */
+export const BACKFILL_BATCH = 5_000;
+
+/** A subject's consent state on a channel, as `GET /v1/consent-state` shows it (contract §16). */
+export function presentState(channelId: string, rows: StatePurposeRow[], now: Date) {
+  const sorted = [...rows].sort((a, b) => a.purposeKey.localeCompare(b.purposeKey));
+  // The newest event among the purposes gives lastRecordedAt and where the subject was then.
+  const newest = rows.reduce((a, b) =>
+    a.recordedAt.getTime() > b.recordedAt.getTime() ||
+    (a.recordedAt.getTime() === b.recordedAt.getTime() && a.eventId > b.eventId)
+      ? a
+      : b,
+  );
+  const expiresAt = new Date(newest.recordedAt.getTime() + newest.consentMaxAgeDays * DAY_MS);
+  return {
+    channelId,
+    subject: { pseudonym: maskPseudonym(newest.subjectPseudonym) },
+    purposes: Object.fromEntries(
+      sorted.map((r) => [
+        r.purposeKey,
+        {
+          decision: r.decision,
+          recordedAt: apiDate(r.recordedAt),
+          eventId: r.eventId,
+          configVersion: r.configVersion,
+          source: r.source,
+        },
+      ]),
+    ),
+    lastRecordedAt: apiDate(newest.recordedAt),
+    expiresAt: apiDate(expiresAt),
+    expired: now.getTime() >= expiresAt.getTime(),
+    region: newest.region,
+    regime: newest.regime,
+  };
+}
+
+export type ConsentStateView = ReturnType<typeof presentState>;
+
+/**
+ * Reads of the consent state (contract §16) and the backfill of events older than its table. Until
+ * the backfill is done the answers are computed from the evidence (the same rows, slower), so a
+ * lookup is never wrong while it runs.
+ */
+export function createConsentStateReader(deps: {
+  store: Store;
+  clock: Clock;
+  pseudonymize: (organizationId: string, subjectId: string) => Promise<string>;
+}) {
+  const { store, clock } = deps;
+  let backfilled = false;
+
+  async function channelExists(scope: EvidenceScope, channelId: string): Promise<boolean> {
+    const result = await store.db.execute(sql`select 1 from channels
+      where organization_id = ${scope.organizationId} and id = ${channelId} and environment = ${scope.environment}`);
+    return (result as unknown as { rows: unknown[] }).rows.length > 0;
+  }
+
+  return {
+    /** The state of each subject (null: no decision on the channel), in input order; 404 for an unknown channel. */
+    async states(
+      scope: EvidenceScope,
+      channelId: string,
+      subjectIds: string[],
+    ): Promise<Array<ConsentStateView | null>> {
+      const pseudonyms = await Promise.all(
+        subjectIds.map((id) => deps.pseudonymize(scope.organizationId, id)),
+      );
+      backfilled ||= await consentStateRepo.backfillDone(store.db);
+      const read = backfilled ? consentStateRepo.read : consentStateRepo.replay;
+      const rows = await read(store.db, scope, channelId, [...new Set(pseudonyms)]);
+      if (rows.length === 0 && !(await channelExists(scope, channelId))) throw notFound('channel');
+      const bySubject = new Map<string, StatePurposeRow[]>();
+      for (const row of rows) {
+        const list = bySubject.get(row.subjectPseudonym);
+        if (list) list.push(row);
+        else bySubject.set(row.subjectPseudonym, [row]);
+      }
+      const now = clock.now();
+      return pseudonyms.map((p) => {
+        const subjectRows = bySubject.get(p);
+        return subjectRows ? presentState(channelId, subjectRows, now) : null;
+      });
+    },
+
+    /** Runs the backfill to its end, one short transaction per batch; returns the events it took. */
+    async backfill(batch = BACKFILL_BATCH): Promise<number> {
+      let total = 0;
+      for (;;) {
+        const { events, done } = await store.tx((tx) => consentStateRepo.backfillBatch(tx, batch));
+        total += events;
+        if (done) return total;
+      }
+    },
+  };
+}
