@@ -40,6 +40,10 @@ function registerJobs(
   runner.every('evidence.retention', 3600_000, async () => {
     await services.evidence.purgeExpired();
   });
+  // Consent state (contract §16) of events older than its table: resumable batches, 50 s per minute.
+  runner.every('evidence.consent-state-backfill', 60_000, async () => {
+    await services.evidence.consentState.backfill({ budgetMs: 50_000 });
+  });
   // Idempotency records are kept 24 hours (contract §10); expired ones go in bounded batches.
   runner.every('idempotency.purge', 3600_000, async () => {
     while ((await purgeExpiredIdempotencyKeys(store, clock, 1000)) === 1000) {}

@@ -93,13 +93,19 @@ export function createConsentStateReader(deps: {
       });
     },
 
-    /** Runs the backfill to its end, one short transaction per batch; returns the events it took. */
-    async backfill(batch = BACKFILL_BATCH): Promise<number> {
+    /**
+     * Runs the backfill, one short transaction per batch, until it is done or `budgetMs` has passed
+     * (the worker calls it every minute, so no job holds its lease for an hour on a big database);
+     * returns the events it took and whether it is done. Idle once done: one read of the progress row.
+     */
+    async backfill(options: { batch?: number; budgetMs?: number } = {}) {
+      const { batch = BACKFILL_BATCH, budgetMs = Number.POSITIVE_INFINITY } = options;
+      const started = Date.now();
       let total = 0;
       for (;;) {
         const { events, done } = await store.tx((tx) => consentStateRepo.backfillBatch(tx, batch));
         total += events;
-        if (done) return total;
+        if (done || Date.now() - started >= budgetMs) return { events: total, done };
       }
     },
   };
