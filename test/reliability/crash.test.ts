@@ -94,6 +94,21 @@ describe('a SIGKILL during a burst of consent writes', () => {
       const res = await after.get(`/v1/evidence/${a.ackedId}`, { key: apiKeys.live });
       expect(res.status, `acknowledged ${a.ackedId} lost`).toBe(200);
     }
+    // Each acknowledged decision is its subject's consent state too (contract §16: same commit).
+    for (let i = 0; i < acked.length; i += 100) {
+      const batch = acked.slice(i, i + 100);
+      const res = await after.post('/v1/consent-state/lookups', {
+        key: apiKeys.live,
+        body: { channelId: site.channelId, subjectIds: batch.map((a) => a.body.subjectId) },
+      });
+      expect(res.status, res.text).toBe(200);
+      res.body.data.forEach((r: any, j: number) => {
+        expect(r.state?.purposes.analytics, `state of ${batch[j].ackedId} lost`).toMatchObject({
+          decision: 'granted',
+          eventId: batch[j].ackedId,
+        });
+      });
+    }
 
     // Every attempt again, same key and body: an acknowledged one replays its id; the others record once.
     const ids = new Set<string>();
