@@ -9,6 +9,7 @@ import {
   WebhookVerificationError,
 } from '../../clients/typescript/src/index.ts';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { createReadySite, newSubjectId, recordConsent } from '../helpers/sites.ts';
 import { type Received, type Receiver, startReceiver } from '../webhooks/receiver.ts';
 import { webhookWorker } from '../webhooks/worker.ts';
 
@@ -126,6 +127,33 @@ describe('createConsentClient', () => {
     await expect(anonymous.api.GET('/v1/channels', {})).rejects.toMatchObject({
       code: 'invalid_api_key',
       status: 401,
+    });
+  });
+});
+
+describe('consent state from a backend (contract §16)', () => {
+  it('consentState answers the newest decisions, or null for a subject who never decided; lookups keep input order', async () => {
+    const site = await createReadySite(t, org.testKey);
+    const subjectId = newSubjectId();
+    const event = await recordConsent(t, site, {
+      subjectId,
+      decisions: { analytics: 'granted', marketing: 'denied' },
+    });
+    const consent = client();
+    const state = await consent.consentState(site.channelId, subjectId);
+    expect(state?.purposes.analytics).toMatchObject({ decision: 'granted', eventId: event.id });
+    expect(state?.purposes.marketing?.decision).toBe('denied');
+    expect(await consent.consentState(site.channelId, newSubjectId())).toBeNull();
+    const nobody = newSubjectId();
+    const found = await consent.lookupConsentState(site.channelId, [nobody, subjectId]);
+    expect(found.map((r) => [r.subjectId, r.state?.lastRecordedAt ?? null])).toEqual([
+      [nobody, null],
+      [subjectId, event.recordedAt],
+    ]);
+    // An unknown channel is an error, not "no decision".
+    await expect(consent.consentState('ch_unknown', subjectId)).rejects.toMatchObject({
+      status: 404,
+      code: 'not_found',
     });
   });
 });

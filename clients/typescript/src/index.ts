@@ -1,6 +1,6 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import { ConsentServiceError } from './errors.ts';
-import type { paths } from './schema.d.ts';
+import type { components, paths } from './schema.d.ts';
 
 export { ConsentServiceError, type FieldError, type Problem } from './errors.ts';
 export type { components, operations, paths } from './schema.d.ts';
@@ -92,7 +92,19 @@ export interface ConsentClient {
   api: Client<paths>;
   /** `paginate` bound to nothing: re-exported here for discoverability. */
   paginate: typeof paginate;
+  /**
+   * "May I use this person's data now?" (contract §16): the subject's newest decision per purpose on
+   * a channel, or null when they never decided there. `subjectId` is the SDK's visitor id (or yours).
+   */
+  consentState(channelId: string, subjectId: string): Promise<ConsentState | null>;
+  /** The same for up to 100 subjects in one call, in input order (state null: no decision). */
+  lookupConsentState(
+    channelId: string,
+    subjectIds: string[],
+  ): Promise<Array<{ subjectId: string; state: ConsentState | null }>>;
 }
+
+export type ConsentState = components['schemas']['ConsentState'];
 
 export function createConsentClient(options: ConsentClientOptions): ConsentClient {
   const api = createClient<paths>({
@@ -100,5 +112,19 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
     fetch: retryingFetch(options.fetch ?? globalThis.fetch, options.retries ?? 2),
   });
   api.use(serviceMiddleware(options.apiKey));
-  return { api, paginate };
+  return {
+    api,
+    paginate,
+    // Through the lookup: "no decision" is a null state there, not a 404 to tell from an unknown channel.
+    async consentState(channelId, subjectId) {
+      const { data } = await api.POST('/v1/consent-state/lookups', {
+        body: { channelId, subjectIds: [subjectId] },
+      });
+      return data!.data[0].state;
+    },
+    async lookupConsentState(channelId, subjectIds) {
+      const { data } = await api.POST('/v1/consent-state/lookups', { body: { channelId, subjectIds } });
+      return data!.data;
+    },
+  };
 }
