@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --embedded] [--quick] [--large] [--only a,b,c,d,e,f]`: the service beside
+ * `npm run bench [-- --embedded] [--quick] [--large] [--only a,b,c,d,e,f,g]`: the service beside
  * baselines measured in the same run (design.md §6). See README "Benchmarks" for what each
  * scenario compares. CI never runs this: it takes minutes and its figures need a quiet machine.
  */
@@ -19,6 +19,7 @@ import {
   prepare,
   seedEvidence,
 } from './lib/setup.ts';
+import { backfillSeeded, rawLookups, recordSubjects, serviceLookups } from './scenarios/consent-state.ts';
 import { type Latency, medianLatency, type Query, rawWalk, serviceWalk } from './scenarios/evidence-page.ts';
 import { channelsList, configRead, consentWrite, type Rounds } from './scenarios/http.ts';
 import { ledgerScenario } from './scenarios/ledger.ts';
@@ -32,7 +33,7 @@ const { values: flags } = parseArgs({
     // f seals every event (1 M: under a minute at the tens of thousands of events/s measured here);
     // --ledger-cap N seals only the first N, for a quick look at a large run.
     'ledger-cap': { type: 'string' },
-    only: { type: 'string', default: 'a,b,c,d,e,f' },
+    only: { type: 'string', default: 'a,b,c,d,e,f,g' },
   },
 });
 const only = new Set(flags.only!.split(','));
@@ -103,7 +104,7 @@ await withService(async (service) => {
   }
 });
 
-if (only.has('d') || only.has('e') || only.has('f')) {
+if (only.has('d') || only.has('e') || only.has('f') || only.has('g')) {
   say(`seeding ${fmt.f0(events)} evidence events (INSERT … SELECT generate_series)`);
   const seed = await seedEvidence(bench, fixture, events);
   results.seed = seed;
@@ -184,13 +185,70 @@ if (only.has('f')) {
   });
 }
 
+if (only.has('g')) {
+  say('g. consent state: backfill of the seeded events, then lookups');
+  const backfill = await backfillSeeded(bench);
+  say(`backfilled ${fmt.f0(backfill.events)} events in ${fmt.f1(backfill.seconds)} s`);
+  const service: Latency[] = [];
+  const raw: Latency[] = [];
+  const lookups = flags.quick ? 300 : 1000;
+  const secretOf = async (query: Query) =>
+    (await query('select pseudonym_secret from organizations where id = $1', [fixture.organizationId]))
+      .rows[0].pseudonym_secret as Buffer;
+  if (bench.kind === 'postgres') {
+    const pool = new pg.Pool({ connectionString: bench.env.DATABASE_URL, max: 1 });
+    const query: Query = (text, params) => pool.query(text, params);
+    const secret = await secretOf(query);
+    await withService(async (s) => {
+      await recordSubjects(s.baseUrl, fixture);
+      await serviceLookups(s.baseUrl, fixture, warmupPages);
+      await rawLookups(query, fixture, secret, warmupPages);
+      for (let i = 0; i < pageRounds; i++) {
+        service.push(await serviceLookups(s.baseUrl, fixture, lookups));
+        raw.push(await rawLookups(query, fixture, secret, lookups));
+      }
+    });
+    await pool.end();
+  } else {
+    await withService(async (s) => {
+      await recordSubjects(s.baseUrl, fixture);
+      await serviceLookups(s.baseUrl, fixture, warmupPages);
+      for (let i = 0; i < pageRounds; i++) service.push(await serviceLookups(s.baseUrl, fixture, lookups));
+    });
+    const store = await createEmbeddedStore({ dataDir: path.join(dataDir, 'pgdata') });
+    const query: Query = (text, params) => store.pglite!.query(text, params);
+    const secret = await secretOf(query);
+    await rawLookups(query, fixture, secret, warmupPages);
+    for (let i = 0; i < pageRounds; i++) raw.push(await rawLookups(query, fixture, secret, lookups));
+    await store.close();
+  }
+  const s = medianLatency(service);
+  const r = medianLatency(raw);
+  const ratio = s.p99Ms / r.p99Ms;
+  results.consentState = {
+    events,
+    backfill,
+    service: s,
+    raw: r,
+    p50Ratio: s.p50Ms / r.p50Ms,
+    p99Ratio: ratio,
+  };
+  rows.push({
+    scenario: `g. GET /v1/consent-state at ${fmt.f0(events)} events vs the raw primary-key select (${s.n} sequential lookups); backfill of ${fmt.f0(backfill.events)} events`,
+    service: `p50 ${fmt.f2(s.p50Ms)} / p99 ${fmt.f2(s.p99Ms)} ms (HTTP); backfill ${fmt.f1(backfill.seconds)} s (${fmt.f0(backfill.eventsPerSec)} events/s)`,
+    baseline: `p50 ${fmt.f2(r.p50Ms)} / p99 ${fmt.f2(r.p99Ms)} ms (in-process query)`,
+    ratio: `p50 ×${fmt.f2(s.p50Ms / r.p50Ms)}, p99 ×${fmt.f2(ratio)}`,
+    target: '',
+  });
+}
+
 results.table = table(rows);
 const out = path.join(
   ROOT,
   'bench/results',
   bench.kind === 'embedded' ? 'latest-embedded.json' : 'latest.json',
 );
-if (!flags.quick && flags.only === 'a,b,c,d,e,f')
+if (!flags.quick && flags.only === 'a,b,c,d,e,f,g')
   fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
 else say(`partial or --quick run: ${path.relative(ROOT, out)} left as it was`);
 process.stdout.write(
