@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyRequest, LogController } from 'fastify';
 import type { Config } from './config.ts';
+import { analyticsRoutes } from './modules/analytics/analytics.routes.ts';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.ts';
 import { auditRoutes } from './modules/audit/audit.routes.ts';
 import { channelsRoutes } from './modules/channels/channels.routes.ts';
@@ -172,6 +173,13 @@ export async function buildApp(deps: AppDeps) {
   );
   evidenceRoutes(app, { evidence: services.evidence, cursors });
   consentStateRoutes(app, { evidence: services.evidence });
+  analyticsRoutes(app, { analytics: services.analytics });
+  // Impressions counted in memory are written before the process goes (contract §18).
+  app.addHook('onClose', async () => {
+    await services.analytics
+      .flushImpressions()
+      .catch((error) => app.log.warn({ err: error }, 'impressions not written'));
+  });
   // /v1/evidence/tree-heads and /consistency are static segments: Fastify prefers them to /v1/evidence/:id.
   ledgerRoutes(app, { ledger: services.ledger, cursors });
   exportsRoutes(app, { exports: services.exports, cursors });

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Config } from './config.ts';
+import { createAnalyticsService } from './modules/analytics/analytics.service.ts';
 import { createApiKeysService } from './modules/api-keys/api-keys.service.ts';
 import { createAuditService } from './modules/audit/audit.service.ts';
 import { createChannelsService } from './modules/channels/channels.service.ts';
@@ -39,6 +40,8 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
   const sessions = createSessionsService({ store, clock, audit, organizations });
   const apiKeys = createApiKeysService({ store, clock, audit, events });
   const channels = createChannelsService({ store, clock, audit, events });
+  // Consent analytics (contract §18): decisions are counted by the consent write's own statement.
+  const analytics = createAnalyticsService({ store, clock });
   // consent.recorded is written to the webhook outbox in the transaction that stores the evidence.
   const evidence = createEvidenceService({ store, clock, organizations, events });
   const sites = createSitesService({
@@ -83,6 +86,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     apiKeys,
     channels,
     evidence,
+    analytics,
     sites,
     exports,
     ledger,

@@ -44,6 +44,10 @@ function registerJobs(
   runner.every('evidence.consent-state-backfill', 60_000, async () => {
     await services.evidence.consentState.backfill({ budgetMs: 50_000 });
   });
+  // Test-environment analytics go with test evidence after a day (contract §18); live ones are kept.
+  runner.every('analytics.test-purge', 3600_000, async () => {
+    await services.analytics.purgeTest();
+  });
   // Idempotency records are kept 24 hours (contract §10); expired ones go in bounded batches.
   runner.every('idempotency.purge', 3600_000, async () => {
     while ((await purgeExpiredIdempotencyKeys(store, clock, 1000)) === 1000) {}

@@ -12,9 +12,10 @@
  * the references: records → won keys → events → ledger (trigger) → outbox.
  *
  * A table written with every consent write is one more CTE reading `new_events` (only the events
- * that were written): the consent state is (consent-state.sql.ts), analytics counters would be.
+ * that were written): the consent state (consent-state.sql.ts) and the analytics counts (analytics.sql.ts).
  */
 
+import { analyticsCtes } from '../analytics/analytics.service.ts';
 import { consentStateCtes } from './consent-state.sql.ts';
 
 /** The Idempotency-Key records of the batch, one per keyed write, keys distinct ($1–$12). */
@@ -189,6 +190,8 @@ new_events AS (
   RETURNING *
 )${outboxCtes},
 -- The subjects' consent state (contract §16), in the same commit as their events.
-${consentStateCtes('new_events')}
+${consentStateCtes('new_events')},
+-- The consent analytics counts (contract §18): a decision counted exactly when it is stored.
+${analyticsCtes('new_events')}
 SELECT key_no::integer AS key_no FROM won_keys`;
 }

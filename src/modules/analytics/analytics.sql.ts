@@ -1,0 +1,57 @@
+/**
+ * The consent analytics aggregates (migration 0020, contract §18), counted in SQL: by the consent
+ * write's statement for its new events (analyticsCtes), and as one upsert per impression flush.
+ *
+ * A decision's outcome needs the optional purposes of the version it answered, which only the
+ * config snapshot knows (a decision lists required purposes too): `acceptAll` when no optional
+ * purpose is denied (also when there is none), `rejectAll` when some are denied and none granted,
+ * `custom` otherwise. A purpose the decision does not name counts as denied, as the service records it.
+ */
+
+/** The key of a daily aggregate row, as computed from an evidence event `e`. */
+const dayKey = (e: string) => `${e}.organization_id, ${e}.environment, ${e}.channel_id,
+    (${e}.recorded_at AT TIME ZONE 'UTC')::date AS day, coalesce(${e}.region, '') AS region,
+    coalesce(${e}.regime, '') AS regime, ${e}.config_version`;
+const KEY_COLUMNS = 'organization_id, environment, channel_id, day, region, regime, config_version';
+const CONFLICT = 'organization_id, channel_id, day, region, regime, config_version';
+
+/** Three CTEs counting the decisions of `events` (evidence_events rows) into both aggregate tables. */
+export function analyticsCtes(events: string): string {
+  return `analytics_outcomes AS MATERIALIZED (
+  SELECT ${dayKey('ev')}, ev.source = 'gpc' AS by_gpc, o.granted, o.denied
+  FROM ${events} ev
+  LEFT JOIN channel_config_versions v
+    ON v.organization_id = ev.organization_id AND v.channel_id = ev.channel_id AND v.version = ev.config_version
+  CROSS JOIN LATERAL (
+    SELECT count(*) FILTER (WHERE ev.decisions ->> (p ->> 'key') = 'granted') AS granted,
+           count(*) FILTER (WHERE ev.decisions ->> (p ->> 'key') IS DISTINCT FROM 'granted') AS denied
+    FROM jsonb_array_elements(coalesce(v.snapshot -> 'purposes', '[]'::jsonb)) p
+    WHERE coalesce((p ->> 'required')::boolean, false) = false
+  ) o
+),
+analytics_daily AS (
+  INSERT INTO consent_analytics_daily AS a (${KEY_COLUMNS}, decisions, accept_all, reject_all, custom, gpc)
+  SELECT ${KEY_COLUMNS}, count(*), count(*) FILTER (WHERE denied = 0),
+    count(*) FILTER (WHERE denied > 0 AND granted = 0), count(*) FILTER (WHERE denied > 0 AND granted > 0),
+    count(*) FILTER (WHERE by_gpc)
+  FROM analytics_outcomes GROUP BY ${KEY_COLUMNS}
+  ON CONFLICT (${CONFLICT}) DO UPDATE SET decisions = a.decisions + excluded.decisions,
+    accept_all = a.accept_all + excluded.accept_all, reject_all = a.reject_all + excluded.reject_all,
+    custom = a.custom + excluded.custom, gpc = a.gpc + excluded.gpc
+),
+analytics_purposes AS (
+  INSERT INTO consent_analytics_purposes AS a (${KEY_COLUMNS}, purpose_key, granted, denied)
+  SELECT ${dayKey('ev')}, d.key, count(*) FILTER (WHERE d.value = 'granted'), count(*) FILTER (WHERE d.value = 'denied')
+  FROM ${events} ev CROSS JOIN LATERAL jsonb_each_text(ev.decisions) AS d(key, value)
+  GROUP BY 1, 2, 3, 4, 5, 6, 7, d.key
+  ON CONFLICT (${CONFLICT}, purpose_key) DO UPDATE SET granted = a.granted + excluded.granted,
+    denied = a.denied + excluded.denied
+)`;
+}
+
+/** One flush of counted impressions: $1–$8 are parallel arrays (the key columns as text, then counts). */
+export const IMPRESSIONS_UPSERT = `INSERT INTO consent_analytics_daily AS a (${KEY_COLUMNS}, impressions)
+  SELECT organization_id, environment, channel_id, day::date, region, regime, config_version::integer, n::bigint
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+    AS i(organization_id, environment, channel_id, day, region, regime, config_version, n)
+  ON CONFLICT (${CONFLICT}) DO UPDATE SET impressions = a.impressions + excluded.impressions`;

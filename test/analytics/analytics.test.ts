@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { expectProblemShape } from '../helpers/http.ts';
+import { createReadySite, type ReadySite, SITES_TEST_ENV } from '../helpers/sites.ts';
+
+/**
+ * Contract §18: the counts of GET /v1/analytics/consent for a known mix of decisions over several
+ * days and regions, exact for each interval and groupBy. Recorded with the clock in the past (the
+ * test channel is fresh, so nothing else counts in it).
+ */
+let t: TestApp;
+let tenant: Tenant;
+const DAY = 86_400_000;
+
+beforeAll(async () => {
+  t = await startTestApp({ env: SITES_TEST_ENV });
+  tenant = await t.tenant();
+});
+afterAll(() => t?.close());
+
+const analytics = (query: Record<string, string>) =>
+  t.http.get(`/v1/analytics/consent?${new URLSearchParams(query)}`, { key: tenant.testKey });
+
+// 2026-03-02 is a Monday: the mix spans Mon 2 to Wed 11 March (two ISO weeks, one month).
+const day = (d: number) => new Date(Date.UTC(2026, 2, d, 12));
+
+describe('consent analytics', () => {
+  let site: ReadySite;
+  const present = new Date();
+
+  beforeAll(async () => {
+    site = await createReadySite(t, tenant.testKey);
+    const record = async (
+      d: number,
+      n: number,
+      decisions: Record<string, string>,
+      extra: Record<string, unknown> = {},
+      region = 'FR',
+    ) => {
+      t.clock.set(day(d));
+      for (let i = 0; i < n; i++) {
+        await t.http
+          .post(`/v1/public/sites/${site.siteKey}/preferences?region=${region}`, {
+            body: {
+              subjectId: `sub-${d}-${region}-${i}-${Math.random()}`,
+              decisions,
+              configVersion: site.configVersion,
+              ...extra,
+            },
+            headers: { origin: 'https://shop.example.com' },
+          })
+          .then((res) => expect(res.status, res.text).toBe(201));
+      }
+    };
+    const ALL = { analytics: 'granted', marketing: 'granted' };
+    const NONE = { analytics: 'denied', marketing: 'denied' };
+    const SOME = { analytics: 'granted', marketing: 'denied' };
+    await record(2, 12, ALL); // Monday, FR
+    await record(3, 8, ALL, {}, 'US-CA');
+    await record(3, 6, NONE);
+    await record(10, 4, NONE, {}, 'DE'); // the next week
+    await record(10, 7, SOME);
+    await record(11, 3, NONE, { source: 'gpc' }, 'US-CA');
+    t.clock.set(present);
+  });
+
+  it('counts the mix exactly per day, with zero days present, and totals', async () => {
+    const res = await analytics({ channelId: site.channelId, from: '2026-03-01', to: '2026-03-12' });
+    expect(res.status, res.text).toBe(200);
+    const { data, meta } = res.body;
+    expect(data.map((r: any) => r.period)).toEqual(
+      Array.from({ length: 12 }, (_, i) => `2026-03-${String(i + 1).padStart(2, '0')}`),
+    );
+    const byDay = Object.fromEntries(data.map((r: any) => [r.period, r]));
+    expect(byDay['2026-03-01']).toEqual({
+      period: '2026-03-01',
+      impressions: 0,
+      decisions: 0,
+      acceptAll: 0,
+      rejectAll: 0,
+      custom: 0,
+      gpc: 0,
+      purposes: {},
+    });
+    expect(byDay['2026-03-03']).toMatchObject({
+      decisions: 14,
+      acceptAll: 8,
+      rejectAll: 6,
+      custom: 0,
+      gpc: 0,
+    });
+    expect(byDay['2026-03-03'].purposes).toEqual({
+      necessary: { granted: 14, denied: 0 },
+      analytics: { granted: 8, denied: 6 },
+      marketing: { granted: 8, denied: 6 },
+    });
+    expect(byDay['2026-03-11']).toMatchObject({ decisions: 3, rejectAll: 3, gpc: 3 });
+    expect(meta.totals).toEqual({
+      impressions: 0,
+      decisions: 40,
+      acceptAll: 20,
+      rejectAll: 13,
+      custom: 7,
+      gpc: 3,
+      purposes: {
+        necessary: { granted: 40, denied: 0 },
+        analytics: { granted: 27, denied: 13 },
+        marketing: { granted: 20, denied: 20 },
+      },
+    });
+  });
+
+  it('weeks start on Monday and months on the 1st; groupBy region, regime and configVersion', async () => {
+    const weeks = (
+      await analytics({ channelId: site.channelId, from: '2026-03-01', to: '2026-03-12', interval: 'week' })
+    ).body.data;
+    expect(weeks.map((r: any) => [r.period, r.decisions])).toEqual([
+      ['2026-02-23', 0],
+      ['2026-03-02', 26],
+      ['2026-03-09', 14],
+    ]);
+    const months = (
+      await analytics({ channelId: site.channelId, from: '2026-03-01', to: '2026-03-31', interval: 'month' })
+    ).body.data;
+    expect(months.map((r: any) => [r.period, r.decisions, r.acceptAll, r.rejectAll, r.custom])).toEqual([
+      ['2026-03-01', 40, 20, 13, 7],
+    ]);
+
+    const regions = (
+      await analytics({
+        channelId: site.channelId,
+        from: '2026-03-02',
+        to: '2026-03-31',
+        interval: 'month',
+        groupBy: 'region',
+      })
+    ).body.data;
+    expect(regions.map((r: any) => [r.region, r.decisions, r.gpc])).toEqual([
+      ['DE', 4, 0],
+      ['FR', 25, 0],
+      ['US-CA', 11, 3],
+    ]);
+    const regimes = (
+      await analytics({ channelId: site.channelId, from: '2026-03-02', to: '2026-03-03', groupBy: 'regime' })
+    ).body.data;
+    // Every period carries every group of the range, zeros where it had none.
+    expect(regimes.map((r: any) => [r.period, r.regime, r.decisions])).toEqual([
+      ['2026-03-02', 'opt-in', 12],
+      ['2026-03-03', 'opt-in', 14],
+    ]);
+    const versions = (
+      await analytics({
+        channelId: site.channelId,
+        from: '2026-03-02',
+        to: '2026-03-12',
+        interval: 'month',
+        groupBy: 'configVersion',
+      })
+    ).body.data;
+    expect(versions).toEqual([
+      expect.objectContaining({ period: '2026-03-01', configVersion: site.configVersion, decisions: 40 }),
+    ]);
+  });
+
+  it('422 for a range over 366 days, from after to, or an impossible date; 404 for an unknown channel', async () => {
+    for (const query of <Array<Record<string, string>>>[
+      { from: '2025-03-01', to: '2026-03-02' },
+      { from: '2026-03-05', to: '2026-03-04' },
+      { from: '2026-02-30', to: '2026-03-04' },
+      { interval: 'year' },
+    ]) {
+      expectProblemShape(await analytics({ channelId: site.channelId, ...query }), 422, 'validation_failed');
+    }
+    expect(
+      (await analytics({ channelId: site.channelId, from: '2025-03-02', to: '2026-03-02' })).status,
+    ).toBe(200);
+    expectProblemShape(await analytics({ channelId: 'ch_unknown' }), 404, 'not_found');
+    // The default range: the last 30 days, today included.
+    const recent = (await analytics({ channelId: site.channelId })).body.data;
+    expect(recent).toHaveLength(30);
+    expect(recent.at(-1).period).toBe(t.clock.now().toISOString().slice(0, 10));
+  });
+});
