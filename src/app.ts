@@ -12,6 +12,7 @@ import { consentStateRoutes } from './modules/evidence/consent-state.routes.ts';
 import { evidenceRoutes } from './modules/evidence/evidence.routes.ts';
 import { exportsRoutes } from './modules/exports/exports.routes.ts';
 import { ledgerRoutes } from './modules/ledger/ledger.routes.ts';
+import { receiptsRoutes } from './modules/receipts/receipts.routes.ts';
 import { configFastPath } from './modules/sites/config-fast-path.ts';
 import { siteAuditContextOf, sitesRoutes } from './modules/sites/sites.routes.ts';
 import { deliveriesRoutes } from './modules/webhooks/deliveries.routes.ts';
@@ -182,6 +183,7 @@ export async function buildApp(deps: AppDeps) {
   });
   // /v1/evidence/tree-heads and /consistency are static segments: Fastify prefers them to /v1/evidence/:id.
   ledgerRoutes(app, { ledger: services.ledger, cursors });
+  receiptsRoutes(app, { receipts: services.receipts });
   exportsRoutes(app, { exports: services.exports, cursors });
   await services.webhooks.prepare(app.log);
   destinationsRoutes(app, { destinations: services.webhooks.destinations, cursors });

@@ -11,6 +11,7 @@ import { createLocalFileStorage } from './modules/exports/file-storage.ts';
 import { ledgerProofs } from './modules/exports/ledger-proofs.ts';
 import { createLedgerService } from './modules/ledger/ledger.service.ts';
 import { createOrganizationsService } from './modules/organizations/organizations.service.ts';
+import { createReceiptsService } from './modules/receipts/receipts.service.ts';
 import { createSitesService } from './modules/sites/sites.service.ts';
 import { createEventsService } from './modules/webhooks/events.service.ts';
 import { createWebhooksService } from './modules/webhooks/webhooks.service.ts';
@@ -63,6 +64,13 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     dataDir: deps.config.dataDir,
     sealSeconds: deps.config.ledgerSealSeconds,
   });
+  // Visitor receipts (contract §17): what a visitor's capability token opens.
+  const receipts = createReceiptsService({
+    evidence,
+    channels,
+    organizations,
+    ledger,
+  });
   // Export files under DATA_DIR/exports; export.succeeded/failed go to the outbox with the status change.
   const exports = createExportsService({
     store,
@@ -90,6 +98,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     sites,
     exports,
     ledger,
+    receipts,
   };
 }
 

@@ -540,6 +540,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/public/receipts/{eventId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A visitor's receipt of one decision: JSON, or with Accept: text/html a page that verifies it in the browser */
+        get: operations["getReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/exports": {
         parameters: {
             query?: never;
@@ -1034,6 +1051,11 @@ export interface components {
             recordedAt: string;
             receipt: {
                 hash: string;
+                /**
+                 * Format: uri
+                 * @description The visitor's receipt (contract §17): its token is a capability only this answer carries; keep it private
+                 */
+                url: string;
             };
         };
         EvidenceEvent: {
@@ -1482,6 +1504,62 @@ export interface components {
         /** ConsistencyProofEnvelope */
         ConsistencyProofEnvelope: {
             data: components["schemas"]["ConsistencyProof"];
+            meta: Record<string, never>;
+            error: null;
+        };
+        /** ReceiptEnvelope */
+        ReceiptEnvelope: {
+            data: {
+                eventId: string;
+                controller: {
+                    /** @description The organization that recorded the decision */
+                    name: string;
+                    privacyPolicyUrl: string | null;
+                    privacyPolicyVersion: string | null;
+                };
+                channelId: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T10:00:00Z
+                 */
+                recordedAt: string;
+                configVersion: number | null;
+                region: string | null;
+                regime: string | null;
+                language: string | null;
+                purposes: {
+                    key: string;
+                    name: string;
+                    legalBasis: string | null;
+                    decision: "granted" | "denied";
+                }[];
+                leafHash: string;
+                proof: null | {
+                    logId: string;
+                    leafIndex: number;
+                    treeSize: number;
+                    auditPath: string[];
+                    treeHead: {
+                        logId: string;
+                        treeSize: number;
+                        rootHash: string;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-21T10:00:00Z
+                         */
+                        timestamp: string;
+                        keyId: string;
+                        /** @description Base64 of the Ed25519 signature (contract §14) */
+                        signature: string;
+                    };
+                };
+                /** @description Ed25519 (a ledger key) over "consent-service receipt v1\n" + JCS of the receipt without proof and signature */
+                signature: {
+                    keyId: string;
+                    /** @description Base64 Ed25519 signature of the receipt statement */
+                    value: string;
+                };
+            };
             meta: Record<string, never>;
             error: null;
         };
@@ -8798,6 +8876,133 @@ export interface operations {
             };
             /** @description RFC 9457 problem details (application/problem+json) */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReceipt: {
+        parameters: {
+            query?: {
+                /** @description The capability from the 201 of POST …/preferences */
+                token?: string;
+            };
+            header?: never;
+            path: {
+                /** @example evt_4kF9x2mQ7pL1vN8sR3tY6w */
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt (JSON), or the page that shows and verifies it (HTML) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control"?: string;
+                    "Referrer-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceiptEnvelope"];
+                    "text/html": string;
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import type { Environment } from '../../platform/auth/scopes.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { isUniqueViolation } from '../../platform/db/pg-errors.ts';
@@ -168,6 +169,10 @@ export function createChannelsService(deps: {
     // Reads for the public site endpoints (contract §5): no API key, so no organization context.
 
     findConfigVersion,
+
+    /** A channel by id without an audit context (visitor receipts); archived ones included. */
+    findChannel: (organizationId: string, environment: Environment, id: string) =>
+      channelsRepo.find(store.db, organizationId, environment, id),
     currentNotice,
 
     /** The active channel of a site key without its config (a cheap check of its status and configVersion). */

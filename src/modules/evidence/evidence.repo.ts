@@ -107,6 +107,15 @@ export const evidenceRepo = {
     return insertRows(tx, e, rows);
   },
 
+  /** An event by its primary key, purged or not, in either environment (visitor receipts). */
+  async findInOrganization(db: Db, organizationId: string, id: string): Promise<EvidenceRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(e)
+      .where(and(eq(e.organizationId, organizationId), eq(e.id, id)));
+    return row;
+  },
+
   /** An event of the scope that has not been purged. */
   async find(db: Db, scope: EvidenceScope, id: string): Promise<EvidenceRow | undefined> {
     const [row] = await db

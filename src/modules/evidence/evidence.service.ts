@@ -1,3 +1,4 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import type { Store } from '../../platform/db/store.ts';
@@ -50,6 +51,25 @@ export type ListFilters = Omit<EvidenceFilters, 'subjectPseudonym'> & { subjectI
 
 export const USER_AGENT_MAX = 512;
 
+/**
+ * A recorded event with the raw receipt token (contract §17) that only the visitor receives: the
+ * store keeps its SHA-256 alone. The token names the organization (`<organizationId>.<secret>`) so
+ * the public receipt route finds the event by its primary key; the secret is 144 random bits.
+ */
+export type RecordedEvent = EvidenceRow & { receiptToken: string };
+
+export function newReceiptToken(organizationId: string): string {
+  return `${organizationId}.${randomBytes(18).toString('base64url')}`;
+}
+
+export const receiptTokenHash = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+/** The organization a receipt token names, or null when it is not one. */
+export function receiptTokenOrganization(token: string): string | null {
+  const match = /^(org_[A-Za-z0-9]{1,64})\.[A-Za-z0-9_-]{24}$/.exec(token);
+  return match ? match[1] : null;
+}
+
 export function createEvidenceService(deps: {
   store: Store;
   clock: Clock;
@@ -83,8 +103,9 @@ export function createEvidenceService(deps: {
      * reads will show it (recordedAt at whole seconds, pseudonym unmasked), so anyone can recompute
      * it from `GET /v1/evidence/:id` plus the full pseudonym.
      */
-    async event(input: RecordInput): Promise<EvidenceRow> {
+    async event(input: RecordInput): Promise<RecordedEvent> {
       const { channel } = input;
+      const receiptToken = newReceiptToken(channel.organizationId);
       const pseudonym = await service.pseudonymize(channel.organizationId, input.subjectId);
       const row: EvidenceRow = {
         organizationId: channel.organizationId,
@@ -107,11 +128,15 @@ export function createEvidenceService(deps: {
         gppString: input.gppString,
         recordedAt: new Date(Math.floor(clock.now().getTime() / 1000) * 1000),
         receiptHash: '',
-        receiptTokenHash: null,
+        receiptTokenHash: receiptTokenHash(receiptToken),
         purgedAt: null,
       };
       row.receiptHash = evidenceLeafHash(evidenceEventBody(row, 'unmasked'));
-      return row;
+      // Not enumerable: the token stays out of anything that copies or serializes the row.
+      return Object.defineProperty(row, 'receiptToken', {
+        value: receiptToken,
+        enumerable: false,
+      }) as RecordedEvent;
     },
 
     /**
@@ -119,7 +144,7 @@ export function createEvidenceService(deps: {
      * group commit (see EvidenceWriter): both are committed before this resolves, so before the
      * caller answers 201.
      */
-    async write(input: RecordInput): Promise<EvidenceRow> {
+    async write(input: RecordInput): Promise<RecordedEvent> {
       const row = await service.event(input);
       await writer.write(row);
       return row;
@@ -129,7 +154,7 @@ export function createEvidenceService(deps: {
      * Stages one consent event in `unit` and returns it, unwritten: the unit's owner (the
      * idempotency layer) commits it with the Idempotency-Key record before answering.
      */
-    async stage(unit: UnitOfWork, input: RecordInput): Promise<EvidenceRow> {
+    async stage(unit: UnitOfWork, input: RecordInput): Promise<RecordedEvent> {
       const row = await service.event(input);
       unit.stage(row);
       return row;
@@ -151,6 +176,20 @@ export function createEvidenceService(deps: {
       const row = await evidenceRepo.find(store.db, scope, id);
       if (!row) throw notFound('evidence event');
       return row;
+    },
+
+    /**
+     * The event a visitor's receipt token opens (contract §17), or null: unknown event, wrong token,
+     * an event from before receipts, or one the retention purge emptied. Hashes compare in constant time.
+     */
+    async findByReceiptToken(eventId: string, token: string): Promise<EvidenceRow | null> {
+      const organizationId = receiptTokenOrganization(token);
+      if (!organizationId) return null;
+      const row = await evidenceRepo.findInOrganization(store.db, organizationId, eventId);
+      if (!row?.receiptTokenHash || row.purgedAt !== null) return null;
+      const given = Buffer.from(receiptTokenHash(token), 'hex');
+      const stored = Buffer.from(row.receiptTokenHash, 'hex');
+      return stored.length === given.length && timingSafeEqual(stored, given) ? row : null;
     },
 
     /** Commits a consent write's staged events with its Idempotency-Key record (RouteIdempotency.commitStaged). */

@@ -116,6 +116,15 @@ export function createLedgerService(deps: {
       return log ? ledgerRepo.listTreeHeads(store.db, log, limit, beforeSize) : [];
     },
 
+    /**
+     * Signs a visitor receipt's statement (contract §17, receipts/receipt-statement.ts) with the
+     * current ledger key; its own prefix keeps it from ever reading as a tree head.
+     */
+    async signReceipt(statement: Buffer): Promise<{ keyId: string; value: string }> {
+      const signer = await keys.signer();
+      return { keyId: signer.keyId, value: signer.sign(statement).toString('base64') };
+    },
+
     /** Every public key that signs or signed tree heads (`GET /v1/public/ledger-keys`). */
     publishedKeys: () => keys.published(),
 

@@ -262,7 +262,15 @@ export function sitesRoutes(app: App, deps: { sites: SitesService }) {
         idempotency: {
           owner: (request) => {
             const { channel } = siteOf(request);
-            return siteIdempotencyOwner(channel.siteKey, channel.organizationId, channel.environment);
+            // The stored 201 holds the receipt token: sealed with the visitor's own subjectId, which
+            // is never stored, so only a retry of the same body (the same subjectId) opens it.
+            const { subjectId } = request.body as { subjectId: string };
+            return siteIdempotencyOwner(
+              channel.siteKey,
+              channel.organizationId,
+              channel.environment,
+              `subject:${subjectId}`,
+            );
           },
           // The event is staged and committed with the key's record in the evidence group commit.
           commitStaged: sites.commitStaged,
@@ -309,7 +317,7 @@ export function sitesRoutes(app: App, deps: { sites: SitesService }) {
       return envelope({
         id: row.id,
         recordedAt: apiDate(row.recordedAt),
-        receipt: { hash: row.receiptHash },
+        receipt: { hash: row.receiptHash, url: sites.receiptUrl(row) },
       });
     },
   );

@@ -47,7 +47,14 @@ export const PreferencesReceipt = Type.Object(
   {
     id: Type.String({ examples: ['evt_4kF9x2mQ7pL1vN8sR3tY6w'] }),
     recordedAt: ApiDate,
-    receipt: Type.Object({ hash: Type.String({ pattern: '^[0-9a-f]{64}$' }) }),
+    receipt: Type.Object({
+      hash: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+      url: Type.String({
+        format: 'uri',
+        description:
+          "The visitor's receipt (contract §17): its token is a capability only this answer carries; keep it private",
+      }),
+    }),
   },
   { $id: 'PreferencesReceipt' },
 );

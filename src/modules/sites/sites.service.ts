@@ -5,8 +5,7 @@ import type { Store } from '../../platform/db/store.ts';
 import type { UnitOfWork } from '../../platform/db/unit-of-work.ts';
 import { notFound, validationFailed } from '../../platform/http/errors.ts';
 import type { ChannelsService, VisitorConfig } from '../channels/channels.service.ts';
-import type { EvidenceService, RecordInput } from '../evidence/evidence.service.ts';
-import type { EvidenceRow } from '../evidence/evidence.tables.ts';
+import type { EvidenceService, RecordedEvent, RecordInput } from '../evidence/evidence.service.ts';
 import {
   createRegionResolver,
   declaredRegionError,
@@ -105,6 +104,10 @@ export function createSitesService(deps: {
       return regions.resolve({ environment, ...location });
     },
 
+    /** Contract §17: the receipt address only the visitor receives (its token is a capability). */
+    receiptUrl: (event: RecordedEvent): string =>
+      `${baseUrl}/v1/public/receipts/${event.id}?token=${encodeURIComponent(event.receiptToken)}`,
+
     /** The preferences route's idempotent commit: staged consent events with the key's record. */
     commitStaged: evidence.commitStaged,
 
@@ -137,7 +140,7 @@ export function createSitesService(deps: {
       input: PreferencesInput,
       facts: RequestFacts,
       unit: UnitOfWork | null,
-    ): Promise<EvidenceRow> {
+    ): Promise<RecordedEvent> {
       const notice = await noticeAnswered(site, input.configVersion);
       if (input.gppString !== undefined) {
         const problem = await gppDecodeError(input.gppString);

@@ -2,9 +2,10 @@ import type { FastifyRequest } from 'fastify';
 
 /**
  * Query parameters whose values never reach a log line: `subjectId` is a visitor's raw id (contract
- * §6 filter), which the service must neither store nor log.
+ * §6 filter), which the service must neither store nor log; `token` is a visitor receipt's capability
+ * (contract §17).
  */
-const SECRET_QUERY_PARAMS = ['subjectId'];
+const SECRET_QUERY_PARAMS = ['subjectId', 'token'];
 const SECRET_PARAM = new RegExp(`([?&](?:${SECRET_QUERY_PARAMS.join('|')})=)[^&#]*`, 'gi');
 
 /** A URL as logged: secret query values replaced by `[redacted]`. */

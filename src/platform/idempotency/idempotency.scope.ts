@@ -58,6 +58,8 @@ export function siteIdempotencyOwner(
   siteKey: string,
   organizationId: string,
   environment: Environment,
+  /** A secret of the request itself when the stored response holds one (see sealed-body.ts). */
+  sealingSecret: string | null = null,
 ): IdempotencyOwner {
-  return { organizationId, environment, scope: `site:${siteKey}`, sealingSecret: null };
+  return { organizationId, environment, scope: `site:${siteKey}`, sealingSecret };
 }

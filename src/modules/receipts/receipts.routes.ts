@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+import { Envelope, envelope, Problem } from '../../platform/http/schemas.ts';
+import type { App } from '../../platform/http/types.ts';
+import { receiptPage } from './receipt-page.ts';
+import { Receipt, ReceiptParams, ReceiptQuery } from './receipts.schemas.ts';
+import type { ReceiptsService } from './receipts.service.ts';
+
+/** The page's policy: only its own nonce'd script and style run; it fetches only from this service. */
+const pageHeaders = (nonce: string) => ({
+  'Content-Security-Policy':
+    `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; ` +
+    "img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+});
+
+/** The address holds a capability: no Referer carries it away, no cache keeps it. */
+const CAPABILITY_HEADERS = { 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-store' };
+
+/** A browser navigating asks for HTML; fetch, curl and the CLI get JSON. */
+const wantsHtml = (accept: string | undefined) =>
+  accept?.includes('text/html') && !accept.includes('application/json');
+
+/** Contract §17: a visitor's receipt, opened by the capability token of its 201. */
+export function receiptsRoutes(app: App, deps: { receipts: ReceiptsService }) {
+  const { receipts } = deps;
+  app.get(
+    '/v1/public/receipts/:eventId',
+    {
+      config: { auth: 'public' },
+      onRequest: [app.publicRateLimit],
+      schema: {
+        operationId: 'getReceipt',
+        tags: ['Public site endpoints'],
+        summary:
+          "A visitor's receipt of one decision: JSON, or with Accept: text/html a page that verifies it in the browser",
+        security: [],
+        params: ReceiptParams,
+        querystring: ReceiptQuery,
+        response: {
+          200: {
+            description: 'The receipt (JSON), or the page that shows and verifies it (HTML)',
+            headers: { 'Cache-Control': Type.String(), 'Referrer-Policy': Type.String() },
+            content: {
+              'application/json': { schema: Envelope(Receipt) },
+              'text/html': { schema: Type.String() },
+            },
+          },
+          404: Problem,
+          429: Problem,
+        },
+      },
+    },
+    async (request, reply) => {
+      const receipt = await receipts.get(request.params.eventId, request.query.token);
+      reply.headers(CAPABILITY_HEADERS);
+      if (wantsHtml(request.headers.accept)) {
+        const nonce = randomBytes(16).toString('base64');
+        return (reply as FastifyReply)
+          .headers(pageHeaders(nonce))
+          .type('text/html; charset=utf-8')
+          .send(receiptPage(nonce));
+      }
+      return envelope(receipt);
+    },
+  );
+}
