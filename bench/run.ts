@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --embedded] [--quick] [--large] [--only a,b,c,d,e,f,g]`: the service beside
+ * `npm run bench [-- --embedded] [--quick] [--large] [--only a,b,c,d,e,f,g,h]`: the service beside
  * baselines measured in the same run (design.md §6). See README "Benchmarks" for what each
  * scenario compares. CI never runs this: it takes minutes and its figures need a quiet machine.
  */
@@ -19,6 +19,7 @@ import {
   prepare,
   seedEvidence,
 } from './lib/setup.ts';
+import { aggregateSeeded, yearQueries } from './scenarios/analytics.ts';
 import { backfillSeeded, rawLookups, recordSubjects, serviceLookups } from './scenarios/consent-state.ts';
 import { type Latency, medianLatency, type Query, rawWalk, serviceWalk } from './scenarios/evidence-page.ts';
 import { channelsList, configRead, consentWrite, type Rounds } from './scenarios/http.ts';
@@ -33,7 +34,7 @@ const { values: flags } = parseArgs({
     // f seals every event (1 M: under a minute at the tens of thousands of events/s measured here);
     // --ledger-cap N seals only the first N, for a quick look at a large run.
     'ledger-cap': { type: 'string' },
-    only: { type: 'string', default: 'a,b,c,d,e,f,g' },
+    only: { type: 'string', default: 'a,b,c,d,e,f,g,h' },
   },
 });
 const only = new Set(flags.only!.split(','));
@@ -104,7 +105,7 @@ await withService(async (service) => {
   }
 });
 
-if (only.has('d') || only.has('e') || only.has('f') || only.has('g')) {
+if (['d', 'e', 'f', 'g', 'h'].some((s) => only.has(s))) {
   say(`seeding ${fmt.f0(events)} evidence events (INSERT … SELECT generate_series)`);
   const seed = await seedEvidence(bench, fixture, events);
   results.seed = seed;
@@ -242,13 +243,38 @@ if (only.has('g')) {
   });
 }
 
+if (only.has('h')) {
+  say('h. consent analytics: a one-year query at a tenth of the events, then at all of them');
+  const queries = flags.quick ? 100 : 300;
+  const at: Record<string, { aggregate: { events: number; seconds: number }; latency: Latency }> = {};
+  for (const n of [Math.round(events / 10), events]) {
+    const aggregate = await aggregateSeeded(bench, n);
+    const latency: Latency[] = [];
+    await withService(async (s) => {
+      await yearQueries(s.baseUrl, fixture, 50);
+      for (let i = 0; i < pageRounds; i++) latency.push(await yearQueries(s.baseUrl, fixture, queries));
+    });
+    at[n] = { aggregate, latency: medianLatency(latency) };
+  }
+  const [small, large] = Object.values(at);
+  const ratio = large.latency.p99Ms / small.latency.p99Ms;
+  results.analytics = { at, p99Ratio: ratio };
+  rows.push({
+    scenario: `h. GET /v1/analytics/consent, one year by day, at ${fmt.f0(large.aggregate.events)} vs ${fmt.f0(small.aggregate.events)} events (${large.latency.n} sequential queries each)`,
+    service: `p50 ${fmt.f2(large.latency.p50Ms)} / p99 ${fmt.f2(large.latency.p99Ms)} ms`,
+    baseline: `p50 ${fmt.f2(small.latency.p50Ms)} / p99 ${fmt.f2(small.latency.p99Ms)} ms`,
+    ratio: `p99 ×${fmt.f2(ratio)}`,
+    target: `p99 ratio near 1 ${ratio <= 1.5 ? 'met' : 'MISSED'}`,
+  });
+}
+
 results.table = table(rows);
 const out = path.join(
   ROOT,
   'bench/results',
   bench.kind === 'embedded' ? 'latest-embedded.json' : 'latest.json',
 );
-if (!flags.quick && flags.only === 'a,b,c,d,e,f,g')
+if (!flags.quick && flags.only === 'a,b,c,d,e,f,g,h')
   fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
 else say(`partial or --quick run: ${path.relative(ROOT, out)} left as it was`);
 process.stdout.write(

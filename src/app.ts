@@ -161,7 +161,7 @@ export async function buildApp(deps: AppDeps) {
   apiKeysRoutes(app, { apiKeys: services.apiKeys, cursors });
   auditRoutes(app, { audit: services.audit, cursors });
   channelsRoutes(app, { channels: services.channels, cursors });
-  sitesRoutes(app, { sites: services.sites });
+  sitesRoutes(app, { sites: services.sites, analytics: services.analytics, metrics: services.metrics });
   fastPaths.push(
     configFastPath({
       sites: services.sites,

@@ -61,6 +61,24 @@ describe('consent analytics', () => {
     await record(10, 4, NONE, {}, 'DE'); // the next week
     await record(10, 7, SOME);
     await record(11, 3, NONE, { source: 'gpc' }, 'US-CA');
+    // 100 impressions over the same days and regions, counted in memory and written by one flush.
+    const shown = async (d: number, n: number, region: string) => {
+      t.clock.set(day(d));
+      for (let i = 0; i < n; i++) {
+        const res = await t.http.post(`/v1/public/sites/${site.siteKey}/impressions?region=${region}`, {
+          body: { configVersion: site.configVersion, language: 'en' },
+          headers: { origin: 'https://shop.example.com' },
+        });
+        expect(res.status, res.text).toBe(204);
+      }
+    };
+    await shown(2, 30, 'FR');
+    await shown(3, 20, 'US-CA');
+    await shown(3, 20, 'FR');
+    await shown(10, 10, 'DE');
+    await shown(10, 15, 'FR');
+    await shown(11, 5, 'US-CA');
+    await t.app.services.analytics.flushImpressions();
     t.clock.set(present);
   });
 
@@ -96,7 +114,7 @@ describe('consent analytics', () => {
     });
     expect(byDay['2026-03-11']).toMatchObject({ decisions: 3, rejectAll: 3, gpc: 3 });
     expect(meta.totals).toEqual({
-      impressions: 0,
+      impressions: 100,
       decisions: 40,
       acceptAll: 20,
       rejectAll: 13,
@@ -135,10 +153,10 @@ describe('consent analytics', () => {
         groupBy: 'region',
       })
     ).body.data;
-    expect(regions.map((r: any) => [r.region, r.decisions, r.gpc])).toEqual([
-      ['DE', 4, 0],
-      ['FR', 25, 0],
-      ['US-CA', 11, 3],
+    expect(regions.map((r: any) => [r.region, r.impressions, r.decisions, r.gpc])).toEqual([
+      ['DE', 10, 4, 0],
+      ['FR', 65, 25, 0],
+      ['US-CA', 25, 11, 3],
     ]);
     const regimes = (
       await analytics({ channelId: site.channelId, from: '2026-03-02', to: '2026-03-03', groupBy: 'regime' })
@@ -160,6 +178,31 @@ describe('consent analytics', () => {
     expect(versions).toEqual([
       expect.objectContaining({ period: '2026-03-01', configVersion: site.configVersion, decisions: 40 }),
     ]);
+  });
+
+  it('impressions: 204 for a registered origin only, 422 for a version the site never had; per-process Prometheus counters', async () => {
+    const post = (body: unknown, origin = 'https://shop.example.com') =>
+      t.http.post(`/v1/public/sites/${site.siteKey}/impressions`, { body, headers: { origin } });
+    expectProblemShape(
+      await post({ configVersion: site.configVersion }, 'https://evil.example.net'),
+      403,
+      'origin_not_allowed',
+    );
+    expectProblemShape(await post({ configVersion: site.configVersion + 1 }), 422, 'validation_failed');
+    expectProblemShape(await post({ configVersion: 0 }), 422, 'validation_failed');
+    const metrics = await t.app.services.metrics.scrape(() => {});
+    expect(metrics).toMatch(/^consent_service_impressions_total 100$/m);
+    const value = (outcome: string) =>
+      Number(
+        metrics.match(
+          new RegExp(`^consent_service_decisions_total\\{outcome="${outcome}"\\} (\\d+)`, 'm'),
+        )?.[1],
+      );
+    expect(value('accept_all')).toBe(20);
+    expect(value('reject_all')).toBe(13);
+    expect(value('custom')).toBe(7);
+    expect(metrics).not.toContain(site.channelId);
+    expect(metrics).not.toContain(tenant.organizationId);
   });
 
   it('422 for a range over 366 days, from after to, or an impossible date; 404 for an unknown channel', async () => {

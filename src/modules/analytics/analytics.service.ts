@@ -11,6 +11,7 @@ import {
 } from './analytics.repo.ts';
 import { createImpressionCounter, type ImpressionKey } from './impressions.ts';
 
+export { ImpressionBody } from './analytics.schemas.ts';
 export { analyticsCtes } from './analytics.sql.ts';
 export type { ImpressionKey } from './impressions.ts';
 
@@ -46,6 +47,24 @@ function addPurpose(into: Counts, row: PurposeCountRow) {
   const p = into.purposes[row.purposeKey];
   p.granted += row.granted;
   p.denied += row.denied;
+}
+
+/**
+ * A decision's outcome as the aggregates count it (analytics.sql.ts): accept_all when no optional
+ * purpose is denied, reject_all when some are and none is granted, custom otherwise.
+ */
+export function decisionOutcome(
+  purposes: ReadonlyArray<{ key: string; required: boolean }>,
+  decisions: Record<string, string>,
+): 'accept_all' | 'reject_all' | 'custom' {
+  let granted = 0;
+  let denied = 0;
+  for (const p of purposes) {
+    if (p.required) continue;
+    if (decisions[p.key] === 'granted') granted++;
+    else denied++;
+  }
+  return denied === 0 ? 'accept_all' : granted === 0 ? 'reject_all' : 'custom';
 }
 
 /** A UTC day `YYYY-MM-DD` that exists in the calendar (2026-02-30 does not), or undefined. */

@@ -2,12 +2,15 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
 import { notModified } from '../../platform/http/conditional.ts';
 import { apiDate } from '../../platform/http/dates.ts';
-import { AppError, notFound } from '../../platform/http/errors.ts';
+import { AppError, notFound, validationFailed } from '../../platform/http/errors.ts';
 import { ipPrefix } from '../../platform/http/ip.ts';
 import { Envelope, envelope, NotModified, Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { siteIdempotencyOwner } from '../../platform/idempotency/idempotency.scope.ts';
+import type { DecisionOutcome, Metrics } from '../../platform/metrics/metrics.ts';
+import { type AnalyticsService, ImpressionBody } from '../analytics/analytics.service.ts';
 import type { AuditContext } from '../audit/audit.service.ts';
+import { resolveRegime } from '../regions/regions.service.ts';
 import { configResponse, SITE_KEY } from './config-response.ts';
 import { allowedOrigin, setCorsHeaders, setPreflightHeaders } from './cors.ts';
 import { gppBundle, type SdkBundle, sdkBundle } from './sdk-bundle.ts';
@@ -80,8 +83,17 @@ function sendCacheable(
  * visitors' decisions are posted to. No API key: each route is rate limited per site and client
  * address, and resolves its site first (404 for unknown or archived sites, before anything else).
  */
-export function sitesRoutes(app: App, deps: { sites: SitesService }) {
-  const { sites } = deps;
+export function sitesRoutes(
+  app: App,
+  deps: {
+    sites: SitesService;
+    analytics: AnalyticsService;
+    metrics: Pick<Metrics, 'decisionRecorded' | 'impressionCounted'>;
+  },
+) {
+  const { sites, analytics, metrics } = deps;
+  // A decision this process recorded, counted once its 201 is sent (a replayed 201 runs no handler).
+  const outcomes = new WeakMap<FastifyRequest, DecisionOutcome>();
   app.decorateRequest('site', null);
   app.addHook('onClose', () => sites.close());
 
@@ -277,6 +289,10 @@ export function sitesRoutes(app: App, deps: { sites: SitesService }) {
         },
       },
       onRequest: [...publicHooks, requireAllowedOrigin],
+      onResponse: async (request, reply) => {
+        const outcome = outcomes.get(request);
+        if (outcome && reply.statusCode === 201) metrics.decisionRecorded(outcome);
+      },
       schema: {
         operationId: 'recordPreferences',
         tags,
@@ -313,12 +329,81 @@ export function sitesRoutes(app: App, deps: { sites: SitesService }) {
         // With an Idempotency-Key the event is staged, and committed with the key's record.
         request.unitOfWork,
       );
+      outcomes.set(request, await sites.outcomeOf(site, row));
       reply.code(201);
       return envelope({
         id: row.id,
         recordedAt: apiDate(row.recordedAt),
         receipt: { hash: row.receiptHash, url: sites.receiptUrl(row) },
       });
+    },
+  );
+
+  // Contract §18: one impression per banner shown, counted in the day's aggregates (nothing per visitor).
+  app.options(
+    '/v1/public/sites/:siteKey/impressions',
+    {
+      config: { auth: 'public' },
+      onRequest: publicHooks,
+      schema: {
+        operationId: 'preflightImpressions',
+        tags,
+        summary: 'CORS preflight: 204 with CORS headers for registered origins only, else 403',
+        params: SiteParams,
+        response: { 204: Type.Null({ description: 'Preflight accepted' }), 403: Problem, ...publicProblems },
+      },
+    },
+    async (request, reply) => {
+      const origin = allowedOrigin(siteOf(request), request.headers.origin);
+      if (!origin) throw originNotAllowed(request);
+      setPreflightHeaders(reply, origin);
+      return (reply as FastifyReply).code(204).send();
+    },
+  );
+
+  app.post(
+    '/v1/public/sites/:siteKey/impressions',
+    {
+      // Nothing is stored per request, so there is nothing an Idempotency-Key could protect.
+      config: { auth: 'public', idempotency: false },
+      onRequest: [...publicHooks, requireAllowedOrigin],
+      schema: {
+        operationId: 'recordImpression',
+        tags,
+        summary: 'Count one banner impression (aggregates only: no subject id, cookie or address is kept)',
+        params: SiteParams,
+        querystring: RegionQuery,
+        body: ImpressionBody,
+        response: {
+          204: Type.Null({ description: 'Counted' }),
+          400: Problem,
+          403: Problem,
+          413: Problem,
+          415: Problem,
+          422: Problem,
+          ...publicProblems,
+        },
+      },
+    },
+    async (request, reply) => {
+      const site = siteOf(request);
+      const { configVersion } = request.body;
+      if (configVersion > site.config.configVersion) {
+        throw validationFailed([
+          { path: '/configVersion', message: 'is not a version of this site’s config' },
+        ]);
+      }
+      const region = sites.regionOf(site, locationOf(request));
+      analytics.countImpression({
+        organizationId: site.channel.organizationId,
+        environment: site.channel.environment,
+        channelId: site.channel.id,
+        region: region.code,
+        regime: resolveRegime(site.config.regionRules, region.code),
+        configVersion,
+      });
+      metrics.impressionCounted();
+      return (reply as FastifyReply).code(204).send();
     },
   );
 }

@@ -4,6 +4,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Store } from '../../platform/db/store.ts';
 import type { UnitOfWork } from '../../platform/db/unit-of-work.ts';
 import { notFound, validationFailed } from '../../platform/http/errors.ts';
+import { decisionOutcome } from '../analytics/analytics.service.ts';
 import type { ChannelsService, VisitorConfig } from '../channels/channels.service.ts';
 import type { EvidenceService, RecordedEvent, RecordInput } from '../evidence/evidence.service.ts';
 import {
@@ -102,6 +103,15 @@ export function createSitesService(deps: {
         if (error) throw validationFailed([error]);
       }
       return regions.resolve({ environment, ...location });
+    },
+
+    /** How the analytics count a recorded decision (contract §18), from the version it answered. */
+    async outcomeOf(
+      site: Site,
+      event: { configVersion: number | null; decisions: Record<string, string> | null },
+    ) {
+      const notice = await noticeAnswered(site, event.configVersion as number);
+      return decisionOutcome(notice.purposes, event.decisions ?? {});
     },
 
     /** Contract §17: the receipt address only the visitor receives (its token is a capability). */

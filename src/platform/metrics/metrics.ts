@@ -6,6 +6,9 @@ import type { Store } from '../db/store.ts';
 /** How one webhook attempt ended: a 2xx, another HTTP status, or no response at all (timeout, refused, not sent). */
 export type WebhookAttemptOutcome = 'success' | 'http_error' | 'no_response';
 
+/** A consent decision's outcome (contract §18): every optional purpose granted, all denied, or a mix. */
+export type DecisionOutcome = 'accept_all' | 'reject_all' | 'custom';
+
 /** Which limit refused a request; never the key, site or address it counted. */
 export type RateLimitKind = 'api' | 'public' | 'sign_in';
 
@@ -45,6 +48,17 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     name: 'consent_service_rate_limit_rejections_total',
     help: 'Requests refused with 429 by this process, by limit.',
     labelNames: ['limit'] as const,
+    registers: [registry],
+  });
+  const decisions = new Counter({
+    name: 'consent_service_decisions_total',
+    help: 'Consent decisions recorded by this process (201 answers), by outcome.',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const impressions = new Counter({
+    name: 'consent_service_impressions_total',
+    help: 'Banner impressions counted by this process.',
     registers: [registry],
   });
   const jobs = new Gauge({
@@ -121,6 +135,12 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     },
     rateLimitRejected(limit: RateLimitKind) {
       rateLimitRejections.inc({ limit });
+    },
+    decisionRecorded(outcome: DecisionOutcome) {
+      decisions.inc({ outcome });
+    },
+    impressionCounted() {
+      impressions.inc();
     },
 
     /** The text exposition, with database gauges read now; a failing database only blanks those. */
