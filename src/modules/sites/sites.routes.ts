@@ -114,6 +114,34 @@ export function sitesRoutes(
   const publicHooks = [app.publicRateLimit, resolveSite];
   const siteOf = (request: FastifyRequest) => request.site as Site;
 
+  /** The CORS preflight of a public POST: 204 with CORS headers for registered origins only, else 403. */
+  function preflight(url: string, operationId: string) {
+    app.options(
+      url,
+      {
+        config: { auth: 'public' },
+        onRequest: publicHooks,
+        schema: {
+          operationId,
+          tags,
+          summary: 'CORS preflight: 204 with CORS headers for registered origins only, else 403',
+          params: SiteParams,
+          response: {
+            204: Type.Null({ description: 'Preflight accepted' }),
+            403: Problem,
+            ...publicProblems,
+          },
+        },
+      },
+      async (request, reply) => {
+        const origin = allowedOrigin(siteOf(request), request.headers.origin);
+        if (!origin) throw originNotAllowed(request);
+        setPreflightHeaders(reply, origin);
+        return (reply as FastifyReply).code(204).send();
+      },
+    );
+  }
+
   /** Only browsers on a registered origin may record decisions; the answer carries CORS headers for them. */
   const requireAllowedOrigin: onRequestAsyncHookHandler = async (request, reply) => {
     const origin = allowedOrigin(siteOf(request), request.headers.origin);
@@ -245,26 +273,7 @@ export function sitesRoutes(
     async (request, reply) => sendBundle(request, reply, gppBundle()),
   );
 
-  app.options(
-    '/v1/public/sites/:siteKey/preferences',
-    {
-      config: { auth: 'public' },
-      onRequest: publicHooks,
-      schema: {
-        operationId: 'preflightPreferences',
-        tags,
-        summary: 'CORS preflight: 204 with CORS headers for registered origins only, else 403',
-        params: SiteParams,
-        response: { 204: Type.Null({ description: 'Preflight accepted' }), 403: Problem, ...publicProblems },
-      },
-    },
-    async (request, reply) => {
-      const origin = allowedOrigin(siteOf(request), request.headers.origin);
-      if (!origin) throw originNotAllowed(request);
-      setPreflightHeaders(reply, origin);
-      return (reply as FastifyReply).code(204).send();
-    },
-  );
+  preflight('/v1/public/sites/:siteKey/preferences', 'preflightPreferences');
 
   app.post(
     '/v1/public/sites/:siteKey/preferences',
@@ -340,26 +349,7 @@ export function sitesRoutes(
   );
 
   // Contract §18: one impression per banner shown, counted in the day's aggregates (nothing per visitor).
-  app.options(
-    '/v1/public/sites/:siteKey/impressions',
-    {
-      config: { auth: 'public' },
-      onRequest: publicHooks,
-      schema: {
-        operationId: 'preflightImpressions',
-        tags,
-        summary: 'CORS preflight: 204 with CORS headers for registered origins only, else 403',
-        params: SiteParams,
-        response: { 204: Type.Null({ description: 'Preflight accepted' }), 403: Problem, ...publicProblems },
-      },
-    },
-    async (request, reply) => {
-      const origin = allowedOrigin(siteOf(request), request.headers.origin);
-      if (!origin) throw originNotAllowed(request);
-      setPreflightHeaders(reply, origin);
-      return (reply as FastifyReply).code(204).send();
-    },
-  );
+  preflight('/v1/public/sites/:siteKey/impressions', 'preflightImpressions');
 
   app.post(
     '/v1/public/sites/:siteKey/impressions',
