@@ -6,10 +6,12 @@ import { auditView } from './views/audit.ts';
 import { channelsView } from './views/channels.ts';
 import { evidenceView } from './views/evidence.ts';
 import { exportsView } from './views/exports.ts';
+import { overviewView } from './views/overview.ts';
 import { webhooksView } from './views/webhooks.ts';
 
-/** The views and their navigation links; the link texts are the contract's (§13). */
+/** The views and their navigation links; the link texts are the contract's (§13), Overview first (issue 21). */
 const VIEWS: { path: string; label: string; view: View }[] = [
+  { path: 'overview', label: 'Overview', view: overviewView },
   { path: 'api-keys', label: 'API keys', view: apiKeysView },
   { path: 'channels', label: 'Channels', view: channelsView },
   { path: 'evidence', label: 'Evidence', view: evidenceView },
@@ -64,7 +66,7 @@ function signInPage(message?: string) {
 function start(s: Session) {
   session = s;
   setCsrfToken(s.csrfToken);
-  if (!location.hash) location.hash = '#/api-keys';
+  if (!location.hash) location.hash = '#/overview';
   else void render();
 }
 
@@ -91,7 +93,7 @@ function header(s: Session): HTMLElement {
       signInPage('You are signed out.');
     }),
   );
-  const current = location.hash.replace(/^#\//, '') || 'api-keys';
+  const current = location.hash.replace(/^#\//, '') || 'overview';
   return h(
     'header',
     { class: `top env-${s.environment}` },
@@ -135,7 +137,7 @@ let renderCount = 0;
 async function render() {
   if (!session) return;
   const s = session;
-  const path = location.hash.replace(/^#\//, '') || 'api-keys';
+  const path = location.hash.replace(/^#\//, '') || 'overview';
   const entry = VIEWS.find((v) => v.path === path) ?? VIEWS[0];
   const main = h('main', { id: 'main', tabindex: -1 }, h('p', { class: 'loading' }, 'Loading…'));
   app.replaceChildren(h('a', { href: '#main', class: 'skip' }, 'Skip to content'), header(s), main);

@@ -17,7 +17,7 @@ import {
 } from './console-browser.ts';
 import { memberWithPassword, PASSWORD } from './console-helpers.ts';
 
-const VIEWS = ['API keys', 'Channels', 'Evidence', 'Exports', 'Webhooks', 'Audit log'];
+const VIEWS = ['Overview', 'API keys', 'Channels', 'Evidence', 'Exports', 'Webhooks', 'Audit log'];
 
 describe.skipIf(browserSkipReason !== null)('the console in Chromium', () => {
   let t: TestApp;
@@ -84,7 +84,8 @@ describe.skipIf(browserSkipReason !== null)('the console in Chromium', () => {
   it('creates a key with two scopes, shows its secret once, rotates and revokes it', async () => {
     const { context, page } = await newPage(browser, t.baseUrl);
     await signInWithKeyboard(page, owner.email, PASSWORD);
-    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await openView(page, 'API keys');
     // The owner may pick every scope of the catalogue.
     const boxes = page.getByRole('group', { name: 'Scopes' }).getByRole('checkbox');
     expect(await boxes.count()).toBe(ROLE_SCOPES.owner.length);
@@ -137,6 +138,7 @@ describe.skipIf(browserSkipReason !== null)('the console in Chromium', () => {
   it('offers an analyst only the read-only scopes of the role', async () => {
     const { context, page } = await newPage(browser, t.baseUrl);
     await signInAs(page, analyst.email, PASSWORD);
+    await openView(page, 'API keys');
     const scopes = page.getByRole('group', { name: 'Scopes' });
     const labels = await scopes.locator('label').allTextContents();
     expect(await scopes.getByRole('checkbox').count()).toBe(labels.length);

@@ -1,0 +1,213 @@
+import uPlot from 'uplot';
+import { type Child, h } from './dom.ts';
+
+/**
+ * Charts of the Overview view, drawn by uPlot on a canvas. uPlot styles its own elements through the
+ * CSSOM (`el.style.x = …`), which the console's CSP (`style-src 'self'`) allows; its stylesheet is
+ * vendored in styles.css. A chart is a picture with a name (role="img" and an aria-label that says
+ * what it shows and its totals); the same numbers are in a table under it.
+ */
+
+/** Series colours: each at least 4.5:1 against white, and told apart by the legend's order too. */
+export const PALETTE = [
+  '#0b5cad',
+  '#b42318',
+  '#6f42c1',
+  '#1a7f37',
+  '#9a6700',
+  '#0e7490',
+  '#be185d',
+  '#57606a',
+];
+const INK = '#57606a';
+const GRID = '#e4e8ec';
+
+export interface Series {
+  label: string;
+  values: (number | null)[];
+}
+
+interface ChartSpec {
+  kind: 'lines' | 'bars' | 'stacked' | 'categories';
+  /** UTC days of the periods (YYYY-MM-DD), or the category names for 'categories'. */
+  x: string[];
+  series: Series[];
+  /** Formats a y value on its axis (e.g. a percentage). */
+  yValue?: (value: number) => string;
+  yMax?: number;
+}
+
+const secondsOf = (day: string) => Date.parse(`${day}T00:00:00Z`) / 1000;
+
+function axes(spec: ChartSpec): uPlot.Axis[] {
+  const font = '12px system-ui, sans-serif';
+  const base = { stroke: INK, font, grid: { stroke: GRID, width: 1 }, ticks: { stroke: GRID, width: 1 } };
+  const y: uPlot.Axis = {
+    ...base,
+    size: 48,
+    values: (_u, splits) => splits.map((v) => (spec.yValue ? spec.yValue(v) : String(v))),
+  };
+  if (spec.kind !== 'categories') return [{ ...base, space: 60 }, y];
+  // Horizontal bars: categories down the left side, counts along the bottom.
+  return [
+    {
+      ...base,
+      side: 3,
+      size: 64,
+      grid: { show: false },
+      splits: () => spec.x.map((_, i) => i),
+      values: (_u, splits) => splits.map((i) => spec.x[i] ?? ''),
+    },
+    { ...y, side: 2, size: 32, space: 50 },
+  ];
+}
+
+function options(spec: ChartSpec, width: number, height: number): uPlot.Options {
+  const bars = uPlot.paths.bars?.({ size: [0.7, 48] });
+  const series: uPlot.Series[] = [
+    {},
+    ...spec.series.map(
+      (s, i): uPlot.Series => ({
+        label: s.label,
+        stroke: PALETTE[i % PALETTE.length],
+        width: 2,
+        ...(spec.kind === 'lines'
+          ? { points: { show: true, size: 6 }, spanGaps: false }
+          : // No outline: a zero would still draw one along the axis.
+            { paths: bars, fill: PALETTE[i % PALETTE.length], width: 0, points: { show: false } }),
+      }),
+    ),
+  ];
+  const yMax = spec.yMax;
+  return {
+    width,
+    height,
+    legend: { show: false },
+    cursor: { drag: { x: false, y: false } },
+    tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
+    scales:
+      spec.kind === 'categories'
+        ? {
+            x: { time: false, ori: 1, dir: -1, range: [-0.5, spec.x.length - 0.5] },
+            y: { ori: 0, range: (_u, _min, max) => [0, Math.max(1, max)] },
+          }
+        : {
+            x: spec.x.length === 1 ? { time: true, range: (_u, min) => [min - 86_400, min + 86_400] } : {},
+            y: { range: (_u, _min, max) => [0, yMax ?? Math.max(1, max)] },
+          },
+    axes: axes(spec),
+    series,
+  };
+}
+
+/** The data uPlot draws: stacked bars are cumulative sums, drawn tallest first so each shows its band. */
+function plotData(spec: ChartSpec): uPlot.AlignedData {
+  const x = spec.kind === 'categories' ? spec.x.map((_, i) => i) : spec.x.map(secondsOf);
+  if (spec.kind !== 'stacked') return [x, ...spec.series.map((s) => s.values)];
+  const sums = spec.series.map((_, i) =>
+    x.map((_x, j) => spec.series.slice(i).reduce((sum, s) => sum + (s.values[j] ?? 0), 0)),
+  );
+  return [x, ...sums];
+}
+
+/** Plots still on screen; the view destroys them before drawing new ones (uPlot listens on window). */
+const live = new Set<uPlot>();
+export function destroyCharts() {
+  for (const plot of live) plot.destroy();
+  live.clear();
+}
+
+/**
+ * A chart that draws itself once it has a width, and redraws at the width of its box when that
+ * changes (a phone turned, a window resized), so it never widens the page.
+ */
+function canvasOf(spec: ChartSpec, label: string): HTMLElement {
+  const box = h('div', { class: `chart chart-${spec.kind}`, role: 'img', 'aria-label': label });
+  const height = spec.kind === 'categories' ? 40 + 30 * Math.max(1, spec.x.length) : 220;
+  let plot: uPlot | null = null;
+  const observer = new ResizeObserver(() => {
+    if (!box.isConnected) {
+      observer.disconnect();
+      if (plot) {
+        live.delete(plot);
+        plot.destroy();
+      }
+      return;
+    }
+    const width = Math.floor(box.clientWidth);
+    if (width <= 0) return;
+    if (!plot) {
+      plot = new uPlot(options(spec, width, height), plotData(spec), box);
+      live.add(plot);
+    } else if (plot.width !== width) plot.setSize({ width, height });
+  });
+  observer.observe(box);
+  return box;
+}
+
+function legend(series: Series[]): HTMLElement {
+  return h(
+    'ul',
+    { class: 'chart-legend' },
+    ...series.map((s, i) => {
+      const swatch = h('span', { class: 'swatch', 'aria-hidden': 'true' });
+      swatch.style.background = PALETTE[i % PALETTE.length];
+      return h('li', {}, swatch, s.label);
+    }),
+  );
+}
+
+export interface NumbersTable {
+  caption: string;
+  headers: string[];
+  rows: { head: string; cells: Child[] }[];
+  total?: Child[];
+}
+
+/** The chart's numbers: the first column heads each row; numbers align right. */
+export function numbersTable(t: NumbersTable): HTMLElement {
+  const numeric = (c: Child) => h('td', { class: 'num' }, c);
+  return h(
+    'div',
+    { class: 'table-wrap numbers', tabindex: 0, role: 'region', 'aria-label': t.caption },
+    h(
+      'table',
+      {},
+      h('caption', { class: 'visually-hidden' }, t.caption),
+      h(
+        'thead',
+        {},
+        h('tr', {}, ...t.headers.map((text, i) => h('th', { scope: 'col', class: i ? 'num' : null }, text))),
+      ),
+      h(
+        'tbody',
+        {},
+        ...t.rows.map((r) => h('tr', {}, h('th', { scope: 'row' }, r.head), ...r.cells.map(numeric))),
+      ),
+      t.total
+        ? h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, 'Total'), ...t.total.map(numeric)))
+        : null,
+    ),
+  );
+}
+
+/**
+ * One chart card: a heading, the chart (an image named `label`), its legend, and the table of the
+ * same numbers in a disclosure that starts open (screen readers and keyboards reach it at once).
+ */
+export function chartCard(
+  title: string,
+  description: string,
+  spec: ChartSpec,
+  label: string,
+  table: NumbersTable,
+): HTMLElement {
+  return h(
+    'section',
+    { class: 'card chart-card' },
+    h('h2', {}, title),
+    h('p', { class: 'lead' }, description),
+    h('figure', {}, canvasOf(spec, label), h('figcaption', {}, legend(spec.series))),
+    h('details', { open: true }, h('summary', {}, `Numbers: ${title.toLowerCase()}`), numbersTable(table)),
+  );
+}

@@ -1,0 +1,352 @@
+import { ApiError, get, query } from '../api.ts';
+import { chartCard, destroyCharts, type NumbersTable, type Series } from '../charts.ts';
+import { field, h, input, select } from '../dom.ts';
+import { messageBox, section, type View } from '../ui.ts';
+
+interface Counts {
+  impressions: number;
+  decisions: number;
+  acceptAll: number;
+  rejectAll: number;
+  custom: number;
+  gpc: number;
+  purposes: Record<string, { granted: number; denied: number }>;
+}
+interface Row extends Counts {
+  period: string;
+  region?: string | null;
+}
+interface Purpose {
+  key: string;
+  name: string;
+  required: boolean;
+}
+
+const DAY = 86_400_000;
+const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const INTERVALS: [string, string][] = [
+  ['day', 'Day'],
+  ['week', 'Week'],
+  ['month', 'Month'],
+];
+
+/** The picks survive a redraw and a visit to another view, as people expect from a dashboard. */
+const picks = { channelId: '', from: '', to: '', interval: 'day' };
+function defaultRange() {
+  const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
+  return { from: isoDay(today - 29 * DAY), to: isoDay(today) };
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+const percent = (part: number, whole: number) => (whole ? `${Math.round((100 * part) / whole)}%` : '—');
+const periodLabel = (period: string, interval: string) =>
+  interval === 'month' ? period.slice(0, 7) : interval === 'week' ? `Week of ${period}` : period;
+
+/**
+ * Overview (issue 21, contract §18): how a channel's banner performs over a range of days, from
+ * GET /v1/analytics/consent. The first view after sign-in.
+ */
+export const overviewView: View = async (ctx) => {
+  destroyCharts();
+  const heading = h('h1', {}, 'Overview');
+  if (!ctx.can('evidence:read')) {
+    return h(
+      'div',
+      {},
+      heading,
+      h('p', {}, 'Your role cannot read evidence, so there are no figures to show.'),
+    );
+  }
+  const { data: channels } =
+    await get<{ id: string; name: string; status: string }[]>('/v1/channels?limit=100');
+  if (channels.length === 0) {
+    return h(
+      'div',
+      {},
+      heading,
+      section(
+        'No channels yet',
+        h(
+          'p',
+          {},
+          'Figures appear here once a channel’s banner is shown to visitors. ',
+          h('a', { href: '#/channels' }, 'Create a channel'),
+          ', add its snippet to your site, and come back.',
+        ),
+      ),
+    );
+  }
+  if (!channels.some((c) => c.id === picks.channelId)) picks.channelId = channels[0].id;
+  if (!picks.from || !picks.to) Object.assign(picks, defaultRange());
+
+  const channel = select(
+    'channelId',
+    channels.map((c) => [c.id, c.status === 'active' ? c.name : `${c.name} (${c.status})`]),
+  );
+  channel.value = picks.channelId;
+  const interval = select('interval', INTERVALS);
+  interval.value = picks.interval;
+  const errorOf = (name: string) =>
+    h('p', { class: 'field-error', id: `overview-${name}-error`, hidden: true });
+  const dates = {
+    from: input('from', { type: 'date', value: picks.from, required: true }),
+    to: input('to', { type: 'date', value: picks.to, required: true }),
+  };
+  const errors = { from: errorOf('from'), to: errorOf('to') };
+  const box = messageBox();
+  const submit = h('button', { type: 'submit' }, 'Show');
+  const form = h(
+    'form',
+    { 'aria-label': 'Channel and dates', class: 'stack filters overview-picks', novalidate: true },
+    field('Channel', channel),
+    field('From', dates.from, 'First UTC day'),
+    field('To', dates.to, 'Last UTC day'),
+    field('Interval', interval),
+    submit,
+  );
+  for (const name of ['from', 'to'] as const) dates[name].parentElement?.append(errors[name]);
+  const results = h('div', { class: 'overview-results', 'aria-live': 'polite', 'aria-busy': 'false' });
+
+  function clearErrors() {
+    for (const name of ['from', 'to'] as const) {
+      errors[name].hidden = true;
+      errors[name].textContent = '';
+      dates[name].removeAttribute('aria-invalid');
+      dates[name].setAttribute('aria-describedby', `${dates[name].id}-hint`);
+    }
+  }
+
+  /** The API's errors at their field (`query:/from` → From); what has no field goes to the box. */
+  function showError(error: unknown) {
+    const list = error instanceof ApiError && Array.isArray(error.body.errors) ? error.body.errors : [];
+    let first: HTMLElement | null = null;
+    for (const { path, message } of list as { path: string; message: string }[]) {
+      const name = path === 'query:/from' ? 'from' : path === 'query:/to' ? 'to' : null;
+      if (!name) continue;
+      errors[name].hidden = false;
+      errors[name].textContent = `${name === 'from' ? 'From' : 'To'} ${message}.`;
+      dates[name].setAttribute('aria-invalid', 'true');
+      dates[name].setAttribute('aria-describedby', `${dates[name].id}-hint ${errors[name].id}`);
+      first ??= dates[name];
+    }
+    box.show(error);
+    first?.focus();
+  }
+
+  let loads = 0;
+  async function load() {
+    const mine = ++loads;
+    clearErrors();
+    box.hidden = true;
+    submit.disabled = true;
+    results.setAttribute('aria-busy', 'true');
+    const params = { channelId: picks.channelId, from: picks.from, to: picks.to, interval: picks.interval };
+    try {
+      const [overall, regions, purposes] = await Promise.all([
+        get<Row[]>(`/v1/analytics/consent${query(params)}`),
+        get<Row[]>(`/v1/analytics/consent${query({ ...params, groupBy: 'region' })}`),
+        get<Purpose[]>(`/v1/channels/${encodeURIComponent(picks.channelId)}/purposes?limit=100`).then(
+          (r) => r.data,
+          () => [] as Purpose[],
+        ),
+      ]);
+      if (mine !== loads) return;
+      destroyCharts();
+      const name = channels.find((c) => c.id === picks.channelId)?.name ?? picks.channelId;
+      results.replaceChildren(
+        ...figures(name, overall.data, overall.meta.totals, regions.data, purposes, picks.interval),
+      );
+    } catch (error) {
+      if (mine !== loads) return;
+      destroyCharts();
+      results.replaceChildren();
+      showError(error);
+    } finally {
+      if (mine === loads) {
+        submit.disabled = false;
+        results.setAttribute('aria-busy', 'false');
+      }
+    }
+  }
+
+  const take = () => {
+    picks.channelId = channel.value;
+    picks.from = dates.from.value;
+    picks.to = dates.to.value;
+    picks.interval = interval.value;
+    void load();
+  };
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    take();
+  });
+  // A pick from a list shows its figures at once; dates wait for "Show" (typing a date passes
+  // through days nobody asked for).
+  channel.addEventListener('change', take);
+  interval.addEventListener('change', take);
+
+  // The first figures are part of the view, like the first page of every other view's list.
+  await load();
+  return h('div', {}, heading, section('Channel and dates', form, box), results);
+};
+
+function figures(
+  channelName: string,
+  rows: Row[],
+  totals: Counts,
+  regionRows: Row[],
+  purposes: Purpose[],
+  interval: string,
+): HTMLElement[] {
+  const range = rows.length ? `${rows[0].period} to ${rows[rows.length - 1].period}` : 'the range';
+  if (totals.impressions === 0 && totals.decisions === 0) {
+    return [
+      section(
+        'No activity',
+        h(
+          'p',
+          {},
+          `${channelName} showed no banner and recorded no decision in this range. Pick other dates, or check that its snippet is on your site.`,
+        ),
+      ),
+    ];
+  }
+  const per = interval === 'day' ? 'per day' : `per ${interval}`;
+  const x = rows.map((r) => r.period);
+  const heads = rows.map((r) => periodLabel(r.period, interval));
+  const column = (pick: (r: Counts) => number): (number | null)[] => rows.map(pick);
+
+  const activity: NumbersTable = {
+    caption: `Impressions and decisions ${per}`,
+    headers: ['Period', 'Impressions', 'Decisions', 'Decisions per impression'],
+    rows: rows.map((r, i) => ({
+      head: heads[i],
+      cells: [count(r.impressions), count(r.decisions), percent(r.decisions, r.impressions)],
+    })),
+    total: [
+      count(totals.impressions),
+      count(totals.decisions),
+      percent(totals.decisions, totals.impressions),
+    ],
+  };
+
+  const outcomes: Series[] = [
+    { label: 'Accept all', values: column((r) => r.acceptAll) },
+    { label: 'Reject all', values: column((r) => r.rejectAll) },
+    { label: 'Custom', values: column((r) => r.custom) },
+  ];
+  const outcomeTable: NumbersTable = {
+    caption: `Accept all, reject all and custom ${per}`,
+    headers: ['Period', 'Accept all', 'Reject all', 'Custom', 'Of which GPC'],
+    rows: rows.map((r, i) => ({
+      head: heads[i],
+      cells: [count(r.acceptAll), count(r.rejectAll), count(r.custom), count(r.gpc)],
+    })),
+    total: [count(totals.acceptAll), count(totals.rejectAll), count(totals.custom), count(totals.gpc)],
+  };
+
+  // Required purposes are always granted: their 100% says nothing, so only the optional ones.
+  const required = new Set(purposes.filter((p) => p.required).map((p) => p.key));
+  const names = new Map(purposes.map((p) => [p.key, p.name]));
+  const keys = Object.keys(totals.purposes)
+    .filter((k) => !required.has(k))
+    .sort();
+  const rate = (c: { granted: number; denied: number } | undefined) =>
+    c && c.granted + c.denied ? (100 * c.granted) / (c.granted + c.denied) : null;
+  const optIn = (c: { granted: number; denied: number } | undefined) =>
+    c && c.granted + c.denied
+      ? `${percent(c.granted, c.granted + c.denied)} (${count(c.granted)} of ${count(c.granted + c.denied)})`
+      : '—';
+  const purposeSeries: Series[] = keys.map((k) => ({
+    label: names.get(k) ?? k,
+    values: rows.map((r) => rate(r.purposes[k])),
+  }));
+  const purposeTable: NumbersTable = {
+    caption: `Opt-in rate per purpose ${per}`,
+    headers: ['Period', ...purposeSeries.map((s) => s.label)],
+    rows: rows.map((r, i) => ({ head: heads[i], cells: keys.map((k) => optIn(r.purposes[k])) })),
+    total: keys.map((k) => optIn(totals.purposes[k])),
+  };
+
+  // Regions over the whole range, most decisions first; "Unknown" when no region was resolved.
+  const byRegion = new Map<string, Counts>();
+  for (const r of regionRows) {
+    const key = r.region ?? 'Unknown';
+    const into = byRegion.get(key) ?? {
+      impressions: 0,
+      decisions: 0,
+      acceptAll: 0,
+      rejectAll: 0,
+      custom: 0,
+      gpc: 0,
+      purposes: {},
+    };
+    for (const k of ['impressions', 'decisions', 'acceptAll', 'rejectAll', 'custom', 'gpc'] as const)
+      into[k] += r[k];
+    byRegion.set(key, into);
+  }
+  const regions = [...byRegion.entries()].sort(
+    (a, b) => b[1].decisions - a[1].decisions || a[0].localeCompare(b[0]),
+  );
+  const regionTable: NumbersTable = {
+    caption: 'Decisions by region',
+    headers: ['Region', 'Impressions', 'Decisions', 'Accept all', 'Reject all', 'Custom', 'Of which GPC'],
+    rows: regions.map(([region, c]) => ({
+      head: region,
+      cells: [c.impressions, c.decisions, c.acceptAll, c.rejectAll, c.custom, c.gpc].map(count),
+    })),
+  };
+  const shown = regions.slice(0, 12);
+
+  const cards = [
+    chartCard(
+      'Impressions and decisions',
+      `How often the banner was shown, and how often a visitor chose, ${per}.`,
+      {
+        kind: 'lines',
+        x,
+        series: [
+          { label: 'Impressions', values: column((r) => r.impressions) },
+          { label: 'Decisions', values: column((r) => r.decisions) },
+        ],
+      },
+      `Line chart of impressions and decisions ${per}, ${range}: ${count(totals.impressions)} impressions, ${count(totals.decisions)} decisions in all.`,
+      activity,
+    ),
+    chartCard(
+      'Accept all, reject all, custom',
+      `Each decision ${per}, stacked by its outcome. GPC decisions count in these too.`,
+      { kind: 'stacked', x, series: outcomes },
+      `Stacked bar chart of decisions ${per} by outcome, ${range}: ${count(totals.acceptAll)} accept all, ${count(totals.rejectAll)} reject all, ${count(totals.custom)} custom.`,
+      outcomeTable,
+    ),
+  ];
+  cards.push(
+    keys.length
+      ? chartCard(
+          'Opt-in rate per purpose',
+          `The share of decisions that granted each optional purpose, ${per}. Gaps are periods without decisions.`,
+          { kind: 'lines', x, series: purposeSeries, yMax: 100, yValue: (v) => `${v}%` },
+          `Line chart of the opt-in rate per purpose ${per}, ${range}: ${keys.map((k) => `${names.get(k) ?? k} ${percent(totals.purposes[k].granted, totals.purposes[k].granted + totals.purposes[k].denied)}`).join(', ')} over the range.`,
+          purposeTable,
+        )
+      : section(
+          'Opt-in rate per purpose',
+          h('p', {}, 'No decision about an optional purpose in this range.'),
+        ),
+    chartCard(
+      'Decisions by region',
+      regions.length > shown.length
+        ? `Decisions over the whole range, by the visitor’s region; the chart shows the ${shown.length} with the most, the table all ${regions.length}.`
+        : 'Decisions over the whole range, by the visitor’s region.',
+      {
+        kind: 'categories',
+        x: shown.map(([r]) => r),
+        series: [{ label: 'Decisions', values: shown.map(([, c]) => c.decisions) }],
+      },
+      `Bar chart of decisions by region, ${range}: ${shown.map(([r, c]) => `${r} ${count(c.decisions)}`).join(', ')}.`,
+      regionTable,
+    ),
+  );
+  return cards;
+}
