@@ -13,7 +13,13 @@ const dayKey = (e: string) => `${e}.organization_id, ${e}.environment, ${e}.chan
     (${e}.recorded_at AT TIME ZONE 'UTC')::date AS day, coalesce(${e}.region, '') AS region,
     coalesce(${e}.regime, '') AS regime, ${e}.config_version`;
 const KEY_COLUMNS = 'organization_id, environment, channel_id, day, region, regime, config_version';
-const CONFLICT = 'organization_id, channel_id, day, region, regime, config_version';
+const CONFLICT = 'organization_id, channel_id, day, region, regime, config_version, shard';
+/**
+ * Rows per day key (migration 0020): each statement counts into one of them, picked at random once
+ * per statement, so batches committing concurrently rarely wait on each other's row lock.
+ */
+export const SHARDS = 16;
+const SHARD = `(SELECT floor(random() * ${SHARDS})::smallint)`;
 
 /** Three CTEs counting the decisions of `events` (evidence_events rows) into both aggregate tables. */
 export function analyticsCtes(events: string): string {
@@ -30,8 +36,8 @@ export function analyticsCtes(events: string): string {
   ) o
 ),
 analytics_daily AS (
-  INSERT INTO consent_analytics_daily AS a (${KEY_COLUMNS}, decisions, accept_all, reject_all, custom, gpc)
-  SELECT ${KEY_COLUMNS}, count(*), count(*) FILTER (WHERE denied = 0),
+  INSERT INTO consent_analytics_daily AS a (${KEY_COLUMNS}, shard, decisions, accept_all, reject_all, custom, gpc)
+  SELECT ${KEY_COLUMNS}, ${SHARD}, count(*), count(*) FILTER (WHERE denied = 0),
     count(*) FILTER (WHERE denied > 0 AND granted = 0), count(*) FILTER (WHERE denied > 0 AND granted > 0),
     count(*) FILTER (WHERE by_gpc)
   FROM analytics_outcomes GROUP BY ${KEY_COLUMNS}
@@ -40,8 +46,8 @@ analytics_daily AS (
     custom = a.custom + excluded.custom, gpc = a.gpc + excluded.gpc
 ),
 analytics_purposes AS (
-  INSERT INTO consent_analytics_purposes AS a (${KEY_COLUMNS}, purpose_key, granted, denied)
-  SELECT ${dayKey('ev')}, d.key, count(*) FILTER (WHERE d.value = 'granted'), count(*) FILTER (WHERE d.value = 'denied')
+  INSERT INTO consent_analytics_purposes AS a (${KEY_COLUMNS}, purpose_key, shard, granted, denied)
+  SELECT ${dayKey('ev')}, d.key, ${SHARD}, count(*) FILTER (WHERE d.value = 'granted'), count(*) FILTER (WHERE d.value = 'denied')
   FROM ${events} ev CROSS JOIN LATERAL jsonb_each_text(ev.decisions) AS d(key, value)
   GROUP BY 1, 2, 3, 4, 5, 6, 7, d.key
   ON CONFLICT (${CONFLICT}, purpose_key) DO UPDATE SET granted = a.granted + excluded.granted,
@@ -50,8 +56,8 @@ analytics_purposes AS (
 }
 
 /** One flush of counted impressions: $1–$8 are parallel arrays (the key columns as text, then counts). */
-export const IMPRESSIONS_UPSERT = `INSERT INTO consent_analytics_daily AS a (${KEY_COLUMNS}, impressions)
-  SELECT organization_id, environment, channel_id, day::date, region, regime, config_version::integer, n::bigint
+export const IMPRESSIONS_UPSERT = `INSERT INTO consent_analytics_daily AS a (${KEY_COLUMNS}, shard, impressions)
+  SELECT organization_id, environment, channel_id, day::date, region, regime, config_version::integer, ${SHARD}, n::bigint
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
     AS i(organization_id, environment, channel_id, day, region, regime, config_version, n)
   ON CONFLICT (${CONFLICT}) DO UPDATE SET impressions = a.impressions + excluded.impressions`;

@@ -3,6 +3,8 @@
 -- (analytics.sql.ts), impressions in batches flushed by each process. They hold no personal data,
 -- so the retention purge leaves them; test-environment rows go after a day, like test evidence.
 -- region and regime are '' when unknown (a primary key has no nulls); reads show them as null.
+-- shard spreads one day's counts over 16 rows: concurrent consent-write batches of one channel then
+-- update different rows instead of queueing on one row lock until each commits; reads sum the shards.
 CREATE TABLE IF NOT EXISTS "consent_analytics_daily" (
   "organization_id" text NOT NULL,
   "environment" text NOT NULL,
@@ -11,13 +13,14 @@ CREATE TABLE IF NOT EXISTS "consent_analytics_daily" (
   "region" text NOT NULL,
   "regime" text NOT NULL,
   "config_version" integer NOT NULL,
+  "shard" smallint NOT NULL DEFAULT 0,
   "impressions" bigint NOT NULL DEFAULT 0,
   "decisions" bigint NOT NULL DEFAULT 0,
   "accept_all" bigint NOT NULL DEFAULT 0,
   "reject_all" bigint NOT NULL DEFAULT 0,
   "custom" bigint NOT NULL DEFAULT 0,
   "gpc" bigint NOT NULL DEFAULT 0,
-  CONSTRAINT "consent_analytics_daily_pkey" PRIMARY KEY ("organization_id", "channel_id", "day", "region", "regime", "config_version")
+  CONSTRAINT "consent_analytics_daily_pkey" PRIMARY KEY ("organization_id", "channel_id", "day", "region", "regime", "config_version", "shard")
 );--> statement-breakpoint
 CREATE TABLE IF NOT EXISTS "consent_analytics_purposes" (
   "organization_id" text NOT NULL,
@@ -28,9 +31,10 @@ CREATE TABLE IF NOT EXISTS "consent_analytics_purposes" (
   "regime" text NOT NULL,
   "config_version" integer NOT NULL,
   "purpose_key" text NOT NULL,
+  "shard" smallint NOT NULL DEFAULT 0,
   "granted" bigint NOT NULL DEFAULT 0,
   "denied" bigint NOT NULL DEFAULT 0,
-  CONSTRAINT "consent_analytics_purposes_pkey" PRIMARY KEY ("organization_id", "channel_id", "day", "region", "regime", "config_version", "purpose_key")
+  CONSTRAINT "consent_analytics_purposes_pkey" PRIMARY KEY ("organization_id", "channel_id", "day", "region", "regime", "config_version", "purpose_key", "shard")
 );--> statement-breakpoint
 -- Events recorded before this migration, counted once here (a one-time scan; new events are counted as written).
 INSERT INTO "consent_analytics_daily" ("organization_id", "environment", "channel_id", "day", "region", "regime", "config_version", "decisions", "accept_all", "reject_all", "custom", "gpc")
