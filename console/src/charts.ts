@@ -37,6 +37,11 @@ interface ChartSpec {
   yMax?: number;
 }
 
+/** Whole-number ticks: counts and percentages have no 0.2 of a decision. */
+const COUNT_STEPS = [1, 2, 5]
+  .flatMap((m) => [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7].map((p) => m * p))
+  .sort((a, b) => a - b);
+
 const secondsOf = (day: string) => Date.parse(`${day}T00:00:00Z`) / 1000;
 
 function axes(spec: ChartSpec): uPlot.Axis[] {
@@ -45,6 +50,7 @@ function axes(spec: ChartSpec): uPlot.Axis[] {
   const y: uPlot.Axis = {
     ...base,
     size: 48,
+    incrs: COUNT_STEPS,
     values: (_u, splits) => splits.map((v) => (spec.yValue ? spec.yValue(v) : String(v))),
   };
   if (spec.kind !== 'categories') return [{ ...base, space: 60 }, y];
@@ -53,7 +59,7 @@ function axes(spec: ChartSpec): uPlot.Axis[] {
     {
       ...base,
       side: 3,
-      size: 64,
+      size: 80,
       grid: { show: false },
       splits: () => spec.x.map((_, i) => i),
       values: (_u, splits) => splits.map((i) => spec.x[i] ?? ''),

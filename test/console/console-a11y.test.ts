@@ -9,7 +9,7 @@ import { browserSkipReason, newPage, openBrowser, openView, SHOTS, signInAs } fr
 import { memberWithPassword, PASSWORD } from './console-helpers.ts';
 
 /** Every view the navigation reaches, in its order (main.ts VIEWS). */
-const VIEWS = ['API keys', 'Channels', 'Evidence', 'Exports', 'Webhooks', 'Audit log'];
+const VIEWS = ['Overview', 'API keys', 'Channels', 'Evidence', 'Exports', 'Webhooks', 'Audit log'];
 /** A full axe run takes seconds per page on 2 shared cores; a test walks up to 8 pages. */
 const AXE_TEST_TIMEOUT = 120_000;
 
