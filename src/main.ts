@@ -3,7 +3,7 @@ import { answerWithoutLoading } from './cli/usage.mjs';
 import type { Config } from './config.ts';
 
 /**
- * The CLI in this process. Each command imports only what it needs, so `verify-export` loads no
+ * The CLI in this process. Each command imports only what it needs, so `verify-export` and `verify-receipt` load no
  * database driver and `bootstrap` no HTTP app. (bin/consent-service.mjs answers --help and
  * --version, and hands store commands to a running server, before this file is even compiled.)
  */
@@ -21,6 +21,12 @@ async function main(argv: string[]) {
     // Offline: no configuration or database. Non-zero exit after every failure and the summary.
     const { verifyExportCommand } = await import('./cli/verify-export.ts');
     if ((await verifyExportCommand(args, out)) > 0) process.exitCode = 1;
+    return;
+  }
+  if (command === 'verify-receipt') {
+    // No configuration or database either: a file, or the receipt's URL fetched as JSON.
+    const { verifyReceiptCommand } = await import('./cli/verify-receipt.ts');
+    if ((await verifyReceiptCommand(args, out)) > 0) process.exitCode = 1;
     return;
   }
   const { loadConfig } = await import('./config.ts');

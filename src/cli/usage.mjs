@@ -36,6 +36,14 @@ Applies the database migrations and exits (serve also applies them at start).`,
 
 Checks an includeProofs JSONL export offline (no database, no network): the tree head's signature,
 then every event's leaf hash, receipt hash and inclusion proof. Exit 0 if all hold, 1 otherwise.`,
+  'verify-receipt': `usage: consent-service verify-receipt FILE_OR_URL --key PUBLIC_KEY_BASE64
+
+Checks a visitor's receipt (contract §17): a JSON file (the {"data": …} answer or the receipt), or
+the receipt's URL, fetched with Accept: application/json. With the service's public key (base64 of
+the raw 32-byte Ed25519 key, as GET /v1/public/ledger-keys publishes it; obtain it independently)
+it checks the signature over the receipt's content, the inclusion proof of its leaf in the log and
+the tree head's signature, then prints "Verified" and what was recorded. --key may be repeated
+(a key change). Exit 0 if all hold, 1 otherwise (also for a receipt not yet sealed).`,
 };
 
 export const USAGE = `usage: consent-service <command> [options]
@@ -48,6 +56,7 @@ Commands:
   orgs set-limit                     override the per-key rate limit of an organization
   migrate                            apply database migrations and exit
   verify-export FILE --key KEY       check an includeProofs export offline
+  verify-receipt FILE|URL --key KEY  check a visitor's receipt (its file or its URL)
 
 Options: -h, --help (also after a command: consent-service bootstrap --help), --version
 Exit codes: 0 done, 1 failed, 2 usage error.`;

@@ -14,7 +14,16 @@ const BIN = path.join(ROOT, 'bin/consent-service.mjs');
 const VERSION = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
 /** Each CLI child costs about a second on a loaded two-core machine, those loading tsx several. */
 const SLOW = 180_000;
-const COMMANDS = ['serve', 'bootstrap', 'members', 'keys', 'orgs', 'migrate', 'verify-export'];
+const COMMANDS = [
+  'serve',
+  'bootstrap',
+  'members',
+  'keys',
+  'orgs',
+  'migrate',
+  'verify-export',
+  'verify-receipt',
+];
 
 const tmpDirs: string[] = [];
 function tempDir(): string {
@@ -134,6 +143,12 @@ describe('exit codes', { timeout: SLOW }, () => {
     expectOneLine(await run(['keys', 'list'], { DATA_DIR: dataDir }), 2, /usage: keys create/);
     expectOneLine(await run(['orgs', 'set-limit', '--org', 'o', '--per-minute', 'x']), 2, /--per-minute/);
     expectOneLine(await run(['verify-export'], {}), 2, /usage: verify-export/);
+    expectOneLine(await run(['verify-receipt', 'r.json'], {}), 2, /--key is required/);
+    expectOneLine(
+      await run(['verify-receipt', 'r.json', '--key', 'c2hvcnQ='], {}),
+      2,
+      /--key must be an Ed25519/,
+    );
     // Usage errors touch nothing: the data directory was never created or locked.
     expect(fs.readdirSync(dataDir)).toEqual([]);
   });
