@@ -166,6 +166,14 @@ describe('consent analytics', () => {
       ['2026-03-02', 'opt-in', 12],
       ['2026-03-03', 'opt-in', 14],
     ]);
+    // A quiet range with groupBy: the bare periods, with zeros.
+    const quiet = (
+      await analytics({ channelId: site.channelId, from: '2026-04-01', to: '2026-04-02', groupBy: 'region' })
+    ).body.data;
+    expect(quiet.map((r: any) => [r.period, 'region' in r, r.decisions])).toEqual([
+      ['2026-04-01', false, 0],
+      ['2026-04-02', false, 0],
+    ]);
     const versions = (
       await analytics({
         channelId: site.channelId,

@@ -160,18 +160,21 @@ export function createAnalyticsService(deps: { store: Store; clock: Clock }) {
         addPurpose(cellOf(row.period, row.group), row);
         addPurpose(totals, row);
       }
-      // Every period; with groupBy, every group seen in the range in each (zeros where it was not).
-      const groups = input.groupBy
+      // Every period; with groupBy, every group seen in the range in each (zeros where it was not),
+      // and when the range saw none, the bare periods (so a quiet range still draws as zeros).
+      const seen = input.groupBy
         ? [...new Set([...counts, ...purposes].map((r) => r.group))].sort((a, b) =>
             String(a ?? '').localeCompare(String(b ?? ''), 'en', { numeric: true }),
           )
-        : [null];
+        : [];
+      const groups: Array<CountRow['group'] | undefined> = seen.length ? seen : [undefined];
       const data = periodsBetween(from, to, interval).flatMap((period) =>
         groups.map((group) => {
-          const cell = cells.get(`${period}\u0000${String(group)}`) ?? zero();
-          const key = input.groupBy
-            ? { [input.groupBy]: input.groupBy === 'configVersion' ? Number(group) : group }
-            : {};
+          const cell = cells.get(`${period}\u0000${String(group ?? null)}`) ?? zero();
+          const key =
+            input.groupBy && group !== undefined
+              ? { [input.groupBy]: input.groupBy === 'configVersion' ? Number(group) : group }
+              : {};
           return { period, ...key, ...cell };
         }),
       );
