@@ -19,6 +19,8 @@ export interface BannerContext {
   gpcHonored?: boolean;
   /** The earlier decision, to prefill the customize view. */
   previous: Decisions | null;
+  /** The receipt URL of the last delivered decision, linked from the customize view; null: none yet. */
+  receipt: string | null;
   onAction(action: Action): void;
 }
 
@@ -86,6 +88,16 @@ function purposeList(ctx: BannerContext) {
   return list;
 }
 
+/**
+ * "Your receipt": what the service recorded, which the visitor can verify (contract §17). A new tab,
+ * so the choices stay open here; noopener and noreferrer, so neither page can reach the other.
+ */
+function receiptLink({ receipt, strings }: BannerContext) {
+  if (!receipt) return [];
+  const attrs = { href: receipt, target: '_blank', rel: 'noopener noreferrer', 'data-consent-receipt': true };
+  return [h('p', {}, h('a', attrs, strings.receipt), ' ', strings.newTab)];
+}
+
 function render(ctx: BannerContext, view: View) {
   const s = ctx.strings;
   const content =
@@ -103,6 +115,7 @@ function render(ctx: BannerContext, view: View) {
       : [
           ...intro(ctx, s.prefsTitle, s.prefsBody),
           purposeList(ctx),
+          ...receiptLink(ctx),
           h(
             'div',
             { class: 'cs-actions' },

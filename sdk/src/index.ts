@@ -17,7 +17,7 @@ import {
 } from './regime.ts';
 import { deactivateDenied } from './revoke.ts';
 import { createSender } from './sender.ts';
-import { noticeSeen, randomId, readConsent, writeConsent } from './storage.ts';
+import { noticeSeen, randomId, readConsent, receiptUrl, writeConsent } from './storage.ts';
 import { stringsFor } from './strings.ts';
 import type { Decisions, GppHandle, SiteConfig, Source } from './types.ts';
 
@@ -64,6 +64,28 @@ function boot() {
   /** The IAB GPP CMP API (gpp.js), for US opt-out visitors of channels with a gppCmpId; else null. */
   let gpp: GppHandle | null = null;
   const whenReady: Array<() => void> = [];
+  /** Whether this page view has counted its banner (or notice) impression; reset() starts over. */
+  let counted = false;
+
+  /**
+   * Contract §18: one impression per banner shown, counted in aggregates only, so the body says which
+   * config and language were shown and nothing else; no credentials, no Referer. fetch with keepalive
+   * rather than navigator.sendBeacon: a beacon cannot send application/json cross-origin (that needs a
+   * CORS preflight, which sendBeacon does not do; Chromium refuses such a Blob), and keepalive lets the
+   * request finish if the visitor leaves at once. Fire and forget: a lost impression costs one count.
+   */
+  function impression() {
+    if (counted) return;
+    counted = true;
+    fetch(`${site}/impressions${region}`, {
+      method: 'POST',
+      keepalive: true,
+      credentials: 'omit',
+      referrerPolicy: 'no-referrer',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ configVersion: config!.configVersion, language }),
+    }).catch(() => {});
+  }
 
   function emit() {
     const copy = decisions ? { ...decisions } : null;
@@ -142,6 +164,7 @@ function boot() {
         };
         const gpcHonored = optOut && gpc && honorsGpc(cfg, decisions);
         showNotice({ strings, language, policyUrl: cfg.privacyPolicy.url, optOut, gpcHonored, onDismiss });
+        impression();
       } else if (optOut) showChoicesLink(strings.choices, language);
     });
   }
@@ -163,6 +186,7 @@ function boot() {
           gpc: locks,
           gpcHonored: gpc && optOut && honorsGpc(cfg, decisions),
           previous: decisions || readConsent(self!.siteKey)?.d || null,
+          receipt: receiptUrl(self!.siteKey),
           onAction(action: Action) {
             hideBanner();
             record(decide(cfg.purposes, action, locks), source);
@@ -171,6 +195,8 @@ function boot() {
         },
         view,
       );
+      // The banner a visitor is asked with, not the preferences they opened themselves.
+      if (view === 'banner') impression();
     });
   }
 
@@ -210,11 +236,15 @@ function boot() {
       };
     },
     showPreferences: () => later(() => open('customize', 'preference_center')),
+    /** The receipt of the visitor's last delivered decision (contract §17); null when none yet. */
+    getReceiptUrl: () => receiptUrl(self.siteKey),
     /** Forgets this visitor's decision and id here (recorded evidence stays) and asks again. */
     reset: () =>
       later(() => {
         writeConsent(self.siteKey, null);
         noticeSeen(self.siteKey, null);
+        receiptUrl(self.siteKey, null);
+        counted = false;
         if (policy.regime !== 'opt-in') return settle();
         apply(null);
         open('banner', 'banner');

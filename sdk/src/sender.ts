@@ -1,4 +1,4 @@
-import { readPending, writePending } from './storage.ts';
+import { readPending, receiptUrl, writePending } from './storage.ts';
 import type { PendingPost } from './types.ts';
 
 const MAX_BACKOFF_MS = 60_000;
@@ -8,6 +8,11 @@ const MAX_BACKOFF_MS = 60_000;
  * with the decision and kept with it (in localStorage), so every retry, in this page or after a reload,
  * is the same request and the service records it exactly once. Network failures, 408, 409 (the same
  * key still running), 429 and 5xx are retried with exponential backoff; other answers end the attempt.
+ *
+ * The 201 of a delivered decision carries its receipt URL (contract §17; a replay of the same key
+ * answers the same 201, so a retry still gets it). It replaces the previous one once no later decision
+ * is waiting: a queued decision has no receipt yet, and the previous one no longer describes the
+ * visitor's choice, so `enqueue` clears it. The URL is a capability: it is never logged or sent on.
  */
 export function createSender(endpoint: string, siteKey: string) {
   let queue = readPending(siteKey);
@@ -15,7 +20,10 @@ export function createSender(endpoint: string, siteKey: string) {
   let failures = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
 
+  /** The receipt URL of the decision `send` last delivered; null when refused or without one. */
+  let receipt: string | null = null;
   async function send(item: PendingPost): Promise<boolean> {
+    receipt = null;
     let res: Response;
     try {
       res = await fetch(endpoint, {
@@ -27,7 +35,16 @@ export function createSender(endpoint: string, siteKey: string) {
     } catch {
       return false;
     }
-    if (res.ok) return true;
+    if (res.ok) {
+      try {
+        const url = (await res.json()).data.receipt.url;
+        // Only a web address goes into the link's href (never, say, a javascript: URL).
+        if (/^https?:/.test(url)) receipt = url;
+      } catch {
+        // Recorded all the same; this decision has no receipt to offer.
+      }
+      return true;
+    }
     if (res.status >= 500 || [408, 409, 429].includes(res.status)) return false;
     // Retrying a refused decision would never succeed; say why once and drop it.
     console.warn(`[consent-service] decision not recorded: HTTP ${res.status}`);
@@ -47,6 +64,7 @@ export function createSender(endpoint: string, siteKey: string) {
         failures = 0;
         queue = queue.slice(1);
         writePending(siteKey, queue);
+        if (!queue.length) receiptUrl(siteKey, receipt);
       }
     } finally {
       busy = false;
@@ -60,6 +78,7 @@ export function createSender(endpoint: string, siteKey: string) {
     enqueue(item: PendingPost) {
       queue = [...queue, item];
       writePending(siteKey, queue);
+      receiptUrl(siteKey, null);
       void flush();
     },
   };

@@ -18,7 +18,12 @@ export function randomId(bytes = 16): string {
 /** Per site, so two channels embedded on one domain keep separate decisions. */
 function names(siteKey: string) {
   const safe = siteKey.replace(/[^A-Za-z0-9_-]/g, '');
-  return { cookie: `cs_consent_${safe}`, pending: `cs_pending_${safe}`, notice: `cs_notice_${safe}` };
+  return {
+    cookie: `cs_consent_${safe}`,
+    pending: `cs_pending_${safe}`,
+    notice: `cs_notice_${safe}`,
+    receipt: `cs_receipt_${safe}`,
+  };
 }
 
 export function readConsent(siteKey: string): StoredConsent | null {
@@ -75,6 +80,34 @@ export function noticeSeen(siteKey: string, value?: { v: number; t: number } | n
     else localStorage.removeItem(key);
   } catch {
     // No storage: the notice shows on each page, which is safe.
+  }
+  return null;
+}
+
+/** Receipt URLs this page could not put in localStorage (absent, or throwing in a privacy mode). */
+const unstored: Record<string, string | null> = {};
+
+/**
+ * The receipt URL of the visitor's last delivered decision (contract §17), or null. It is a capability
+ * (whoever holds it reads the receipt), so it stays in this browser: localStorage, never a cookie
+ * (which would go to the site's server with every request), and in memory when storage is unavailable.
+ * A value replaces the previous one; null clears it.
+ */
+export function receiptUrl(siteKey: string, value?: string | null): string | null {
+  const key = names(siteKey).receipt;
+  try {
+    if (value === undefined) return localStorage.getItem(key) ?? unstored[key] ?? null;
+    if (value) localStorage.setItem(key, value);
+    else localStorage.removeItem(key);
+    delete unstored[key];
+  } catch {
+    if (value === undefined) return unstored[key] ?? null;
+    unstored[key] = value;
+    try {
+      localStorage.removeItem(key); // a stale one there must not hide this one
+    } catch {
+      // No storage at all: memory only.
+    }
   }
   return null;
 }

@@ -24,6 +24,9 @@ export interface UiStrings {
   notice: string;
   optOut: string;
   dismiss: string;
+  /** The preferences view's link to the receipt of the visitor's last decision (contract §17). */
+  receipt: string;
+  newTab: string;
 }
 
 const en: UiStrings = {
@@ -46,6 +49,8 @@ const en: UiStrings = {
   notice: 'We use cookies and similar technologies for the purposes described in our privacy policy.',
   optOut: 'They are on unless you opt out, which you can do at any time under "Your Privacy Choices".',
   dismiss: 'Close',
+  receipt: 'Your receipt',
+  newTab: '(opens in a new tab)',
 };
 
 const de: UiStrings = {
@@ -71,6 +76,8 @@ const de: UiStrings = {
   optOut:
     'Sie sind aktiv, solange Sie nicht widersprechen; das können Sie jederzeit unter „Ihre Datenschutzoptionen“.',
   dismiss: 'Schließen',
+  receipt: 'Ihre Quittung',
+  newTab: '(öffnet in einem neuen Tab)',
 };
 
 const fr: UiStrings = {
@@ -96,6 +103,8 @@ const fr: UiStrings = {
   optOut:
     'Ils sont actifs sauf si vous vous y opposez, ce que vous pouvez faire à tout moment via « Vos choix en matière de confidentialité ».',
   dismiss: 'Fermer',
+  receipt: 'Votre reçu',
+  newTab: '(s’ouvre dans un nouvel onglet)',
 };
 
 const es: UiStrings = {
@@ -121,6 +130,8 @@ const es: UiStrings = {
   optOut:
     'Están activas salvo que se oponga, lo que puede hacer en cualquier momento en «Sus opciones de privacidad».',
   dismiss: 'Cerrar',
+  receipt: 'Su recibo',
+  newTab: '(se abre en una pestaña nueva)',
 };
 
 const STRINGS: Record<string, UiStrings> = { en, de, fr, es };
