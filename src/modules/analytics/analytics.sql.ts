@@ -21,18 +21,28 @@ const CONFLICT = 'organization_id, channel_id, day, region, regime, config_versi
 export const SHARDS = 16;
 const SHARD = `(SELECT floor(random() * ${SHARDS})::smallint)`;
 
-/** Three CTEs counting the decisions of `events` (evidence_events rows) into both aggregate tables. */
+/** Four CTEs counting the decisions of `events` (evidence_events rows) into both aggregate tables. */
 export function analyticsCtes(events: string): string {
-  return `analytics_outcomes AS MATERIALIZED (
+  return `analytics_versions AS MATERIALIZED (
+  -- The optional purposes of each config version in the batch, read once per version (not per event:
+  -- a snapshot is a large jsonb value, and a batch is mostly one channel's one version).
+  SELECT v.organization_id, v.channel_id, v.version,
+    coalesce(array_agg(p ->> 'key') FILTER (WHERE NOT coalesce((p ->> 'required')::boolean, false)), '{}') AS optional
+  FROM (SELECT DISTINCT organization_id, channel_id, config_version FROM ${events}) b
+  JOIN channel_config_versions v
+    ON v.organization_id = b.organization_id AND v.channel_id = b.channel_id AND v.version = b.config_version
+  CROSS JOIN LATERAL jsonb_array_elements(v.snapshot -> 'purposes') p
+  GROUP BY v.organization_id, v.channel_id, v.version
+),
+analytics_outcomes AS MATERIALIZED (
   SELECT ${dayKey('ev')}, ev.source = 'gpc' AS by_gpc, o.granted, o.denied
   FROM ${events} ev
-  LEFT JOIN channel_config_versions v
+  LEFT JOIN analytics_versions v
     ON v.organization_id = ev.organization_id AND v.channel_id = ev.channel_id AND v.version = ev.config_version
   CROSS JOIN LATERAL (
-    SELECT count(*) FILTER (WHERE ev.decisions ->> (p ->> 'key') = 'granted') AS granted,
-           count(*) FILTER (WHERE ev.decisions ->> (p ->> 'key') IS DISTINCT FROM 'granted') AS denied
-    FROM jsonb_array_elements(coalesce(v.snapshot -> 'purposes', '[]'::jsonb)) p
-    WHERE coalesce((p ->> 'required')::boolean, false) = false
+    SELECT count(*) FILTER (WHERE ev.decisions ->> k = 'granted') AS granted,
+           count(*) FILTER (WHERE ev.decisions ->> k IS DISTINCT FROM 'granted') AS denied
+    FROM unnest(coalesce(v.optional, '{}')) AS k
   ) o
 ),
 analytics_daily AS (
