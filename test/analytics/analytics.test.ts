@@ -10,7 +10,6 @@ import { createReadySite, type ReadySite, SITES_TEST_ENV } from '../helpers/site
  */
 let t: TestApp;
 let tenant: Tenant;
-const DAY = 86_400_000;
 
 beforeAll(async () => {
   t = await startTestApp({ env: SITES_TEST_ENV });
