@@ -212,6 +212,45 @@ describe('consent analytics', () => {
     expect(metrics).not.toContain(tenant.organizationId);
   });
 
+  it('the retention purge leaves the counts; test-environment counts go after a day, live ones stay', async () => {
+    // January 2025: before any other file's data, so the global purges here reach only this test's.
+    const jan = (d: number) => new Date(Date.UTC(2025, 0, d, 12));
+    const live = await createReadySite(t, tenant.liveKey, { retentionDays: 1 });
+    const test = await createReadySite(t, tenant.testKey);
+    const count = async (target: ReadySite) =>
+      (
+        await t.http.get(
+          `/v1/analytics/consent?channelId=${target.channelId}&from=2025-01-01&to=2025-01-31&interval=month`,
+          {
+            key: target.key,
+          },
+        )
+      ).body.meta.totals.decisions;
+    t.clock.set(jan(5));
+    for (const target of [live, test]) {
+      const res = await t.http.post(`/v1/public/sites/${target.siteKey}/preferences`, {
+        body: {
+          subjectId: `sub-${Math.random()}`,
+          decisions: { analytics: 'granted' },
+          configVersion: target.configVersion,
+        },
+        headers: { origin: 'https://shop.example.com' },
+      });
+      expect(res.status, res.text).toBe(201);
+    }
+    // Two days later both events are past their retention (1 day live, 24 hours test) and purged; the counts stay.
+    t.clock.set(jan(7));
+    await t.app.services.evidence.purgeExpired();
+    expect(
+      (await t.http.get(`/v1/evidence?channelId=${live.channelId}`, { key: tenant.liveKey })).body.data,
+    ).toEqual([]);
+    expect([await count(live), await count(test)]).toEqual([1, 1]);
+    // The test environment's counts of days over a day old go; the live ones stay.
+    await t.app.services.analytics.purgeTest();
+    t.clock.set(present);
+    expect([await count(live), await count(test)]).toEqual([1, 0]);
+  });
+
   it('422 for a range over 366 days, from after to, or an impossible date; 404 for an unknown channel', async () => {
     for (const query of <Array<Record<string, string>>>[
       { from: '2025-03-01', to: '2026-03-02' },
