@@ -52,11 +52,17 @@ export type ListFilters = Omit<EvidenceFilters, 'subjectPseudonym'> & { subjectI
 export const USER_AGENT_MAX = 512;
 
 /**
- * A recorded event with the raw receipt token (contract §17) that only the visitor receives: the
+ * A recorded event and the raw receipt token (contract §17) that only the visitor receives: the
  * store keeps its SHA-256 alone. The token names the organization (`<organizationId>.<secret>`) so
  * the public receipt route finds the event by its primary key; the secret is 144 random bits.
+ * The token travels beside the row, not on it: the row keeps the one shape every event has (the
+ * write path's hot functions see a single hidden class), and nothing that copies or serializes
+ * the row can carry the token along.
  */
-export type RecordedEvent = EvidenceRow & { receiptToken: string };
+export interface RecordedEvent {
+  row: EvidenceRow;
+  receiptToken: string;
+}
 
 export function newReceiptToken(organizationId: string): string {
   return `${organizationId}.${randomBytes(18).toString('base64url')}`;
@@ -132,11 +138,7 @@ export function createEvidenceService(deps: {
         purgedAt: null,
       };
       row.receiptHash = evidenceLeafHash(evidenceEventBody(row, 'unmasked'));
-      // Not enumerable: the token stays out of anything that copies or serializes the row.
-      return Object.defineProperty(row, 'receiptToken', {
-        value: receiptToken,
-        enumerable: false,
-      }) as RecordedEvent;
+      return { row, receiptToken };
     },
 
     /**
@@ -145,9 +147,9 @@ export function createEvidenceService(deps: {
      * caller answers 201.
      */
     async write(input: RecordInput): Promise<RecordedEvent> {
-      const row = await service.event(input);
-      await writer.write(row);
-      return row;
+      const event = await service.event(input);
+      await writer.write(event.row);
+      return event;
     },
 
     /**
@@ -155,9 +157,9 @@ export function createEvidenceService(deps: {
      * idempotency layer) commits it with the Idempotency-Key record before answering.
      */
     async stage(unit: UnitOfWork, input: RecordInput): Promise<RecordedEvent> {
-      const row = await service.event(input);
-      unit.stage(row);
-      return row;
+      const event = await service.event(input);
+      unit.stage(event.row);
+      return event;
     },
 
     async list(

@@ -324,7 +324,7 @@ export function sitesRoutes(
     async (request, reply) => {
       const userAgent = request.headers['user-agent'];
       const site = siteOf(request);
-      const row = await sites.recordPreferences(
+      const event = await sites.recordPreferences(
         site,
         request.body,
         {
@@ -338,12 +338,13 @@ export function sitesRoutes(
         // With an Idempotency-Key the event is staged, and committed with the key's record.
         request.unitOfWork,
       );
+      const { row } = event;
       outcomes.set(request, await sites.outcomeOf(site, row));
       reply.code(201);
       return envelope({
         id: row.id,
         recordedAt: apiDate(row.recordedAt),
-        receipt: { hash: row.receiptHash, url: sites.receiptUrl(row) },
+        receipt: { hash: row.receiptHash, url: sites.receiptUrl(event) },
       });
     },
   );

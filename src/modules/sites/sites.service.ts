@@ -116,7 +116,7 @@ export function createSitesService(deps: {
 
     /** Contract §17: the receipt address only the visitor receives (its token is a capability). */
     receiptUrl: (event: RecordedEvent): string =>
-      `${baseUrl}/v1/public/receipts/${event.id}?token=${encodeURIComponent(event.receiptToken)}`,
+      `${baseUrl}/v1/public/receipts/${event.row.id}?token=${encodeURIComponent(event.receiptToken)}`,
 
     /** The preferences route's idempotent commit: staged consent events with the key's record. */
     commitStaged: evidence.commitStaged,
