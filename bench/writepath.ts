@@ -15,13 +15,16 @@
  * order (the machine is shared and drifts: ratios are taken within a round, then the median).
  * `--profile DIR` starts the services under `node --cpu-prof` (the profiles are written at exit).
  * Each side also reports its server CPU milliseconds per request (its process tree, from /proc):
- * on a 2-core machine shared with the load generator and PostgreSQL, that bounds throughput.
+ * on a 2-core machine shared with the load generator and PostgreSQL, that bounds throughput. With
+ * PostgreSQL on this host, also PostgreSQL's CPU per request (`pgCpuMs`: all its processes, so other
+ * clients' work too) and the load generator's (`loadCpuMs`: this process), so the three add up to
+ * what a request costs the machine.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { cpuSecondsOfTree } from './lib/cpu.ts';
+import { cpuSecondsOfTree, postmasterPid } from './lib/cpu.ts';
 import { type LoadFigures, type LoadSpec, load, median } from './lib/load.ts';
 import { type Child, startChild } from './lib/processes.ts';
 import { startServiceAt } from './lib/service-at.ts';
@@ -45,6 +48,7 @@ const bench = await freshPostgres(url);
 const fixture = await prepare(bench, '/tmp/consent-writepath-bench');
 const env = { ...bench.env, ORGANIZATION_ID: fixture.organizationId, CHANNEL_ID: fixture.channelId };
 const reads = flags.scenario === 'a';
+const postmaster = await postmasterPid(url);
 
 /** A service (this checkout or --before's) or a baseline server; ratios are service/baseline. */
 type Side = { name: string; child: Child; path: string; service: boolean };
@@ -91,17 +95,24 @@ try {
     const runs = new Map<string, LoadFigures[]>(sides.map((side) => [side.name, []]));
     /** Server CPU milliseconds per request, per run (user + system, the server's process tree). */
     const cpuMs = new Map<string, number[]>(sides.map((side) => [side.name, []]));
+    const pgCpuMs = new Map<string, number[]>(sides.map((side) => [side.name, []]));
+    const loadCpuMs = new Map<string, number[]>(sides.map((side) => [side.name, []]));
     for (const side of sides) await load(specOf(side), { seconds: 1, connections }); // warm-up
     for (let round = 0; round < rounds; round++) {
       const order = sides.map((_, i) => sides[(i + round) % sides.length]);
       for (const side of order) {
         const pid = side.child.process.pid as number;
         const cpuBefore = cpuSecondsOfTree(pid);
+        const pgBefore = postmaster === null ? 0 : cpuSecondsOfTree(postmaster);
+        const loadBefore = process.cpuUsage();
         const figures = await load(specOf(side), { seconds, connections });
+        const loadUsage = process.cpuUsage(loadBefore);
         const requests = figures.requestsPerSec * seconds;
-        cpuMs
-          .get(side.name)!
-          .push(requests > 0 ? ((cpuSecondsOfTree(pid) - cpuBefore) * 1000) / requests : 0);
+        const perRequest = (cpuSeconds: number) => (requests > 0 ? (cpuSeconds * 1000) / requests : 0);
+        cpuMs.get(side.name)!.push(perRequest(cpuSecondsOfTree(pid) - cpuBefore));
+        if (postmaster !== null)
+          pgCpuMs.get(side.name)!.push(perRequest(cpuSecondsOfTree(postmaster) - pgBefore));
+        loadCpuMs.get(side.name)!.push(perRequest((loadUsage.user + loadUsage.system) / 1e6));
         runs.get(side.name)!.push(figures);
       }
     }
@@ -114,6 +125,8 @@ try {
         reqPerSec: Math.round(median(figures.map((f) => f.requestsPerSec))),
         p99Ms: median(figures.map((f) => f.p99Ms)),
         cpuMsPerRequest: Number(median(cpuMs.get(side.name)!).toFixed(3)),
+        ...(postmaster === null ? {} : { pgCpuMs: Number(median(pgCpuMs.get(side.name)!).toFixed(3)) }),
+        loadCpuMs: Number(median(loadCpuMs.get(side.name)!).toFixed(3)),
         non2xx: figures.reduce((sum, f) => sum + f.non2xx + f.errors, 0),
       };
     }

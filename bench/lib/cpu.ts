@@ -41,3 +41,25 @@ export function cpuSecondsOfTree(pid: number): number {
   }
   return ticks / TICKS_PER_SECOND;
 }
+
+/**
+ * The PostgreSQL server's process (the postmaster) when it runs on this host, found as the parent of
+ * a backend of `databaseUrl`; null when it is elsewhere (its /proc entry is not ours to read). Its
+ * tree's CPU is every backend's, the WAL writer's and the checkpointer's: on a shared machine, also
+ * other clients' work, so it is a bound, not an exact cost.
+ */
+export async function postmasterPid(databaseUrl: string): Promise<number | null> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+    const stat = fs.readFileSync(`/proc/${rows[0].pid}/stat`, 'utf8');
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    return Number.isInteger(parent) && parent > 1 ? parent : null;
+  } catch {
+    return null;
+  } finally {
+    await client.end();
+  }
+}

@@ -18,6 +18,33 @@ function nextRandomByte(): number {
   return pool[poolOffset++];
 }
 
+/** The offset of `length` fresh bytes in the pool (refilled first when fewer are left). */
+function takeFromPool(length: number): number {
+  if (length > pool.length) throw new RangeError(`at most ${pool.length} random bytes at a time`);
+  if (pool.length - poolOffset < length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  poolOffset += length;
+  return poolOffset - length;
+}
+
+/**
+ * `length` CSPRNG bytes from the pool, as a new Buffer: for the secrets and IVs made per consent
+ * write (a receipt token, a sealed response's IV), where one `randomBytes` call each cost more
+ * than the AES-GCM seal itself.
+ */
+export function randomBytesPooled(length: number): Buffer {
+  const start = takeFromPool(length);
+  return Buffer.from(pool.subarray(start, start + length));
+}
+
+/** `length` CSPRNG bytes from the pool as base64url (no copy of the bytes). */
+export function randomBase64url(length: number): string {
+  const start = takeFromPool(length);
+  return pool.toString('base64url', start, start + length);
+}
+
 /** Uniformly random base62 string (rejection sampling, so no modulo bias). */
 export function randomBase62(length: number): string {
   let out = '';

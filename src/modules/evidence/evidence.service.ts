@@ -1,10 +1,10 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import type { Store } from '../../platform/db/store.ts';
 import type { UnitOfWork } from '../../platform/db/unit-of-work.ts';
 import { notFound } from '../../platform/http/errors.ts';
-import { newId } from '../../platform/ids.ts';
+import { newId, randomBase64url } from '../../platform/ids.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
 import type { Regime, ResolvedRegion } from '../regions/regions.service.ts';
 import { createConsentStateReader } from './consent-state.ts';
@@ -65,7 +65,7 @@ export interface RecordedEvent {
 }
 
 export function newReceiptToken(organizationId: string): string {
-  return `${organizationId}.${randomBytes(18).toString('base64url')}`;
+  return `${organizationId}.${randomBase64url(18)}`;
 }
 
 export const receiptTokenHash = (token: string): string => createHash('sha256').update(token).digest('hex');

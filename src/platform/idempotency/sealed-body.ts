@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac } from 'node:crypto';
+import { randomBytesPooled } from '../ids.ts';
 
 /**
  * A stored response can hold a secret (POST /v1/api-keys returns the new key's secret, and a
@@ -12,7 +13,7 @@ function sealingKey(callerSecret: string, idempotencyKey: string): Buffer {
 }
 
 export function sealBody(body: string, callerSecret: string, idempotencyKey: string): string {
-  const iv = randomBytes(12);
+  const iv = randomBytesPooled(12);
   const cipher = createCipheriv('aes-256-gcm', sealingKey(callerSecret, idempotencyKey), iv);
   const sealed = Buffer.concat([cipher.update(body, 'utf8'), cipher.final()]);
   return [
