@@ -41,6 +41,9 @@ let site: ReadySite;
 let otherSite: ReadySite;
 const subjects: string[] = [];
 
+/** A user agent no browser sends: CR, LF, quotes, and backslashes (COPY's text format doubles them, and the export undoes it). */
+const MULTILINE_AGENT = 'line one\r\nline "two", three\n C:\\dir\\ \\\\';
+
 /** An evidence row stored directly, for content no browser could send (newlines, tabs). */
 async function insertEvidence(channelId: string, fields: Partial<EvidenceRow>) {
   const subjectId = newSubjectId();
@@ -121,7 +124,7 @@ beforeAll(async () => {
   await record(site);
   await record(site, { 'user-agent': '=HYPERLINK("https://evil.example/?a,b","click")' });
   await record(otherSite, { 'user-agent': '@SUM(1+1)' });
-  await insertEvidence(site.channelId, { userAgent: 'line one\r\nline "two", three\n' });
+  await insertEvidence(site.channelId, { userAgent: MULTILINE_AGENT });
   await insertEvidence(site.channelId, { userAgent: '\tTAB', language: '-1+2', origin: '+cmd' });
   t.clock.advance(1000);
 });
@@ -188,7 +191,7 @@ describe('exports: files', () => {
     expect(agents).toContain(`'=HYPERLINK("https://evil.example/?a,b","click")`);
     expect(agents).toContain(`'@SUM(1+1)`);
     expect(agents).toContain(`'\tTAB`);
-    expect(agents).toContain('line one\r\nline "two", three\n');
+    expect(agents).toContain(MULTILINE_AGENT);
     expect(file.text).toContain('"\'=HYPERLINK(""https://evil.example/?a,b"",""click"")"');
     expect(rows.map((r) => r.language)).toContain(`'-1+2`);
   });

@@ -28,6 +28,42 @@ export interface ExportFileStorage {
   removeAbandoned(maxAgeMs: number): Promise<number>;
 }
 
+/** Bytes written between two background flushes of a file being written. */
+const FLUSH_EVERY_BYTES = 32 * 1024 * 1024;
+const FLUSH_CHECK_MS = 50;
+
+/**
+ * Flushes a file to disk while it is being written (fdatasync of what is written so far, every
+ * FLUSH_EVERY_BYTES, one at a time), so that the sync before it is published finds only the tail
+ * left: the disk works while the export is produced instead of after it (the final sync of a 600 MB
+ * file took 0.4 s). Durability is unchanged: commit still syncs the whole file.
+ */
+function flushWhileWriting(stream: fs.WriteStream) {
+  let flushedAt = 0;
+  let flushing: Promise<void> | null = null;
+  const timer = setInterval(() => {
+    const fd = (stream as unknown as { fd: number | null }).fd;
+    if (flushing || typeof fd !== 'number' || stream.bytesWritten - flushedAt < FLUSH_EVERY_BYTES) return;
+    const upTo = stream.bytesWritten;
+    flushing = new Promise<void>((resolve) => {
+      // A failed flush is only a lost head start: commit's sync reports what matters.
+      fs.fdatasync(fd, () => {
+        flushedAt = upTo;
+        flushing = null;
+        resolve();
+      });
+    });
+  }, FLUSH_CHECK_MS);
+  timer.unref();
+  return {
+    /** Stops flushing, after the flush under way (the descriptor must outlive it). */
+    async stop() {
+      clearInterval(timer);
+      await flushing;
+    },
+  };
+}
+
 const SAFE_KEY = /^[A-Za-z0-9_-]+\/[A-Za-z0-9_-]+\.[a-z]+$/;
 
 /** Files under `root` (DATA_DIR/exports). Writes go to a temporary name beside the final one, then rename. */
@@ -45,10 +81,12 @@ export function createLocalFileStorage(root: string): ExportFileStorage {
       // A unique temporary name: a retry after a dead worker never writes into the dead one's file.
       const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
       const stream = fs.createWriteStream(temp, { flags: 'wx' });
+      const flusher = flushWhileWriting(stream);
       let done = false;
       return {
         stream,
         async commit() {
+          await flusher.stop();
           stream.end();
           await finished(stream);
           // Durable before it becomes visible: the row will say "succeeded" right after.
@@ -64,6 +102,7 @@ export function createLocalFileStorage(root: string): ExportFileStorage {
         async abort() {
           if (done) return;
           done = true;
+          await flusher.stop();
           stream.destroy();
           await fs.promises.rm(temp, { force: true });
         },
