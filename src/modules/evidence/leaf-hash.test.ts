@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { evidenceCanonicalBytes, evidenceLeafHash } from './leaf-hash.ts';
 import { maskPseudonym, pseudonymOf } from './pseudonym.ts';
@@ -61,5 +63,40 @@ describe('pseudonyms', () => {
     expect(pseudonymOf(Buffer.alloc(32, 2), 'visitor-123')).not.toBe(a);
     expect(pseudonymOf(Buffer.alloc(32, 1), 'visitor-124')).not.toBe(a);
     expect(maskPseudonym(a)).toBe(`psn_****${a.slice(-4)}`);
+  });
+});
+
+describe('evidenceCanonicalBytes', () => {
+  it('writes what the canonicalize package writes (RFC 8785), for any JSON value an event may hold', () => {
+    const text = fc.string({ unit: 'binary' });
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        text,
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+        fc.integer(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie('value'), { maxLength: 3 }),
+        fc.dictionary(text, tie('value'), { maxKeys: 4 }),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(fc.dictionary(text, json, { maxKeys: 8 }), (event) => {
+        const { receipt: _r, ledger: _l, ...hashed } = event;
+        let expected: string | Error;
+        try {
+          expected = canonicalize(hashed) as string;
+        } catch (error) {
+          expected = error as Error;
+        }
+        if (expected instanceof Error) {
+          expect(() => evidenceCanonicalBytes(event)).toThrow(expected.message);
+        } else {
+          expect(evidenceCanonicalBytes(event).toString('utf8')).toBe(expected);
+        }
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
