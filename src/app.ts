@@ -13,6 +13,7 @@ import { evidenceRoutes } from './modules/evidence/evidence.routes.ts';
 import { exportsRoutes } from './modules/exports/exports.routes.ts';
 import { ledgerRoutes } from './modules/ledger/ledger.routes.ts';
 import { receiptsRoutes } from './modules/receipts/receipts.routes.ts';
+import { scansRoutes } from './modules/scans/scans.routes.ts';
 import { configFastPath } from './modules/sites/config-fast-path.ts';
 import { siteAuditContextOf, sitesRoutes } from './modules/sites/sites.routes.ts';
 import { deliveriesRoutes } from './modules/webhooks/deliveries.routes.ts';
@@ -185,6 +186,7 @@ export async function buildApp(deps: AppDeps) {
   ledgerRoutes(app, { ledger: services.ledger, cursors });
   receiptsRoutes(app, { receipts: services.receipts });
   exportsRoutes(app, { exports: services.exports, cursors });
+  scansRoutes(app, { scans: services.scans, cursors });
   await services.webhooks.prepare(app.log);
   destinationsRoutes(app, { destinations: services.webhooks.destinations, cursors });
   deliveriesRoutes(app, { deliveries: services.webhooks.deliveries, cursors });

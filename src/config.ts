@@ -27,6 +27,13 @@ export interface Config {
   webhookRetryScheduleSeconds: number[];
   /** Lets test-environment destinations reach private addresses (local development, tests). */
   webhookAllowPrivateTargets: boolean;
+  /** Lets test channels' tracker scans reach private addresses (local development, tests); live never. */
+  scanAllowPrivateTargets: boolean;
+  /** The Chromium tracker scans drive; a scan without one fails with a clear failureReason. */
+  scannerChromiumPath: string;
+  /** Time limit of one page in one scan profile (load, click, settle), and of a whole scan. */
+  scanPageTimeoutMs: number;
+  scanTimeoutMs: number;
   /** AES-256 key for webhook secrets at rest; null means a generated one (docs/decisions/webhooks.md). */
   webhookSecretKey: Buffer | null;
   /** Seconds between ledger seals (contract §14). */
@@ -255,6 +262,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryScheduleSeconds: read(() => retryScheduleSetting(env), DEFAULT_WEBHOOK_RETRY_SCHEDULE),
     webhookAllowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
     webhookSecretKey: read(() => keySetting(env, 'WEBHOOK_SECRET_KEY'), null),
+    scanAllowPrivateTargets: env.SCAN_ALLOW_PRIVATE_TARGETS === 'true',
+    scannerChromiumPath: env.SCANNER_CHROMIUM_PATH || '/usr/bin/chromium',
+    scanPageTimeoutMs: 1000 * read(() => intSetting(env, 'SCAN_PAGE_TIMEOUT_SECONDS', 30, 5, 300), 30),
+    scanTimeoutMs: 1000 * read(() => intSetting(env, 'SCAN_TIMEOUT_SECONDS', 600, 30, 3600), 600),
     ledgerSealSeconds: read(() => intSetting(env, 'LEDGER_SEAL_SECONDS', 5, 1, 86_400), 5),
     ledgerSigningKey: read(() => signingKeySetting(env), null),
     trustProxy: read(() => trustProxySetting(env), false),

@@ -12,6 +12,7 @@ import { ledgerProofs } from './modules/exports/ledger-proofs.ts';
 import { createLedgerService } from './modules/ledger/ledger.service.ts';
 import { createOrganizationsService } from './modules/organizations/organizations.service.ts';
 import { createReceiptsService } from './modules/receipts/receipts.service.ts';
+import { createScansService } from './modules/scans/scans.service.ts';
 import { createSitesService } from './modules/sites/sites.service.ts';
 import { createEventsService } from './modules/webhooks/events.service.ts';
 import { createWebhooksService } from './modules/webhooks/webhooks.service.ts';
@@ -83,6 +84,21 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     // includeProofs (contract §14): each line's inclusion proof against one signed tree head.
     proofs: ledgerProofs(ledger),
   });
+  // Tracker scans (contract §19): headless Chromium in the worker role, findings judged per channel.
+  const scans = createScansService({
+    store,
+    clock,
+    audit,
+    channels,
+    jobs,
+    events,
+    scanner: {
+      chromiumPath: deps.config.scannerChromiumPath,
+      allowPrivate: deps.config.scanAllowPrivateTargets,
+      pageTimeoutMs: deps.config.scanPageTimeoutMs,
+      scanTimeoutMs: deps.config.scanTimeoutMs,
+    },
+  });
   return {
     metrics,
     jobs,
@@ -99,6 +115,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     exports,
     ledger,
     receipts,
+    scans,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { EXPORT_JOB, EXPORT_LEASE_MS, EXPORT_TASK_MS } from './modules/exports/export-job.ts';
+import { SCAN_JOB, SCAN_LEASE_MS } from './modules/scans/scans.service.ts';
 import { ATTEMPT_JOB } from './modules/webhooks/delivery-jobs.ts';
 import type { Clock } from './platform/clock.ts';
 import type { Store } from './platform/db/store.ts';
@@ -71,6 +72,12 @@ function registerJobs(
       onExhausted: (tx, job) => services.exports.onExhausted(tx, job),
     },
   );
+  // Tracker scans (contract §19): the lease is renewed every 30 s while the browser works; the
+  // worker stopping aborts the scan (the browser is killed) and it runs again later.
+  runner.register(SCAN_JOB, async (payload, context) => void (await services.scans.run(payload, context)), {
+    leaseMs: SCAN_LEASE_MS,
+    onExhausted: (tx, job) => services.scans.onExhausted(tx, job),
+  });
   runner.every('exports.expire', EXPORT_TASK_MS, async () => {
     await services.exports.expireDue();
   });

@@ -72,6 +72,7 @@ export type IdPrefix =
   | 'ori'
   | 'evt'
   | 'exp'
+  | 'scn'
   | 'whd'
   | 'dlv'
   | 'key'

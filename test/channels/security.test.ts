@@ -55,6 +55,15 @@ const routes: Route[] = [
     scope: 'channels:manage',
   },
   { method: 'GET', path: () => `/v1/channels/${ids.channel}/technologies`, scope: 'channels:read' },
+  // Tracker scans (contract §19); the POST body names a page off the channel's origins (a 422 after the scope check).
+  { method: 'GET', path: () => `/v1/channels/${ids.channel}/scans`, scope: 'channels:read' },
+  { method: 'GET', path: () => `/v1/channels/${ids.channel}/scans/scn_none`, scope: 'channels:read' },
+  {
+    method: 'POST',
+    path: () => `/v1/channels/${ids.channel}/scans`,
+    scope: 'channels:manage',
+    body: () => ({ url: 'https://elsewhere.example.net/' }),
+  },
   {
     method: 'POST',
     path: () => `/v1/channels/${ids.channel}/technologies`,

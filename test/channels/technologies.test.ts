@@ -41,6 +41,7 @@ describe('POST /v1/channels/:id/technologies', () => {
       vendor: null,
       purposeKeys: [],
       cookies: [],
+      hosts: [],
       createdAt: expect.stringMatching(/Z$/),
       updatedAt: technology.createdAt,
     });

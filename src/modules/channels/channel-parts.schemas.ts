@@ -77,6 +77,15 @@ const CookieInput = Type.Object(
   { additionalProperties: false },
 );
 
+/** A host name, or "*." and a host name for it and its subdomains, with an optional port (no scheme or path). */
+const HostInput = Type.String({
+  minLength: 1,
+  maxLength: 253,
+  pattern:
+    '^(\\*\\.)?([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)*[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(:[0-9]{1,5})?$',
+  examples: ['www.googletagmanager.com', '*.doubleclick.net'],
+});
+
 export const Technology = Type.Object(
   {
     id: Type.String({ examples: ['tec_4kF9x2mQ7pL1vN8sR3tY6w'] }),
@@ -91,6 +100,10 @@ export const Technology = Type.Object(
         maxAgeSeconds: Type.Union([Type.Integer(), Type.Null()]),
       }),
     ),
+    hosts: Type.Array(Type.String(), {
+      description:
+        'Hosts it loads from; a tracker scan matches requests to them ("*.example.com" also matches subdomains)',
+    }),
     createdAt: ApiDate,
     updatedAt: ApiDate,
   },
@@ -102,6 +115,7 @@ const technologyFields = {
   vendor: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()])),
   purposeKeys: Type.Optional(Type.Array(PurposeKey, { uniqueItems: true, maxItems: 50 })),
   cookies: Type.Optional(Type.Array(CookieInput, { maxItems: 200 })),
+  hosts: Type.Optional(Type.Array(HostInput, { uniqueItems: true, maxItems: 100 })),
 };
 
 export const CreateTechnologyBody = Type.Object(technologyFields, { additionalProperties: false });

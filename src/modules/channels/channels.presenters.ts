@@ -54,6 +54,7 @@ export function presentTechnology(technology: TechnologyRow) {
     vendor: technology.vendor,
     purposeKeys: technology.purposeKeys,
     cookies: technology.cookies,
+    hosts: technology.hosts,
     createdAt: apiDate(technology.createdAt),
     updatedAt: apiDate(technology.updatedAt),
   };

@@ -101,6 +101,8 @@ export const technologies = pgTable(
     vendor: text('vendor'),
     purposeKeys: text('purpose_keys').array().notNull(),
     cookies: jsonb('cookies').$type<Cookie[]>().notNull(),
+    /** Hosts it loads from ("*.example.com" for subdomains): what a tracker scan matches requests by. */
+    hosts: text('hosts').array().notNull().default(sql`'{}'`),
     createdAt: at('created_at').notNull(),
     updatedAt: at('updated_at').notNull(),
   },

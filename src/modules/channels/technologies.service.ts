@@ -22,6 +22,11 @@ function normalizeCookies(
   );
 }
 
+/** Host names compare case-insensitively; one entry per host. */
+function normalizeHosts(input: string[]): string[] {
+  return [...new Set(input.map((host) => host.toLowerCase()))];
+}
+
 export function createTechnologiesService({ store, clock, audit, changes }: ChannelPartsDeps) {
   /** purposeKeys must name active purposes of the channel (checked under the channel's lock). */
   async function checkPurposeKeys(tx: Db, channel: ChannelRow, purposeKeys: string[]) {
@@ -59,6 +64,7 @@ export function createTechnologiesService({ store, clock, audit, changes }: Chan
           vendor: input.vendor ?? null,
           purposeKeys,
           cookies: normalizeCookies(input.cookies ?? []),
+          hosts: normalizeHosts(input.hosts ?? []),
           createdAt: now,
           updatedAt: now,
         };
@@ -92,6 +98,7 @@ export function createTechnologiesService({ store, clock, audit, changes }: Chan
           ...(input.vendor !== undefined && { vendor: input.vendor }),
           ...(input.purposeKeys !== undefined && { purposeKeys: input.purposeKeys }),
           ...(input.cookies !== undefined && { cookies: normalizeCookies(input.cookies) }),
+          ...(input.hosts !== undefined && { hosts: normalizeHosts(input.hosts) }),
           updatedAt: clock.now(),
         });
         await audit.record(tx, context, {

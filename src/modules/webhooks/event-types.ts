@@ -8,6 +8,7 @@ export const EVENT_TYPES = [
   'channel.archived',
   'api_key.created',
   'api_key.revoked',
+  'scan.completed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -55,3 +55,11 @@ export function createWebhooksService(deps: {
 }
 
 export type WebhooksService = ReturnType<typeof createWebhooksService>;
+
+// The SSRF guard of contract §8 is shared with tracker scans (contract §19: same address rules).
+export {
+  DestinationRefused,
+  type Lookup,
+  refusedAddressReason,
+  vetDestination,
+} from './address-guard.ts';

@@ -10,6 +10,8 @@ export interface JobContext {
   job: JobRow;
   /** Extends the lease; long jobs (exports) call it as they make progress. Throws if the lease was lost. */
   heartbeat(): Promise<void>;
+  /** Aborted when the worker stops: a long job (a browser scan) ends at once and is retried later. */
+  signal: AbortSignal;
 }
 
 export interface JobKindOptions {
@@ -66,6 +68,7 @@ export function createJobRunner(options: JobRunnerOptions) {
   const running = new Map<string, Promise<void>>();
   let timer: NodeJS.Timeout | null = null;
   let stopping = false;
+  let stopped = new AbortController();
 
   function register(kind: string, handler: RegisteredKind['handler'], opts: JobKindOptions = {}) {
     kinds.set(kind, {
@@ -102,6 +105,7 @@ export function createJobRunner(options: JobRunnerOptions) {
     }
     const context: JobContext = {
       job,
+      signal: stopped.signal,
       heartbeat: async () => {
         if (!(await jobsRepo.extendLease(store.db, job.id, workerId, leaseEnd()))) {
           throw new Error(`lease of job ${job.id} was lost`);
@@ -192,6 +196,7 @@ export function createJobRunner(options: JobRunnerOptions) {
 
     async start() {
       stopping = false;
+      if (stopped.signal.aborted) stopped = new AbortController();
       register('jobs.cleanup', async () => {
         await jobsRepo.deleteFinished(
           store.db,
@@ -219,6 +224,7 @@ export function createJobRunner(options: JobRunnerOptions) {
     /** Stops claiming; waits up to `graceMs` for running jobs, then hands the rest back to the queue. */
     async stop(graceMs = 10_000) {
       stopping = true;
+      stopped.abort(new Error('the worker is stopping'));
       if (timer) clearTimeout(timer);
       timer = null;
       const all = Promise.allSettled([...running.values()]);

@@ -9,4 +9,5 @@ export type {
   ScanPhase,
 } from './observations.ts';
 export { SCAN_PHASES } from './observations.ts';
+export type { ResponseReader } from './page-phases.ts';
 export { runBrowserScan, type ScanOptions } from './scanner.ts';

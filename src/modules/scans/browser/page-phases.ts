@@ -5,6 +5,11 @@ import { watchNetwork } from './network-watch.ts';
 import { PhaseObservations, type ScanPhase } from './observations.ts';
 import { clickConsentButton, collectCookies, collectStorage, consentButtonShown } from './page-state.ts';
 
+export interface ResponseReader {
+  match: (url: URL) => boolean;
+  read: (url: URL, body: string) => void;
+}
+
 export interface PhaseRun {
   browser: Browser;
   proxy: GuardProxy;
@@ -13,6 +18,7 @@ export interface PhaseRun {
   pageTimeoutMs: number;
   settleMs: number;
   blockRequest?: (url: URL) => boolean;
+  readResponses?: ResponseReader;
   /** How long a click phase waits for its button to appear. */
   bannerWaitMs: number;
   /** Aborts on the worker's signal or the whole scan's deadline, with the error to reject with. */
@@ -73,6 +79,17 @@ async function phaseSteps(run: PhaseRun, context: BrowserContext, deadline: numb
     );
   const page = await context.newPage();
   const mainDocument = followMainDocument(page, run.url);
+  const reader = run.readResponses;
+  if (reader) {
+    page.on('response', (response) => {
+      const url = new URL(response.url());
+      if (!reader.match(url)) return;
+      response.text().then(
+        (body) => reader.read(url, body),
+        () => {},
+      );
+    });
+  }
 
   try {
     // DOMContentLoaded is what a page must reach; a tracker pixel that never answers can hold

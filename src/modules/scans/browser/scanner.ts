@@ -2,7 +2,7 @@ import { ScanFailure, seconds, within } from './deadlines.ts';
 import { type GuardProxy, type Lookup, startGuardProxy } from './guard-proxy.ts';
 import { checkChromium, launchScanBrowser, type ScanBrowser } from './launch.ts';
 import { type PageScan, SCAN_PHASES } from './observations.ts';
-import { runPhase } from './page-phases.ts';
+import { type ResponseReader, runPhase } from './page-phases.ts';
 
 export interface ScanOptions {
   urls: string[];
@@ -20,6 +20,11 @@ export interface ScanOptions {
   signal?: AbortSignal;
   /** Requests to abort (the service's own decision/impression posts, so scans record no evidence). */
   blockRequest?: (url: URL) => boolean;
+  /**
+   * Responses to read (the service's own config answer, whose regime decides what a violation is):
+   * `read` gets the body of every response whose URL `match`es, in every phase.
+   */
+  readResponses?: ResponseReader;
   /** DNS for the guard proxy, injectable for tests. */
   lookup?: Lookup;
   /** Called with the Chromium process id once it runs (logs, and tests that check it is gone). */
@@ -142,6 +147,7 @@ async function scanPage(
       pageTimeoutMs: options.pageTimeoutMs,
       settleMs: options.settleMs ?? DEFAULT_SETTLE_MS,
       blockRequest: options.blockRequest,
+      readResponses: options.readResponses,
       bannerWaitMs,
       stop,
     });

@@ -1,0 +1,94 @@
+import { and, desc, eq, inArray } from 'drizzle-orm';
+import type { Environment } from '../../platform/auth/scopes.ts';
+import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
+import type { Db } from '../../platform/db/store.ts';
+import { type ScanRow, type ScanStatus, scans as s } from './scans.tables.ts';
+
+export interface ScanScope {
+  organizationId: string;
+  environment: Environment;
+}
+
+type Changes = Partial<Omit<ScanRow, 'organizationId' | 'id' | 'environment' | 'channelId' | 'createdAt'>>;
+
+/** The partial unique index that keeps one queued or running scan per channel. */
+export const ONE_ACTIVE_SCAN = 'scans_one_active_key';
+
+export const scansRepo = {
+  async insert(tx: Db, row: ScanRow): Promise<void> {
+    await tx.insert(s).values(row);
+  },
+
+  async find(db: Db, scope: ScanScope, channelId: string, id: string): Promise<ScanRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(s)
+      .where(
+        and(
+          eq(s.organizationId, scope.organizationId),
+          eq(s.environment, scope.environment),
+          eq(s.channelId, channelId),
+          eq(s.id, id),
+        ),
+      );
+    return row;
+  },
+
+  /** A scan by organization and id, for the job (which is not tied to an environment). */
+  async findForJob(db: Db, organizationId: string, id: string): Promise<ScanRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(s)
+      .where(and(eq(s.organizationId, organizationId), eq(s.id, id)));
+    return row;
+  },
+
+  /** The queued or running scan of a channel, if any. */
+  async active(db: Db, organizationId: string, channelId: string): Promise<ScanRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(s)
+      .where(
+        and(
+          eq(s.organizationId, organizationId),
+          eq(s.channelId, channelId),
+          inArray(s.status, ['queued', 'running']),
+        ),
+      );
+    return row;
+  },
+
+  list(db: Db, scope: ScanScope, channelId: string, limit: number, after: CursorPosition | null) {
+    return db
+      .select()
+      .from(s)
+      .where(
+        and(
+          eq(s.organizationId, scope.organizationId),
+          eq(s.environment, scope.environment),
+          eq(s.channelId, channelId),
+          olderThan(s.createdAt, s.id, after),
+        ),
+      )
+      .orderBy(desc(s.createdAt), desc(s.id))
+      .limit(limit + 1);
+  },
+
+  /**
+   * Applies `changes` only while the scan is in one of `from` states; undefined when it had moved
+   * on, so a scan never goes back (a late worker cannot overwrite a finished scan).
+   */
+  async transition(
+    tx: Db,
+    key: Pick<ScanRow, 'organizationId' | 'id'>,
+    from: ScanStatus[],
+    changes: Changes,
+  ): Promise<ScanRow | undefined> {
+    const [row] = await tx
+      .update(s)
+      .set(changes)
+      .where(and(eq(s.organizationId, key.organizationId), eq(s.id, key.id), inArray(s.status, from)))
+      .returning();
+    return row;
+  },
+};

@@ -1,0 +1,140 @@
+import type { Clock } from '../../platform/clock.ts';
+import type { CursorPosition } from '../../platform/db/keyset.ts';
+import { isUniqueViolation } from '../../platform/db/pg-errors.ts';
+import type { Store } from '../../platform/db/store.ts';
+import { apiDate } from '../../platform/http/dates.ts';
+import { AppError, notFound } from '../../platform/http/errors.ts';
+import { newId } from '../../platform/ids.ts';
+import type { JobQueue } from '../../platform/jobs/job-queue.ts';
+import type { JobContext } from '../../platform/jobs/job-runner.ts';
+import type { AuditContext, AuditService } from '../audit/audit.service.ts';
+import type { ChannelsService } from '../channels/channels.service.ts';
+import type { EventsService } from '../webhooks/events.service.ts';
+import {
+  createScanJob,
+  SCAN_JOB,
+  SCAN_MAX_ATTEMPTS,
+  type ScanJobDeps,
+  type ScanJobPayload,
+} from './scan-job.ts';
+import { scanUrls, vetScanUrls } from './scan-targets.ts';
+import { ONE_ACTIVE_SCAN, type ScanScope, scansRepo } from './scans.repo.ts';
+import type { ScanRow } from './scans.tables.ts';
+
+export { SCAN_JOB, SCAN_LEASE_MS } from './scan-job.ts';
+
+/** Tracker scans of a channel's pages (contract §19): request, follow, read the findings. */
+export function createScansService(deps: {
+  store: Store;
+  clock: Clock;
+  audit: AuditService;
+  channels: ChannelsService;
+  jobs: JobQueue;
+  events?: Pick<EventsService, 'emit'>;
+  scanner: ScanJobDeps['scanner'];
+}) {
+  const { store, clock, audit, channels } = deps;
+
+  function toResource(row: ScanRow) {
+    return {
+      id: row.id,
+      channelId: row.channelId,
+      status: row.status,
+      urls: row.urls,
+      configVersion: row.configVersion,
+      regime: row.regime as 'opt-in' | 'opt-out' | 'notice-only' | null,
+      createdAt: apiDate(row.createdAt) as string,
+      startedAt: apiDate(row.startedAt),
+      completedAt: apiDate(row.completedAt),
+      failureReason: row.failureReason,
+      summary: row.summary,
+      findings: row.findings ?? [],
+    };
+  }
+
+  const job = createScanJob({ ...deps, present: toResource });
+
+  async function activeScanConflict(organizationId: string, channelId: string) {
+    const active = await scansRepo.active(store.db, organizationId, channelId);
+    return new AppError(
+      'invalid_state',
+      `A scan of this channel is already ${active?.status ?? 'queued'}${active ? ` (${active.id})` : ''}; wait for it to end.`,
+    );
+  }
+
+  return {
+    toResource,
+    run: (payload: ScanJobPayload, context: JobContext) => job.run(payload, context),
+    onExhausted: job.onExhausted,
+
+    /**
+     * Checks the pages (on the channel's origins, reachable under the address rules), then records
+     * the scan and enqueues its job in one transaction. One scan per channel at a time: 409.
+     */
+    async create(context: AuditContext, channelId: string, input: { url?: string }): Promise<ScanRow> {
+      const channel = await channels.get(context, channelId);
+      if (channel.status !== 'active') {
+        throw new AppError('invalid_state', 'The channel is archived; archived channels are not scanned.');
+      }
+      const urls = scanUrls(await channels.activeOrigins(channel), input.url);
+      await vetScanUrls(urls, {
+        environment: channel.environment,
+        allowPrivate: deps.scanner.allowPrivate,
+        lookup: deps.scanner.lookup,
+      });
+      const row: ScanRow = {
+        organizationId: context.organizationId,
+        id: newId('scn'),
+        environment: context.environment,
+        channelId: channel.id,
+        status: 'queued',
+        urls,
+        configVersion: channel.configVersion,
+        requestedBy: context.actor.id,
+        createdAt: clock.now(),
+        startedAt: null,
+        completedAt: null,
+        failureReason: null,
+        regime: null,
+        summary: null,
+        findings: null,
+      };
+      try {
+        return await store.join(context.tx, async (tx) => {
+          await scansRepo.insert(tx, row);
+          const payload: ScanJobPayload = { organizationId: row.organizationId, scanId: row.id };
+          await deps.jobs.enqueue(tx, {
+            kind: SCAN_JOB,
+            payload: { ...payload },
+            organizationId: row.organizationId,
+            dedupeKey: `scan:${row.id}`,
+            maxAttempts: SCAN_MAX_ATTEMPTS,
+          });
+          await audit.record(tx, context, {
+            action: 'scan.created',
+            target: { type: 'scan', id: row.id },
+          });
+          return row;
+        });
+      } catch (error) {
+        if (isUniqueViolation(error, ONE_ACTIVE_SCAN))
+          throw await activeScanConflict(row.organizationId, channel.id);
+        throw error;
+      }
+    },
+
+    async get(scope: AuditContext, channelId: string, scanId: string): Promise<ScanRow> {
+      const channel = await channels.get(scope, channelId);
+      const row = await scansRepo.find(store.db, scope as ScanScope, channel.id, scanId);
+      if (!row) throw notFound('scan');
+      return row;
+    },
+
+    async list(scope: AuditContext, channelId: string, limit: number, after: CursorPosition | null) {
+      const channel = await channels.get(scope, channelId);
+      return scansRepo.list(store.db, scope as ScanScope, channel.id, limit, after);
+    },
+  };
+}
+
+export type ScansService = ReturnType<typeof createScansService>;
