@@ -46,6 +46,7 @@ const VALID_BODIES: Record<string, unknown> = {
   'POST /v1/channels/:id/technologies': { name: 'Pixel' },
   'PATCH /v1/channels/:id/technologies/:technologyId': { name: 'Renamed' },
   'POST /v1/channels/:id/origins': { origin: 'https://other.example.com' },
+  'POST /v1/channels/:id/scans': { url: 'http://127.0.0.1:9/' },
   'PATCH /v1/webhook-destinations/:id': { description: 'Renamed' },
 };
 
@@ -83,6 +84,11 @@ async function createOwnersResources() {
   ownersIds.technologies = (
     await data(t.http.post(`${channel}/technologies`, { key, body: { name: 'Tag manager' } }))
   ).id;
+  // A tracker scan of a local page: queued (the worker never runs here), so only its id matters.
+  await data(t.http.post(`${channel}/origins`, { key, body: { origin: 'http://127.0.0.1:9' } }));
+  ownersIds.scans = (
+    await data(t.http.post(`${channel}/scans`, { key, body: { url: 'http://127.0.0.1:9/' } }))
+  ).id;
   ownersIds.evidence = (await recordConsent(t, site)).id;
   ownersIds.exports = (await data(t.http.post('/v1/exports', { key, body: {} }))).id;
   ownersIds['webhook-deliveries'] = (await data(t.http.get('/v1/webhook-deliveries', { key })))[0].id;
@@ -90,7 +96,11 @@ async function createOwnersResources() {
 
 beforeAll(async () => {
   t = await startTestApp({
-    env: { RATE_LIMIT_PER_MINUTE: '1000000', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+    env: {
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      SCAN_ALLOW_PRIVATE_TARGETS: 'true',
+    },
   });
   owner = await t.tenant();
   stranger = await t.tenant();
