@@ -146,6 +146,14 @@ describe('the queue', () => {
     const again = await post(`/v1/channels/${channelId}/scans`, { url: `${fixture.origin}/` });
     expectProblemShape(again, 409, 'invalid_state');
     expect(again.body.detail).toContain(scan.id);
+    // With an Idempotency-Key the request runs in its own transaction: still a 409, and nothing waits.
+    const keyed = await t.http.post(`/v1/channels/${channelId}/scans`, {
+      key: tenant.testKey,
+      body: {},
+      headers: { 'Idempotency-Key': `scan-${scan.id}` },
+    });
+    expectProblemShape(keyed, 409, 'invalid_state');
+    expect((await get(`/v1/channels/${channelId}/scans`)).body.data).toHaveLength(1);
     // Only the queue is under test here: the scan is taken off it so the worker does not run it.
     await t.store.db.execute(
       sql`update scans set status = 'failed', failure_reason = 'test' where id = ${scan.id}`,

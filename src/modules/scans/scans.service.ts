@@ -54,13 +54,11 @@ export function createScansService(deps: {
 
   const job = createScanJob({ ...deps, present: toResource });
 
-  async function activeScanConflict(organizationId: string, channelId: string) {
-    const active = await scansRepo.active(store.db, organizationId, channelId);
-    return new AppError(
+  const activeScanConflict = (active?: ScanRow) =>
+    new AppError(
       'invalid_state',
-      `A scan of this channel is already ${active?.status ?? 'queued'}${active ? ` (${active.id})` : ''}; wait for it to end.`,
+      `A scan of this channel is already ${active?.status ?? 'queued or running'}${active ? ` (${active.id})` : ''}; wait for it to end.`,
     );
-  }
 
   return {
     toResource,
@@ -101,6 +99,10 @@ export function createScansService(deps: {
       };
       try {
         return await store.join(context.tx, async (tx) => {
+          // Looked up in the transaction: after a failed insert, an idempotent request's transaction
+          // is still open, and on PGlite a query beside it would wait for it forever.
+          const active = await scansRepo.active(tx, row.organizationId, channel.id);
+          if (active) throw activeScanConflict(active);
           await scansRepo.insert(tx, row);
           const payload: ScanJobPayload = { organizationId: row.organizationId, scanId: row.id };
           await deps.jobs.enqueue(tx, {
@@ -117,8 +119,8 @@ export function createScansService(deps: {
           return row;
         });
       } catch (error) {
-        if (isUniqueViolation(error, ONE_ACTIVE_SCAN))
-          throw await activeScanConflict(row.organizationId, channel.id);
+        // Two requests at once: the partial unique index lets only one through.
+        if (isUniqueViolation(error, ONE_ACTIVE_SCAN)) throw activeScanConflict();
         throw error;
       }
     },
