@@ -119,6 +119,19 @@ describe('POST /v1/exports', () => {
     expect(again.body.data.id).toBe(first.body.data.id);
   });
 
+  // On the embedded store a read beside the idempotent request's open transaction waits forever:
+  // the channel must be read in that transaction.
+  it('replays an Idempotency-Key on an export of one channel', async () => {
+    const tenant = await freshTenant();
+    const { channelId } = await createReadySite(t, tenant.testKey);
+    const headers = { 'idempotency-key': `exp-${Math.random()}` };
+    const first = await t.http.post('/v1/exports', { key: tenant.testKey, body: { channelId }, headers });
+    expect(first.status, first.text).toBe(202);
+    const again = await t.http.post('/v1/exports', { key: tenant.testKey, body: { channelId }, headers });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.data.id).toBe(first.body.data.id);
+  });
+
   it(`caps unfinished exports at ${MAX_UNFINISHED_EXPORTS} per organization (429 rate_limited)`, async () => {
     const busy = await t.tenant();
     for (let i = 0; i < MAX_UNFINISHED_EXPORTS; i++)

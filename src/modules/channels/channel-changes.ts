@@ -56,8 +56,10 @@ export function createChannelChanges(deps: { store: Store; clock: Clock; events?
     emitChannelEvent,
 
     /** A channel of the caller's organization and environment, for reads; any other is a 404. */
+    /** Reads in the caller's transaction when it has one: on PGlite a read beside it would wait forever. */
     async find(context: AuditContext, id: string): Promise<ChannelRow> {
-      const channel = await channelsRepo.find(store.db, context.organizationId, context.environment, id);
+      const db = context.tx ?? store.db;
+      const channel = await channelsRepo.find(db, context.organizationId, context.environment, id);
       if (!channel) throw notFound('channel');
       return channel;
     },

@@ -3,7 +3,7 @@ import type { Environment } from '../../platform/auth/scopes.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { isUniqueViolation } from '../../platform/db/pg-errors.ts';
-import type { Store } from '../../platform/db/store.ts';
+import type { Db, Store } from '../../platform/db/store.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
@@ -182,7 +182,9 @@ export function createChannelsService(deps: {
     },
 
     /** The channel's active origins, normalized (match a browser's Origin with `originMatches`). */
-    activeOrigins: (channel: ChannelRow): Promise<string[]> => originsRepo.active(store.db, channel),
+    /** `db`: the caller's transaction when it has one (see `find`). */
+    activeOrigins: (channel: ChannelRow, db: Db = store.db): Promise<string[]> =>
+      originsRepo.active(db, channel),
   };
 }
 

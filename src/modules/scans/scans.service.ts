@@ -74,7 +74,7 @@ export function createScansService(deps: {
       if (channel.status !== 'active') {
         throw new AppError('invalid_state', 'The channel is archived; archived channels are not scanned.');
       }
-      const urls = scanUrls(await channels.activeOrigins(channel), input.url);
+      const urls = scanUrls(await channels.activeOrigins(channel, context.tx ?? store.db), input.url);
       await vetScanUrls(urls, {
         environment: channel.environment,
         allowPrivate: deps.scanner.allowPrivate,
