@@ -186,3 +186,30 @@ export async function startFixtureSite(options: FixtureSiteOptions = {}): Promis
     },
   };
 }
+
+/**
+ * Labelled trackers of sdkFixturePage (besides the fixture's own server cookie and pixel). The
+ * channel must declare the first two, for its `analytics` purpose.
+ */
+export const SDK_PAGE_LABELS = {
+  blocked: 'declared_blocked', // declared, behind data-consent-purpose: only after accept
+  unblocked: 'declared_unblocked', // declared, set at load by an unblocked script: a violation
+  firstParty: 'undeclared_first', // undeclared, unknown to the cookie database
+  ga: '_ga', // undeclared, classified by the Open Cookie Database
+};
+
+/** A page with the channel's real SDK snippet and one tracker per SDK_PAGE_LABELS entry. */
+export function sdkFixturePage(baseUrl: string, siteKey: string) {
+  return ({ thirdPartyOrigin }: { thirdPartyOrigin: string }) => `<!doctype html>
+<html lang="en"><head><title>Fixture shop</title>
+<script src="${baseUrl}/v1/public/sites/${siteKey}/sdk.js" data-site-key="${siteKey}" async></script>
+</head><body><h1>Fixture shop</h1>
+<script type="text/plain" data-consent-purpose="analytics">document.cookie = '${SDK_PAGE_LABELS.blocked}=1; path=/; max-age=86400';</script>
+<script>
+  document.cookie = '${SDK_PAGE_LABELS.unblocked}=1; path=/; max-age=86400';
+  document.cookie = '${SDK_PAGE_LABELS.firstParty}=1; path=/; max-age=86400';
+  document.cookie = '${SDK_PAGE_LABELS.ga}=GA1.1.123.456; path=/; max-age=86400';
+</script>
+<img alt="" src="${thirdPartyOrigin}${TRACKERS.thirdPartyPixel}">
+</body></html>`;
+}

@@ -6,7 +6,13 @@ import { expectProblemShape } from '../helpers/http.ts';
 import { createReadySite, type ReadySite, SITES_TEST_ENV } from '../helpers/sites.ts';
 import { LOCAL_WEBHOOKS_ENV, subscribeWebhook } from '../helpers/webhooks.ts';
 import { browserSkipReason } from '../sdk/harness.ts';
-import { type FixtureSite, startFixtureSite, TRACKERS } from './fixture-site.ts';
+import {
+  type FixtureSite,
+  SDK_PAGE_LABELS as LABELS,
+  sdkFixturePage,
+  startFixtureSite,
+  TRACKERS,
+} from './fixture-site.ts';
 
 /**
  * Tracker scans end to end (contract §19): the API, the worker's job driving real Chromium through
@@ -20,33 +26,10 @@ const SCAN_ENV = {
   SCAN_PAGE_TIMEOUT_SECONDS: '20',
 };
 
-/** Labelled trackers of the fixture page (besides the fixture's own server cookie and pixel). */
-const LABELS = {
-  blocked: 'declared_blocked', // declared, behind data-consent-purpose: only after accept
-  unblocked: 'declared_unblocked', // declared, set at load by an unblocked script: a violation
-  firstParty: 'undeclared_first', // undeclared, unknown to the cookie database
-  ga: '_ga', // undeclared, classified by the Open Cookie Database
-};
-
 let t: TestApp;
 let tenant: Tenant;
 let site: ReadySite;
 let fixture: FixtureSite;
-
-function sdkPage(baseUrl: string, siteKey: string) {
-  return ({ thirdPartyOrigin }: { thirdPartyOrigin: string }) => `<!doctype html>
-<html lang="en"><head><title>Fixture shop</title>
-<script src="${baseUrl}/v1/public/sites/${siteKey}/sdk.js" data-site-key="${siteKey}" async></script>
-</head><body><h1>Fixture shop</h1>
-<script type="text/plain" data-consent-purpose="analytics">document.cookie = '${LABELS.blocked}=1; path=/; max-age=86400';</script>
-<script>
-  document.cookie = '${LABELS.unblocked}=1; path=/; max-age=86400';
-  document.cookie = '${LABELS.firstParty}=1; path=/; max-age=86400';
-  document.cookie = '${LABELS.ga}=GA1.1.123.456; path=/; max-age=86400';
-</script>
-<img alt="" src="${thirdPartyOrigin}${TRACKERS.thirdPartyPixel}">
-</body></html>`;
-}
 
 const post = (path: string, body: unknown, key = tenant.testKey) => t.http.post(path, { key, body });
 const get = (path: string, key = tenant.testKey) => t.http.get(path, { key });
@@ -55,7 +38,7 @@ beforeAll(async () => {
   t = await startTestApp({ env: SCAN_ENV });
   tenant = await t.tenant();
   site = await createReadySite(t, tenant.testKey);
-  fixture = await startFixtureSite({ page: (origins) => sdkPage(t.baseUrl, site.siteKey)(origins) });
+  fixture = await startFixtureSite({ page: (origins) => sdkFixturePage(t.baseUrl, site.siteKey)(origins) });
   expect((await post(`/v1/channels/${site.channelId}/origins`, { origin: fixture.origin })).status).toBe(201);
   for (const [name, cookie] of [
     ['Blocked analytics tag', LABELS.blocked],
@@ -122,6 +105,30 @@ describe('scan requests', () => {
 });
 
 describe('the queue', () => {
+  // The console sends an Idempotency-Key with every call; on the embedded store a read beside the
+  // request's open transaction would wait forever, so the channel and its origins are read in it.
+  it('queues with an Idempotency-Key and replays the same scan for the same key', async () => {
+    const created = await post('/v1/channels', { name: 'Keyed' });
+    const channelId = created.body.data.id;
+    expect((await post(`/v1/channels/${channelId}/origins`, { origin: fixture.origin })).status).toBe(201);
+    const send = () =>
+      t.http.post(`/v1/channels/${channelId}/scans`, {
+        key: tenant.testKey,
+        body: {},
+        headers: { 'Idempotency-Key': `keyed-${channelId}` },
+      });
+    const first = await send();
+    expect(first.status, first.text).toBe(202);
+    const again = await send();
+    expect(again.status).toBe(202);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.data.id).toBe(first.body.data.id);
+    // Only the queue is under test here: the scan is taken off it so the worker does not run it.
+    await t.store.db.execute(
+      sql`update scans set status = 'failed', failure_reason = 'test' where id = ${first.body.data.id}`,
+    );
+  });
+
   it('queues one scan of the root of each origin without a wildcard, one at a time', async () => {
     const created = await post('/v1/channels', { name: 'Queue' });
     const channelId = created.body.data.id;

@@ -2,6 +2,7 @@ import { call, get, post } from '../api.ts';
 import { button, copyField, date, field, h, input, select, table } from '../dom.ts';
 import { act, badge, form, messageBox, section, type View, type ViewContext } from '../ui.ts';
 import { configVersionsSection, previewSection, type RegionChannel, regionRulesSection } from './regions.ts';
+import { scansSection } from './scans.ts';
 
 interface Channel extends RegionChannel {
   configVersion: number;
@@ -105,6 +106,7 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
     t.name,
     t.vendor ?? '—',
     t.purposeKeys.join(', ') || '—',
+    [...t.cookies.map((c: { name: string }) => c.name), ...t.hosts].join(', ') || '—',
     manage ? button('Delete', () => void change('DELETE', `${base}/technologies/${t.id}`)) : '',
   ]);
   const originRows = origins.data.map((o) => [
@@ -201,7 +203,7 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
     ),
     section(
       'Technologies',
-      table(['Name', 'Vendor', 'Purposes', 'Actions'], techRows, 'Technologies'),
+      table(['Name', 'Vendor', 'Purposes', 'Cookies and hosts', 'Actions'], techRows, 'Technologies'),
       manage ? techForm : null,
     ),
     section(
@@ -209,6 +211,7 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
       table(['Origin', 'Status', 'Actions'], originRows, 'Origins'),
       manage ? originForm : null,
     ),
+    await scansSection(ctx, channel, technologies.data, purposes.data, manage),
     regionRulesSection(ctx, channel, manage),
     previewSection(channel),
     versions,

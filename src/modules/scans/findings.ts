@@ -1,3 +1,4 @@
+import { cookieNameMatches, hostMatches } from './matching.ts';
 import type { Finding, ScanPhase, ScanSummary } from './scans.tables.ts';
 
 /**
@@ -42,30 +43,6 @@ export interface FindingRules {
 
 const OWN: Classification = { category: 'Functional', vendor: 'consent-service' };
 
-/**
- * A declared cookie name matches exactly, or, ending in `*`, as a prefix (`_ga_*` matches
- * `_ga_ABC123`); names compare as written, as browsers do.
- */
-export function cookieNameMatches(declared: string, name: string): boolean {
-  return declared.endsWith('*') ? name.startsWith(declared.slice(0, -1)) : declared === name;
-}
-
-/**
- * A declared host matches the request's host exactly (with its port when it has one); `*.example.com`
- * matches example.com and its subdomains. Host names compare case-insensitively.
- */
-export function hostMatches(declared: string, host: string): boolean {
-  const want = declared.toLowerCase();
-  const have = host.toLowerCase();
-  const bare = have.replace(/:\d+$/, '');
-  if (want.startsWith('*.')) {
-    const base = want.slice(2);
-    const target = base.includes(':') ? have : bare;
-    return target === base || target.endsWith(`.${base}`);
-  }
-  return want === have || want === bare;
-}
-
 /** The purpose that explains an item: a required one when it has one (that is why it may run). */
 function purposeOf(technology: DeclaredTechnology, required: Set<string>): string | null {
   return technology.purposeKeys.find((key) => required.has(key)) ?? technology.purposeKeys[0] ?? null;
@@ -83,9 +60,8 @@ export function buildFindings(pages: ObservedPage[], rules: FindingRules): Findi
     // nobody can classify is reported as undeclared, not guessed to be a violation.
     let optional: boolean;
     if (technology) {
-      optional =
-        technology.purposeKeys.length > 0 &&
-        !technology.purposeKeys.some((k) => rules.requiredPurposes.has(k));
+      // Declared with no purpose is not a reason to run before consent: still optional.
+      optional = !technology.purposeKeys.some((k) => rules.requiredPurposes.has(k));
     } else {
       optional = classification !== null && !rules.isNecessaryCategory(classification.category);
     }

@@ -1,0 +1,306 @@
+import { cookieNameMatches, hostMatches } from '../../../src/modules/scans/matching.ts';
+import { get, post } from '../api.ts';
+import { button, date, field, h, input, table } from '../dom.ts';
+import { act, badge, form, messageBox, type ViewContext } from '../ui.ts';
+
+/** Contract §19: a tracker scan and what it found. */
+type Phase = 'before-consent' | 'after-reject' | 'after-accept';
+export interface ScanFinding {
+  kind: 'cookie' | 'storage' | 'request';
+  name: string;
+  domain: string;
+  thirdParty: boolean;
+  phase: Phase;
+  url: string;
+  detail: string | null;
+  technologyId: string | null;
+  purposeKey: string | null;
+  classification: { category: string; vendor: string } | null;
+  violation: boolean;
+}
+interface Scan {
+  id: string;
+  status: 'queued' | 'running' | 'succeeded' | 'failed';
+  urls: string[];
+  regime: string | null;
+  createdAt: string;
+  completedAt: string | null;
+  failureReason: string | null;
+  summary: {
+    cookies: number;
+    storage: number;
+    requests: number;
+    undeclared: number;
+    violations: number;
+  } | null;
+  findings: ScanFinding[];
+}
+/** The technology fields this file reads. */
+export interface DeclaredTechnology {
+  id: string;
+  name: string;
+  cookies: { name: string }[];
+  hosts: string[];
+}
+interface PurposeRow {
+  key: string;
+  required: boolean;
+  status: string;
+}
+
+const PHASES: [Phase, string][] = [
+  ['before-consent', 'Before consent'],
+  ['after-reject', 'After reject all'],
+  ['after-accept', 'After accept all'],
+];
+const KIND_NAMES = { cookie: 'Cookie', storage: 'Storage key', request: 'Request' } as const;
+/** How often the view asks whether a queued or running scan has finished (a scan takes seconds per page). */
+const POLL_MS = 2000;
+
+// Which scan's findings are open survives a redraw, like the open channel; so does the notice of
+// what a click added (adding redraws the whole view, with the technology in its table).
+let openScanId: string | null = null;
+let pendingNotice: { channelId: string; text: string } | null = null;
+
+/** "Tracker scans": run a scan, follow it, and read its findings by phase, violations first. */
+export async function scansSection(
+  ctx: ViewContext,
+  channel: { id: string; status: string },
+  technologies: DeclaredTechnology[],
+  purposes: PurposeRow[],
+  manage: boolean,
+): Promise<HTMLElement> {
+  const base = `/v1/channels/${channel.id}`;
+  const { data: scans } = await get<Scan[]>(`${base}/scans?limit=10`);
+  const active = scans.find((s) => s.status === 'queued' || s.status === 'running');
+  const shown = scans.find((s) => s.id === openScanId) ?? scans[0] ?? null;
+  const box = messageBox();
+  if (pendingNotice?.channelId === channel.id) {
+    box.ok(pendingNotice.text);
+    pendingNotice = null;
+  }
+
+  const runForm = form(
+    'Run a tracker scan',
+    [
+      field(
+        'Page URL',
+        input('url', { type: 'url' }),
+        'Empty: the home page of each of the channel’s origins',
+      ),
+    ],
+    'Run a scan',
+    async (el) => {
+      const url = (el.elements.namedItem('url') as HTMLInputElement).value.trim();
+      const { data } = await post<Scan>(`${base}/scans`, url ? { url } : {});
+      openScanId = data.id;
+      ctx.refresh();
+    },
+  );
+  const rows = scans.map((s) => [
+    date(s.createdAt),
+    badge(s.status),
+    s.urls.length === 1 ? h('code', {}, s.urls[0]) : `${s.urls.length} pages`,
+    s.summary ? String(s.summary.violations) : '—',
+    s.summary ? String(s.summary.undeclared) : '—',
+    s.id === shown?.id
+      ? h('span', { class: 'muted' }, 'Shown below')
+      : button(
+          'Show',
+          () => {
+            openScanId = s.id;
+            ctx.refresh();
+          },
+          { 'aria-label': `Show the scan of ${date(s.createdAt)}` },
+        ),
+  ]);
+  const el = h(
+    'section',
+    { class: 'card', 'aria-labelledby': `scans-${channel.id}` },
+    h('h2', { id: `scans-${channel.id}` }, 'Tracker scans'),
+    h(
+      'p',
+      { class: 'lead' },
+      'A scan loads your pages in a browser three times, through this channel’s banner: without a choice, after reject all, and after accept all. It lists the cookies, storage keys and third-party requests each time, and flags what runs before consent.',
+    ),
+    box,
+    manage && channel.status === 'active' && !active ? runForm : null,
+    active
+      ? h('p', { role: 'status' }, `A scan is ${active.status}; this page updates when it finishes.`)
+      : null,
+    table(['Started', 'Status', 'Pages', 'Violations', 'Undeclared', ''], rows, 'Scans'),
+    shown ? scanDetail(ctx, channel.id, shown, technologies, purposes, manage, box) : null,
+  );
+  if (active) pollUntilDone(ctx, el, `${base}/scans/${active.id}`, active.status);
+  return el;
+}
+
+/**
+ * Redraws the view once the scan leaves `status`. Polling stops when the section leaves the page
+ * (a redraw builds a new section, which polls for itself) or a poll fails (signed out, offline).
+ */
+function pollUntilDone(ctx: ViewContext, el: HTMLElement, path: string, status: string) {
+  let attached = false;
+  let waits = 0;
+  const check = async () => {
+    if (el.isConnected) attached = true;
+    else if (attached || ++waits > 15) return;
+    try {
+      const { data } = await get<Scan>(path);
+      if (data.status !== status) return ctx.refresh();
+    } catch {
+      return;
+    }
+    setTimeout(check, POLL_MS);
+  };
+  setTimeout(check, POLL_MS);
+}
+
+function scanDetail(
+  ctx: ViewContext,
+  channelId: string,
+  scan: Scan,
+  technologies: DeclaredTechnology[],
+  purposes: PurposeRow[],
+  manage: boolean,
+  box: ReturnType<typeof messageBox>,
+): HTMLElement {
+  const heading = h('h3', {}, `Scan of ${date(scan.createdAt)}`);
+  if (scan.status === 'failed') {
+    return h(
+      'div',
+      {},
+      heading,
+      h('p', { class: 'message error' }, `The scan failed: ${scan.failureReason}`),
+    );
+  }
+  if (scan.status !== 'succeeded' || !scan.summary) {
+    return h('div', {}, heading, h('p', { class: 'empty' }, 'Findings appear here when the scan finishes.'));
+  }
+  const s = scan.summary;
+  const names = new Map(technologies.map((t) => [t.id, t.name]));
+  const addAsTechnology = (finding: ScanFinding, control: HTMLButtonElement) =>
+    act(box, control, async () => {
+      const body = technologyFor(finding, purposes);
+      await post(`/v1/channels/${channelId}/technologies`, body);
+      const purpose = body.purposeKeys.length
+        ? ` for ${body.purposeKeys.join(', ')}`
+        : ' with no purpose yet';
+      pendingNotice = {
+        channelId,
+        text: `Added "${body.name}" as a technology${purpose}. Check it under Technologies.`,
+      };
+      ctx.refresh();
+    });
+  const groups = PHASES.map(([phase, title]) => {
+    const inPhase = scan.findings
+      .filter((f) => f.phase === phase)
+      .sort((a, b) => Number(b.violation) - Number(a.violation));
+    const rows = inPhase.map((f) => {
+      const declaredNow = f.technologyId === null ? declaringTechnology(f, technologies) : null;
+      return [
+        f.violation ? badge('violation') : badge('ok'),
+        KIND_NAMES[f.kind],
+        h('code', {}, f.name),
+        f.thirdParty ? `Third party (${f.domain})` : `First party (${f.domain})`,
+        f.technologyId
+          ? `${names.get(f.technologyId) ?? 'A deleted technology'}${f.purposeKey ? ` (${f.purposeKey})` : ''}`
+          : declaredNow
+            ? `Undeclared when scanned; now ${declaredNow.name}`
+            : 'Undeclared',
+        f.classification ? `${f.classification.category} · ${f.classification.vendor}` : '—',
+        manage && f.technologyId === null && !declaredNow && declarable(f)
+          ? h(
+              'button',
+              {
+                type: 'button',
+                'aria-label': `Add ${f.name} as a technology`,
+                onclick: (event: Event) => void addAsTechnology(f, event.currentTarget as HTMLButtonElement),
+              },
+              'Add as technology',
+            )
+          : '',
+      ];
+    });
+    const violations = inPhase.filter((f) => f.violation).length;
+    return h(
+      'div',
+      { class: 'scan-phase' },
+      h(
+        'h4',
+        {},
+        `${title}: ${inPhase.length} found${violations ? `, ${violations} violation${violations > 1 ? 's' : ''}` : ''}`,
+      ),
+      table(
+        ['Verdict', 'Kind', 'Name', 'Where', 'Declared as', 'Known as', ''],
+        rows,
+        `Findings ${title.toLowerCase()}`,
+      ),
+    );
+  });
+  return h(
+    'div',
+    {},
+    heading,
+    h(
+      'p',
+      {},
+      `${s.violations} violation${s.violations === 1 ? '' : 's'}, ${s.undeclared} undeclared; ${s.cookies} cookies, ${s.storage} storage keys, ${s.requests} third-party requests on ${scan.urls.join(', ')}. The banner applied ${scan.regime ?? 'no'} regime${scan.regime === 'opt-in' ? ': anything optional before consent or after reject is a violation' : ''}.`,
+    ),
+    ...groups,
+  );
+}
+
+/** A finding the technology API can declare: requests by host (with port), cookies and storage keys by name. */
+function declarable(finding: ScanFinding): boolean {
+  return finding.kind !== 'request' || /^[A-Za-z0-9.-]+(:\d{1,5})?$/.test(finding.name);
+}
+
+/**
+ * The technology a click declares: named after its vendor when the cookie database knows it, for the
+ * channel's purpose of the same category when there is one (a necessary category goes to a required
+ * purpose), else with no purpose for the user to choose.
+ */
+function technologyFor(finding: ScanFinding, purposes: PurposeRow[]) {
+  const vendor = finding.classification?.vendor ?? null;
+  const name = vendor ? `${vendor} (${finding.name})` : finding.name;
+  const purposeKey = purposeFor(finding.classification?.category ?? null, purposes);
+  return {
+    name: name.slice(0, 200),
+    ...(vendor ? { vendor } : {}),
+    purposeKeys: purposeKey ? [purposeKey] : [],
+    ...(finding.kind === 'request'
+      ? { hosts: [finding.name] }
+      : {
+          cookies: [{ name: finding.name, ...(finding.kind === 'cookie' ? { domain: finding.domain } : {}) }],
+        }),
+  };
+}
+
+/** Open Cookie Database categories and the purpose keys that usually mean the same. */
+const CATEGORY_PURPOSES: Record<string, string[]> = {
+  analytics: ['analytics', 'statistics', 'measurement', 'performance'],
+  marketing: ['marketing', 'advertising', 'ads', 'targeting'],
+  personalization: ['personalization', 'personalisation', 'preferences', 'functional'],
+};
+const NECESSARY = new Set(['functional', 'security', 'necessary']);
+
+function purposeFor(category: string | null, purposes: PurposeRow[]): string | null {
+  if (!category) return null;
+  const active = purposes.filter((p) => p.status === 'active');
+  const wanted = category.toLowerCase();
+  if (NECESSARY.has(wanted)) return active.find((p) => p.required)?.key ?? null;
+  const keys = CATEGORY_PURPOSES[wanted] ?? [wanted];
+  return active.find((p) => keys.includes(p.key))?.key ?? null;
+}
+
+/** A technology declared since the scan that now covers the finding (the scan's own matching rules). */
+function declaringTechnology(finding: ScanFinding, technologies: DeclaredTechnology[]) {
+  return (
+    technologies.find((t) =>
+      finding.kind === 'request'
+        ? t.hosts.some((host) => hostMatches(host, finding.name))
+        : t.cookies.some((c) => cookieNameMatches(c.name, finding.name)),
+    ) ?? null
+  );
+}
