@@ -3,7 +3,7 @@ import { ScanFailure, seconds, sleep, within } from './deadlines.ts';
 import type { GuardProxy } from './guard-proxy.ts';
 import { watchNetwork } from './network-watch.ts';
 import { PhaseObservations, type ScanPhase } from './observations.ts';
-import { clickConsentButton, collectCookies, collectStorage, consentButtonShown } from './page-state.ts';
+import { clickConsentButton, collectCookies, collectStorage, consentButtonAppears } from './page-state.ts';
 
 export interface ResponseReader {
   match: (url: URL) => boolean;
@@ -123,7 +123,10 @@ async function phaseSteps(run: PhaseRun, context: BrowserContext, deadline: numb
   await collectCookies(context, observations);
   await collectStorage(page, observations, STORAGE_READ_MS, run.stop);
   const refusedHosts = observations.dropRequestsTo((hostname) => run.proxy.refusal(hostname) !== undefined);
-  const bannerShown = !clickPhase && (await consentButtonShown(page, run.stop));
+  // Before consent, the banner may still be on its way after settling: it gets the click phases'
+  // wait, so a slow banner is not taken for none (which would shorten the next phases' wait).
+  const bannerShown =
+    !clickPhase && (await consentButtonAppears(page, Math.min(run.bannerWaitMs, left()), run.stop));
   return { observations, bannerClicked, bannerShown, refusedHosts };
 }
 

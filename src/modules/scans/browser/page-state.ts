@@ -51,11 +51,17 @@ export async function collectStorage(
 
 const CONSENT_BUTTONS = '[data-consent-action="reject-all"], [data-consent-action="accept-all"]';
 
-/** Whether a consent button is on the page now (it counts even while hidden or animating). */
-export async function consentButtonShown(page: Page, stop: AbortSignal): Promise<boolean> {
-  const counting = page.locator(CONSENT_BUTTONS).count();
-  const count = await within(counting, 500, () => new Error('page did not answer'), stop).catch(() => 0);
-  return count > 0;
+/**
+ * Whether a consent button is on the page, or appears within `waitMs` (it counts even while hidden
+ * or animating): the SDK renders the banner after its config fetch, which a busy machine slows.
+ */
+export async function consentButtonAppears(page: Page, waitMs: number, stop: AbortSignal): Promise<boolean> {
+  const waiting = page
+    .locator(CONSENT_BUTTONS)
+    .first()
+    .waitFor({ state: 'attached', timeout: Math.max(1, waitMs) })
+    .then(() => true);
+  return within(waiting, waitMs + 500, () => new Error('page did not answer'), stop).catch(() => false);
 }
 
 /** Waits for our banner's button (light DOM, as sdk/src/banner.ts renders it) and clicks it. */
