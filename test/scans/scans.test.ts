@@ -38,7 +38,16 @@ beforeAll(async () => {
   t = await startTestApp({ env: SCAN_ENV });
   tenant = await t.tenant();
   site = await createReadySite(t, tenant.testKey);
-  fixture = await startFixtureSite({ page: (origins) => sdkFixturePage(t.baseUrl, site.siteKey)(origins) });
+  fixture = await startFixtureSite({
+    page: (origins) => sdkFixturePage(t.baseUrl, site.siteKey)(origins),
+    routes: {
+      // A page of the site without the snippet: a scan of it cannot have seen a choice.
+      '/no-snippet': (_req, res) => {
+        res.setHeader('content-type', 'text/html; charset=utf-8');
+        res.end('<!doctype html><html lang="en"><title>Plain</title><h1>Plain</h1></html>');
+      },
+    },
+  });
   expect((await post(`/v1/channels/${site.channelId}/origins`, { origin: fixture.origin })).status).toBe(201);
   for (const [name, cookie] of [
     ['Blocked analytics tag', LABELS.blocked],
@@ -183,6 +192,7 @@ describe.skipIf(browserSkipReason !== null)('a scan of the fixture site in Chrom
     expect(scan.status, scan.failureReason).toBe('succeeded');
     console.log(`1-URL scan through the worker took ${elapsed} ms`);
     expect(scan.regime).toBe('opt-in');
+    expect(scan.warnings).toEqual([]);
 
     type F = { kind: string; name: string; phase: string; violation: boolean; technologyId: string | null };
     const findings: F[] = scan.findings;
@@ -266,6 +276,15 @@ describe.skipIf(browserSkipReason !== null)('a scan of the fixture site in Chrom
     expect(list.body.data.map((s: { id: string }) => s.id)).toEqual([scanId]);
     expect(list.body.meta.nextCursor).toBeNull();
   });
+
+  it('warns when the banner did not load: its reject and accept phases saw no choice', async () => {
+    const res = await post(`/v1/channels/${site.channelId}/scans`, { url: `${fixture.origin}/no-snippet` });
+    expect(res.status, res.text).toBe(202);
+    await t.worker.runDue();
+    const scan = (await get(`/v1/channels/${site.channelId}/scans/${res.body.data.id}`)).body.data;
+    expect(scan.status, scan.failureReason).toBe('succeeded');
+    expect(scan.warnings).toEqual([expect.stringContaining("The channel's banner did not load on any page")]);
+  }, 120_000);
 
   it('fails with a clear reason when no browser is installed', async () => {
     const noBrowser = await startTestApp({

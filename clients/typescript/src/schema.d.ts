@@ -1300,6 +1300,8 @@ export interface components {
             } | null;
             /** @description Empty until the scan succeeded */
             findings: components["schemas"]["ScanFinding"][];
+            /** @description What a succeeded scan could not see: a banner that did not load or was not found, hosts the address rules refused, findings cut off */
+            warnings: string[];
         };
         ScanFinding: {
             kind: "cookie" | "storage" | "request";

@@ -34,6 +34,7 @@ interface Scan {
     violations: number;
   } | null;
   findings: ScanFinding[];
+  warnings: string[];
 }
 /** The technology fields this file reads. */
 export interface DeclaredTechnology {
@@ -247,6 +248,14 @@ function scanDetail(
       {},
       `${s.violations} violation${s.violations === 1 ? '' : 's'}, ${s.undeclared} undeclared; ${s.cookies} cookies, ${s.storage} storage keys, ${s.requests} third-party requests on ${scan.urls.join(', ')}. The banner applied ${scan.regime ?? 'no'} regime${scan.regime === 'opt-in' ? ': anything optional before consent or after reject is a violation' : ''}.`,
     ),
+    scan.warnings.length
+      ? h(
+          'div',
+          { class: 'message warning' },
+          h('strong', {}, 'What this scan could not see'),
+          h('ul', {}, ...scan.warnings.map((w) => h('li', {}, w))),
+        )
+      : null,
     ...groups,
   );
 }

@@ -10,6 +10,7 @@ import { type PageScan, runBrowserScan, ScanFailure } from './browser/index.ts';
 import { classifyCookie, classifyHost, isNecessaryCategory } from './cookie-database.ts';
 import { buildFindings, type FindingRules, summarize } from './findings.ts';
 import { type AddressPolicy, addressAllowed } from './scan-targets.ts';
+import { scanWarnings } from './scan-warnings.ts';
 import { scansRepo } from './scans.repo.ts';
 import type { ScanRow } from './scans.tables.ts';
 
@@ -185,6 +186,7 @@ export function createScanJob(deps: ScanJobDeps) {
       return finish(row, 'succeeded', {
         regime,
         findings,
+        warnings: scanWarnings(browsed.pages, browsed.regime !== null, regime),
         summary: summarize(findings),
         failureReason: null,
       });

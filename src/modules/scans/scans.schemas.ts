@@ -56,6 +56,10 @@ export const ScanResource = Type.Object(
       Type.Null(),
     ]),
     findings: Type.Array(ScanFinding, { description: 'Empty until the scan succeeded' }),
+    warnings: Type.Array(Type.String(), {
+      description:
+        'What a succeeded scan could not see: a banner that did not load or was not found, hosts the address rules refused, findings cut off',
+    }),
   },
   { $id: 'Scan' },
 );

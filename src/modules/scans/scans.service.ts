@@ -49,6 +49,7 @@ export function createScansService(deps: {
       failureReason: row.failureReason,
       summary: row.summary,
       findings: row.findings ?? [],
+      warnings: row.warnings,
     };
   }
 
@@ -96,6 +97,7 @@ export function createScansService(deps: {
         regime: null,
         summary: null,
         findings: null,
+        warnings: [],
       };
       try {
         return await store.join(context.tx, async (tx) => {

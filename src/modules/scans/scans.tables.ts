@@ -57,6 +57,8 @@ export const scans = pgTable(
     regime: text('regime'),
     summary: jsonb('summary').$type<ScanSummary>(),
     findings: jsonb('findings').$type<Finding[]>(),
+    /** What the scan could not see (scan-warnings.ts); empty until it succeeded. */
+    warnings: jsonb('warnings').$type<string[]>().notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.id] }),

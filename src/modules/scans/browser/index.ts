@@ -8,6 +8,6 @@ export type {
   PageScan,
   ScanPhase,
 } from './observations.ts';
-export { SCAN_PHASES } from './observations.ts';
+export { MAX_OBSERVATIONS_PER_PHASE, SCAN_PHASES } from './observations.ts';
 export type { ResponseReader } from './page-phases.ts';
 export { runBrowserScan, type ScanOptions } from './scanner.ts';
