@@ -155,6 +155,27 @@ describe('read, PATCH and DELETE a technology', () => {
       body: { vendor: null },
     });
     expect(cleared.body.data.vendor).toBeNull();
+    // Hosts (what a tracker scan matches requests to) are stored lower case, without repeats.
+    const hosts = await t.http.patch(`${base()}/${technology.id}`, {
+      key: tenant.testKey,
+      body: { hosts: ['Connect.Facebook.net', '*.facebook.com', 'connect.facebook.net:443'] },
+    });
+    expect(hosts.status, hosts.text).toBe(200);
+    expect(hosts.body.data.hosts).toEqual([
+      'connect.facebook.net',
+      '*.facebook.com',
+      'connect.facebook.net:443',
+    ]);
+    const read = await t.http.get(`${base()}/${technology.id}`, { key: tenant.testKey });
+    expect(read.body.data.hosts).toEqual(hosts.body.data.hosts);
+    expectProblemShape(
+      await t.http.patch(`${base()}/${technology.id}`, {
+        key: tenant.testKey,
+        body: { hosts: ['https://connect.facebook.net/'] },
+      }),
+      422,
+      'validation_failed',
+    );
     const bad = await t.http.patch(`${base()}/${technology.id}`, {
       key: tenant.testKey,
       body: { purposeKeys: ['ads', 'ghost'] },

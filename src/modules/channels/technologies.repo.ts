@@ -7,7 +7,7 @@ import { technologies } from './channels.tables.ts';
 type ChannelRef = Pick<ChannelRow, 'organizationId' | 'id'>;
 
 export type TechnologyChanges = Partial<
-  Pick<TechnologyRow, 'name' | 'vendor' | 'purposeKeys' | 'cookies' | 'updatedAt'>
+  Pick<TechnologyRow, 'name' | 'vendor' | 'purposeKeys' | 'cookies' | 'hosts' | 'updatedAt'>
 >;
 
 const ofChannel = (channel: ChannelRef) =>

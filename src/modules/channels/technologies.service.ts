@@ -83,6 +83,9 @@ export function createTechnologiesService({ store, clock, audit, changes }: Chan
       return technologyOf(store.db, channel, technologyId);
     },
 
+    /** Every technology of a channel the caller already holds (the scan job judges findings by them). */
+    ofChannel: (channel: ChannelRow) => technologiesRepo.all(store.db, channel),
+
     async list(context: AuditContext, channelId: string, limit: number, after: CursorPosition | null) {
       const channel = await changes.find(context, channelId);
       return technologiesRepo.list(store.db, channel, limit, after);

@@ -2,7 +2,6 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Db, Store } from '../../platform/db/store.ts';
 import type { JobContext } from '../../platform/jobs/job-runner.ts';
 import type { JobRow } from '../../platform/jobs/jobs.repo.ts';
-import type { AuditContext } from '../audit/audit.service.ts';
 import type { ChannelRow, ChannelsService } from '../channels/channels.service.ts';
 import { type Regime, resolveRegime } from '../regions/regions.service.ts';
 import type { EventsService } from '../webhooks/events.service.ts';
@@ -85,14 +84,7 @@ export function createScanJob(deps: ScanJobDeps) {
 
   /** What the scan judges against: the channel's technologies and required purposes as they are now. */
   async function rulesOf(channel: ChannelRow) {
-    const scope = {
-      organizationId: channel.organizationId,
-      environment: channel.environment,
-      actor: { type: 'system', id: null },
-      requestId: null,
-      ipPrefix: null,
-    } as AuditContext;
-    const technologies = await deps.channels.technologies.list(scope, channel.id, 10_000, null);
+    const technologies = await deps.channels.technologies.ofChannel(channel);
     const notice = await deps.channels.currentNotice(channel);
     const required = new Set((notice?.config.purposes ?? []).filter((p) => p.required).map((p) => p.key));
     return { technologies, required };
