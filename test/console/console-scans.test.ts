@@ -123,6 +123,13 @@ describe.skipIf(browserSkipReason !== null)('console tracker scans in Chromium',
     expect(await textOf(rowOf(SDK_PAGE_LABELS.unblocked))).toContain('Inline analytics tag (analytics)');
     expect(await textOf(rowOf('_ga'))).toMatch(/Undeclared.*Analytics · Google/);
     expect(await textOf(rowOf(thirdPartyHost))).toContain('Third party');
+    // The banner's own cookie (set by the accept click) is the service's: named so, nothing to declare.
+    const own = scansSection()
+      .getByRole('region', { name: 'Findings after accept all' })
+      .getByRole('row')
+      .filter({ has: page.getByText(/^cs_consent_/) });
+    expect(await textOf(own.first())).toContain('This service’s banner');
+    expect(await own.first().getByRole('button').count()).toBe(0);
     // The declared and blocked cookie is seen only after accept.
     expect(await rowOf(SDK_PAGE_LABELS.blocked).count()).toBe(0);
     const afterAccept = scansSection().getByRole('region', { name: 'Findings after accept all' });

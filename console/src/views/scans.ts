@@ -129,7 +129,7 @@ export async function scansSection(
     active
       ? h('p', { role: 'status' }, `A scan is ${active.status}; this page updates when it finishes.`)
       : null,
-    table(['Started', 'Status', 'Pages', 'Violations', 'Undeclared', ''], rows, 'Scans'),
+    table(['Started', 'Status', 'Pages', 'Violations', 'Undeclared', 'Findings'], rows, 'Scans'),
     shown ? scanDetail(ctx, channel.id, shown, technologies, purposes, manage, box) : null,
   );
   if (active) pollUntilDone(ctx, el, `${base}/scans/${active.id}`, active.status);
@@ -206,9 +206,11 @@ function scanDetail(
         f.thirdParty ? `Third party (${f.domain})` : `First party (${f.domain})`,
         f.technologyId
           ? `${names.get(f.technologyId) ?? 'A deleted technology'}${f.purposeKey ? ` (${f.purposeKey})` : ''}`
-          : declaredNow
-            ? `Undeclared when scanned; now ${declaredNow.name}`
-            : 'Undeclared',
+          : isOwn(f)
+            ? 'This service’s banner'
+            : declaredNow
+              ? `Undeclared when scanned; now ${declaredNow.name}`
+              : 'Undeclared',
         f.classification ? `${f.classification.category} · ${f.classification.vendor}` : '—',
         manage && f.technologyId === null && !declaredNow && declarable(f)
           ? h(
@@ -233,7 +235,7 @@ function scanDetail(
         `${title}: ${inPhase.length} found${violations ? `, ${violations} violation${violations > 1 ? 's' : ''}` : ''}`,
       ),
       table(
-        ['Verdict', 'Kind', 'Name', 'Where', 'Declared as', 'Known as', ''],
+        ['Verdict', 'Kind', 'Name', 'Where', 'Declared as', 'Known as', 'Action'],
         rows,
         `Findings ${title.toLowerCase()}`,
       ),
@@ -260,8 +262,12 @@ function scanDetail(
   );
 }
 
+/** The banner's own cookies and requests, which the scan classifies as this service's (never declared). */
+const isOwn = (finding: ScanFinding) => finding.classification?.vendor === 'consent-service';
+
 /** A finding the technology API can declare: requests by host (with port), cookies and storage keys by name. */
 function declarable(finding: ScanFinding): boolean {
+  if (isOwn(finding)) return false;
   return finding.kind !== 'request' || /^[A-Za-z0-9.-]+(:\d{1,5})?$/.test(finding.name);
 }
 
