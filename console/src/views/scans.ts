@@ -1,41 +1,13 @@
+import type { components } from '../../../clients/typescript/src/schema.d.ts';
 import { cookieNameMatches, hostMatches } from '../../../src/modules/scans/matching.ts';
 import { get, post } from '../api.ts';
 import { button, date, field, h, input, table } from '../dom.ts';
 import { act, badge, form, messageBox, type ViewContext } from '../ui.ts';
 
-/** Contract §19: a tracker scan and what it found. */
-type Phase = 'before-consent' | 'after-reject' | 'after-accept';
-export interface ScanFinding {
-  kind: 'cookie' | 'storage' | 'request';
-  name: string;
-  domain: string;
-  thirdParty: boolean;
-  phase: Phase;
-  url: string;
-  detail: string | null;
-  technologyId: string | null;
-  purposeKey: string | null;
-  classification: { category: string; vendor: string } | null;
-  violation: boolean;
-}
-interface Scan {
-  id: string;
-  status: 'queued' | 'running' | 'succeeded' | 'failed';
-  urls: string[];
-  regime: string | null;
-  createdAt: string;
-  completedAt: string | null;
-  failureReason: string | null;
-  summary: {
-    cookies: number;
-    storage: number;
-    requests: number;
-    undeclared: number;
-    violations: number;
-  } | null;
-  findings: ScanFinding[];
-  warnings: string[];
-}
+/** Contract §19: a tracker scan and what it found, as the typed client's schema has them. */
+type Scan = components['schemas']['Scan'];
+export type ScanFinding = components['schemas']['ScanFinding'];
+type Phase = ScanFinding['phase'];
 /** The technology fields this file reads. */
 export interface DeclaredTechnology {
   id: string;
