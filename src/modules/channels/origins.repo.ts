@@ -1,4 +1,4 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, asc, desc, eq } from 'drizzle-orm';
 import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
 import type { Db } from '../../platform/db/store.ts';
 import type { ChannelRow, OriginRow } from './channels.repo.ts';
@@ -36,7 +36,9 @@ export const originsRepo = {
     const rows = await db
       .select({ origin: origins.origin })
       .from(origins)
-      .where(and(ofChannel(channel), eq(origins.status, 'active')));
+      .where(and(ofChannel(channel), eq(origins.status, 'active')))
+      // Oldest first: a scan's default pages (at most 10) are the same on every run.
+      .orderBy(asc(origins.createdAt), asc(origins.id));
     return rows.map((r) => r.origin);
   },
 
