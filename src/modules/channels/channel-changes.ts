@@ -55,8 +55,10 @@ export function createChannelChanges(deps: { store: Store; clock: Clock; events?
   return {
     emitChannelEvent,
 
-    /** A channel of the caller's organization and environment, for reads; any other is a 404. */
-    /** Reads in the caller's transaction when it has one: on PGlite a read beside it would wait forever. */
+    /**
+     * A channel of the caller's organization and environment, for reads; any other is a 404. Read in
+     * the caller's transaction when it has one: on PGlite a read beside it would wait forever.
+     */
     async find(context: AuditContext, id: string): Promise<ChannelRow> {
       const db = context.tx ?? store.db;
       const channel = await channelsRepo.find(db, context.organizationId, context.environment, id);
