@@ -14,6 +14,14 @@ type Changes = Partial<Omit<ScanRow, 'organizationId' | 'id' | 'environment' | '
 /** The partial unique index that keeps one queued or running scan per channel. */
 export const ONE_ACTIVE_SCAN = 'scans_one_active_key';
 
+/** A channel's scans within the caller's organization and environment. */
+const ofChannel = (scope: ScanScope, channelId: string) =>
+  and(
+    eq(s.organizationId, scope.organizationId),
+    eq(s.environment, scope.environment),
+    eq(s.channelId, channelId),
+  );
+
 export const scansRepo = {
   async insert(tx: Db, row: ScanRow): Promise<void> {
     await tx.insert(s).values(row);
@@ -23,14 +31,7 @@ export const scansRepo = {
     const [row] = await db
       .select()
       .from(s)
-      .where(
-        and(
-          eq(s.organizationId, scope.organizationId),
-          eq(s.environment, scope.environment),
-          eq(s.channelId, channelId),
-          eq(s.id, id),
-        ),
-      );
+      .where(and(ofChannel(scope, channelId), eq(s.id, id)));
     return row;
   },
 
@@ -62,14 +63,7 @@ export const scansRepo = {
     return db
       .select()
       .from(s)
-      .where(
-        and(
-          eq(s.organizationId, scope.organizationId),
-          eq(s.environment, scope.environment),
-          eq(s.channelId, channelId),
-          olderThan(s.createdAt, s.id, after),
-        ),
-      )
+      .where(and(ofChannel(scope, channelId), olderThan(s.createdAt, s.id, after)))
       .orderBy(desc(s.createdAt), desc(s.id))
       .limit(limit + 1);
   },

@@ -18,7 +18,7 @@ import {
   type ScanJobPayload,
 } from './scan-job.ts';
 import { scanUrls, vetScanUrls } from './scan-targets.ts';
-import { ONE_ACTIVE_SCAN, type ScanScope, scansRepo } from './scans.repo.ts';
+import { ONE_ACTIVE_SCAN, scansRepo } from './scans.repo.ts';
 import type { ScanRow } from './scans.tables.ts';
 
 export { SCAN_JOB, SCAN_LEASE_MS } from './scan-job.ts';
@@ -129,14 +129,14 @@ export function createScansService(deps: {
 
     async get(scope: AuditContext, channelId: string, scanId: string): Promise<ScanRow> {
       const channel = await channels.get(scope, channelId);
-      const row = await scansRepo.find(store.db, scope as ScanScope, channel.id, scanId);
+      const row = await scansRepo.find(store.db, scope, channel.id, scanId);
       if (!row) throw notFound('scan');
       return row;
     },
 
     async list(scope: AuditContext, channelId: string, limit: number, after: CursorPosition | null) {
       const channel = await channels.get(scope, channelId);
-      return scansRepo.list(store.db, scope as ScanScope, channel.id, limit, after);
+      return scansRepo.list(store.db, scope, channel.id, limit, after);
     },
   };
 }
