@@ -13,6 +13,7 @@ export {
   assertRegionRules,
   DEFAULT_CONSENT_MAX_AGE_DAYS,
   DEFAULT_REGION_RULES,
+  REGIMES,
   type Regime,
   type RegionRule,
   resolveRegime,

@@ -3,7 +3,7 @@ import type { Db, Store } from '../../platform/db/store.ts';
 import type { JobContext } from '../../platform/jobs/job-runner.ts';
 import type { JobRow } from '../../platform/jobs/jobs.repo.ts';
 import type { ChannelRow, ChannelsService } from '../channels/channels.service.ts';
-import { type Regime, resolveRegime } from '../regions/regions.service.ts';
+import { REGIMES, type Regime, resolveRegime } from '../regions/regions.service.ts';
 import type { EventsService } from '../webhooks/events.service.ts';
 import { type PageScan, runBrowserScan, ScanFailure } from './browser/index.ts';
 import { classifyCookie, classifyHost, isNecessaryCategory } from './cookie-database.ts';
@@ -47,7 +47,7 @@ export interface ScanJobDeps {
 function regimeOf(body: string): Regime | null {
   try {
     const regime = (JSON.parse(body) as { data?: { regime?: unknown } }).data?.regime;
-    return regime === 'opt-in' || regime === 'opt-out' || regime === 'notice-only' ? regime : null;
+    return REGIMES.includes(regime as Regime) ? (regime as Regime) : null;
   } catch {
     return null;
   }

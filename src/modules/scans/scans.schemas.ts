@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ApiDate, NullableApiDate } from '../../platform/http/schemas.ts';
+import { REGIMES } from '../regions/regions.service.ts';
 import { SCAN_PHASES, SCAN_STATUSES } from './scans.tables.ts';
 
 const literals = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
@@ -38,7 +39,7 @@ export const ScanResource = Type.Object(
     status: literals(SCAN_STATUSES),
     urls: Type.Array(Type.String()),
     configVersion: Type.Integer(),
-    regime: Type.Union([literals(['opt-in', 'opt-out', 'notice-only']), Type.Null()], {
+    regime: Type.Union([literals(REGIMES), Type.Null()], {
       description: 'The regime the banner applied to the scanner, which decides what is a violation',
     }),
     createdAt: ApiDate,
