@@ -16,6 +16,14 @@ const MAX_BATCH = 128;
  * PGlite has one connection and runs statements in turn: one batch at a time, the rest gather.
  */
 const MAX_IN_FLIGHT = { postgres: 4, embedded: 1 } as const;
+/**
+ * While a batch commits, the next starts only once this many writes wait; until then they gather.
+ * Every batch costs a round trip, a statement and a commit, in Node and in PostgreSQL: with a
+ * second batch started at once, 10 or 32 connections made batches of 3–6 writes, and on 2 cores
+ * shared by the service, PostgreSQL and the load, that CPU was the limit (bench/writepath.ts:
+ * see README "Benchmarks", b). A burst of more still overlaps, up to MAX_IN_FLIGHT.
+ */
+const MIN_BATCH_WHILE_BUSY = 32;
 
 /**
  * Writes consent events, the hot path of the service (bench b): concurrent writes are grouped
@@ -32,6 +40,7 @@ export function createEvidenceWriter(deps: { store: Store; clock: Clock; outbox:
     commit: (writes: ConsentWrite[]) => statement.run(writes, clock.now()),
     maxBatch: MAX_BATCH,
     maxInFlight: MAX_IN_FLIGHT[store.kind],
+    minBatchWhileBusy: MIN_BATCH_WHILE_BUSY,
   });
 
   return {

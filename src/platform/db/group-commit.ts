@@ -7,6 +7,11 @@ export interface GroupCommitOptions<T, R> {
   maxBatch: number;
   /** Most transactions open at once (each holds a pool connection). */
   maxInFlight: number;
+  /**
+   * While a batch is committing, another starts only once this many items wait (default 1: at
+   * once). Until then they gather for the next batch: fewer, larger batches cost less per item.
+   */
+  minBatchWhileBusy?: number;
 }
 
 interface Waiting<T, R> {
@@ -27,6 +32,7 @@ interface Waiting<T, R> {
  */
 export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>) {
   const { commit, maxBatch, maxInFlight } = options;
+  const minBatchWhileBusy = options.minBatchWhileBusy ?? 1;
   const queue: Waiting<T, R>[] = [];
   let inFlight = 0;
   let pumpScheduled = false;
@@ -56,6 +62,7 @@ export function createGroupCommit<T, R>(options: GroupCommitOptions<T, R>) {
   function pump() {
     pumpScheduled = false;
     while (inFlight < maxInFlight && queue.length > 0) {
+      if (inFlight > 0 && queue.length < minBatchWhileBusy) return;
       const batch = queue.splice(0, maxBatch);
       inFlight++;
       void run(batch).finally(() => {
