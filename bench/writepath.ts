@@ -3,7 +3,7 @@
  * subject and an `Idempotency-Key` on every write), in one run on PostgreSQL:
  *
  *   npx tsx bench/writepath.ts [--before DIR] [--scenario b|a] [--connections 10,32] [--rounds 3]
- *                              [--seconds 3] [--profile DIR]
+ *                              [--seconds 3] [--profile DIR] [--fastify]
  *
  * `--scenario a` measures config reads instead, against the static server of bench a (issue 17
  * item 9 compares a compiled start with tsx this way: a checkout holding build/main.js is started
@@ -40,6 +40,8 @@ const { values: flags } = parseArgs({
     rounds: { type: 'string', default: '3' },
     seconds: { type: 'string', default: '3' },
     profile: { type: 'string' },
+    // Also the same-shape INSERT behind a bare Fastify route (baselines/fastify-insert-server.ts).
+    fastify: { type: 'boolean', default: false },
   },
 });
 const say = (line: string) => process.stderr.write(`writepath: ${line}\n`);
@@ -72,6 +74,10 @@ if (reads) {
   sides.push({ name: 'same-shape', child: sameShape, path: '/preferences', service: false });
   const minimal = await startChild('bench/baselines/minimal-insert-server.ts', [], env);
   sides.push({ name: 'minimal', child: minimal, path: '/preferences', service: false });
+  if (flags.fastify) {
+    const fastify = await startChild('bench/baselines/fastify-insert-server.ts', [], env);
+    sides.push({ name: 'fastify', child: fastify, path: '/preferences', service: false });
+  }
 }
 
 const { body, headers } = consentWriteRequest(fixture);
