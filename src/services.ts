@@ -43,9 +43,15 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
   const apiKeys = createApiKeysService({ store, clock, audit, events });
   const channels = createChannelsService({ store, clock, audit, events });
   // Consent analytics (contract §18): decisions are counted by the consent write's own statement.
-  const analytics = createAnalyticsService({ store, clock });
+  const analytics = createAnalyticsService({ store, clock, findChannel: channels.findChannel });
   // consent.recorded is written to the webhook outbox in the transaction that stores the evidence.
-  const evidence = createEvidenceService({ store, clock, organizations, events });
+  const evidence = createEvidenceService({
+    store,
+    clock,
+    organizations,
+    events,
+    findChannel: channels.findChannel,
+  });
   const sites = createSitesService({
     store,
     channels,

@@ -25,6 +25,7 @@ export async function backfillSeeded(bench: BenchStore) {
       store,
       clock: systemClock,
       pseudonymize: () => Promise.reject(new Error('not used by the backfill')),
+      findChannel: () => Promise.reject(new Error('not used by the backfill')),
     });
     const started = Date.now();
     const { events } = await reader.backfill();

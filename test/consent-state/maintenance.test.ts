@@ -165,6 +165,7 @@ describe('consent state backfill (events recorded before the state table)', () =
       store: t.store,
       clock: t.clock,
       pseudonymize: t.app.services.evidence.pseudonymize,
+      findChannel: t.app.services.channels.findChannel,
     });
     const scope = { organizationId: tenant.organizationId, environment: 'test' as const };
 

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
+import { rowsOf } from '../../platform/db/rows.ts';
 import type { Db } from '../../platform/db/store.ts';
 
 export type Interval = 'day' | 'week' | 'month';
@@ -29,8 +30,6 @@ export interface PurposeCountRow {
   denied: number;
 }
 
-const rowsOf = (result: unknown) => (result as { rows: Array<Record<string, unknown>> }).rows;
-
 /** The SQL of a group's key: region and regime are stored as '' when unknown and shown as null. */
 function groupExpression(groupBy: GroupBy | undefined) {
   if (groupBy === 'region') return sql.raw(`nullif(region, '')`);
@@ -43,12 +42,6 @@ function groupExpression(groupBy: GroupBy | undefined) {
 const periodOf = (interval: Interval) => sql.raw(`to_char(date_trunc('${interval}', day), 'YYYY-MM-DD')`);
 
 export const analyticsRepo = {
-  async channelExists(db: Db, scope: AnalyticsScope, channelId: string): Promise<boolean> {
-    const result = await db.execute(sql`select 1 from channels where organization_id = ${scope.organizationId}
-      and id = ${channelId} and environment = ${scope.environment}`);
-    return rowsOf(result).length > 0;
-  },
-
   /** The day rows of a channel between two days (inclusive), summed per period and group. */
   async counts(
     db: Db,

@@ -1,6 +1,7 @@
 import type { Clock } from '../../platform/clock.ts';
 import type { Store } from '../../platform/db/store.ts';
 import { notFound, validationFailed } from '../../platform/http/errors.ts';
+import type { ChannelsService } from '../channels/channels.service.ts';
 import {
   type AnalyticsScope,
   analyticsRepo,
@@ -106,7 +107,11 @@ export interface AnalyticsQueryInput {
 }
 
 /** Consent analytics (contract §18): the aggregates kept as events are written, and impressions. */
-export function createAnalyticsService(deps: { store: Store; clock: Clock }) {
+export function createAnalyticsService(deps: {
+  store: Store;
+  clock: Clock;
+  findChannel: ChannelsService['findChannel'];
+}) {
   const { store, clock } = deps;
   const impressions = createImpressionCounter(store);
 
@@ -135,7 +140,8 @@ export function createAnalyticsService(deps: { store: Store; clock: Clock }) {
         errors.push({ path: 'query:/from', message: `the range may cover at most ${MAX_RANGE_DAYS} days` });
       }
       if (errors.length || !from || !to) throw validationFailed(errors);
-      if (!(await analyticsRepo.channelExists(store.db, scope, input.channelId))) throw notFound('channel');
+      if (!(await deps.findChannel(scope.organizationId, scope.environment, input.channelId)))
+        throw notFound('channel');
 
       const { counts, purposes } = await analyticsRepo.counts(store.db, scope, {
         channelId: input.channelId,

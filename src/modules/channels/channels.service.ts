@@ -170,7 +170,10 @@ export function createChannelsService(deps: {
 
     findConfigVersion,
 
-    /** A channel by id without an audit context (visitor receipts); archived ones included. */
+    /**
+     * A channel by id without an audit context (visitor receipts, scans, and the 404 of modules that
+     * read their own tables: consent state, analytics); archived ones included.
+     */
     findChannel: (organizationId: string, environment: Environment, id: string) =>
       channelsRepo.find(store.db, organizationId, environment, id),
     currentNotice,
@@ -181,8 +184,10 @@ export function createChannelsService(deps: {
       return channel?.status === 'active' ? channel : null;
     },
 
-    /** The channel's active origins, normalized (match a browser's Origin with `originMatches`). */
-    /** `db`: the caller's transaction when it has one (see `find`). */
+    /**
+     * The channel's active origins, normalized (match a browser's Origin with `originMatches`).
+     * `db`: the caller's transaction when it has one (see `find`).
+     */
     activeOrigins: (channel: ChannelRow, db: Db = store.db): Promise<string[]> =>
       originsRepo.active(db, channel),
   };

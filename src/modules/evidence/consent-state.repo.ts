@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { rowsOf } from '../../platform/db/rows.ts';
 import type { Db } from '../../platform/db/store.ts';
 import { consentStateCtes, stateInputCte } from './consent-state.sql.ts';
 import type { EvidenceScope } from './evidence.repo.ts';
@@ -27,8 +28,6 @@ export interface PurgedEvent {
   channelId: string;
   subjectPseudonym: string;
 }
-
-const rowsOf = (result: unknown) => (result as { rows: Array<Record<string, unknown>> }).rows;
 
 function purposeRow(r: Record<string, unknown>): StatePurposeRow {
   return {

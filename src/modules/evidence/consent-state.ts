@@ -1,8 +1,8 @@
-import { sql } from 'drizzle-orm';
 import type { Clock } from '../../platform/clock.ts';
 import type { Store } from '../../platform/db/store.ts';
 import { apiDate } from '../../platform/http/dates.ts';
 import { notFound } from '../../platform/http/errors.ts';
+import type { ChannelsService } from '../channels/channels.service.ts';
 import { consentStateRepo, type StatePurposeRow } from './consent-state.repo.ts';
 import type { EvidenceScope } from './evidence.repo.ts';
 import { maskPseudonym } from './pseudonym.ts';
@@ -56,15 +56,10 @@ export function createConsentStateReader(deps: {
   store: Store;
   clock: Clock;
   pseudonymize: (organizationId: string, subjectId: string) => Promise<string>;
+  findChannel: ChannelsService['findChannel'];
 }) {
   const { store, clock } = deps;
   let backfilled = false;
-
-  async function channelExists(scope: EvidenceScope, channelId: string): Promise<boolean> {
-    const result = await store.db.execute(sql`select 1 from channels
-      where organization_id = ${scope.organizationId} and id = ${channelId} and environment = ${scope.environment}`);
-    return (result as unknown as { rows: unknown[] }).rows.length > 0;
-  }
 
   return {
     /** The state of each subject (null: no decision on the channel), in input order; 404 for an unknown channel. */
@@ -79,7 +74,8 @@ export function createConsentStateReader(deps: {
       backfilled ||= await consentStateRepo.backfillDone(store.db);
       const read = backfilled ? consentStateRepo.read : consentStateRepo.replay;
       const rows = await read(store.db, scope, channelId, [...new Set(pseudonyms)]);
-      if (rows.length === 0 && !(await channelExists(scope, channelId))) throw notFound('channel');
+      if (rows.length === 0 && !(await deps.findChannel(scope.organizationId, scope.environment, channelId)))
+        throw notFound('channel');
       const bySubject = new Map<string, StatePurposeRow[]>();
       for (const row of rows) {
         const list = bySubject.get(row.subjectPseudonym);

@@ -5,6 +5,7 @@ import type { Store } from '../../platform/db/store.ts';
 import type { UnitOfWork } from '../../platform/db/unit-of-work.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import { newId, randomBase64url } from '../../platform/ids.ts';
+import type { ChannelsService } from '../channels/channels.service.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
 import type { Regime, ResolvedRegion } from '../regions/regions.service.ts';
 import { createConsentStateReader } from './consent-state.ts';
@@ -82,6 +83,8 @@ export function createEvidenceService(deps: {
   organizations: OrganizationsService;
   /** Optional until the webhooks module provides it; when present, every record emits consent.recorded. */
   events?: EventOutbox;
+  /** The consent state's 404 for an unknown channel. */
+  findChannel: ChannelsService['findChannel'];
 }) {
   const { store, clock, organizations } = deps;
 
@@ -206,6 +209,7 @@ export function createEvidenceService(deps: {
       clock,
       pseudonymize: async (organizationId: string, subjectId: string): Promise<string> =>
         pseudonymOf(await secretOf(organizationId), subjectId),
+      findChannel: deps.findChannel,
     }),
   };
   return service;

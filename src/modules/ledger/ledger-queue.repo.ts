@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { rowsOf } from '../../platform/db/rows.ts';
 import type { Db } from '../../platform/db/store.ts';
 import type { LedgerScope } from './ledger.repo.ts';
 import { type LedgerLogRow, ledgerLeaves, ledgerLogs, ledgerNodes, ledgerPending } from './ledger.tables.ts';
@@ -25,7 +26,6 @@ export interface AppendBatch {
   nodes: Array<NodeRef & { hash: Buffer }>;
 }
 
-const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
 const CURSOR = sql.raw('ledger_pending_batch');
 
 /** The sealer's side of the queue: read the next events in order, then append them in one statement. */

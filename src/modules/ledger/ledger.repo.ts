@@ -1,5 +1,6 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
+import { rowsOf } from '../../platform/db/rows.ts';
 import type { Db } from '../../platform/db/store.ts';
 import {
   type LedgerLogRow,
@@ -17,8 +18,6 @@ export interface LedgerScope {
   organizationId: string;
   environment: Environment;
 }
-
-const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
 
 /** Raw row of `signedLog`: int8 as number (store.ts), timestamptz as text (drizzle's drivers), bytea as bytes. */
 interface SignedLogRow {

@@ -1,4 +1,5 @@
 import { and, eq, inArray, lte, sql } from 'drizzle-orm';
+import { rowsOf } from '../db/rows.ts';
 import type { Db } from '../db/store.ts';
 import { type IdempotencyRecord, idempotencyKeys } from './idempotency.tables.ts';
 
@@ -25,7 +26,7 @@ export const idempotencyRepo = {
    */
   async tryLock(tx: Db, lockId: string): Promise<boolean> {
     const result = await tx.execute(sql`select pg_try_advisory_xact_lock(${lockId}::bigint) as locked`);
-    const rows = (result as unknown as { rows: { locked: boolean }[] }).rows;
+    const rows = rowsOf<{ locked: boolean }>(result);
     return rows[0]?.locked === true;
   },
 
