@@ -82,7 +82,10 @@ export function createScanJob(deps: ScanJobDeps) {
     });
   }
 
-  /** What the scan judges against: the channel's technologies and required purposes as they are now. */
+  /**
+   * What the scan judges against: the channel's technologies and required purposes, read when it
+   * starts, with the configVersion it records (the version its banner serves while it browses).
+   */
   async function rulesOf(channel: ChannelRow) {
     const technologies = await deps.channels.technologies.ofChannel(channel);
     const notice = await deps.channels.currentNotice(channel);
@@ -151,6 +154,7 @@ export function createScanJob(deps: ScanJobDeps) {
         configVersion: channel.configVersion,
       });
       if (!row) return found;
+      const { technologies, required } = await rulesOf(channel);
 
       let browsed: Awaited<ReturnType<typeof browse>>;
       try {
@@ -161,7 +165,6 @@ export function createScanJob(deps: ScanJobDeps) {
       }
       // Still ours? A worker that stalled past its lease must not publish over its successor's scan.
       await context.heartbeat();
-      const { technologies, required } = await rulesOf(channel);
       // The banner's own answer when the pages loaded it; else what the rules give a visitor of unknown region.
       const regime = browsed.regime ?? resolveRegime(channel.regionRules, null);
       const rules: FindingRules = {
