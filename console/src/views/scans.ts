@@ -1,5 +1,10 @@
 import type { components } from '../../../clients/typescript/src/schema.d.ts';
-import { cookieNameMatches, hostMatches } from '../../../src/modules/scans/matching.ts';
+import {
+  cookieNameMatches,
+  hostMatches,
+  isNecessaryCategory,
+  OWN_VENDOR,
+} from '../../../src/modules/scans/matching.ts';
 import { get, post } from '../api.ts';
 import { button, date, field, h, input, table } from '../dom.ts';
 import { act, badge, form, messageBox, type ViewContext } from '../ui.ts';
@@ -235,7 +240,7 @@ function scanDetail(
 }
 
 /** The banner's own cookies and requests, which the scan classifies as this service's (never declared). */
-const isOwn = (finding: ScanFinding) => finding.classification?.vendor === 'consent-service';
+const isOwn = (finding: ScanFinding) => finding.classification?.vendor === OWN_VENDOR;
 
 /** A finding the technology API can declare: requests by host (with port), cookies and storage keys by name. */
 function declarable(finding: ScanFinding): boolean {
@@ -270,13 +275,11 @@ const CATEGORY_PURPOSES: Record<string, string[]> = {
   marketing: ['marketing', 'advertising', 'ads', 'targeting'],
   personalization: ['personalization', 'personalisation', 'preferences', 'functional'],
 };
-const NECESSARY = new Set(['functional', 'security', 'necessary']);
-
 function purposeFor(category: string | null, purposes: PurposeRow[]): string | null {
   if (!category) return null;
   const active = purposes.filter((p) => p.status === 'active');
+  if (isNecessaryCategory(category)) return active.find((p) => p.required)?.key ?? null;
   const wanted = category.toLowerCase();
-  if (NECESSARY.has(wanted)) return active.find((p) => p.required)?.key ?? null;
   const keys = CATEGORY_PURPOSES[wanted] ?? [wanted];
   return active.find((p) => keys.includes(p.key))?.key ?? null;
 }

@@ -7,9 +7,9 @@ import {
   classifyCookie,
   classifyHost,
   domainsOfField,
-  isNecessaryCategory,
   parseCookieDatabase,
 } from './cookie-database.ts';
+import { isNecessaryCategory } from './matching.ts';
 
 const HEADER = 'ID,Platform,Category,Cookie / Data Key name,Domain,Description,Wildcard match';
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
+import { isNecessaryCategory } from './matching.ts';
 
 /**
  * Classification of cookies, storage keys and request hosts found by a tracker scan, from the
@@ -31,12 +32,6 @@ export interface CookieDatabase {
 }
 
 /** Strictly necessary categories: such an item needs no consent, even undeclared. */
-const NECESSARY_CATEGORIES = new Set(['functional', 'security', 'necessary']);
-
-export function isNecessaryCategory(category: string): boolean {
-  return NECESSARY_CATEGORIES.has(category.trim().toLowerCase());
-}
-
 // Ties between categories under one domain go to the first of these, then to the CSV's order.
 const TIE_ORDER = ['Marketing', 'Analytics', 'Personalization'];
 

@@ -1,4 +1,4 @@
-import { cookieNameMatches, hostMatches } from './matching.ts';
+import { cookieNameMatches, hostMatches, OWN_VENDOR } from './matching.ts';
 import type { Finding, ScanPhase, ScanSummary } from './scans.tables.ts';
 
 /**
@@ -41,7 +41,7 @@ export interface FindingRules {
   ownHosts: ReadonlySet<string>;
 }
 
-const OWN: Classification = { category: 'Functional', vendor: 'consent-service' };
+const OWN: Classification = { category: 'Functional', vendor: OWN_VENDOR };
 
 /** The purpose that explains an item: a required one when it has one (that is why it may run). */
 function purposeOf(technology: DeclaredTechnology, required: Set<string>): string | null {

@@ -1,7 +1,18 @@
 /**
- * How a declared technology covers what a scan saw. Dependency-free: the worker's findings and the
- * console's "declared since the scan" check (console/src/views/scans.ts) use the same rules.
+ * The rules by which a scan's findings are judged that the console applies too
+ * (console/src/views/scans.ts: "declared since the scan", the banner's own items, the purpose a
+ * click declares). Dependency-free, so the console bundles this file.
  */
+
+/** The vendor of the banner's own cookies and requests in a finding's classification. */
+export const OWN_VENDOR = 'consent-service';
+
+const NECESSARY_CATEGORIES = new Set(['functional', 'security', 'necessary']);
+
+/** Whether an Open Cookie Database category may run without consent. */
+export function isNecessaryCategory(category: string): boolean {
+  return NECESSARY_CATEGORIES.has(category.trim().toLowerCase());
+}
 
 /**
  * A declared cookie name matches exactly, or, ending in `*`, as a prefix (`_ga_*` matches

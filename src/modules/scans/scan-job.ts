@@ -6,8 +6,9 @@ import type { ChannelRow, ChannelsService } from '../channels/channels.service.t
 import { REGIMES, type Regime, resolveRegime } from '../regions/regions.service.ts';
 import type { EventsService } from '../webhooks/events.service.ts';
 import { type PageScan, runBrowserScan, ScanFailure } from './browser/index.ts';
-import { classifyCookie, classifyHost, isNecessaryCategory } from './cookie-database.ts';
+import { classifyCookie, classifyHost } from './cookie-database.ts';
 import { buildFindings, type FindingRules, summarize } from './findings.ts';
+import { isNecessaryCategory } from './matching.ts';
 import { type AddressPolicy, addressAllowed } from './scan-targets.ts';
 import { scanWarnings } from './scan-warnings.ts';
 import { scansRepo } from './scans.repo.ts';

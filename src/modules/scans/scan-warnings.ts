@@ -1,3 +1,4 @@
+import type { Regime } from '../regions/regions.service.ts';
 import { MAX_OBSERVATIONS_PER_PHASE, type PageScan } from './browser/index.ts';
 
 /**
@@ -5,7 +6,7 @@ import { MAX_OBSERVATIONS_PER_PHASE, type PageScan } from './browser/index.ts';
  * whole truth: a banner that never loaded or was never found (the reject and accept phases then saw
  * the page without a choice), hosts the address rules refused, findings cut off at the cap.
  */
-export function scanWarnings(pages: PageScan[], bannerLoaded: boolean, regime: string): string[] {
+export function scanWarnings(pages: PageScan[], bannerLoaded: boolean, regime: Regime): string[] {
   const warnings: string[] = [];
   if (!bannerLoaded) {
     warnings.push(

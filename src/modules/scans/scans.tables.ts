@@ -58,7 +58,7 @@ export const scans = pgTable(
     summary: jsonb('summary').$type<ScanSummary>(),
     findings: jsonb('findings').$type<Finding[]>(),
     /** What the scan could not see (scan-warnings.ts); empty until it succeeded. */
-    warnings: jsonb('warnings').$type<string[]>().notNull(),
+    warnings: jsonb('warnings').$type<string[]>().notNull().default([]),
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.id] }),
