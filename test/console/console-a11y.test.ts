@@ -5,7 +5,15 @@ import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { createReadySite, recordConsent, SITES_TEST_ENV } from '../helpers/sites.ts';
 import { axeViolations, describeViolations } from '../sdk/axe.ts';
 import { webhookWorker } from '../webhooks/worker.ts';
-import { browserSkipReason, newPage, openBrowser, openView, SHOTS, signInAs } from './console-browser.ts';
+import {
+  browserSkipReason,
+  newPage,
+  openBrowser,
+  openView,
+  SHOTS,
+  signedInMember,
+  signInAs,
+} from './console-browser.ts';
 import { memberWithPassword, PASSWORD } from './console-helpers.ts';
 
 /** Every view the navigation reaches, in its order (main.ts VIEWS). */
@@ -165,9 +173,7 @@ describe.skipIf(browserSkipReason !== null)('console accessibility in Chromium (
   it(
     'every view as an analyst (read-only: forms disabled or absent, no row actions)',
     async () => {
-      const analyst = await memberWithPassword(t, tenant.organizationId, 'analyst');
-      const { context, page } = await newPage(browser, t.baseUrl);
-      await signInAs(page, analyst.email, PASSWORD);
+      const { context, page } = await signedInMember(t, browser, tenant.organizationId, 'analyst');
       for (const view of VIEWS) {
         await openView(page, view);
         await expectAccessible(page, `${view} analyst`);

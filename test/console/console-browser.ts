@@ -1,7 +1,10 @@
 import fs from 'node:fs';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
+import type { Role } from '../../src/platform/auth/scopes.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { launchChromium } from '../sdk/harness.ts';
+import { memberWithPassword, PASSWORD } from './console-helpers.ts';
 
 export { browserSkipReason } from '../sdk/harness.ts';
 export const SHOTS = 'test-results/console';
@@ -40,6 +43,14 @@ export async function signInAs(page: Page, email: string, password: string) {
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('navigation', { name: 'Console' }).waitFor();
+}
+
+/** A new member of `organizationId` with `role`, signed in on a page of its own. */
+export async function signedInMember(t: TestApp, browser: Browser, organizationId: string, role: Role) {
+  const member = await memberWithPassword(t, organizationId, role);
+  const { context, page } = await newPage(browser, t.baseUrl);
+  await signInAs(page, member.email, PASSWORD);
+  return { member, context, page };
 }
 
 /** Opens a view through its navigation link and waits for its heading. */

@@ -8,14 +8,12 @@ import { webhookWorker } from '../webhooks/worker.ts';
 import {
   browserSkipReason,
   eventually,
-  newPage,
   openBrowser,
   openView,
   SHOTS,
-  signInAs,
+  signedInMember,
   textOf,
 } from './console-browser.ts';
-import { memberWithPassword, PASSWORD } from './console-helpers.ts';
 
 /** The console's write paths beyond API keys: channels, exports and webhooks, through the UI. */
 describe.skipIf(browserSkipReason !== null)('console flows in Chromium', () => {
@@ -37,10 +35,8 @@ describe.skipIf(browserSkipReason !== null)('console flows in Chromium', () => {
     receiver = await startReceiver();
     browser = await openBrowser();
     tenant = await t.tenant();
-    const developer = await memberWithPassword(t, tenant.organizationId, 'developer');
     await recordConsent(t, await createReadySite(t, tenant.testKey, { name: 'Corner Shop' }));
-    page = (await newPage(browser, t.baseUrl)).page;
-    await signInAs(page, developer.email, PASSWORD);
+    page = (await signedInMember(t, browser, tenant.organizationId, 'developer')).page;
   });
   afterAll(async () => {
     await browser?.close();

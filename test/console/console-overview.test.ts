@@ -13,6 +13,7 @@ import {
   openBrowser,
   openView,
   SHOTS,
+  signedInMember,
   signInAs,
   textOf,
 } from './console-browser.ts';
@@ -279,9 +280,7 @@ describe.skipIf(browserSkipReason !== null)('console overview in Chromium', () =
 
   it('says so when the organization has no channel yet', async () => {
     const other = await t.tenant();
-    const member = await memberWithPassword(t, other.organizationId, 'analyst');
-    const { context, page: fresh } = await newPage(browser, t.baseUrl);
-    await signInAs(fresh, member.email, PASSWORD);
+    const { context, page: fresh } = await signedInMember(t, browser, other.organizationId, 'analyst');
     await fresh.getByRole('heading', { name: 'No channels yet' }).waitFor();
     expect(await fresh.getByRole('link', { name: 'Create a channel' }).getAttribute('href')).toBe(
       '#/channels',

@@ -6,14 +6,12 @@ import {
   browserSkipReason,
   eventually,
   expectNoHorizontalOverflow,
-  newPage,
   openBrowser,
   openView,
   SHOTS,
-  signInAs,
+  signedInMember,
   textOf,
 } from './console-browser.ts';
-import { memberWithPassword, PASSWORD } from './console-helpers.ts';
 
 /**
  * The channel view's region rules (contract §15): edited through the form and saved with PATCH,
@@ -30,10 +28,8 @@ describe.skipIf(browserSkipReason !== null)('console region rules in Chromium', 
     t = await startTestApp({ env: { ...SITES_TEST_ENV, SIGN_IN_RATE_LIMIT_PER_MINUTE: '1000' } });
     browser = await openBrowser();
     tenant = await t.tenant();
-    const developer = await memberWithPassword(t, tenant.organizationId, 'developer');
     site = await createReadySite(t, tenant.testKey, { name: 'Corner Shop' });
-    page = (await newPage(browser, t.baseUrl)).page;
-    await signInAs(page, developer.email, PASSWORD);
+    page = (await signedInMember(t, browser, tenant.organizationId, 'developer')).page;
   });
   afterAll(async () => {
     await browser?.close();

@@ -17,6 +17,7 @@ import {
   openBrowser,
   openView,
   SHOTS,
+  signedInMember,
   signInAs,
   textOf,
 } from './console-browser.ts';
@@ -61,9 +62,7 @@ describe.skipIf(browserSkipReason !== null)('console tracker scans in Chromium',
       cookies: [{ name: SDK_PAGE_LABELS.unblocked }, { name: SDK_PAGE_LABELS.blocked }],
     });
     expect(declared.status, declared.text).toBe(201);
-    const developer = await memberWithPassword(t, tenant.organizationId, 'developer');
-    page = (await newPage(browser, t.baseUrl)).page;
-    await signInAs(page, developer.email, PASSWORD);
+    page = (await signedInMember(t, browser, tenant.organizationId, 'developer')).page;
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
