@@ -50,7 +50,7 @@ describe.skipIf(browserSkipReason !== null)('console tracker scans in Chromium',
     browser = await openBrowser();
     tenant = await t.tenant();
     site = await createReadySite(t, tenant.testKey, { name: 'Scanned Shop' });
-    fixture = await startFixtureSite({ page: (origins) => sdkFixturePage(t.baseUrl, site.siteKey)(origins) });
+    fixture = await startFixtureSite({ page: sdkFixturePage(t.baseUrl, site.siteKey) });
     thirdPartyHost = new URL(fixture.thirdPartyOrigin).host;
     const post = (path: string, body: unknown) => t.http.post(path, { key: tenant.testKey, body });
     expect((await post(`/v1/channels/${site.channelId}/origins`, { origin: fixture.origin })).status).toBe(

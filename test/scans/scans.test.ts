@@ -39,7 +39,7 @@ beforeAll(async () => {
   tenant = await t.tenant();
   site = await createReadySite(t, tenant.testKey);
   fixture = await startFixtureSite({
-    page: (origins) => sdkFixturePage(t.baseUrl, site.siteKey)(origins),
+    page: sdkFixturePage(t.baseUrl, site.siteKey),
     routes: {
       // A page of the site without the snippet: a scan of it cannot have seen a choice.
       '/no-snippet': (_req, res) => {
