@@ -75,6 +75,29 @@ describe('consent state', () => {
     expect((await stateOf(site.channelId, subjectId)).body.data.expired).toBe(true);
   });
 
+  it('a withdrawal in the same second as the grant before it always wins (the order of recording, not a tie on the second)', async () => {
+    // recordedAt is whole seconds and the clock does not move: before the state followed the order
+    // of recording, a tie fell to the random event id, and about one pair in four kept "granted".
+    const site = await createReadySite(t, tenant.testKey);
+    const all = (decision: 'granted' | 'denied') => ({ analytics: decision, marketing: decision });
+    const pairs = Array.from({ length: 40 }, (_, i) => ({
+      subjectId: newSubjectId(),
+      order: i % 2 === 0 ? (['granted', 'denied'] as const) : (['denied', 'granted'] as const),
+    }));
+    for (const { subjectId, order } of pairs) {
+      const first = await recordConsent(t, site, { subjectId, decisions: all(order[0]) });
+      const second = await recordConsent(t, site, { subjectId, decisions: all(order[1]) });
+      expect(second.recordedAt).toBe(first.recordedAt);
+    }
+    const res = await t.http.post('/v1/consent-state/lookups', {
+      key: tenant.testKey,
+      body: { channelId: site.channelId, subjectIds: pairs.map((p) => p.subjectId) },
+    });
+    expect(res.status, res.text).toBe(200);
+    const kept = res.body.data.map((entry: any) => entry.state.purposes.marketing.decision);
+    expect(kept).toEqual(pairs.map((p) => p.order[1]));
+  });
+
   it('404 for a subject with no decision, an unknown channel, or a channel of the other environment; 422 for bad input', async () => {
     const site = await createReadySite(t, tenant.testKey);
     const subjectId = newSubjectId();

@@ -12,7 +12,9 @@ import {
 /**
  * Issue 20's property: for random sequences of decisions, purges and config changes across
  * subjects, the consent state always equals a replay of each subject's remaining evidence (read
- * through GET /v1/evidence, newest first), on the store the suite runs on. Each run starts 20 days
+ * through GET /v1/evidence, newest first in the order the test recorded them: the state's "newest"
+ * is the order of recording, which recordedAt's whole seconds cannot tell apart within a second),
+ * on the store the suite runs on. Each run starts 20 days
  * in the past and never reaches the present, so its purges touch only its own events.
  */
 let t: TestApp;
@@ -68,12 +70,13 @@ function replay(events: Array<Record<string, any>>) {
   return { purposes, lastRecordedAt: events[0].recordedAt };
 }
 
-async function evidenceOf(site: ReadySite, subjectId: string) {
+/** A subject's remaining events, newest first in `recorded` (event ids in the order they were sent). */
+async function evidenceOf(site: ReadySite, subjectId: string, recorded: string[]) {
   const query = new URLSearchParams({ channelId: site.channelId, subjectId, limit: '100' });
   const res = await t.http.get(`/v1/evidence?${query}`, { key: tenant.testKey });
   expect(res.status, res.text).toBe(200);
-  // Newest first by recordedAt then id: the order the state's "newest" follows.
-  return res.body.data as Array<Record<string, any>>;
+  const events = res.body.data as Array<Record<string, any>>;
+  return events.sort((a, b) => recorded.indexOf(b.id) - recorded.indexOf(a.id));
 }
 
 /** A config change: `marketing` archived, or a new optional purpose; returns the new configVersion. */
@@ -103,17 +106,19 @@ describe('consent state property', () => {
         let version = site.configVersion;
         const optional = ['analytics', 'marketing'];
         let added = 0;
+        const recorded: string[] = [];
         for (const step of actions) {
           if (step.kind === 'decide') {
             const decisions = Object.fromEntries(
               optional.map((key, i) => [key, step.grants[i % step.grants.length] ? 'granted' : 'denied']),
             );
-            await recordConsent(t, site, {
+            const event = await recordConsent(t, site, {
               subjectId: subjects[step.subject],
               decisions,
               configVersion: version,
               source: step.source,
             });
+            recorded.push(event.id);
           } else if (step.kind === 'wait') {
             t.clock.advance(step.hours * HOUR);
           } else if (step.kind === 'purge') {
@@ -129,7 +134,7 @@ describe('consent state property', () => {
           }
         }
         for (const subjectId of subjects) {
-          const events = await evidenceOf(site, subjectId);
+          const events = await evidenceOf(site, subjectId, recorded);
           const res = await t.http.get(
             `/v1/consent-state?${new URLSearchParams({ channelId: site.channelId, subjectId })}`,
             { key: tenant.testKey },

@@ -118,7 +118,7 @@ export const consentStateRepo = {
       ),
       remaining as (
         select e.organization_id, e.environment, e.channel_id, e.subject_pseudonym, e.recorded_at, e.id,
-          e.config_version, e.source, e.region, e.region_source, e.regime,
+          e.seq, e.config_version, e.source, e.region, e.region_source, e.regime,
           jsonb_build_object(g.purpose_key, e.decisions -> g.purpose_key) as decisions
         from gone g
         join evidence_events e on e.organization_id = g.organization_id and e.environment = g.environment

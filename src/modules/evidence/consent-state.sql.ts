@@ -1,6 +1,10 @@
 /**
- * How the consent state (consent-state.tables.ts, contract §16) follows the evidence, in SQL shared
- * by the three writers of the table: the consent write's statement, the backfill and the purge.
+ * How the consent state (consent-state.tables.ts) follows the evidence, in SQL shared by the three
+ * writers of the table: the consent write's statement, the backfill and the purge.
+ *
+ * "Newest" is the order in which the service recorded the events (evidence_events.seq, from one
+ * sequence), not recordedAt: recordedAt is whole seconds, so two decisions of one subject in one
+ * second (a grant, then a withdrawal) would otherwise tie and the random event id would pick one.
  */
 
 const STATE_COLUMNS = [
@@ -12,6 +16,7 @@ const STATE_COLUMNS = [
   'decision',
   'recorded_at',
   'event_id',
+  'event_seq',
   'config_version',
   'source',
   'region',
@@ -27,8 +32,8 @@ const UPDATED = STATE_COLUMNS.filter(
 
 /**
  * Two CTEs, `state_input` and `state_upsert`, that lay the decisions of `events` (a relation with
- * evidence_events' columns, purged rows excluded by the caller) over the state: per subject, channel
- * and purpose the newest of the batch, then kept only if newer than the stored one. "Newer wins"
+ * evidence_events' columns, `seq` included, purged rows excluded by the caller) over the state: per
+ * subject, channel and purpose the newest of the batch, then kept only if newer than the stored one. "Newer wins"
  * makes the order of batches irrelevant, so concurrent writes, the backfill and the purge's
  * rebuild cannot undo each other; DISTINCT ON first, since one statement may not update a row twice.
  */
@@ -38,7 +43,7 @@ state_upsert AS (
   INSERT INTO consent_state (${STATE_COLUMNS.join(', ')})
   SELECT ${STATE_COLUMNS.join(', ')} FROM state_input
   ON CONFLICT (organization_id, channel_id, subject_pseudonym, purpose_key) DO UPDATE SET ${UPDATED}
-  WHERE (consent_state.recorded_at, consent_state.event_id) < (excluded.recorded_at, excluded.event_id)
+  WHERE consent_state.event_seq < excluded.event_seq
   RETURNING 1
 )`;
 }
@@ -51,9 +56,9 @@ export function stateInputCte(events: string): string {
   return `state_input AS (
   SELECT DISTINCT ON (ev.organization_id, ev.channel_id, ev.subject_pseudonym, d.key)
     ev.organization_id, ev.environment, ev.channel_id, ev.subject_pseudonym, d.key AS purpose_key,
-    d.value AS decision, ev.recorded_at, ev.id AS event_id, ev.config_version, ev.source,
+    d.value AS decision, ev.recorded_at, ev.id AS event_id, ev.seq AS event_seq, ev.config_version, ev.source,
     ev.region, ev.region_source, ev.regime
   FROM ${events} ev CROSS JOIN LATERAL jsonb_each_text(ev.decisions) AS d(key, value)
-  ORDER BY ev.organization_id, ev.channel_id, ev.subject_pseudonym, d.key, ev.recorded_at DESC, ev.id DESC
+  ORDER BY ev.organization_id, ev.channel_id, ev.subject_pseudonym, d.key, ev.seq DESC
 )`;
 }

@@ -1,10 +1,11 @@
-import { integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, integer, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 /**
- * The consent state of a subject (contract §16): per channel and purpose, the newest decision of the
- * subject's evidence that has not been purged (newest: recordedAt, then event id, the order evidence
- * reads use). Migration 0019; maintained by consent-state.sql.ts in the consent write's statement,
- * by the retention purge and by the backfill of events older than the table.
+ * The consent state of a subject: per channel and purpose, the newest decision of the
+ * subject's evidence that has not been purged (newest: the order in which the service recorded the
+ * events, evidence_events.seq; recordedAt alone ties within a second). Migration 0019; maintained by
+ * consent-state.sql.ts in the consent write's statement, by the retention purge and by the backfill
+ * of events older than the table.
  */
 export const consentState = pgTable(
   'consent_state',
@@ -17,6 +18,8 @@ export const consentState = pgTable(
     decision: text('decision', { enum: ['granted', 'denied'] }).notNull(),
     recordedAt: timestamp('recorded_at', { withTimezone: true, mode: 'date' }).notNull(),
     eventId: text('event_id').notNull(),
+    /** The event's evidence_events.seq: which decision is newest (migration 0023). */
+    eventSeq: bigint('event_seq', { mode: 'number' }).notNull(),
     configVersion: integer('config_version').notNull(),
     source: text('source').notNull(),
     region: text('region'),

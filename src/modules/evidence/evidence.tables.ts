@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -52,6 +52,13 @@ export const evidenceEvents = pgTable(
      */
     receiptTokenHash: text('receipt_token_hash'),
     purgedAt: at('purged_at'),
+    /**
+     * The order in which the service recorded the event (one sequence, migration 0023): "newest" for
+     * the consent state, where recordedAt's whole seconds would tie. Not part of the canonical event.
+     */
+    seq: bigint('seq', { mode: 'number' })
+      .notNull()
+      .default(sql`nextval('evidence_events_seq')`),
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.id] }),
@@ -71,4 +78,5 @@ export const evidenceEvents = pgTable(
   ],
 );
 
-export type EvidenceRow = typeof evidenceEvents.$inferSelect;
+/** An event as the code handles it. `seq` is left to SQL: only the consent state's ordering reads it. */
+export type EvidenceRow = Omit<typeof evidenceEvents.$inferSelect, 'seq'>;
