@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -56,9 +66,7 @@ export const evidenceEvents = pgTable(
      * The order in which the service recorded the event (one sequence, migration 0023): "newest" for
      * the consent state, where recordedAt's whole seconds would tie. Not part of the canonical event.
      */
-    seq: bigint('seq', { mode: 'number' })
-      .notNull()
-      .default(sql`nextval('evidence_events_seq')`),
+    seq: bigint('seq', { mode: 'number' }).notNull().default(sql`nextval('evidence_events_seq')`),
   },
   (t) => [
     primaryKey({ columns: [t.organizationId, t.id] }),
