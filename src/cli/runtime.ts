@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Config } from '../config.ts';
 import { systemClock } from '../platform/clock.ts';
+import { protectDataDir, repairModes } from '../platform/db/data-dir.ts';
 import { runMigrations } from '../platform/db/migrate.ts';
 import { createEmbeddedStore, createPostgresStore, lockDataDir, type Store } from '../platform/db/store.ts';
 import { createServices, type Services } from '../services.ts';
@@ -26,6 +27,7 @@ export async function openRuntime(
   if (config.databaseUrl) {
     store = createPostgresStore(config.databaseUrl);
   } else {
+    protectDataDir(config.dataDir);
     unlock = lockDataDir(config.dataDir);
     try {
       await hooks.onLocked?.();
@@ -47,6 +49,7 @@ export async function openRuntime(
     services: createServices({ store, clock: systemClock, config }),
     close: async () => {
       await store.close();
+      if (!config.databaseUrl) repairModes(config.dataDir);
       unlock();
     },
   };
