@@ -10,7 +10,8 @@ function openToOthers(dir: string): string[] {
   const visit = (entry: string) => {
     const stat = fs.lstatSync(entry);
     if (stat.isSymbolicLink()) return;
-    if (stat.mode & 0o077) found.push(`${(stat.mode & 0o777).toString(8)} ${path.relative(dir, entry) || '.'}`);
+    if (stat.mode & 0o077)
+      found.push(`${(stat.mode & 0o777).toString(8)} ${path.relative(dir, entry) || '.'}`);
     if (stat.isDirectory()) for (const name of fs.readdirSync(entry)) visit(path.join(entry, name));
   };
   visit(dir);
