@@ -117,6 +117,37 @@ describe('request logs', () => {
     expect(line.req.url).toBe('/v1/evidence?subjectId=[redacted]');
     expect(captured.raw.join('\n')).not.toContain(subjectId);
   });
+
+  it('redacts by the name the route reads: percent-encoded names, a receipt token, a name that does not decode', async () => {
+    const subjectId = 'visitor-raw-subject-id-encoded-78';
+    const token = 'receipt-capability-token-79';
+    const cases = [
+      // %49 is 'I': the route reads subjectId, so the filter applies and the value is a raw id.
+      {
+        url: `/v1/evidence?limit=5&subject%49d=${subjectId}`,
+        id: 'req-log-five',
+        logged: '/v1/evidence?limit=5&subject%49d=[redacted]',
+      },
+      {
+        url: `/v1/public/receipts/evt_nope?to%6Ben=${token}`,
+        id: 'req-log-six',
+        logged: '/v1/public/receipts/evt_nope?to%6Ben=[redacted]',
+      },
+      {
+        url: `/v1/evidence?subject%E0Id=${subjectId}&limit=5`,
+        id: 'req-log-seven',
+        logged: '/v1/evidence?subject%E0Id=[redacted]&limit=5',
+      },
+    ];
+    for (const { url, id, logged } of cases) {
+      await t.http.get(url, { key: org.testKey, headers: { 'x-request-id': id } });
+      const [line] = linesOf(id);
+      expect(line.req.url).toBe(logged);
+    }
+    const all = captured.raw.join('\n');
+    expect(all).not.toContain(subjectId);
+    expect(all).not.toContain(token);
+  });
 });
 
 describe('LOG_LEVEL', () => {

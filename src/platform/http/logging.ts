@@ -1,16 +1,45 @@
 import type { FastifyRequest } from 'fastify';
 
 /**
- * Query parameters whose values never reach a log line: `subjectId` is a visitor's raw id (contract
- * §6 filter), which the service must neither store nor log; `token` is a visitor receipt's capability
- * (contract §17).
+ * Query parameters whose values never reach a log line: `subjectId` is a visitor's raw id (an
+ * evidence and consent-state filter), which the service must neither store nor log; `token` is a
+ * visitor receipt's capability.
  */
-const SECRET_QUERY_PARAMS = ['subjectId', 'token'];
-const SECRET_PARAM = new RegExp(`([?&](?:${SECRET_QUERY_PARAMS.join('|')})=)[^&#]*`, 'gi');
+const SECRET_QUERY_PARAMS = new Set(['subjectid', 'token']);
 
-/** A URL as logged: secret query values replaced by `[redacted]`. */
+/** A parameter's name as the query parser reads it ('+' is a space, %XX decoded); null if it cannot be. */
+function decodedName(raw: string): string | null {
+  try {
+    return decodeURIComponent(raw.replaceAll('+', ' '));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether a raw parameter name is a secret one once decoded, as the route reads it: `to%6Ben` is
+ * `token`. Matched without case, and with any `[…]` suffix; a name that does not decode counts as
+ * secret (redacting a harmless value costs nothing, logging a secret cannot be undone).
+ */
+function isSecretName(raw: string): boolean {
+  const name = decodedName(raw);
+  if (name === null) return true;
+  return SECRET_QUERY_PARAMS.has(name.replace(/\[.*$/, '').trim().toLowerCase());
+}
+
+/** A URL as logged: secret query values replaced by `[redacted]`, judged on the decoded names. */
 export function redactUrl(url: string): string {
-  return url.replace(SECRET_PARAM, '$1[redacted]');
+  const queryStart = url.indexOf('?');
+  if (queryStart === -1) return url;
+  const hashStart = url.indexOf('#', queryStart);
+  const end = hashStart === -1 ? url.length : hashStart;
+  const pairs = url.slice(queryStart + 1, end).split('&');
+  const redacted = pairs.map((pair) => {
+    const equals = pair.indexOf('=');
+    const name = equals === -1 ? pair : pair.slice(0, equals);
+    return equals !== -1 && isSecretName(name) ? `${name}=[redacted]` : pair;
+  });
+  return `${url.slice(0, queryStart + 1)}${redacted.join('&')}${url.slice(end)}`;
 }
 
 /** What the serializer reads: a FastifyRequest, or the same fields of a request answered before Fastify. */
