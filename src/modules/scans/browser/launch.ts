@@ -5,7 +5,9 @@ import { ScanFailure } from './deadlines.ts';
 /**
  * Always passed, beside what Playwright adds (--no-first-run, --disable-extensions, …): no
  * background traffic of the browser's own in the findings, and no UDP path around the guard proxy
- * (QUIC and WebRTC would otherwise reach addresses the proxy never saw).
+ * (QUIC and WebRTC would otherwise reach addresses the proxy never saw). WebRTC's switch is
+ * `--webrtc-ip-handling-policy`: Chromium 156 has no `--force-webrtc-ip-handling-policy` and
+ * ignores it. Pages also lose the WebRTC constructors (page-guards.ts).
  */
 export const CHROMIUM_FLAGS = [
   '--headless',
@@ -16,7 +18,7 @@ export const CHROMIUM_FLAGS = [
   '--disable-sync',
   '--disable-extensions',
   '--disable-quic',
-  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--disable-dev-shm-usage',
 ];
 

@@ -3,6 +3,7 @@ import { ScanFailure, seconds, sleep, within } from './deadlines.ts';
 import type { GuardProxy } from './guard-proxy.ts';
 import { watchNetwork } from './network-watch.ts';
 import { PhaseObservations, type ScanPhase } from './observations.ts';
+import { guardContext } from './page-guards.ts';
 import { clickConsentButton, collectCookies, collectStorage, consentButtonAppears } from './page-state.ts';
 
 export interface ResponseReader {
@@ -71,6 +72,7 @@ async function phaseSteps(run: PhaseRun, context: BrowserContext, deadline: numb
   const left = () => deadline - Date.now();
   const observations = new PhaseObservations(run.phase, run.url);
   const network = watchNetwork(context, observations, run.blockRequest);
+  await guardContext(context);
   const blockRequest = run.blockRequest;
   if (blockRequest)
     await context.route(
