@@ -132,7 +132,11 @@ describe('visitor receipts (contract §17)', () => {
       `/v1/public/receipts/evt_unknown?token=${encodeURIComponent(tokenA)}`,
       `/v1/public/receipts/${a.id}?token=not-a-token`,
     ]) {
-      expectProblemShape(await t.http.get(path, { headers: accept }), 404, 'not_found');
+      const res = await t.http.get(path, { headers: accept });
+      expectProblemShape(res, 404, 'not_found');
+      // The address may still hold a visitor's token (a wrong one, or another event's).
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
     }
     expectProblemShape(
       await t.http.get(`/v1/public/receipts/${a.id}`, { headers: { accept: 'text/html' } }),

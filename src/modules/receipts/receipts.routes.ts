@@ -18,19 +18,27 @@ const pageHeaders = (nonce: string) => ({
 
 /** The address holds a capability: no Referer carries it away, no cache keeps it. */
 const CAPABILITY_HEADERS = { 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-store' };
+const capabilityHeaderSchemas = { 'Cache-Control': Type.String(), 'Referrer-Policy': Type.String() };
 
 /** A browser navigating asks for HTML; fetch, curl and the CLI get JSON. */
 const wantsHtml = (accept: string | undefined) =>
   accept?.includes('text/html') && !accept.includes('application/json');
 
-/** Contract §17: a visitor's receipt, opened by the capability token of its 201. */
+/** A visitor's receipt, opened by the capability token that only the decision's 201 carried. */
 export function receiptsRoutes(app: App, deps: { receipts: ReceiptsService }) {
   const { receipts } = deps;
   app.get(
     '/v1/public/receipts/:eventId',
     {
       config: { auth: 'public' },
-      onRequest: [app.publicRateLimit],
+      // First, so every answer carries them: the 404 of a wrong token and the 429 too (the address
+      // holds a token either way).
+      onRequest: [
+        async (_request, reply) => {
+          reply.headers(CAPABILITY_HEADERS);
+        },
+        app.publicRateLimit,
+      ],
       schema: {
         operationId: 'getReceipt',
         tags: ['Public site endpoints'],
@@ -42,20 +50,20 @@ export function receiptsRoutes(app: App, deps: { receipts: ReceiptsService }) {
         response: {
           200: {
             description: 'The receipt (JSON), or the page that shows and verifies it (HTML)',
-            headers: { 'Cache-Control': Type.String(), 'Referrer-Policy': Type.String() },
+            headers: capabilityHeaderSchemas,
             content: {
               'application/json': { schema: Envelope(Receipt) },
               'text/html': { schema: Type.String() },
             },
           },
-          404: Problem,
-          429: Problem,
+          404: { ...Problem, headers: capabilityHeaderSchemas },
+          422: { ...Problem, headers: capabilityHeaderSchemas },
+          429: { ...Problem, headers: capabilityHeaderSchemas },
         },
       },
     },
     async (request, reply) => {
       const receipt = await receipts.get(request.params.eventId, request.query.token);
-      reply.headers(CAPABILITY_HEADERS);
       if (wantsHtml(request.headers.accept)) {
         const nonce = randomBytes(16).toString('base64');
         return (reply as FastifyReply)
