@@ -115,7 +115,8 @@ describe('webhook destinations', () => {
     );
     expectProblemShape(await create({ url: 'https://[::1]/hook' }, org.liveKey), 422, 'invalid_destination');
     // IPv6 forms reaching IPv4 hosts: mapped and translated (whatever they embed), local-use NAT64,
-    // well-known NAT64 and 6to4 of private addresses, IPv4-compatible, Teredo.
+    // well-known NAT64 and 6to4 of private addresses, IPv4-compatible, Teredo, and everything outside
+    // global unicast space.
     for (const address of [
       '::ffff:8.8.8.8',
       '::ffff:7f00:1',
@@ -125,6 +126,8 @@ describe('webhook destinations', () => {
       '2002:a00:1::1',
       '::a00:1',
       '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+      // Reserved ::/8 space that no special-purpose list names (reaches loopback on some stacks).
+      '::ffff:0:0:7f00:1',
     ]) {
       const refused = await create({ url: `https://[${address}]/hook` }, org.liveKey);
       expectProblemShape(refused, 422, 'invalid_destination');

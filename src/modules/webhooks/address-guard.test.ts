@@ -44,6 +44,14 @@ const refused: string[] = [
   '2001:2::1', // benchmarking
   '3fff::1', // documentation
   '::127.0.0.1',
+  // Reserved space outside 2000::/3: ::/8 holds loopback-reaching forms no list names one by one.
+  '::ffff:0:0:7f00:1',
+  '0:0:0:ffff:0:0:7f00:1',
+  '0:0:1:ffff::7f00:1',
+  '1::1',
+  '4000::1',
+  'e000::1',
+  'fe00::1',
 ];
 
 const allowed: string[] = [

@@ -87,8 +87,13 @@ export function refusedAddressReason(address: string): string | null {
   if (family === 6) {
     const bare = address.replace(/%.*$/, ''); // a zone index (fe80::1%eth0) says nothing about the range
     if (v6.check(bare, 'ipv6')) return 'a non-public IPv6 address';
-    const inner = embeddedIpv4(ipv6Bytes(bare));
+    const bytes = ipv6Bytes(bare);
+    const inner = embeddedIpv4(bytes);
     if (inner) return refusedAddressReason(inner) ? 'an IPv6 address embedding a non-public IPv4 one' : null;
+    // Outside 2000::/3 every IPv6 address is reserved by the IETF or special-purpose (::/8 holds
+    // forms such as ::ffff:0:0:7f00:1 that some stacks route to an embedded IPv4 host): only global
+    // unicast space (and well-known NAT64, judged by its IPv4 host above) may be a target.
+    if ((bytes[0] & 0xe0) !== 0x20) return 'a reserved IPv6 address';
     return null;
   }
   return 'not an IP address';
