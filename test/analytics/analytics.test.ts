@@ -4,7 +4,7 @@ import { expectProblemShape } from '../helpers/http.ts';
 import { createReadySite, type ReadySite, SITES_TEST_ENV } from '../helpers/sites.ts';
 
 /**
- * Contract §18: the counts of GET /v1/analytics/consent for a known mix of decisions over several
+ * The counts of GET /v1/analytics/consent for a known mix of decisions over several
  * days and regions, exact for each interval and groupBy. Recorded with the clock in the past (the
  * test channel is fresh, so nothing else counts in it).
  */

@@ -32,7 +32,7 @@ const decision = fc.record({
 
 const OPTIONAL = ['analytics', 'marketing'];
 
-/** The counts of contract §18 recomputed from evidence events. */
+/** The counts of GET /v1/analytics/consent recomputed from evidence events. */
 function recount(events: Array<Record<string, any>>) {
   const rows = new Map<string, Record<string, any>>();
   for (const e of events) {

@@ -11,9 +11,16 @@ export interface AnalyticsScope {
   environment: Environment;
 }
 
+/**
+ * With `groupBy`, an answer holds at most this many groups: those with the most decisions in the
+ * range, then the most impressions, then by key. The rest are summed into one group, "other".
+ */
+export const MAX_GROUPS = 50;
+
 export interface CountRow {
   period: string;
-  group: string | number | null;
+  /** The group's key as stored (text; '' for an unknown region or regime); null: "other". */
+  group: string | null;
   impressions: number;
   decisions: number;
   acceptAll: number;
@@ -24,34 +31,54 @@ export interface CountRow {
 
 export interface PurposeCountRow {
   period: string;
-  group: string | number | null;
+  group: string | null;
   purposeKey: string;
   granted: number;
   denied: number;
 }
 
-/** The SQL of a group's key: region and regime are stored as '' when unknown and shown as null. */
-function groupExpression(groupBy: GroupBy | undefined) {
-  if (groupBy === 'region') return sql.raw(`nullif(region, '')`);
-  if (groupBy === 'regime') return sql.raw(`nullif(regime, '')`);
-  if (groupBy === 'configVersion') return sql.raw('config_version');
-  return sql.raw('null::text');
-}
+/** A group's key as stored, as text: region and regime are '' when unknown; the config version. */
+const keyOf = (groupBy: GroupBy) => sql.raw(groupBy === 'configVersion' ? 'config_version::text' : groupBy);
+const columnOf = (groupBy: GroupBy) => sql.raw(groupBy === 'configVersion' ? 'config_version' : groupBy);
+/** Ties in counts are broken by key: config versions by number, codes bytewise (the same on both stores). */
+const keyOrder = (groupBy: GroupBy) =>
+  sql.raw(groupBy === 'configVersion' ? 'config_version' : `${groupBy} collate "C"`);
 
 /** A period's first day: `date_trunc` on a date (weeks start on Monday, ISO 8601). */
 const periodOf = (interval: Interval) => sql.raw(`to_char(date_trunc('${interval}', day), 'YYYY-MM-DD')`);
 
 export const analyticsRepo = {
-  /** The day rows of a channel between two days (inclusive), summed per period and group. */
+  /**
+   * The day rows of a channel between two days (inclusive), summed per period and group. With
+   * `groupBy`, the groups kept are chosen first (at most MAX_GROUPS, by decisions, impressions, key,
+   * over the whole range), and every other group's rows are summed into group null ("other") by the
+   * database: what is read back is bounded by the periods times MAX_GROUPS + 1, not by how many
+   * groups were seen. `groups` are the kept keys; `other` whether any group was left out.
+   */
   async counts(
     db: Db,
     scope: AnalyticsScope,
     query: { channelId: string; from: string; to: string; interval: Interval; groupBy?: GroupBy },
-  ): Promise<{ counts: CountRow[]; purposes: PurposeCountRow[] }> {
+  ): Promise<{ counts: CountRow[]; purposes: PurposeCountRow[]; groups: string[]; other: boolean }> {
     const where = sql`organization_id = ${scope.organizationId} and environment = ${scope.environment}
       and channel_id = ${query.channelId} and day between ${query.from}::date and ${query.to}::date`;
     const period = periodOf(query.interval);
-    const group = groupExpression(query.groupBy);
+    let groups: string[] = [];
+    let other = false;
+    let group = sql.raw('null::text');
+    if (query.groupBy) {
+      const ranked = rowsOf<{ grp: string }>(
+        await db.execute(sql`select ${keyOf(query.groupBy)} as grp from consent_analytics_daily
+          where ${where} group by ${columnOf(query.groupBy)}
+          order by sum(decisions) desc, sum(impressions) desc, ${keyOrder(query.groupBy)}
+          limit ${MAX_GROUPS + 1}`),
+      ).map((r) => r.grp);
+      groups = ranked.slice(0, MAX_GROUPS);
+      other = ranked.length > MAX_GROUPS;
+      // Kept keys as they are; any other (also one first seen after the choice above) as null.
+      const key = keyOf(query.groupBy);
+      group = sql`case when ${key} = any(${sql.param(groups)}::text[]) then ${key} end`;
+    }
     const counts = rowsOf(
       await db.execute(sql`select ${period} as period, ${group} as grp,
           sum(impressions)::float8 as impressions, sum(decisions)::float8 as decisions,
@@ -60,7 +87,7 @@ export const analyticsRepo = {
         from consent_analytics_daily where ${where} group by 1, 2`),
     ).map((r) => ({
       period: r.period as string,
-      group: r.grp as CountRow['group'],
+      group: r.grp as string | null,
       impressions: Number(r.impressions),
       decisions: Number(r.decisions),
       acceptAll: Number(r.accept_all),
@@ -74,12 +101,14 @@ export const analyticsRepo = {
         from consent_analytics_purposes where ${where} group by 1, 2, 3`),
     ).map((r) => ({
       period: r.period as string,
-      group: r.grp as PurposeCountRow['group'],
+      group: r.grp as string | null,
       purposeKey: r.purpose_key as string,
       granted: Number(r.granted),
       denied: Number(r.denied),
     }));
-    return { counts, purposes };
+    if (query.groupBy && !other)
+      other = counts.some((r) => r.group === null) || purposes.some((r) => r.group === null);
+    return { counts, purposes, groups, other };
   },
 
   /** Test-environment aggregates of days wholly before `cutoff`: purged with test evidence (one day). */

@@ -6,13 +6,23 @@ const Count = Type.Integer({ minimum: 0 });
 export const AnalyticsQuery = Type.Object(
   {
     channelId: Type.String({ minLength: 1, maxLength: 64 }),
-    from: Type.Optional({ ...Day, description: 'First UTC day (inclusive); default 29 days before `to`' }),
-    to: Type.Optional({ ...Day, description: 'Last UTC day (inclusive); default today' }),
+    from: Type.Optional({
+      ...Day,
+      description:
+        'First UTC day (inclusive), 1970-01-01 to 9999-12-31; default 29 days before `to`. At most 366 days before `to`',
+    }),
+    to: Type.Optional({
+      ...Day,
+      description: 'Last UTC day (inclusive), 1970-01-01 to 9999-12-31; default today',
+    }),
     interval: Type.Optional(
       Type.Union([Type.Literal('day'), Type.Literal('week'), Type.Literal('month')], { default: 'day' }),
     ),
     groupBy: Type.Optional(
-      Type.Union([Type.Literal('region'), Type.Literal('regime'), Type.Literal('configVersion')]),
+      Type.Union([Type.Literal('region'), Type.Literal('regime'), Type.Literal('configVersion')], {
+        description:
+          'At most 50 groups are returned: those with the most decisions in the range, then the most impressions, then by key. The rest are summed into one group `"other"` in each period.',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -28,13 +38,27 @@ const Counts = {
   purposes: Type.Record(Type.String(), Type.Object({ granted: Count, denied: Count })),
 };
 
-/** One period (and group) of contract §18's counts. */
+const OTHER = 'The 50 groups with the most decisions (then impressions) are named; `"other"` sums the rest';
+
+/** One period (and group) of the counts. */
 export const AnalyticsRow = Type.Object(
   {
     period: { ...Day, description: 'The first day of the period (weeks start on Monday)' },
-    region: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-    regime: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-    configVersion: Type.Optional(Type.Integer()),
+    region: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: `With groupBy=region: an ISO 3166 code, null (unknown), or "other". ${OTHER}`,
+      }),
+    ),
+    regime: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: `With groupBy=regime: opt-in, opt-out, notice-only, null (unknown), or "other". ${OTHER}`,
+      }),
+    ),
+    configVersion: Type.Optional(
+      Type.Union([Type.Integer(), Type.Literal('other')], {
+        description: `With groupBy=configVersion: the version the visitor saw, or "other". ${OTHER}`,
+      }),
+    ),
     ...Counts,
   },
   { $id: 'AnalyticsRow' },

@@ -17,8 +17,17 @@ export { analyticsCtes } from './analytics.sql.ts';
 export type { ImpressionKey } from './impressions.ts';
 
 const DAY_MS = 86_400_000;
-/** The longest range one query may cover (contract §18): a year, leap day included. */
+/** The longest range one query may cover: a year, leap day included. */
 export const MAX_RANGE_DAYS = 366;
+/** The days a query may name: both stores hold them, and every period of them (weeks, months). */
+export const FIRST_DAY = '1970-01-01';
+export const LAST_DAY = '9999-12-31';
+/**
+ * The group summing every group an answer leaves out (beyond MAX_GROUPS, analytics.repo.ts). No
+ * real key can be "other": regions are upper-case ISO 3166 codes (or null, unknown), regimes are
+ * `opt-in`, `opt-out` and `notice-only`, config versions are integers.
+ */
+export const OTHER_GROUP = 'other';
 
 type Counts = Omit<CountRow, 'period' | 'group'> & {
   purposes: Record<string, { granted: number; denied: number }>;
@@ -68,10 +77,17 @@ export function decisionOutcome(
   return denied === 0 ? 'accept_all' : granted === 0 ? 'reject_all' : 'custom';
 }
 
-/** A UTC day `YYYY-MM-DD` that exists in the calendar (2026-02-30 does not), or undefined. */
-function parseDay(value: string): Date | undefined {
+/**
+ * A UTC day `YYYY-MM-DD` that exists in the calendar (2026-02-30 does not) from FIRST_DAY to
+ * LAST_DAY, or the message saying why not.
+ */
+function parseDay(value: string): Date | string {
   const date = new Date(`${value}T00:00:00Z`);
-  return Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value ? undefined : date;
+  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value)
+    return 'must be a calendar date, YYYY-MM-DD';
+  // Both strings are YYYY-MM-DD: their order is the days' order.
+  if (value < FIRST_DAY || value > LAST_DAY) return `must be a day from ${FIRST_DAY} to ${LAST_DAY}`;
+  return date;
 }
 
 const dayString = (date: Date) => date.toISOString().slice(0, 10);
@@ -106,7 +122,7 @@ export interface AnalyticsQueryInput {
   groupBy?: GroupBy;
 }
 
-/** Consent analytics (contract §18): the aggregates kept as events are written, and impressions. */
+/** Consent analytics: the aggregates kept as events are written, and impressions. */
 export function createAnalyticsService(deps: {
   store: Store;
   clock: Clock;
@@ -123,17 +139,26 @@ export function createAnalyticsService(deps: {
     /** Writes the impressions counted so far (the timer does it; tests and shutdown call it). */
     flushImpressions: () => impressions.flush(),
 
-    /** `GET /v1/analytics/consent`: rows per period (and group), zeros where nothing happened. */
+    /**
+     * `GET /v1/analytics/consent`: rows per period (and group), zeros where nothing happened. With
+     * `groupBy`, at most MAX_GROUPS (50) groups (most decisions, then impressions, over the range)
+     * and OTHER_GROUP summing the rest, so an answer has at most 366 × 51 rows however many groups
+     * were seen; the totals are over every group.
+     */
     async consent(scope: AnalyticsScope, input: AnalyticsQueryInput) {
       const interval = input.interval ?? 'day';
+      const groupBy = input.groupBy;
       const errors: Array<{ path: string; message: string }> = [];
       const today = new Date(`${dayString(clock.now())}T00:00:00Z`);
-      const to = input.to === undefined ? today : parseDay(input.to);
-      if (!to) errors.push({ path: 'query:/to', message: 'must be a calendar date, YYYY-MM-DD' });
-      const from =
-        input.from === undefined ? to && new Date(to.getTime() - 29 * DAY_MS) : parseDay(input.from);
-      if (!from && input.from !== undefined)
-        errors.push({ path: 'query:/from', message: 'must be a calendar date, YYYY-MM-DD' });
+      const toDay = input.to === undefined ? today : parseDay(input.to);
+      if (typeof toDay === 'string') errors.push({ path: 'query:/to', message: toDay });
+      const to = typeof toDay === 'string' ? undefined : toDay;
+      const fromDay =
+        input.from === undefined
+          ? to && new Date(Math.max(to.getTime() - 29 * DAY_MS, Date.parse(`${FIRST_DAY}T00:00:00Z`)))
+          : parseDay(input.from);
+      if (typeof fromDay === 'string') errors.push({ path: 'query:/from', message: fromDay });
+      const from = typeof fromDay === 'string' ? undefined : fromDay;
       if (from && to && from.getTime() > to.getTime()) {
         errors.push({ path: 'query:/from', message: 'must not be after `to`' });
       } else if (from && to && (to.getTime() - from.getTime()) / DAY_MS + 1 > MAX_RANGE_DAYS) {
@@ -143,17 +168,20 @@ export function createAnalyticsService(deps: {
       if (!(await deps.findChannel(scope.organizationId, scope.environment, input.channelId)))
         throw notFound('channel');
 
-      const { counts, purposes } = await analyticsRepo.counts(store.db, scope, {
+      const { counts, purposes, groups, other } = await analyticsRepo.counts(store.db, scope, {
         channelId: input.channelId,
         from: dayString(from),
         to: dayString(to),
         interval,
-        groupBy: input.groupBy,
+        groupBy,
       });
+      // One cell per period and group (null: "other", or everything without groupBy).
+      const idOf = (period: string, group: string | null) =>
+        group === null ? period : `${period}\u0000${group}`;
       const totals = zero();
       const cells = new Map<string, Counts>();
-      const cellOf = (period: string, group: unknown) => {
-        const id = `${period}\u0000${String(group)}`;
+      const cellOf = (period: string, group: string | null) => {
+        const id = idOf(period, group);
         const cell = cells.get(id) ?? zero();
         cells.set(id, cell);
         return cell;
@@ -166,28 +194,29 @@ export function createAnalyticsService(deps: {
         addPurpose(cellOf(row.period, row.group), row);
         addPurpose(totals, row);
       }
-      // Every period; with groupBy, every group seen in the range in each (zeros where it was not),
-      // and when the range saw none, the bare periods (so a quiet range still draws as zeros).
-      const seen = input.groupBy
-        ? [...new Set([...counts, ...purposes].map((r) => r.group))].sort((a, b) =>
-            String(a ?? '').localeCompare(String(b ?? ''), 'en', { numeric: true }),
-          )
+      // Every period; with groupBy, each kept group in each (zeros where it had nothing), in key
+      // order, then "other" when a group was left out; when the range saw no group, the bare
+      // periods (so a quiet range still draws as zeros).
+      const keys: Array<string | null> = groupBy
+        ? [...groups].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
         : [];
-      const groups: Array<CountRow['group'] | undefined> = seen.length ? seen : [undefined];
+      if (groupBy && other) keys.push(null);
+      const shown = (key: string | null) =>
+        key === null ? OTHER_GROUP : groupBy === 'configVersion' ? Number(key) : key === '' ? null : key;
+      const columns = keys.map((key) => ({ key, field: groupBy ? { [groupBy]: shown(key) } : {} }));
       const data = periodsBetween(from, to, interval).flatMap((period) =>
-        groups.map((group) => {
-          const cell = cells.get(`${period}\u0000${String(group ?? null)}`) ?? zero();
-          const key =
-            input.groupBy && group !== undefined
-              ? { [input.groupBy]: input.groupBy === 'configVersion' ? Number(group) : group }
-              : {};
-          return { period, ...key, ...cell };
-        }),
+        columns.length
+          ? columns.map(({ key, field }) => ({
+              period,
+              ...field,
+              ...(cells.get(idOf(period, key)) ?? zero()),
+            }))
+          : [{ period, ...(cells.get(idOf(period, null)) ?? zero()) }],
       );
       return { data, meta: { totals }, error: null };
     },
 
-    /** Test-environment aggregates go with test evidence, after a day (contract §18). */
+    /** Test-environment aggregates go with test evidence, after a day. */
     purgeTest: () => analyticsRepo.purgeTest(store.db, new Date(clock.now().getTime() - DAY_MS)),
   };
 }

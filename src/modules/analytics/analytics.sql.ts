@@ -1,5 +1,5 @@
 /**
- * The consent analytics aggregates (migration 0020, contract §18), counted in SQL: by the consent
+ * The consent analytics aggregates (migration 0020), counted in SQL: by the consent
  * write's statement for its new events (analyticsCtes), and as one upsert per impression flush.
  *
  * A decision's outcome needs the optional purposes of the version it answered, which only the

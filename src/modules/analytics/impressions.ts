@@ -1,7 +1,7 @@
 import type { Store } from '../../platform/db/store.ts';
 import { IMPRESSIONS_UPSERT } from './analytics.sql.ts';
 
-/** Where an impression is counted: a day row's key (contract §18); nothing about the visitor. */
+/** Where an impression is counted: a day row's key; nothing about the visitor. */
 export interface ImpressionKey {
   organizationId: string;
   environment: string;
