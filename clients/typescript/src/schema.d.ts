@@ -480,7 +480,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Impressions, decisions and their outcomes per period (and region, regime or config version) */
+        /**
+         * Impressions, decisions and their outcomes per period (and region, regime or config version)
+         * @description Counts per period (its first day; weeks start on Monday), oldest first, from the aggregates kept as events are written. Every period of the range is present, with zeros when nothing happened. `from`/`to` are UTC days from 1970-01-01 to 9999-12-31, at most 366 days apart; otherwise 422 `validation_failed`.
+         *
+         *     With `groupBy`, at most 50 groups are returned: those with the most decisions in the range, then the most impressions, then by key; the rest are summed into one group `"other"`, last in each period. Every returned group is in every period, so an answer has at most 366 × 51 rows however many groups were seen. No real key is `"other"` (regions are upper-case ISO 3166 codes or null, regimes `opt-in`/`opt-out`/`notice-only` or null, config versions integers).
+         *
+         *     `meta.totals` holds the same counts over the whole range, every group included.
+         */
         get: operations["getConsentAnalytics"];
         put?: never;
         post?: never;
@@ -1108,7 +1115,7 @@ export interface components {
                 hash: string;
                 /**
                  * Format: uri
-                 * @description The visitor's receipt (contract §17): its token is a capability only this answer carries; keep it private
+                 * @description The visitor's receipt: its token is a capability only this answer carries; keep it private
                  */
                 url: string;
             };
@@ -1197,9 +1204,12 @@ export interface components {
              * @example 2026-11-24
              */
             period: string;
+            /** @description With groupBy=region: an ISO 3166 code, null (unknown), or "other". The 50 groups with the most decisions (then impressions) are named; `"other"` sums the rest */
             region?: string | null;
+            /** @description With groupBy=regime: opt-in, opt-out, notice-only, null (unknown), or "other". The 50 groups with the most decisions (then impressions) are named; `"other"` sums the rest */
             regime?: string | null;
-            configVersion?: number;
+            /** @description With groupBy=configVersion: the version the visitor saw, or "other". The 50 groups with the most decisions (then impressions) are named; `"other"` sums the rest */
+            configVersion?: number | "other";
             impressions: number;
             decisions: number;
             acceptAll: number;
@@ -1655,7 +1665,7 @@ export interface components {
                          */
                         timestamp: string;
                         keyId: string;
-                        /** @description Base64 of the Ed25519 signature (contract §14) */
+                        /** @description Base64 of the Ed25519 signature over the tree head */
                         signature: string;
                     };
                 };
@@ -8675,16 +8685,17 @@ export interface operations {
             query: {
                 channelId: string;
                 /**
-                 * @description First UTC day (inclusive); default 29 days before `to`
+                 * @description First UTC day (inclusive), 1970-01-01 to 9999-12-31; default 29 days before `to`. At most 366 days before `to`
                  * @example 2026-11-24
                  */
                 from?: string;
                 /**
-                 * @description Last UTC day (inclusive); default today
+                 * @description Last UTC day (inclusive), 1970-01-01 to 9999-12-31; default today
                  * @example 2026-11-24
                  */
                 to?: string;
                 interval?: "day" | "week" | "month";
+                /** @description At most 50 groups are returned: those with the most decisions in the range, then the most impressions, then by key. The rest are summed into one group `"other"` in each period. */
                 groupBy?: "region" | "regime" | "configVersion";
             };
             header?: never;
@@ -9443,6 +9454,8 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control"?: string;
+                    "Referrer-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9458,6 +9471,8 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control"?: string;
+                    "Referrer-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9474,6 +9489,8 @@ export interface operations {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control"?: string;
+                    "Referrer-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
