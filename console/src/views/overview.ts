@@ -43,7 +43,7 @@ const periodLabel = (period: string, interval: string) =>
   interval === 'month' ? period.slice(0, 7) : interval === 'week' ? `Week of ${period}` : period;
 
 /**
- * Overview (issue 21, contract §18): how a channel's banner performs over a range of days, from
+ * Overview (issue 21, docs/guides/analytics.md): how a channel's banner performs over a range of days, from
  * GET /v1/analytics/consent. The first view after sign-in.
  */
 export const overviewView: View = async (ctx) => {
@@ -268,10 +268,11 @@ function figures(
     total: keys.map((k) => optIn(totals.purposes[k])),
   };
 
-  // Regions over the whole range, most decisions first; "Unknown" when no region was resolved.
+  // Regions over the whole range, most decisions first; "Unknown" when no region was resolved, and
+  // "Other regions" for the API's "other" group (the regions past the 50 with the most decisions).
   const byRegion = new Map<string, Counts>();
   for (const r of regionRows) {
-    const key = r.region ?? 'Unknown';
+    const key = r.region === 'other' ? 'Other regions' : (r.region ?? 'Unknown');
     const into = byRegion.get(key) ?? {
       impressions: 0,
       decisions: 0,
