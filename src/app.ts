@@ -117,7 +117,7 @@ export async function buildApp(deps: AppDeps) {
 
   installErrorHandling(app, {
     docsUrl: config.docsUrl,
-    // Every 403 is audited (contract §9), with the route but never the body.
+    // Every 403 is audited, with the route but never the body.
     onForbidden: async (request: FastifyRequest, error: AppError) => {
       // A public site call has no principal: a refused origin is audited in the site's organization.
       const context = request.principal ? auditContextOf(request) : siteAuditContextOf(request);
@@ -143,7 +143,7 @@ export async function buildApp(deps: AppDeps) {
   });
   installAuth(app, {
     authenticate: services.apiKeys.authenticate,
-    // The console's members call the same /v1 API with their session cookie (contract §13).
+    // The console's members call the same /v1 API with their session cookie.
     authenticateSession: sessionAuthenticator(services.sessions),
     afterAuth: [rateLimit],
     routeTable,
@@ -176,7 +176,7 @@ export async function buildApp(deps: AppDeps) {
   evidenceRoutes(app, { evidence: services.evidence, cursors });
   consentStateRoutes(app, { evidence: services.evidence });
   analyticsRoutes(app, { analytics: services.analytics });
-  // Impressions counted in memory are written before the process goes (contract §18).
+  // Impressions counted in memory are written before the process goes, so none is lost.
   app.addHook('onClose', async () => {
     await services.analytics
       .flushImpressions()

@@ -42,7 +42,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
   const sessions = createSessionsService({ store, clock, audit, organizations });
   const apiKeys = createApiKeysService({ store, clock, audit, events });
   const channels = createChannelsService({ store, clock, audit, events });
-  // Consent analytics (contract §18): decisions are counted by the consent write's own statement.
+  // Consent analytics: decisions are counted by the consent write's own statement.
   const analytics = createAnalyticsService({ store, clock, findChannel: channels.findChannel });
   // consent.recorded is written to the webhook outbox in the transaction that stores the evidence.
   const evidence = createEvidenceService({
@@ -62,7 +62,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     // The process keeps serving with the data it has; the warning goes to stderr.
     onGeoIpReloadError: (error) => process.emitWarning(error.message),
   });
-  // The verifiable evidence ledger (contract §14): sealer, signing keys, proofs.
+  // The verifiable evidence ledger (docs/decisions/ledger.md): sealer, signing keys, proofs.
   const ledger = createLedgerService({
     store,
     clock,
@@ -71,7 +71,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     dataDir: deps.config.dataDir,
     sealSeconds: deps.config.ledgerSealSeconds,
   });
-  // Visitor receipts (contract §17): what a visitor's capability token opens.
+  // Visitor receipts (docs/receipts.md): what a visitor's capability token opens.
   const receipts = createReceiptsService({
     evidence,
     channels,
@@ -87,10 +87,11 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     jobs,
     events,
     storage: createLocalFileStorage(path.join(deps.config.dataDir, 'exports')),
-    // includeProofs (contract §14): each line's inclusion proof against one signed tree head.
+    // includeProofs: each line's inclusion proof against one signed tree head.
     proofs: ledgerProofs(ledger),
   });
-  // Tracker scans (contract §19): headless Chromium in the worker role, findings judged per channel.
+  // Tracker scans (docs/guides/tracker-scans.md): headless Chromium in the worker role, findings judged
+  // per channel.
   const scans = createScansService({
     store,
     clock,

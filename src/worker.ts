@@ -37,23 +37,24 @@ function registerJobs(
   { store, clock, services }: { store: Store; clock: Clock; services: Services },
 ): void {
   // Each module registers its job kinds here.
-  // Retention (contract §6): hourly, in bounded batches (evidence/retention.ts).
+  // Retention (test evidence after a day, live after retentionDays): hourly, in bounded batches
+  // (evidence/retention.ts).
   runner.every('evidence.retention', 3600_000, async () => {
     await services.evidence.purgeExpired();
   });
-  // Consent state (contract §16) of events older than its table: resumable batches, 50 s per minute.
+  // Consent state of events older than its table: resumable batches, 50 s per minute.
   runner.every('evidence.consent-state-backfill', 60_000, async () => {
     await services.evidence.consentState.backfill({ budgetMs: 50_000 });
   });
-  // Test-environment analytics go with test evidence after a day (contract §18); live ones are kept.
+  // Test-environment analytics go with test evidence after a day; live ones are kept.
   runner.every('analytics.test-purge', 3600_000, async () => {
     await services.analytics.purgeTest();
   });
-  // Idempotency records are kept 24 hours (contract §10); expired ones go in bounded batches.
+  // Idempotency records are kept 24 hours; expired ones go in bounded batches.
   runner.every('idempotency.purge', 3600_000, async () => {
     while ((await purgeExpiredIdempotencyKeys(store, clock, 1000)) === 1000) {}
   });
-  // Ledger (contract §14): append new evidence and sign a tree head; every LEDGER_SEAL_SECONDS, each log under its own lock.
+  // Ledger: append new evidence and sign a tree head; every LEDGER_SEAL_SECONDS, each log under its own lock.
   runner.every('ledger.seal', services.ledger.sealIntervalMs, async () => {
     await services.ledger.sealer.sealAll();
   });
@@ -63,7 +64,7 @@ function registerJobs(
     leaseMs: 60_000,
     onExhausted: (tx, job, error) => webhooks.onExhausted(tx, job, error),
   });
-  // Exports (contract §7): the lease is renewed after every batch; spent attempts fail the export.
+  // Exports: the lease is renewed after every batch; spent attempts fail the export.
   runner.register(
     EXPORT_JOB,
     async (payload, { heartbeat }) => void (await services.exports.run(payload, heartbeat)),
@@ -72,7 +73,7 @@ function registerJobs(
       onExhausted: (tx, job) => services.exports.onExhausted(tx, job),
     },
   );
-  // Tracker scans (contract §19): the lease is renewed every 30 s while the browser works; the
+  // Tracker scans: the lease is renewed every 30 s while the browser works; the
   // worker stopping aborts the scan (the browser is killed) and it runs again later.
   runner.register(SCAN_JOB, async (payload, context) => void (await services.scans.run(payload, context)), {
     leaseMs: SCAN_LEASE_MS,

@@ -54,7 +54,7 @@ async function passwordFromStdin(io: CommandIo, values: Record<string, unknown>)
 /**
  * An organization-wide change made from the command line (a member, a password, a limit) belongs
  * to neither environment: it is recorded in both audit logs, with the system as actor, in the
- * transaction of the change (contract §9: every mutation).
+ * transaction of the change (every mutation is audited).
  */
 async function auditOrganizationChange(
   runtime: Runtime,

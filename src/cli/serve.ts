@@ -13,8 +13,8 @@ const ROLES = ['api', 'worker', 'all'] as const;
 type ServeRole = (typeof ROLES)[number];
 
 /**
- * Runs the API, the worker, or both (design.md §1) until SIGTERM or SIGINT, then stops taking new
- * work, lets requests and running jobs finish (or hands jobs back), and exits.
+ * Runs the API, the worker, or both (docs/guides/operate.md, "Run several processes") until SIGTERM or
+ * SIGINT, then stops taking new work, lets requests and running jobs finish (or hands jobs back), and exits.
  */
 export async function serveCommand(config: Config, args: string[] = []) {
   let role: ServeRole = 'all';

@@ -11,8 +11,8 @@ type Output = (line: string) => void;
 const USAGE = 'usage: verify-export FILE --key PUBLIC_KEY_BASE64';
 
 /**
- * `consent-service verify-export FILE --key PUBLIC_KEY_BASE64` (contract §14): checks a JSONL export
- * made with includeProofs, offline (no database, no network): the final `{"treeHead": …}` line's
+ * `consent-service verify-export FILE --key PUBLIC_KEY_BASE64` (docs/decisions/ledger.md): checks a JSONL
+ * export made with includeProofs, offline (no database, no network): the final `{"treeHead": …}` line's
  * Ed25519 signature with the given raw public key, then for every event line its leaf hash
  * (SHA-256(0x00 ‖ JCS(line without receipt and ledger))), its receipt hash, and its RFC 9162
  * inclusion proof against that head. One line per failure, then a summary; returns the failure count.

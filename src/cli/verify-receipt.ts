@@ -49,7 +49,7 @@ export function parsePublicKey(text: string): Buffer | null {
 }
 
 /**
- * `consent-service verify-receipt FILE_OR_URL --key PUBLIC_KEY_BASE64` (contract §17): checks a
+ * `consent-service verify-receipt FILE_OR_URL --key PUBLIC_KEY_BASE64` (docs/receipts.md): checks a
  * visitor's receipt with the service's public key obtained independently, without the service's
  * database: the Ed25519 signature over the receipt's content (receipt-statement.ts), the RFC 9162
  * inclusion proof from its leaf hash to the tree head's root, and the tree head's Ed25519

@@ -55,7 +55,7 @@ export function createApiKeysService(deps: {
   const authenticator = createKeyAuthenticator({ store, clock, statusOf });
 
   /**
-   * The scope rules of contract §3: unknown scopes are 422 invalid_scopes; known ones the member's role
+   * The scope rules: unknown scopes are 422 invalid_scopes; known ones the member's role
    * may not hold, or the calling key does not hold itself, are 403 scope_not_allowed.
    */
   function checkScopes(requested: string[], role: Role, callerScopes: readonly Scope[] | null): Scope[] {
@@ -116,7 +116,7 @@ export function createApiKeysService(deps: {
     return key;
   }
 
-  /** The API representation (contract §3): never the secret or its hash. */
+  /** The API representation: never the secret or its hash. */
   function toResource(key: ApiKeyRow) {
     return {
       id: key.id,
@@ -133,7 +133,7 @@ export function createApiKeysService(deps: {
     };
   }
 
-  /** The webhook event of a key change, in the change's transaction (contract §8; never the secret). */
+  /** The webhook event of a key change, in the change's transaction (never the secret). */
   async function emit(tx: Db, type: 'api_key.created' | 'api_key.revoked', key: ApiKeyRow): Promise<void> {
     await deps.events?.emit(tx, {
       type,
@@ -235,7 +235,7 @@ export function createApiKeysService(deps: {
       });
     },
 
-    /** Reads of keys are audited (contract §3): who looked at which keys, and when. */
+    /** Reads of keys are audited: who looked at which keys, and when. */
     async get(context: AuditContext, id: string): Promise<ApiKeyRow> {
       const key = await apiKeysRepo.find(store.db, context.organizationId, context.environment, id);
       if (!key) throw notFound('API key');

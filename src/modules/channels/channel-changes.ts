@@ -39,9 +39,9 @@ export function createChannelChanges(deps: { store: Store; clock: Clock; events?
   }
 
   /**
-   * The one place channel.* webhook events are written (contract §8): inside the change's
+   * The one place channel.* webhook events are written: inside the change's
    * transaction (`tx`), so the event commits or rolls
-   * back with it (transactional outbox, design §4.5).
+   * back with it (transactional outbox, docs/decisions/webhooks.md).
    */
   async function emitChannelEvent(tx: Db, type: ChannelEventType, channel: ChannelRow): Promise<void> {
     await deps.events?.emit(tx, {
@@ -109,7 +109,7 @@ export function createChannelChanges(deps: { store: Store; clock: Clock; events?
     /**
      * After a change (same transaction, channel locked): if the visitor config now differs from the
      * newest snapshot, bumps configVersion by one and stores the new snapshot, with whether the
-     * change is material (contract §15: `reconsent`); otherwise leaves both. Emits channel.updated
+     * change is material (`reconsent`, docs/regions.md); otherwise leaves both. Emits channel.updated
      * when the channel resource changed (`changed`) or its version moved.
      */
     async publish(tx: Db, channel: ChannelRow, options: { changed: boolean }): Promise<ChannelRow> {

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ApiDate } from '../../platform/http/schemas.ts';
 import { CONSENT_MODE_SIGNALS, Description, LANGUAGE_PATTERN, Name } from './channels.schemas.ts';
 
-/** Schemas of a channel's purposes, technologies and origins (contract §4). */
+/** Schemas of a channel's purposes, technologies and origins. */
 
 export const PURPOSE_KEY_PATTERN = '^[a-z][a-z0-9_]{0,39}$';
 const PurposeKey = Type.String({ pattern: PURPOSE_KEY_PATTERN, examples: ['analytics'] });

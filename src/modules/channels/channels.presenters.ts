@@ -2,7 +2,7 @@ import { apiDate } from '../../platform/http/dates.ts';
 import type { ChannelRow, ConfigVersionRow, OriginRow, PurposeRow, TechnologyRow } from './channels.repo.ts';
 import { snapshotConfig } from './visitor-config.ts';
 
-/** The API representations of contract §4: rows in, resources out. */
+/** The API representations of channels and their parts: rows in, resources out. */
 
 export function presentChannel(channel: ChannelRow) {
   return {

@@ -32,7 +32,7 @@ export interface ChannelRoutesDeps {
   cursors: CursorCodec;
 }
 
-/** Channels and, under them, purposes, technologies, origins and config versions (contract §4). */
+/** Channels and, under them, purposes, technologies, origins and config versions. */
 export function channelsRoutes(app: App, deps: ChannelRoutesDeps) {
   const { channels, cursors } = deps;
   const tags = ['Channels'];

@@ -21,7 +21,7 @@ export const Description = Type.Union([Type.String({ maxLength: 2000 }), Type.Nu
 const Environment = Type.Union([Type.Literal('test'), Type.Literal('live')]);
 const Status = Type.Union([Type.Literal('active'), Type.Literal('archived')]);
 
-/** The operator's IAB-assigned CMP id (contract §15); null: no GPP API. */
+/** The operator's IAB-assigned CMP id; null: no GPP API. */
 const NullableGppCmpId = Type.Union([Type.Integer({ minimum: 1, maximum: 65535 }), Type.Null()], {
   description: 'Your IAB CMP id: when set, the SDK provides the GPP API (__gpp) in US opt-out regions',
 });
@@ -137,7 +137,7 @@ export const VisitorConfig = Type.Object(
 
 /**
  * The public config answer (`GET /v1/public/sites/:siteKey/config`): the snapshot, resolved for
- * the visitor's region (contract §15).
+ * the visitor's region (docs/regions.md).
  */
 export const SiteConfig = Type.Composite(
   [

@@ -166,7 +166,7 @@ export function createChannelsService(deps: {
       return row;
     },
 
-    // Reads for the public site endpoints (contract §5): no API key, so no organization context.
+    // Reads for the public site endpoints: no API key, so no organization context.
 
     findConfigVersion,
 

@@ -31,7 +31,7 @@ export const channels = pgTable(
     /** The newest row of channel_config_versions for this channel. */
     configVersion: integer('config_version').notNull(),
     defaultLanguage: text('default_language').notNull(),
-    /** Which regime applies in which visitor region (contract §15), first match wins. */
+    /** Which regime applies in which visitor region (docs/regions.md), first match wins. */
     regionRules: jsonb('region_rules')
       .$type<RegionRule[]>()
       .notNull()

@@ -7,10 +7,10 @@ const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1']);
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
 
 /**
- * The canonical form of an origin a channel allows (contract §4): `scheme://host[:port]`, scheme and
+ * The canonical form of an origin a channel allows: `scheme://host[:port]`, scheme and
  * host lower-cased, the default port dropped, an IDN host as punycode (WHATWG URL does the parsing).
  *
- * Decisions where the contract is silent:
+ * Rules for cases a caller might not expect:
  * - surrounding whitespace is trimmed, and one bare trailing "/" is tolerated and dropped (people
  *   paste `https://example.com/`); any other path, even "/." that URL would resolve away, is refused;
  * - an empty "?" or "#" and an empty userinfo ("https://@host") are refused like non-empty ones;

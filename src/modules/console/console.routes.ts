@@ -21,7 +21,7 @@ const SessionData = Type.Object({
 const problems = { 400: Problem, 401: Problem, 422: Problem, 429: Problem };
 
 /**
- * The console's session endpoints (contract §13). They live outside /v1: they are the console's
+ * The console's session endpoints (docs/decisions/console.md). They live outside /v1: they are the console's
  * own plumbing, not part of the public API, and hidden from the OpenAPI document. Everything
  * else the console does goes through the /v1 API with the session cookie.
  */

@@ -1,7 +1,7 @@
 import { index, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /**
- * Signed-in members of the console (contract §13). The cookie holds a random token; only its
+ * Signed-in members of the console. The cookie holds a random token; only its
  * SHA-256 is stored, so a copy of the database cannot be used to sign in. A session ends at
  * `expires_at` (absolute), after SESSION_IDLE_MS without use (`last_seen_at`), or at sign-out.
  */

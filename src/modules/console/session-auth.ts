@@ -49,7 +49,7 @@ export function sessionAuthenticator(sessions: SessionsService) {
   };
 }
 
-/** HttpOnly, SameSite=Strict, Secure when the service is served over https (contract §13). */
+/** HttpOnly, SameSite=Strict, Secure when the service is served over https. */
 export function setSessionCookie(reply: FastifyReply, token: string, secure: boolean) {
   const attributes = ['Path=/', 'HttpOnly', 'SameSite=Strict', `Max-Age=${SESSION_ABSOLUTE_MS / 1000}`];
   if (secure) attributes.push('Secure');

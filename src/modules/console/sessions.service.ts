@@ -163,7 +163,7 @@ export function createSessionsService(deps: {
       return found;
     },
 
-    /** The /v1 principal of a session: the member's role decides the scopes (contract §13). */
+    /** The /v1 principal of a session: the member's role decides the scopes. */
     principalOf(view: SessionView): MemberPrincipal {
       return {
         type: 'member',

@@ -5,7 +5,7 @@ import { consentStateCtes, stateInputCte } from './consent-state.sql.ts';
 import type { EvidenceScope } from './evidence.repo.ts';
 import type { EvidenceRow } from './evidence.tables.ts';
 
-/** One purpose of one subject's state, with the channel's decision lifetime (contract §16). */
+/** One purpose of one subject's state, with the channel's decision lifetime (consentMaxAgeDays). */
 export interface StatePurposeRow {
   subjectPseudonym: string;
   purposeKey: string;

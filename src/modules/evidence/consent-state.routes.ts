@@ -12,8 +12,8 @@ import {
 import type { EvidenceService } from './evidence.service.ts';
 
 /**
- * "May I use this person's data for this purpose now?" (contract §16): the newest decision per
- * purpose, one indexed read. Raw subject ids come in (the query's is redacted from logs) and are
+ * "May I use this person's data for this purpose now?" (docs/guides/check-consent.md): the newest decision
+ * per purpose, one indexed read. Raw subject ids come in (the query's is redacted from logs) and are
  * pseudonymized at once; the lookup echoes the ids it was given and stores nothing.
  */
 export function consentStateRoutes(app: App, deps: { evidence: EvidenceService }) {

@@ -10,7 +10,7 @@ const SubjectId = Type.String({
 });
 const ChannelId = Type.String({ minLength: 1, maxLength: 64 });
 
-/** A subject's consent state on a channel (contract §16). */
+/** A subject's consent state on a channel (docs/guides/check-consent.md). */
 export const ConsentState = Type.Object(
   {
     channelId: Type.String(),

@@ -11,7 +11,7 @@ const DAY_MS = 24 * 3600_000;
 /** Events per backfill transaction: short enough not to hold locks long, big enough to be quick. */
 export const BACKFILL_BATCH = 5_000;
 
-/** A subject's consent state on a channel, as `GET /v1/consent-state` shows it (contract §16). */
+/** A subject's consent state on a channel, as `GET /v1/consent-state` shows it. */
 export function presentState(channelId: string, rows: StatePurposeRow[], now: Date) {
   const sorted = [...rows].sort((a, b) => a.purposeKey.localeCompare(b.purposeKey));
   // The newest event among the purposes gives lastRecordedAt and where the subject was then.
@@ -48,8 +48,8 @@ export function presentState(channelId: string, rows: StatePurposeRow[], now: Da
 export type ConsentStateView = ReturnType<typeof presentState>;
 
 /**
- * Reads of the consent state (contract §16) and the backfill of events older than its table. Until
- * the backfill is done the answers are computed from the evidence (the same rows, slower), so a
+ * Reads of the consent state (docs/guides/check-consent.md) and the backfill of events older than its table.
+ * Until the backfill is done the answers are computed from the evidence (the same rows, slower), so a
  * lookup is never wrong while it runs.
  */
 export function createConsentStateReader(deps: {

@@ -120,8 +120,8 @@ export function consentWriteSql(outbox: OutboxJob | null): string {
   const eventParams = list(EVENT_COLUMNS, (_, i) => `$${KEY_PARAMS + i + 1}::text[]`);
   const outboxCtes = outbox
     ? `,
--- The consent.recorded outbox (webhooks module, design §4.5): an event row only for an event that an
--- enabled destination of its organization and environment takes, one pending delivery per such
+-- The consent.recorded outbox (webhooks module, docs/decisions/webhooks.md): an event row only for an event
+-- that an enabled destination of its organization and environment takes, one pending delivery per such
 -- destination, and the job that sends its first attempt. Most organizations have none: no rows.
 outbox_takers AS MATERIALIZED (
   SELECT ne.*, d.id AS destination_id
@@ -189,9 +189,9 @@ new_events AS (
   WHERE key_no IS NULL OR key_no::bigint IN (SELECT key_no FROM won_keys)
   RETURNING *
 )${outboxCtes},
--- The subjects' consent state (contract §16), in the same commit as their events.
+-- The subjects' consent state (newest decision per purpose), in the same commit as their events.
 ${consentStateCtes('new_events')},
--- The consent analytics counts (contract §18): a decision counted exactly when it is stored.
+-- The consent analytics counts: a decision counted exactly when it is stored.
 ${analyticsCtes('new_events')}
 SELECT key_no::integer AS key_no FROM won_keys`;
 }

@@ -3,7 +3,7 @@ import type { EvidenceRow } from './evidence.tables.ts';
 import { maskPseudonym } from './pseudonym.ts';
 
 /**
- * An evidence event as the API shows it (contract §6), without its receipt: the exact object the
+ * An evidence event as the API shows it, without its receipt: the exact object the
  * leaf hash covers when `pseudonym` is `unmasked`. Reads, exports and webhook payloads show it
  * `masked`. Only for rows not purged: a purged row has no content to show.
  */
@@ -56,7 +56,7 @@ function gppMembers(row: EvidenceRow) {
 }
 
 /**
- * `region`, `regionSource` and `regime` (contract §15), present only on events recorded since
+ * `region`, `regionSource` and `regime` (docs/regions.md), present only on events recorded since
  * regions exist (regionSource set): an older event's canonical form never had them, and its leaf
  * hash must stay what it was.
  */

@@ -17,7 +17,7 @@ import { presentEvidence } from './evidence.presenters.ts';
 import { EvidenceEvent, EvidenceQuery } from './evidence.schemas.ts';
 import type { EvidenceService } from './evidence.service.ts';
 
-/** Evidence reads (contract §6): masked pseudonyms, purged events never shown. */
+/** Evidence reads: masked pseudonyms, purged events never shown. */
 export function evidenceRoutes(app: App, deps: { evidence: EvidenceService; cursors: CursorCodec }) {
   const { evidence, cursors } = deps;
   const tags = ['Evidence'];

@@ -12,7 +12,7 @@ export const Source = Type.Union([
 ]);
 export const PURPOSE_KEY_PATTERN = '^[a-z][a-z0-9_]{0,39}$';
 
-/** An evidence event (contract §6). The pseudonym is always masked on reads. */
+/** An evidence event. The pseudonym is always masked on reads. */
 export const EvidenceEvent = Type.Object(
   {
     id: Type.String({ examples: ['evt_4kF9x2mQ7pL1vN8sR3tY6w'] }),

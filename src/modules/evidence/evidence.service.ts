@@ -19,8 +19,8 @@ import { pseudonymOf } from './pseudonym.ts';
 import { purgeExpiredEvidence } from './retention.ts';
 
 /**
- * The webhook outbox (contract §8), built by the webhooks module: the job that sends a delivery's
- * first attempt. The consent write's statement inserts consent.recorded events, their deliveries
+ * The webhook outbox (docs/decisions/webhooks.md), built by the webhooks module: the job that sends a
+ * delivery's first attempt. The consent write's statement inserts consent.recorded events, their deliveries
  * and these jobs itself (consent-write.sql.ts), in the transaction that stores the evidence.
  */
 export interface EventOutbox {
@@ -53,7 +53,7 @@ export type ListFilters = Omit<EvidenceFilters, 'subjectPseudonym'> & { subjectI
 export const USER_AGENT_MAX = 512;
 
 /**
- * A recorded event and the raw receipt token (contract §17) that only the visitor receives: the
+ * A recorded event and the raw receipt token (docs/receipts.md) that only the visitor receives: the
  * store keeps its SHA-256 alone. The token names the organization (`<organizationId>.<secret>`) so
  * the public receipt route finds the event by its primary key; the secret is 144 random bits.
  * The token travels beside the row, not on it: the row keeps the one shape every event has (the
@@ -184,7 +184,7 @@ export function createEvidenceService(deps: {
     },
 
     /**
-     * The event a visitor's receipt token opens (contract §17), or null: unknown event, wrong token,
+     * The event a visitor's receipt token opens, or null: unknown event, wrong token,
      * an event from before receipts, or one the retention purge emptied. Hashes compare in constant time.
      */
     async findByReceiptToken(eventId: string, token: string): Promise<EvidenceRow | null> {
@@ -200,10 +200,13 @@ export function createEvidenceService(deps: {
     /** Commits a consent write's staged events with its Idempotency-Key record (RouteIdempotency.commitStaged). */
     commitStaged: writer.commitStaged,
 
-    /** The retention purge (contract §6), run by the worker's `evidence.retention` task. */
+    /**
+     * The retention purge (test evidence after a day, live after retentionDays), run by the worker's
+     * `evidence.retention` task.
+     */
     purgeExpired: () => purgeExpiredEvidence({ store, clock }),
 
-    /** Consent state reads (contract §16) and the backfill of events older than the state table. */
+    /** Consent state reads and the backfill of events older than the state table. */
     consentState: createConsentStateReader({
       store,
       clock,

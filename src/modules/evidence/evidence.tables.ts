@@ -16,7 +16,7 @@ const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' 
 export type Decision = 'granted' | 'denied';
 
 /**
- * One row per recorded consent decision (contract §5, §6). Keyed by organization first so the
+ * One row per recorded consent decision. Keyed by organization first so the
  * table can be distributed by organization later. The raw subject id is never stored: only its
  * keyed pseudonym.
  *
@@ -43,21 +43,21 @@ export const evidenceEvents = pgTable(
     userAgent: text('user_agent'),
     ipPrefix: text('ip_prefix'),
     /**
-     * The visitor's region as resolved when recorded (contract §15). All three are null on events
+     * The visitor's region as resolved when recorded (docs/regions.md). All three are null on events
      * recorded before regions existed, whose canonical form lacks them; a newer event always has
      * regionSource (region is null when unknown).
      */
     region: text('region'),
     regionSource: text('region_source', { enum: ['declared', 'header', 'geoip', 'unknown'] }),
     regime: text('regime', { enum: ['opt-in', 'opt-out', 'notice-only'] }),
-    /** The IAB GPP string sent with the decision (contract §15); null when none was sent. */
+    /** The IAB GPP string sent with the decision (US opt-out regions); null when none was sent. */
     gppString: text('gpp_string'),
     /** Whole seconds, as shown: the stored value is exactly the one the receipt hash covers. */
     recordedAt: at('recorded_at').notNull(),
     /** The ledger leaf hash (hex) of the event as first recorded; survives the purge. */
     receiptHash: text('receipt_hash').notNull(),
     /**
-     * SHA-256 (hex) of the receipt token only the visitor received (contract §17); null on events
+     * SHA-256 (hex) of the receipt token only the visitor received (docs/receipts.md); null on events
      * from before receipts. Not part of the canonical event; emptied by the purge.
      */
     receiptTokenHash: text('receipt_token_hash'),

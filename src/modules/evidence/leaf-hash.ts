@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 
 /**
- * The ledger leaf hash of an evidence event (contract §14), which is also its `receipt.hash`:
+ * The ledger leaf hash of an evidence event (docs/decisions/ledger.md), which is also its `receipt.hash`:
  *
  *   hex(SHA-256(0x00 ‖ JCS(event)))
  *

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 
 /**
- * A visitor's keyed pseudonym (contract §6): `psn_` + the 64 hex characters of
+ * A visitor's keyed pseudonym: `psn_` + the 64 hex characters of
  * HMAC-SHA-256(organization's pseudonymSecret, subjectId). Keyed, so nobody without the secret can
  * test a guessed subject id against stored evidence; per organization, so two customers' evidence
  * about the same id cannot be joined.

@@ -2,9 +2,9 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Store } from '../../platform/db/store.ts';
 import { evidenceRepo } from './evidence.repo.ts';
 
-/** Test evidence is kept one day (contract §6); live evidence its channel's retentionDays. */
+/** Test evidence is kept one day; live evidence its channel's retentionDays. */
 export const TEST_RETENTION_MS = 24 * 3600_000;
-/** The smallest retentionDays a channel can have (contract §4: 1–3650). */
+/** The smallest retentionDays a channel can have (the range is 1–3650). */
 const MIN_RETENTION_MS = 24 * 3600_000;
 /** Rows per transaction: small enough that no batch holds its row locks for long. */
 export const PURGE_BATCH = 500;
@@ -15,7 +15,7 @@ const MAX_BATCHES_PER_RUN = 200;
  * Purges expired evidence in bounded batches, each its own short transaction (rows taken with
  * SKIP LOCKED, so concurrent workers split the work rather than wait). Returns how many were purged.
  * A purge empties the event's content but keeps its id, channel, recordedAt and receipt hash, which
- * the ledger needs to stay verifiable (contract §14).
+ * the ledger needs to stay verifiable.
  */
 export async function purgeExpiredEvidence(deps: { store: Store; clock: Clock }) {
   const { store, clock } = deps;

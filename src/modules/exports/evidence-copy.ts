@@ -23,7 +23,7 @@ const jsonText = (column: string) => `coalesce(to_json(${column})::text, 'null')
  * text has a space after each colon and comma; purpose keys (^[a-z][a-z0-9_]*$) and decisions
  * (granted, denied) hold no space or quote, so removing every space is exact (one replace, not
  * two), and the members keep jsonb's order, the order the batch path shows (it parses the same
- * jsonb). Dates as apiDate writes them (whole seconds, UTC, Z). The region members (contract §15)
+ * jsonb). Dates as apiDate writes them (whole seconds, UTC, Z). The region members (docs/regions.md)
  * come last and only on events that have them (region_source set), as evidenceWithReceipt writes
  * them; their source and regime are service-made words.
  */

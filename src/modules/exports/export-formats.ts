@@ -1,7 +1,7 @@
 import type { ExportFormat } from './exports.tables.ts';
 
 /**
- * CSV columns of an export line, as dotted paths into the event (contract §7: one column per scalar
+ * CSV columns of an export line, as dotted paths into the event: one column per scalar
  * field, nested objects flattened with dots, decisions as a JSON string). The order follows
  * `GET /v1/evidence/:id`.
  */
@@ -22,7 +22,7 @@ export const CSV_COLUMNS = [
   'ipPrefix',
   'recordedAt',
   'receipt.hash',
-  // Contract §15: empty on events recorded before regions existed.
+  // Empty on events recorded before regions existed (docs/regions.md).
   'region',
   'regionSource',
   'regime',

@@ -21,7 +21,7 @@ export const EXPORT_MAX_ATTEMPTS = 3;
 export const EXPORT_LEASE_MS = 2 * 60_000;
 /** How often expired files are deleted (a file past expiresAt is refused at once, before that). */
 export const EXPORT_TASK_MS = 15 * 60_000;
-/** Default life of a file (contract §7), shortened to the evidence's retention when that ends sooner. */
+/** Default life of a file (7 days), shortened to the evidence's retention when that ends sooner. */
 export const EXPORT_TTL_MS = 7 * 24 * 3600_000;
 
 export interface ExportJobPayload {
@@ -29,7 +29,7 @@ export interface ExportJobPayload {
   exportId: string;
 }
 
-/** Builds the lines' decoration for `includeProofs` (the ledger module provides it, contract §14). */
+/** Builds the lines' decoration for `includeProofs` (the ledger module provides it). */
 export type ExportProofs = (exportRow: ExportRow) => Promise<ExportDecorator>;
 
 export interface ExportJobDeps {

@@ -10,7 +10,7 @@ import type { ExportFormat } from './exports.tables.ts';
 export type ExportLine = Record<string, unknown>;
 
 /**
- * Adds to an export what another module knows (the ledger's proofs, contract §14): members on each
+ * Adds to an export what another module knows (the ledger's inclusion proofs): members on each
  * line and text after the last one. Built once per export, called once per batch, so it can fetch
  * what a batch needs in one query.
  */

@@ -27,7 +27,7 @@ function bodyDate(name: string, value: string | null | undefined): Date | null {
   return date;
 }
 
-/** Evidence exports (contract §7): request, follow, download. */
+/** Evidence exports (docs/decisions/exports.md): request, follow, download. */
 export function exportsRoutes(app: App, deps: { exports: ExportsService; cursors: CursorCodec }) {
   const { exports, cursors } = deps;
   const tags = ['Exports'];

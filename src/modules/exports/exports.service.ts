@@ -50,7 +50,7 @@ export function createExportsService(deps: {
 }) {
   const { store, clock, audit, storage } = deps;
 
-  /** The API representation (contract §7). A file past its expiry shows as expired even before the cleanup ran. */
+  /** The API representation. A file past its expiry shows as expired even before the cleanup ran. */
   function toResource(row: ExportRow) {
     const expired =
       row.status === 'succeeded' &&
@@ -97,7 +97,7 @@ export function createExportsService(deps: {
         );
       }
       if (input.includeProofs && input.format !== 'jsonl') {
-        // Contract §14 ends a proved file with a `{"treeHead": …}` line; a CSV has no place for it.
+        // A proved file ends with a `{"treeHead": …}` line; a CSV has no place for it.
         throw validationFailed([{ path: '/includeProofs', message: 'needs format jsonl' }]);
       }
       if (input.from && input.to && input.from > input.to) {
@@ -156,7 +156,7 @@ export function createExportsService(deps: {
     },
 
     /**
-     * The file of a succeeded export, audited as a download (contract §9). 409 export_not_ready
+     * The file of a succeeded export, audited as a download (every download is). 409 export_not_ready
      * before success (or after a failure: it will never be ready), 410 export_expired after expiry.
      */
     async openFile(

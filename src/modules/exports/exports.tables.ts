@@ -8,7 +8,7 @@ export type ExportStatus = (typeof EXPORT_STATUSES)[number];
 export type ExportFormat = 'jsonl' | 'csv';
 
 /**
- * One requested evidence export (contract §7). The file itself lives in the export file storage
+ * One requested evidence export (docs/decisions/exports.md). The file itself lives in the export file storage
  * under `file_key`; this row says what it holds (filters), how far the job got (status, times) and
  * how to verify it (row_count, byte_size, sha256).
  */

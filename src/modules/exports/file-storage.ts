@@ -14,7 +14,7 @@ export interface PendingFile {
 }
 
 /**
- * Where export files live (design §1): local disk today, an S3-compatible store later, without the
+ * Where export files live: local disk today, an S3-compatible store later, without the
  * export logic knowing. Keys are relative paths such as `org_…/exp_….jsonl`.
  */
 export interface ExportFileStorage {

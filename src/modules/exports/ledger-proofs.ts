@@ -2,14 +2,14 @@ import type { Prover } from '../ledger/ledger.service.ts';
 import type { ExportProofs } from './export-job.ts';
 import type { ExportDecorator } from './export-writer.ts';
 
-/** What the exports need of the ledger service: a prover for one tenant's log (contract §14). */
+/** What the exports need of the ledger service: a prover for one tenant's log. */
 export interface LedgerProver {
   prover(scope: { organizationId: string; environment: 'test' | 'live' }): Promise<Prover | null>;
 }
 
 /**
- * `includeProofs` (contract §14): each line gets `ledger {leafIndex, auditPath}` against one signed
- * tree head, and the file ends with `{"treeHead": …}`. The prover seals what is queued first, so
+ * `includeProofs` (docs/decisions/ledger.md): each line gets `ledger {leafIndex, auditPath}` against one
+ * signed tree head, and the file ends with `{"treeHead": …}`. The prover seals what is queued first, so
  * every event of the export's snapshot (recorded before the export was asked for) is covered; one
  * that is not fails the attempt (the retry seals again) rather than leaving a line unprovable.
  */

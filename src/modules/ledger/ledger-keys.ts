@@ -16,7 +16,7 @@ import {
 export const SIGNING_KEY_FILE = 'ledger-signing-key.pem';
 
 /**
- * Where the tree-head signing key comes from (contract §14, docs/decisions/ledger.md):
+ * Where the tree-head signing key comes from (docs/decisions/ledger.md):
  *
  * 1. `LEDGER_SIGNING_KEY` (PKCS#8 PEM) when configured: the operator owns and rotates it.
  * 2. Embedded store: generated once into `DATA_DIR/ledger-signing-key.pem` (mode 0600), beside the

@@ -1,6 +1,6 @@
 /**
- * `GET /docs/ledger`: how an auditor verifies evidence by hand (contract §14). The worked example's
- * numbers were computed once with the service's own code and cross-checked with Python's hashlib
+ * `GET /docs/ledger`: how an auditor verifies evidence by hand (docs/decisions/ledger.md). The worked
+ * example's numbers were computed once with the service's own code and cross-checked with Python's hashlib
  * and `openssl pkeyutl`; the example key is the Ed25519 key whose seed is 32 bytes of 0x07.
  */
 const EXAMPLE = {

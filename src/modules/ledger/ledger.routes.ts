@@ -71,7 +71,7 @@ const LedgerKey = Type.Object(
   { $id: 'LedgerKey' },
 );
 
-/** The ledger's routes (contract §14) and its auditor's page (/docs/ledger). */
+/** The ledger's routes (docs/decisions/ledger.md) and its auditor's page (/docs/ledger). */
 export function ledgerRoutes(app: App, deps: { ledger: LedgerService; cursors: CursorCodec }) {
   const { ledger, cursors } = deps;
   const tags = ['Evidence ledger'];

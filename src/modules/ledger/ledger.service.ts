@@ -42,7 +42,7 @@ export interface Prover {
 }
 
 /**
- * The verifiable evidence ledger (contract §14): the sealer, the signing keys, and the proofs.
+ * The verifiable evidence ledger (docs/decisions/ledger.md): the sealer, the signing keys, and the proofs.
  * Proofs read only perfect subtrees, which never change once written, so reads take no lock.
  */
 export function createLedgerService(deps: {
@@ -117,7 +117,7 @@ export function createLedgerService(deps: {
     },
 
     /**
-     * Signs a visitor receipt's statement (contract §17, receipts/receipt-statement.ts) with the
+     * Signs a visitor receipt's statement (receipts/receipt-statement.ts) with the
      * current ledger key; its own prefix keeps it from ever reading as a tree head.
      */
     async signReceipt(statement: Buffer): Promise<{ keyId: string; value: string }> {

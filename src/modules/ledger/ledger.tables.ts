@@ -14,7 +14,7 @@ const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' 
 const int8 = (name: string) => bigint(name, { mode: 'number' });
 
 /**
- * One append-only Merkle log per organization and environment (contract §14). `tree_size` counts
+ * One append-only Merkle log per organization and environment. `tree_size` counts
  * the leaves appended; `signed_size` the leaves covered by the newest signed tree head. They differ
  * only between the two steps of a seal (or after a crash between them), which the next seal ends.
  */

@@ -21,7 +21,7 @@ export const SEAL_BATCH: Record<Store['kind'], number> = { postgres: 5000, embed
 export const MAX_BATCHES_PER_RUN = 50;
 
 /**
- * The sealer (contract §14) in two steps, each its own transaction under the log's advisory lock:
+ * The sealer (docs/decisions/ledger.md) in two steps, each its own transaction under the log's advisory lock:
  *
  * 1. `appendBatch`: takes the next queued events (recordedAt, id order), appends them as leaves,
  *    writes the stored perfect subtrees they complete, removes them from the queue, moves tree_size.

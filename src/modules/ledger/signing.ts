@@ -5,7 +5,7 @@ import { parseSigningKeyPem } from '../../platform/signing-key.ts';
 export { parseSigningKeyPem };
 
 /**
- * Tree head signatures (contract §14): Ed25519 over the UTF-8 of
+ * Tree head signatures: Ed25519 over the UTF-8 of
  *
  *   consent-service tree head v1\n<logId>\n<treeSize>\n<rootHash hex>\n<timestamp>
  *

@@ -1,5 +1,5 @@
 /**
- * The visitor's receipt page (contract §17): a shell whose one inline script (allowed by a nonce)
+ * The visitor's receipt page (docs/receipts.md): a shell whose one inline script (allowed by a nonce)
  * fetches the same receipt as JSON and the ledger's published keys from this service, shows the
  * receipt in plain language, and checks it with WebCrypto: the service's Ed25519 signature over the
  * receipt's content, the RFC 9162 inclusion proof from the leaf hash to the tree head's root, and the

@@ -1,7 +1,7 @@
 import canonicalize from 'canonicalize';
 
 /**
- * What a receipt's `signature` signs (contract §17, docs/receipts.md): Ed25519 with a ledger key over
+ * What a receipt's `signature` signs (docs/receipts.md): Ed25519 with a ledger key over
  * the UTF-8 of `consent-service receipt v1\n` followed by the JCS (RFC 8785) of the receipt without
  * its `proof` and `signature` members. The prefix keeps these signatures apart from tree heads.
  *

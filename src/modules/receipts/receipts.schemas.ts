@@ -20,7 +20,7 @@ const TreeHead = Type.Object({
   rootHash: Hex,
   timestamp: ApiDate,
   keyId: Type.String(),
-  signature: Type.String({ description: 'Base64 of the Ed25519 signature (contract §14)' }),
+  signature: Type.String({ description: 'Base64 of the Ed25519 signature over the tree head' }),
 });
 
 export const Receipt = Type.Object(

@@ -12,7 +12,7 @@ import type { Receipt } from './receipts.schemas.ts';
 export type ReceiptData = Static<typeof Receipt>;
 
 /**
- * Visitor receipts (contract §17). A receipt says what was recorded in plain terms, with no subject
+ * Visitor receipts (docs/receipts.md). A receipt says what was recorded in plain terms, with no subject
  * id or pseudonym, the ledger's inclusion proof once the event is sealed, and the service's signature
  * over its content (receipt-statement.ts). The controller is the organization: it, not a channel (a
  * website), is the party that answers for the processing.

@@ -19,7 +19,7 @@ export interface MaterialSnapshot {
 }
 
 /**
- * Whether a new config version needs every visitor asked again (contract §15, `reconsent`): a
+ * Whether a new config version needs every visitor asked again (`reconsent`): a
  * purpose added; a purpose's legal basis, `required` flag, or default-language name or description
  * changed; the policy version changed; or any region's regime changed. Translations, technologies,
  * origins, cosmetics and removed purposes (less is done with the visitor's data, not more) are not

@@ -1,7 +1,7 @@
 import { COUNTRY_CODES, SUBDIVISION_CODES } from './iso-3166-codes.ts';
 
 /**
- * Region codes (contract §15). The lists of assigned ISO 3166-1 alpha-2 countries (249) and ISO
+ * Region codes (docs/regions.md). The lists of assigned ISO 3166-1 alpha-2 countries (249) and ISO
  * 3166-2 subdivisions (about 5,000) are generated from the `iso-3166` package (wooorm/iso-3166,
  * kept in step with ISO's Online Browsing Platform) by iso-3166.generate.ts; a test fails when
  * they and the installed package differ.

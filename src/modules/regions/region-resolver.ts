@@ -6,7 +6,10 @@ import { isCountry, isVisitorRegion, subdivisionOf } from './region-codes.ts';
 
 export type RegionSource = 'declared' | 'header' | 'geoip' | 'unknown';
 
-/** A visitor's region (contract §15): `{code: "US-CA", source: "header"}`, or `{code: null, source: "unknown"}`. */
+/**
+ * A visitor's region (docs/regions.md): `{code: "US-CA", source: "header"}`, or
+ * `{code: null, source: "unknown"}`.
+ */
 export interface ResolvedRegion {
   code: string | null;
   source: RegionSource;

@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { type FieldError, validationFailed } from '../../platform/http/errors.ts';
 import { countryOf, GROUPS, isGroup, RULE_CODE_PATTERN, ruleCodeProblem } from './region-codes.ts';
 
-/** How a channel treats visitors of a region (contract §15). */
+/** How a channel treats visitors of a region (docs/regions.md). */
 export const REGIMES = ['opt-in', 'opt-out', 'notice-only'] as const;
 export type Regime = (typeof REGIMES)[number];
 
@@ -68,7 +68,7 @@ export function regionRulesErrors(rules: readonly RegionRule[], basePath = '/reg
   return errors;
 }
 
-/** Throws the contract's 422 `validation_failed` listing every bad code. */
+/** Throws a 422 `validation_failed` listing every bad code. */
 export function assertRegionRules(rules: readonly RegionRule[], basePath = '/regionRules'): void {
   const errors = regionRulesErrors(rules, basePath);
   if (errors.length > 0) throw validationFailed(errors);

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 
-// What other modules' schemas use of regions (contract §15).
+// What other modules' schemas use of regions (docs/regions.md).
 export { ConsentMaxAgeDays, Regime, RegionRule, RegionRules } from './region-rules.ts';
 
 /** A visitor's region as the service resolved it: `{"code": "US-CA", "source": "header"}`. */

@@ -1,4 +1,4 @@
-// What other modules use of regions (contract §15): rules, regimes, material changes, resolution.
+// What other modules use of regions (docs/regions.md): rules, regimes, material changes, resolution.
 export { consentRequiredSince, isReconsent, type MaterialSnapshot } from './material-changes.ts';
 export { isVisitorRegion } from './region-codes.ts';
 export {

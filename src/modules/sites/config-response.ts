@@ -17,7 +17,7 @@ export interface ConfigRequest {
 }
 
 /**
- * How shared caches may keep config answers, fixed by the region settings (contract §15: the
+ * How shared caches may keep config answers, fixed by the region settings (the
  * answer depends only on the site and the resolved region, and says so to caches).
  */
 export interface ConfigCaching {

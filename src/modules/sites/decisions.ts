@@ -4,7 +4,7 @@ import type { Decision } from '../evidence/evidence.tables.ts';
 
 /**
  * The decisions to record for one answer to one notice (the config version the visitor saw).
- * Pure, so the rules are tested on their own. Rules (contract §5, and where it is silent):
+ * Pure, so the rules are tested on their own. Rules:
  *
  * - a key that is not a purpose of that config version → 422 unknown_purpose;
  * - denying a required purpose → 422 validation_failed; a required purpose left out is granted
@@ -16,7 +16,7 @@ import type { Decision } from '../evidence/evidence.tables.ts';
  *   browser's Global Privacy Control signal is a legally binding opt-out in several US states, and
  *   a grant next to it is more likely an SDK default than an informed choice. Not an error, so an
  *   SDK that forgets to apply GPC still gets its other decisions recorded. Except with
- *   `explicitChoiceWins` (an explicit choice in an opt-out region, contract §15): a visitor who opts
+ *   `explicitChoiceWins` (an explicit choice in an opt-out region, docs/regions.md): a visitor who opts
  *   back in after the signal was honoured is recorded as they chose.
  *
  * Every purpose of the notice appears in the result, in the notice's order.

@@ -17,7 +17,7 @@ export interface RegionalConfig {
 const MAX_REGIONS_PER_SITE = 1_000;
 
 /**
- * The body of `GET …/config` for a visitor of `region` (contract §15): the snapshot of the current
+ * The body of `GET …/config` for a visitor of `region` (docs/regions.md): the snapshot of the current
  * version plus `region`, `regime` (the channel's rules resolved for that region) and
  * `consentRequiredSince`. Built and hashed on the first request from each region and kept on the
  * site's cache entry, which lives as long as its configVersion: the hot path serializes nothing.

@@ -79,7 +79,7 @@ function sendCacheable(
 }
 
 /**
- * Contract §5: the snippet, config and SDK a customer's pages load, and the endpoint their
+ * The public site endpoints: the snippet, config and SDK a customer's pages load, and the endpoint their
  * visitors' decisions are posted to. No API key: each route is rate limited per site and client
  * address, and resolves its site first (404 for unknown or archived sites, before anything else).
  */
@@ -332,7 +332,7 @@ export function sitesRoutes(
           userAgent: typeof userAgent === 'string' && userAgent !== '' ? userAgent : null,
           ipPrefix: ipPrefix(request.ip),
           region: sites.regionOf(site, locationOf(request)),
-          // Browsers with Global Privacy Control on send it with every request (contract §15).
+          // Browsers with GPC on send it with every request (an opt-out in opt-out regions).
           secGpc: request.headers['sec-gpc'] === '1',
         },
         // With an Idempotency-Key the event is staged, and committed with the key's record.
@@ -349,7 +349,7 @@ export function sitesRoutes(
     },
   );
 
-  // Contract §18: one impression per banner shown, counted in the day's aggregates (nothing per visitor).
+  // One impression per banner shown, counted in the day's aggregates (nothing per visitor).
   preflight('/v1/public/sites/:siteKey/impressions', 'preflightImpressions');
 
   app.post(

@@ -52,7 +52,7 @@ export const PreferencesReceipt = Type.Object(
       url: Type.String({
         format: 'uri',
         description:
-          "The visitor's receipt (contract §17): its token is a capability only this answer carries; keep it private",
+          "The visitor's receipt: its token is a capability only this answer carries; keep it private",
       }),
     }),
   },
@@ -70,7 +70,7 @@ export const Snippet = Type.Object(
 export const SiteConfigSchema = SiteConfig;
 
 /**
- * `region` on the config and preferences requests of a test channel (contract §15): the visitor's
+ * `region` on the config and preferences requests of a test channel: the visitor's
  * region as declared by the page (previews, tests). Live channels ignore it.
  */
 export const RegionQuery = Type.Object({

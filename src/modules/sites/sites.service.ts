@@ -33,7 +33,7 @@ export interface RequestFacts {
   secGpc: boolean;
 }
 
-/** What of a public request locates the visitor (contract §15). */
+/** What of a public request locates the visitor (docs/regions.md). */
 export interface VisitorLocation {
   /** The `region` query parameter, honoured on test channels only. */
   declared: string | undefined;
@@ -45,7 +45,7 @@ export interface VisitorLocation {
 /** The settings the visitor's region is resolved from (config.ts). */
 export type RegionSettings = Parameters<typeof createRegionResolver>[0];
 
-/** The public site endpoints' rules (contract §5): site lookup, the snippet, recording a decision. */
+/** The public site endpoints' rules: site lookup, the snippet, recording a decision. */
 export function createSitesService(deps: {
   store: Store;
   channels: ChannelsService;
@@ -92,7 +92,7 @@ export function createSitesService(deps: {
     caching: caching as ConfigCaching,
 
     /**
-     * The visitor's region (contract §15), in order: a declared `region` on a test channel, trusted
+     * The visitor's region, in order: a declared `region` on a test channel, trusted
      * geo headers, GEOIP_DATABASE, unknown. A malformed declared region on a test channel is a 422;
      * on a live channel the parameter is ignored, not refused.
      */
@@ -105,7 +105,10 @@ export function createSitesService(deps: {
       return regions.resolve({ environment, ...location });
     },
 
-    /** How the analytics count a recorded decision (contract §18), from the version it answered. */
+    /**
+     * How the analytics count a recorded decision (accept all, reject all or custom), from the version it
+     * answered.
+     */
     async outcomeOf(
       site: Site,
       event: { configVersion: number | null; decisions: Record<string, string> | null },
@@ -114,7 +117,7 @@ export function createSitesService(deps: {
       return decisionOutcome(notice.purposes, event.decisions ?? {});
     },
 
-    /** Contract §17: the receipt address only the visitor receives (its token is a capability). */
+    /** The receipt address (docs/receipts.md) only the visitor receives (its token is a capability). */
     receiptUrl: (event: RecordedEvent): string =>
       `${baseUrl}/v1/public/receipts/${event.row.id}?token=${encodeURIComponent(event.receiptToken)}`,
 
@@ -132,7 +135,7 @@ export function createSitesService(deps: {
     },
 
     /**
-     * Contract §12: the tag that loads the SDK for this site; with a gppCmpId (§15), the IAB GPP stub
+     * The tag that loads the SDK for this site; with a gppCmpId, the IAB GPP stub
      * first, inline, so `__gpp` exists before any vendor's tag runs.
      */
     snippetHtml(site: Site): string {

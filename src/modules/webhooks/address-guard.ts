@@ -2,9 +2,9 @@ import dns from 'node:dns';
 import net from 'node:net';
 
 /**
- * The SSRF guard of contract §8: a destination may only reach public unicast addresses. Checked on
- * the URL at creation and PATCH, and again on the resolved addresses at delivery time, where the
- * connection is then pinned to the vetted address (no second DNS lookup to rebind).
+ * The webhooks' SSRF guard (docs/decisions/webhooks.md): a destination may only reach public unicast
+ * addresses. Checked on the URL at creation and PATCH, and again on the resolved addresses at delivery time,
+ * where the connection is then pinned to the vetted address (no second DNS lookup to rebind).
  */
 
 const v4 = new net.BlockList();

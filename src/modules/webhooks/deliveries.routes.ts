@@ -20,7 +20,7 @@ import {
   WebhookDeliveryWithAttempts,
 } from './webhooks.schemas.ts';
 
-/** Webhook deliveries (contract §8): one per event and destination, with their attempts. */
+/** Webhook deliveries: one per event and destination, with their attempts. */
 export function deliveriesRoutes(app: App, deps: { deliveries: DeliveriesService; cursors: CursorCodec }) {
   const { deliveries, cursors } = deps;
   const tags = ['Webhooks'];

@@ -25,7 +25,7 @@ import {
   WebhookDestinationWithSecret,
 } from './webhooks.schemas.ts';
 
-/** Webhook destinations (contract §8). The secret is in the create and rotate responses only. */
+/** Webhook destinations. The secret is in the create and rotate responses only. */
 export function destinationsRoutes(
   app: App,
   deps: { destinations: DestinationsService; cursors: CursorCodec },

@@ -52,7 +52,7 @@ function checkEventTypes(requested: string[] | undefined): string[] {
 export function createDestinationsService(deps: DestinationsDeps) {
   const { store, clock, audit, jobs } = deps;
 
-  /** The URL, checked by the SSRF guard (contract §8): 422 invalid_destination with the reason. */
+  /** The URL, checked by the SSRF guard (address-guard.ts): 422 invalid_destination with the reason. */
   async function checkUrl(context: AuditContext, url: string): Promise<string> {
     try {
       const vetted = await vetDestination(url, {

@@ -1,4 +1,4 @@
-/** The closed catalogue of webhook event types (contract §8). */
+/** The closed catalogue of webhook event types (docs/guides/webhooks.md). */
 export const EVENT_TYPES = [
   'consent.recorded',
   'export.succeeded',
@@ -25,7 +25,7 @@ export function filterMatches(eventTypes: readonly string[], type: string): bool
 const PSEUDONYM = /^psn_[0-9a-f]{64}$/;
 
 /**
- * Defence in depth for payloads (contract §8: no secrets, pseudonyms masked): whatever an emitter
+ * Defence in depth for payloads (they carry no secrets, and pseudonyms only masked): whatever an emitter
  * passes, members named like secrets are dropped and full pseudonyms are masked as on evidence reads.
  */
 export function sanitizeEventData(value: unknown): unknown {

@@ -22,7 +22,8 @@ export interface WebhookEvent {
 }
 
 /**
- * The webhook outbox (design §4.5, §4.7). `emit(tx, …)` writes through the caller's transaction:
+ * The webhook outbox (docs/decisions/webhooks.md): an event, one delivery per destination, one
+ * attempt job per try. `emit(tx, …)` writes through the caller's transaction:
  * the event, its deliveries and their attempt jobs commit or roll back with the change they
  * describe. Nothing is sent here; the worker sends (delivery-worker.ts).
  */

@@ -1,6 +1,6 @@
 import { retryAfterMs, type SendResult } from './webhook-sender.ts';
 
-/** A destination whose attempts all failed for this long is disabled (contract §8). */
+/** A destination whose attempts all failed for this long (5 days) is disabled. */
 export const FAILING_DISABLE_MS = 5 * 86_400_000;
 /** A receiver's Retry-After is honoured up to this; beyond it we retry at the cap. */
 export const RETRY_AFTER_CAP_MS = 86_400_000;

@@ -5,7 +5,7 @@ import type { Config } from '../../config.ts';
 import { serviceSecret } from '../../platform/db/service-secrets.ts';
 import type { Store } from '../../platform/db/store.ts';
 
-/** `whsec_` + base64 of 32 random bytes (contract §8), as Standard Webhooks libraries expect. */
+/** `whsec_` + base64 of 32 random bytes, as Standard Webhooks libraries expect. */
 export function generateWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }

@@ -1,7 +1,7 @@
 import { apiDate } from '../../platform/http/dates.ts';
 import type { AttemptRow, DeliveryRow, DestinationRow } from './webhooks.repo.ts';
 
-/** The API representations of contract §8: never a secret, sealed or not. */
+/** The API representations of destinations and deliveries: never a secret, sealed or not. */
 
 export function presentDestination(row: DestinationRow) {
   return {

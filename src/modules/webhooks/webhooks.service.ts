@@ -56,7 +56,7 @@ export function createWebhooksService(deps: {
 
 export type WebhooksService = ReturnType<typeof createWebhooksService>;
 
-// The SSRF guard of contract §8 is shared with tracker scans (contract §19: same address rules).
+// The webhooks' SSRF guard is shared with tracker scans: their targets follow the same address rules.
 export {
   DestinationRefused,
   type Lookup,

@@ -3,7 +3,7 @@ import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'dri
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
-/** Where an organization's events go (contract §8). Secrets are stored encrypted (secret-box.ts). */
+/** Where an organization's events go. Secrets are stored encrypted (secret-box.ts). */
 export const webhookDestinations = pgTable(
   'webhook_destinations',
   {

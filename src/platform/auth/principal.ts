@@ -16,7 +16,7 @@ export interface ApiKeyPrincipal extends PrincipalBase {
   keyId: string;
 }
 
-/** A member signed in to the console, calling with the session cookie (contract §13). */
+/** A member signed in to the console, calling with the session cookie. */
 export interface MemberPrincipal extends PrincipalBase {
   type: 'member';
   sessionId: string;

@@ -1,4 +1,4 @@
-/** The closed scope catalogue and what each role may hold (seed §5.1, contract §3). */
+/** The closed scope catalogue and what each role may hold (docs/guides/operate.md, "Scopes"). */
 export const SCOPES = [
   'evidence:read',
   'exports:create',

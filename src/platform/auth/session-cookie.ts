@@ -1,6 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 
-/** The console's session cookie (contract §13) and the header that proves a request is the console's. */
+/**
+ * The console's session cookie (docs/decisions/console.md) and the header that proves a request is the
+ * console's.
+ */
 export const SESSION_COOKIE = 'cs_session';
 export const CSRF_HEADER = 'x-csrf-token';
 

@@ -6,7 +6,7 @@ import { sendProblem } from './problem.ts';
 import { requestIdFor } from './request-id.ts';
 import { fieldErrors } from './validation.ts';
 
-/** Fastify's own errors (body parsing, limits) as the contract's codes. */
+/** Fastify's own errors (body parsing, limits) as codes of our table (errors.ts). */
 function fromFastifyError(error: FastifyError): AppError | null {
   if (error.validation) {
     const errors = fieldErrors(error.validation as never, error.validationContext);

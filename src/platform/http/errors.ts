@@ -1,5 +1,5 @@
 /**
- * The closed table of error codes (contract §11). Every problem the API returns has one of these
+ * The closed table of error codes. Every problem the API returns has one of these
  * codes; the status and title come from here, the detail from the place that raised it.
  */
 export const ERROR_CODES = {

@@ -9,7 +9,7 @@ export type FastifyHandler = (req: IncomingMessage, res: ServerResponse) => void
  * it then either answers or passes on with `fastify(req, res)` (for any answer it does not make itself).
  *
  * Why: on a cached public read Fastify's routing, hook chain and per-request objects cost more
- * than the answer itself (design.md §6, bench a). A fast path must give the same answer Fastify
+ * than the answer itself (README "Benchmarks", bench a). A fast path must give the same answer Fastify
  * would, so it is built only from the pieces Fastify's route uses too, and tested against it.
  */
 export type FastPath = (req: IncomingMessage, res: ServerResponse, fastify: FastifyHandler) => boolean;

@@ -3,7 +3,7 @@ import net from 'node:net';
 import proxyAddr from '@fastify/proxy-addr';
 
 /**
- * The client address truncated for storage (contract §5): IPv4 to /24, IPv6 to /48.
+ * The client address truncated for storage: IPv4 to /24, IPv6 to /48.
  * Enough to tell networks apart, not enough to identify a household.
  */
 export function ipPrefix(address: string | undefined): string | null {

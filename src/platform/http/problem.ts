@@ -4,7 +4,7 @@ import { type AppError, ERROR_CODES } from './errors.ts';
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
 
 /**
- * The RFC 9457 body for an AppError (contract §2). Pure, so that the idempotency layer can store
+ * The RFC 9457 body for an AppError (README "API conventions"). Pure, so that the idempotency layer can store
  * byte for byte the problem a client received and replay it.
  */
 export function problemBody(request: FastifyRequest, error: AppError, docsUrl: string) {
@@ -30,7 +30,7 @@ export function problemHeaders(error: AppError): Record<string, string> {
   return headers;
 }
 
-/** Sends an RFC 9457 problem for an AppError (contract §2). */
+/** Sends an RFC 9457 problem for an AppError. */
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError, docsUrl: string) {
   return reply
     .code(error.status)

@@ -1,6 +1,6 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 
-/** Shared TypeBox pieces of the envelope and list conventions (contract §2). */
+/** Shared TypeBox pieces of the envelope and list conventions (README "API conventions"). */
 
 export const ApiDate = Type.String({ format: 'date-time', examples: ['2026-11-21T10:00:00Z'] });
 export const NullableApiDate = Type.Union([ApiDate, Type.Null()]);

@@ -139,7 +139,7 @@ function withoutBranchIssues(issues: AjvIssue[]): AjvIssue[] {
   );
 }
 
-/** Ajv issues as the contract's `errors: [{path, message}]` (JSON Pointer paths), at most MAX_FIELD_ERRORS. */
+/** Ajv issues as the problem's `errors: [{path, message}]` (JSON Pointer paths), at most MAX_FIELD_ERRORS. */
 export function fieldErrors(issues: AjvIssue[], httpPart: string | undefined): FieldError[] {
   const seen = new Set<string>();
   const errors: FieldError[] = [];

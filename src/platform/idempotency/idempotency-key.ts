@@ -6,8 +6,8 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 const PRINTABLE = /^[\x20-\x7e]+$/;
 
 /**
- * The Idempotency-Key header value (contract §10): either bare, or an RFC 8941 structured-field
- * string (`"abc"`, with `\"` and `\\` escapes), which the draft specifies. Returns the key
+ * The Idempotency-Key header value (README "Idempotency and rate limits"): either bare, or an RFC 8941
+ * structured-field string (`"abc"`, with `\"` and `\\` escapes), which the draft specifies. Returns the key
  * itself (unquoted), 1-255 printable ASCII characters, or throws 400 invalid_idempotency_key.
  */
 export function parseIdempotencyKey(header: string | string[]): string {

@@ -119,8 +119,8 @@ const parseKey: preValidationAsyncHookHandler = async (request) => {
 
 /**
  * Idempotency-Key on every authenticated POST, PATCH and DELETE, and on public routes that opt in
- * (contract §10). Must be installed before the routes. The handler of each such route is wrapped:
- * with a key, one transaction takes a per-key advisory lock (taken elsewhere → 409 in use), then
+ * (README "Idempotency and rate limits"). Must be installed before the routes. The handler of each such route
+ * is wrapped: with a key, one transaction takes a per-key advisory lock (taken elsewhere → 409 in use), then
  * replays a stored response or runs the handler in a savepoint and stores its response in the same
  * transaction, so the resource and its record commit together or not at all. A 4xx AppError is
  * stored (the savepoint undoes the handler's writes); a 5xx or unknown error stores nothing.

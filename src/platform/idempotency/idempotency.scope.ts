@@ -3,7 +3,7 @@ import type { Environment } from '../auth/scopes.ts';
 import type { UnitOfWork } from '../db/unit-of-work.ts';
 import type { IdempotencyRecord } from './idempotency.tables.ts';
 
-/** Whose key space an Idempotency-Key lives in (contract §10: per API key, or per site on public calls). */
+/** Whose key space an Idempotency-Key lives in (per API key, or per site on public calls). */
 export interface IdempotencyOwner {
   organizationId: string;
   /** Stored on the record, which like every tenant-owned row says which environment it belongs to. */

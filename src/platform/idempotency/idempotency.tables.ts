@@ -1,7 +1,7 @@
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 /**
- * One row per completed idempotent request (contract §10). The row is written in the same
+ * One row per completed idempotent request, kept 24 hours. The row is written in the same
  * transaction as the resource it describes, so there is never a row without its resource or the
  * reverse; a request still running has no row (an advisory lock marks it instead).
  */

@@ -4,7 +4,7 @@ import { randomBytesPooled } from '../ids.ts';
 /**
  * A stored response can hold a secret (POST /v1/api-keys returns the new key's secret, and a
  * replay must return it again or the retry is useless). The database must never hold a usable
- * secret (contract §3), so such bodies are sealed with AES-256-GCM under a key derived from the
+ * secret (only hashes of API keys), so such bodies are sealed with AES-256-GCM under a key derived from the
  * caller's own API key secret, of which the database holds only a hash: only a retry that
  * presents the same API key can open it.
  */

@@ -6,7 +6,7 @@ import type { Store } from '../db/store.ts';
 /** How one webhook attempt ended: a 2xx, another HTTP status, or no response at all (timeout, refused, not sent). */
 export type WebhookAttemptOutcome = 'success' | 'http_error' | 'no_response';
 
-/** A consent decision's outcome (contract §18): every optional purpose granted, all denied, or a mix. */
+/** A consent decision's outcome: every optional purpose granted, all denied, or a mix. */
 export type DecisionOutcome = 'accept_all' | 'reject_all' | 'custom';
 
 /** Which limit refused a request; never the key, site or address it counted. */

@@ -4,7 +4,10 @@ import { principalOf } from '../auth/auth.hooks.ts';
 import { AppError } from '../http/errors.ts';
 import type { RateLimitDecision, RateLimiter } from './rate-limiter.ts';
 
-/** The headers of contract §10: the de facto X-RateLimit-* trio and the IETF draft's pair (lower case, as sent). */
+/**
+ * The rate-limit headers (README "Idempotency and rate limits"): the de facto X-RateLimit-* trio and the IETF
+ * draft's pair (lower case, as sent).
+ */
 export function rateLimitHeaders(d: RateLimitDecision): Record<string, string> {
   return {
     'x-ratelimit-limit': String(d.limit),
@@ -53,9 +56,9 @@ export async function enforceLimit(limiter: RateLimiter, reply: FastifyReply, ke
 }
 
 /**
- * The per-API-key (or, for a console session, per-member) limit, run right after authentication and the scope check (contract §2 order).
- * The organization's override, set with `orgs set-limit`, wins over RATE_LIMIT_PER_MINUTE.
- * Headers are set before anything can fail, so every later error carries them too.
+ * The per-API-key (or, for a console session, per-member) limit, run right after authentication and the scope
+ * check, before validation. The organization's override, set with `orgs set-limit`, wins over
+ * RATE_LIMIT_PER_MINUTE. Headers are set before anything can fail, so every later error carries them too.
  */
 export function apiKeyRateLimit(limiter: RateLimiter, defaultPerMinute: number): onRequestAsyncHookHandler {
   return async (request, reply) => {

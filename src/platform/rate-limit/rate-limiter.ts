@@ -3,7 +3,7 @@ import type { Clock } from '../clock.ts';
 import { createMemoryCounter } from './memory-counter.ts';
 import { connectRedisCounter, type RedisCounter } from './redis-counter.ts';
 
-/** Contract §10: limits are per minute, and the RateLimit-Policy header says w=60. */
+/** Limits are per minute, and the RateLimit-Policy header says w=60. */
 export const WINDOW_MS = 60_000;
 
 export interface RateLimitDecision {
@@ -39,7 +39,7 @@ export interface RateLimiter {
 }
 
 /**
- * Fixed one-minute windows aligned on the clock (design.md allows our own limiter instead of
+ * Fixed one-minute windows aligned on the clock (our own limiter rather than
  * @fastify/rate-limit, whose Redis store is a read-modify-write and whose hooks cannot run after
  * our authentication yet before body validation). The clock is the app's, so tests move time.
  * With a Redis URL the counts are shared by every replica; while Redis is unreachable each

@@ -1,5 +1,5 @@
--- Every evidence event becomes a ledger leaf (contract §14). The queue of events to seal is filled
--- here, in the inserting transaction, so no insert path (the API, an import, a test) can skip it
+-- Every evidence event becomes a ledger leaf (docs/decisions/ledger.md). The queue of events to seal is
+-- filled here, in the inserting transaction, so no insert path (the API, an import, a test) can skip it
 -- and the sealer reads only new work.
 CREATE FUNCTION ledger_pending_enqueue() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

@@ -1,4 +1,4 @@
--- Regions and regimes (contract §15). A channel maps visitor regions to a regime and says how long a
+-- Regions and regimes (docs/regions.md). A channel maps visitor regions to a regime and says how long a
 -- decision lasts; both are part of the config snapshot. Existing channels get the defaults, which
 -- mean what they did before: opt-in everywhere.
 ALTER TABLE "channels" ADD COLUMN IF NOT EXISTS "region_rules" jsonb DEFAULT '[{"regions":["*"],"regime":"opt-in"}]'::jsonb NOT NULL;--> statement-breakpoint

@@ -1,5 +1,5 @@
--- Consent state of a subject (contract §16): the newest decision per purpose of each subject on each
--- channel, kept in the commit of every consent write (a CTE of consent-write.sql.ts) and by the
+-- Consent state of a subject (docs/guides/check-consent.md): the newest decision per purpose of each subject
+-- on each channel, kept in the commit of every consent write (a CTE of consent-write.sql.ts) and by the
 -- retention purge, so "may I use this person's data now?" is one indexed read. "Newest" is the
 -- evidence order: recordedAt, then event id. Only pseudonyms, never the raw subject id.
 CREATE TABLE IF NOT EXISTS "consent_state" (
@@ -32,6 +32,6 @@ CREATE TABLE IF NOT EXISTS "consent_state_backfill" (
 INSERT INTO "consent_state_backfill" ("id", "done_at")
 SELECT 1, CASE WHEN EXISTS (SELECT 1 FROM "evidence_events" WHERE "purged_at" IS NULL) THEN NULL ELSE now() END
 ON CONFLICT ("id") DO NOTHING;--> statement-breakpoint
--- Receipts (contract §17): the SHA-256 (hex) of the capability token only the visitor receives; null on
+-- Receipts (docs/receipts.md): the SHA-256 (hex) of the capability token only the visitor receives; null on
 -- events recorded before receipts (they have no receipt page). Not part of the canonical event.
 ALTER TABLE "evidence_events" ADD COLUMN IF NOT EXISTS "receipt_token_hash" text;

@@ -1,4 +1,4 @@
--- Consent analytics (contract §18): per channel, UTC day, region, regime and config version, the
+-- Consent analytics (docs/guides/analytics.md): per channel, UTC day, region, regime and config version, the
 -- counts GET /v1/analytics/consent sums. Decisions are counted in the consent write's statement
 -- (analytics.sql.ts), impressions in batches flushed by each process. They hold no personal data,
 -- so the retention purge leaves them; test-environment rows go after a day, like test evidence.

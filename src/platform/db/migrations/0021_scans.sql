@@ -1,5 +1,5 @@
--- Tracker scans (contract §19): one row per requested scan of a channel's pages. The findings and
--- their summary are written once, when the scan ends; a scan is small (three profiles per URL, a
+-- Tracker scans (docs/guides/tracker-scans.md): one row per requested scan of a channel's pages. The findings
+-- and their summary are written once, when the scan ends; a scan is small (three profiles per URL, a
 -- few hundred findings at most), so they are kept as JSON beside it rather than as rows.
 CREATE TABLE IF NOT EXISTS "scans" (
   "organization_id" text NOT NULL,
