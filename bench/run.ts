@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --embedded] [--quick] [--large] [--only a,b,c,d,e,f,g,h]`: the service beside
- * baselines measured in the same run (design.md §6). See README "Benchmarks" for what each
- * scenario compares. CI never runs this: it takes minutes and its figures need a quiet machine.
+ * baselines measured in the same run, so the ratios hold on a noisy machine. See README "Benchmarks" for what
+ * each scenario compares. CI never runs this: it takes minutes and its figures need a quiet machine.
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -9,7 +9,10 @@ import { exportsView } from './views/exports.ts';
 import { overviewView } from './views/overview.ts';
 import { webhooksView } from './views/webhooks.ts';
 
-/** The views and their navigation links; the link texts are the contract's (§13), Overview first (issue 21). */
+/**
+ * The views and their navigation links, whose texts are fixed (docs/decisions/console.md, "Pages");
+ * Overview first (issue 21).
+ */
 const VIEWS: { path: string; label: string; view: View }[] = [
   { path: 'overview', label: 'Overview', view: overviewView },
   { path: 'api-keys', label: 'API keys', view: apiKeysView },

@@ -89,7 +89,7 @@ function purposeList(ctx: BannerContext) {
 }
 
 /**
- * "Your receipt": what the service recorded, which the visitor can verify (contract §17). A new tab,
+ * "Your receipt": what the service recorded, which the visitor can verify (docs/receipts.md). A new tab,
  * so the choices stay open here; noopener and noreferrer, so neither page can reach the other.
  */
 function receiptLink({ receipt, strings }: BannerContext) {

@@ -68,7 +68,7 @@ function boot() {
   let counted = false;
 
   /**
-   * Contract §18: one impression per banner shown, counted in aggregates only, so the body says which
+   * One impression per banner shown, counted in aggregates only, so the body says which
    * config and language were shown and nothing else; no credentials, no Referer. fetch with keepalive
    * rather than navigator.sendBeacon: a beacon cannot send application/json cross-origin (that needs a
    * CORS preflight, which sendBeacon does not do; Chromium refuses such a Blob), and keepalive lets the
@@ -171,7 +171,7 @@ function boot() {
 
   function open(view: View, source: Source) {
     const cfg = config!;
-    // In opt-out regions the signal is an opt-out the visitor may take back (contract §15): it does
+    // In opt-out regions the signal is an opt-out the visitor may take back: it does
     // not lock the toggles there, and the service lets the explicit choice win. Elsewhere it does.
     const optOut = policy.regime === 'opt-out';
     const locks = gpc && !optOut;
@@ -236,7 +236,7 @@ function boot() {
       };
     },
     showPreferences: () => later(() => open('customize', 'preference_center')),
-    /** The receipt of the visitor's last delivered decision (contract §17); null when none yet. */
+    /** The receipt of the visitor's last delivered decision; null when none yet. */
     getReceiptUrl: () => receiptUrl(self.siteKey),
     /** Forgets this visitor's decision and id here (recorded evidence stays) and asks again. */
     reset: () =>

@@ -3,7 +3,7 @@ import type { UiStrings } from './strings.ts';
 import { CSS, DARK, LIGHT, R } from './styles.ts';
 
 /**
- * The non-blocking UI of the notice-only and opt-out regimes (contract §15): an informational notice,
+ * The non-blocking UI of the notice-only and opt-out regimes: an informational notice,
  * dismissible, and in opt-out a persistent "Your Privacy Choices" button. Neither takes focus on
  * its own (they ask nothing); both are in the tab order and take the banner's `--consent-*` theme.
  */

@@ -10,7 +10,7 @@ export interface Policy {
 }
 
 /**
- * The config's regime, decision lifetime and newest material version (contract §15). A server from
+ * The config's regime, decision lifetime and newest material version (docs/regions.md). A server from
  * before regions sends none of them: then opt-in, 180 days, and every new configVersion is material,
  * which is exactly how the SDK behaved before, so an upgraded SDK on an older server changes nothing.
  */

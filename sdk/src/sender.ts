@@ -9,7 +9,7 @@ const MAX_BACKOFF_MS = 60_000;
  * is the same request and the service records it exactly once. Network failures, 408, 409 (the same
  * key still running), 429 and 5xx are retried with exponential backoff; other answers end the attempt.
  *
- * The 201 of a delivered decision carries its receipt URL (contract §17; a replay of the same key
+ * The 201 of a delivered decision carries its receipt URL (a replay of the same key
  * answers the same 201, so a retry still gets it). It replaces the previous one once no later decision
  * is waiting: a queued decision has no receipt yet, and the previous one no longer describes the
  * visitor's choice, so `enqueue` clears it. The URL is a capability: it is never logged or sent on.

@@ -88,7 +88,7 @@ export function noticeSeen(siteKey: string, value?: { v: number; t: number } | n
 const unstored: Record<string, string | null> = {};
 
 /**
- * The receipt URL of the visitor's last delivered decision (contract §17), or null. It is a capability
+ * The receipt URL of the visitor's last delivered decision, or null. It is a capability
  * (whoever holds it reads the receipt), so it stays in this browser: localStorage, never a cookie
  * (which would go to the site's server with every request), and in memory when storage is unavailable.
  * A value replaces the previous one; null clears it.

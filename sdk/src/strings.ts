@@ -18,13 +18,13 @@ export interface UiStrings {
   gpc: string;
   /** Opt-out regions: the GPC signal was recorded as an opt-out (the visitor may still opt back in). */
   gpcHonored: string;
-  /** The notice (notice-only and opt-out regimes) and the opt-out link, contract §15. */
+  /** The notice (notice-only and opt-out regimes) and the opt-out link. */
   choices: string;
   noticeTitle: string;
   notice: string;
   optOut: string;
   dismiss: string;
-  /** The preferences view's link to the receipt of the visitor's last decision (contract §17). */
+  /** The preferences view's link to the receipt of the visitor's last decision. */
   receipt: string;
   newTab: string;
 }

@@ -2,7 +2,7 @@
 export type Decision = 'granted' | 'denied';
 export type Decisions = Record<string, Decision>;
 export type Source = 'banner' | 'preference_center' | 'gpc';
-/** Contract §15: what the law of the visitor's region asks of the page. */
+/** What the law of the visitor's region asks of the page (docs/regions.md). */
 export type Regime = 'opt-in' | 'opt-out' | 'notice-only';
 
 export interface Purpose {
@@ -29,12 +29,12 @@ export interface SiteConfig {
   privacyPolicy: { url: string | null; version: string };
   purposes: Purpose[];
   technologies: Technology[];
-  /** Contract §15, resolved by the service for this visitor; absent from servers before regions. */
+  /** Resolved by the service for this visitor's region; absent from servers before regions. */
   regime?: Regime;
   consentMaxAgeDays?: number;
   consentRequiredSince?: number;
   region?: { code: string | null; source: string };
-  /** The operator's IAB CMP id for the GPP CMP API (contract §15); null or absent: no GPP. */
+  /** The operator's IAB CMP id for the GPP CMP API; null or absent: no GPP. */
   gppCmpId?: number | null;
 }
 

@@ -19,7 +19,7 @@ export interface Problem {
 
 /**
  * A problem response, thrown by every client call that did not succeed. `code` is the stable
- * machine-readable one (contract §11: `not_found`, `rate_limited`, `validation_failed`, …);
+ * machine-readable one (`not_found`, `rate_limited`, `validation_failed`, …);
  * quote `requestId` to support.
  */
 export class ConsentServiceError extends Error {

@@ -23,7 +23,7 @@ export interface ConsentClientOptions {
 const MUTATING = new Set(['POST', 'PATCH', 'DELETE']);
 const RETRYABLE_STATUS = new Set([502, 503, 504]);
 
-/** One page of a consent-service list (contract §2). */
+/** One page of a consent-service list: `meta.nextCursor` is null on the last page. */
 export interface Page<T> {
   data: T[];
   meta: { nextCursor: string | null };
@@ -93,7 +93,7 @@ export interface ConsentClient {
   /** `paginate` bound to nothing: re-exported here for discoverability. */
   paginate: typeof paginate;
   /**
-   * "May I use this person's data now?" (contract §16): the subject's newest decision per purpose on
+   * "May I use this person's data now?": the subject's newest decision per purpose on
    * a channel, or null when they never decided there. `subjectId` is the SDK's visitor id (or yours).
    */
   consentState(channelId: string, subjectId: string): Promise<ConsentState | null>;

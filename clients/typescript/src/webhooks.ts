@@ -6,7 +6,7 @@ export class WebhookVerificationError extends Error {
   }
 }
 
-/** A verified webhook payload (contract §8). */
+/** A verified webhook payload. */
 export interface WebhookEvent<T = Record<string, unknown>> {
   id: string;
   type: string;

@@ -13,7 +13,7 @@ interface ApiKey {
   expiresAt: string | null;
 }
 
-/** API keys (contract §13): list without secrets, create with scopes the role allows, rotate, revoke. */
+/** API keys: list without secrets, create with scopes the role allows, rotate, revoke. */
 export const apiKeysView: View = async (ctx) => {
   const root = h('div', {});
   // The secret lives only in this closure: a reload or another view and it is gone for good.

@@ -2,7 +2,7 @@ import { get, query } from '../api.ts';
 import { date, field, h, input, table } from '../dom.ts';
 import { form, section, type View } from '../ui.ts';
 
-/** Audit log (contract §9, §13): who did what, filterable by action and actor. */
+/** Audit log: who did what, filterable by action and actor. */
 export const auditView: View = async () => {
   const results = h('div', {});
   let filters: Record<string, string> = {};

@@ -13,7 +13,7 @@ interface Channel extends RegionChannel {
 // Which channel is open survives a redraw (after a change) but not a reload.
 let openChannelId: string | null = null;
 
-/** Channels (contract §13): create, then per channel its purposes, technologies, origins and snippet. */
+/** Channels: create, then per channel its purposes, technologies, origins and snippet. */
 export const channelsView: View = async (ctx) => {
   const { data: channels } = await get<Channel[]>('/v1/channels?limit=100');
   const manage = ctx.can('channels:manage');

@@ -5,7 +5,7 @@ import { form, section, type View } from '../ui.ts';
 // The filters survive a redraw, as people expect from a search form.
 let filters: Record<string, string> = {};
 
-/** Evidence (contract §13): the consent events, filterable; pseudonyms arrive masked from the API. */
+/** Evidence: the consent events, filterable; pseudonyms arrive masked from the API. */
 export const evidenceView: View = async () => {
   const results = h('div', {});
   async function load(cursor?: string) {

@@ -2,7 +2,7 @@ import { get, post } from '../api.ts';
 import { button, date, field, h, input, select, table } from '../dom.ts';
 import { badge, form, section, type View } from '../ui.ts';
 
-/** Exports (contract §13): request one, watch it, download the file (a plain link: the cookie goes with it). */
+/** Exports: request one, watch it, download the file (a plain link: the cookie goes with it). */
 export const exportsView: View = async (ctx) => {
   const { data: exports } = await get<any[]>('/v1/exports?limit=50');
   const canCreate = ctx.can('exports:create');

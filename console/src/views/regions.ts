@@ -2,7 +2,7 @@ import { ApiError, call, get } from '../api.ts';
 import { button, date, h, input, select, table } from '../dom.ts';
 import { badge, messageBox, section, type ViewContext } from '../ui.ts';
 
-/** Contract §15: which regime applies to a visitor, by the first rule naming their region. */
+/** Which regime applies to a visitor, by the first rule naming their region (docs/regions.md). */
 export type Regime = 'opt-in' | 'opt-out' | 'notice-only';
 export interface RegionRule {
   regions: string[];
@@ -26,7 +26,7 @@ const REGIMES: [Regime, string][] = [
   ['notice-only', 'Notice only'],
 ];
 
-/** What a visitor under each regime sees, in the words of the SDK's behaviour (contract §15). */
+/** What a visitor under each regime sees, in the words of the SDK's behaviour. */
 const REGIME_EFFECT: Record<Regime, string> = {
   'opt-in':
     'The banner asks first: nothing optional runs until the visitor accepts (required purposes always run).',

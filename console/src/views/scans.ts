@@ -9,7 +9,7 @@ import { get, post } from '../api.ts';
 import { button, date, field, h, input, table } from '../dom.ts';
 import { act, badge, form, messageBox, type ViewContext } from '../ui.ts';
 
-/** Contract §19: a tracker scan and what it found, as the typed client's schema has them. */
+/** A tracker scan and what it found, as the typed client's schema has them. */
 type Scan = components['schemas']['Scan'];
 export type ScanFinding = components['schemas']['ScanFinding'];
 type Phase = ScanFinding['phase'];

@@ -5,7 +5,7 @@ import { act, badge, form, messageBox, section, type View } from '../ui.ts';
 // A new signing secret survives the redraw that lists its destination, once; never a reload.
 let secretOnce: string | null = null;
 
-/** Webhooks (contract §13): destinations (secret shown once) and deliveries, with Redeliver for failed ones. */
+/** Webhooks: destinations (secret shown once) and deliveries, with Redeliver for failed ones. */
 export const webhooksView: View = async (ctx) => {
   const [destinations, deliveries] = await Promise.all([
     get<any[]>('/v1/webhook-destinations?limit=100'),

@@ -13,9 +13,9 @@ const YES = 1; // notice given / opted out
 const NO = 2; // (opt-out fields) did not opt out
 
 /**
- * The purposes a GPP string speaks for: the optional ones marked gpcOptOut, which the contract (§15)
- * defines as the "sale, sharing and targeted advertising" purposes. A required purpose cannot be
- * opted out of, so it says nothing about the visitor's choice.
+ * The purposes a GPP string speaks for: the optional ones marked gpcOptOut, which the service
+ * treats as the "sale, sharing and targeted advertising" purposes (docs/regions.md). A required
+ * purpose cannot be opted out of, so it says nothing about the visitor's choice.
  */
 const covered = (purposes: Purpose[]) => purposes.filter((p) => p.gpcOptOut && !p.required);
 
