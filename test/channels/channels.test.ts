@@ -45,7 +45,7 @@ describe('POST /v1/channels', () => {
         'archivedAt',
       ].sort(),
     );
-    // Contract §15 defaults: opt-in everywhere, a decision asked again after 180 days.
+    // Region defaults: opt-in everywhere, a decision asked again after 180 days.
     expect(channel.regionRules).toEqual([{ regions: ['*'], regime: 'opt-in' }]);
     expect(channel.consentMaxAgeDays).toBe(180);
     expect(channel.gppCmpId).toBeNull();

@@ -55,7 +55,7 @@ const routes: Route[] = [
     scope: 'channels:manage',
   },
   { method: 'GET', path: () => `/v1/channels/${ids.channel}/technologies`, scope: 'channels:read' },
-  // Tracker scans (contract §19); the POST body names a page off the channel's origins (a 422 after the scope check).
+  // Tracker scans; the POST body names a page off the channel's origins (a 422 after the scope check).
   { method: 'GET', path: () => `/v1/channels/${ids.channel}/scans`, scope: 'channels:read' },
   { method: 'GET', path: () => `/v1/channels/${ids.channel}/scans/scn_none`, scope: 'channels:read' },
   {
@@ -121,7 +121,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('channel routes: authentication and scope', () => {
-  it('the route table declares the contract’s scope on each channel route', () => {
+  it('the route table declares the documented scope on each channel route', () => {
     const declared = new Map(
       t.app.routeTable.map((r) => [`${r.method} ${r.url}`, r.auth === 'public' ? 'public' : r.auth.scope]),
     );

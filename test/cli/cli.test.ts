@@ -111,7 +111,7 @@ describe('CLI', () => {
     bootstrap = JSON.parse(result.stdout);
   }, SLOW);
 
-  it('bootstrap --json prints exactly the contract’s shape', () => {
+  it('bootstrap --json prints exactly the documented shape', () => {
     expect(Object.keys(bootstrap).sort()).toEqual(['apiKeys', 'member', 'organization']);
     expect(Object.keys(bootstrap.organization).sort()).toEqual(['id', 'name']);
     expect(Object.keys(bootstrap.member).sort()).toEqual(['email', 'id', 'role']);

@@ -8,7 +8,7 @@ import { createReadySite, type ReadySite, recordConsent, SITES_TEST_ENV } from '
 import { newSigningKey } from '../ledger/ledger-helpers.ts';
 
 /**
- * `npx consent-service verify-receipt FILE_OR_URL --key KEY` (contract §17) as a visitor runs it,
+ * `npx consent-service verify-receipt FILE_OR_URL --key KEY` as a visitor runs it,
  * against receipts of a real service: a good one (file, envelope or bare, and URL), a changed
  * decision, a wrong key, an unsealed one, and a wrong token.
  */

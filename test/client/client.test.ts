@@ -131,7 +131,7 @@ describe('createConsentClient', () => {
   });
 });
 
-describe('consent state from a backend (contract §16)', () => {
+describe('consent state from a backend', () => {
   it('consentState answers the newest decisions, or null for a subject who never decided; lookups keep input order', async () => {
     const site = await createReadySite(t, org.testKey);
     const subjectId = newSubjectId();

@@ -3,7 +3,7 @@ import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import { createReadySite, newSubjectId, recordConsent, SITES_TEST_ENV } from '../helpers/sites.ts';
 
-/** Contract §16: the consent state of a subject, read through the API, kept by consent writes. */
+/** The consent state of a subject, read through the API, kept by consent writes. */
 describe('consent state', () => {
   let t: TestApp;
   let tenant: Tenant;

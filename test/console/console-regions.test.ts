@@ -14,7 +14,7 @@ import {
 } from './console-browser.ts';
 
 /**
- * The channel view's region rules (contract §15): edited through the form and saved with PATCH,
+ * The channel view's region rules (docs/decisions/console.md): edited through the form and saved with PATCH,
  * the API's errors shown at their rule, config versions that ask again, and the visitor preview.
  */
 describe.skipIf(browserSkipReason !== null)('console region rules in Chromium', () => {

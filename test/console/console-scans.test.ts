@@ -24,7 +24,7 @@ import {
 import { memberWithPassword, PASSWORD } from './console-helpers.ts';
 
 /**
- * The channel view's tracker scans (contract §19) in Chromium: a scan run from the console, followed
+ * The channel view's tracker scans in Chromium: a scan run from the console, followed
  * until the worker finishes it, its findings grouped by phase with violations first, and an
  * undeclared finding added as a technology in one click. The scan itself drives a second Chromium
  * over a fixture site on 127.0.0.1 with the channel's real SDK.

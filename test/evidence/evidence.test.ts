@@ -67,7 +67,7 @@ async function pseudonymSecret(): Promise<Buffer> {
 }
 
 describe('GET /v1/evidence/:id', () => {
-  it('shows the event of contract §6 with a masked pseudonym; the receipt is its leaf hash', async () => {
+  it('shows the event with a masked pseudonym; the receipt is its leaf hash', async () => {
     const res = await t.http.get(`/v1/evidence/${ids.a3}`, { key: tenant.testKey });
     expect(res.status).toBe(200);
     const event = res.body.data;
@@ -88,7 +88,7 @@ describe('GET /v1/evidence/:id', () => {
       'ipPrefix',
       'recordedAt',
       'receipt',
-      // Contract §15, on events recorded since regions exist.
+      // Region members, on events recorded since regions exist.
       'region',
       'regionSource',
       'regime',
@@ -97,7 +97,8 @@ describe('GET /v1/evidence/:id', () => {
     expect(event.subject).toEqual({ pseudonym: `psn_****${pseudonym.slice(-4)}` });
     expect(res.text).not.toContain(visitor);
     expect(res.text).not.toContain(pseudonym);
-    // Anyone holding the full pseudonym recomputes the receipt from the read (contract §14).
+    // Anyone holding the full pseudonym recomputes the receipt from the read (the leaf hash of the unmasked
+    // event).
     expect(evidenceLeafHash({ ...event, subject: { pseudonym } })).toBe(event.receipt.hash);
     // The stored row holds the pseudonym, never the raw id.
     const stored = await t.store.db.execute(sql`select * from evidence_events where id = ${ids.a3}`);

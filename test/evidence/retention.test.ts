@@ -5,9 +5,9 @@ import { expectProblemShape } from '../helpers/http.ts';
 import { createReadySite, recordConsent, SITES_TEST_ENV } from '../helpers/sites.ts';
 
 /**
- * The retention purge of contract §6, driven by the manual clock. Events are recorded with the
- * clock set into the past and purged at the real present, so a purge here never reaches events
- * that other test files sharing the PostgreSQL database record at the present.
+ * The retention purge (test evidence after a day, live after retentionDays), driven by the manual clock.
+ * Events are recorded with the clock set into the past and purged at the real present, so a purge here never
+ * reaches events that other test files sharing the PostgreSQL database record at the present.
  */
 let t: TestApp;
 let tenant: Tenant;

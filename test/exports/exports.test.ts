@@ -291,7 +291,7 @@ describe('exports: includeProofs', () => {
     const root = Buffer.from(treeHead.rootHash, 'hex');
     for (const line of lines) {
       const { receipt, ledger, ...event } = line;
-      // The leaf is the event without receipt and ledger, pseudonym unmasked (contract §14).
+      // The leaf is the event without receipt and ledger, pseudonym unmasked.
       expect(evidenceLeafHash(event)).toBe(receipt.hash);
       const path = ledger.auditPath.map((h: string) => Buffer.from(h, 'hex'));
       const leaf = Buffer.from(receipt.hash, 'hex');

@@ -41,7 +41,7 @@ export function createClient(baseUrl: string) {
   };
 }
 
-/** Asserts the RFC 9457 problem shape of contract §2 and returns its body. */
+/** Asserts the RFC 9457 problem shape (README "API conventions") and returns its body. */
 export function expectProblemShape(response: TestResponse, status: number, code: string) {
   const problem = response.body;
   const ok =

@@ -26,8 +26,8 @@ export function newSigningKey() {
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
 /**
- * Checks a tree head's signature from contract §14 alone, with node:crypto and none of the
- * service's code: Ed25519 over the UTF-8 of
+ * Checks a tree head's signature from its documented format alone (docs/decisions/ledger.md), with
+ * node:crypto and none of the service's code: Ed25519 over the UTF-8 of
  * `consent-service tree head v1\n<logId>\n<treeSize>\n<rootHash hex>\n<timestamp>`,
  * against a raw public key (Buffer, or base64 as `GET /v1/public/ledger-keys` publishes it).
  */

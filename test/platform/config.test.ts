@@ -2,9 +2,12 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 
-/** Contract §1's defaults, read from an empty environment, and how bad settings are reported. */
+/**
+ * The documented defaults (README "Configuration"), read from an empty environment, and how bad settings are
+ * reported.
+ */
 describe('configuration', () => {
-  it('has the contract’s defaults', () => {
+  it('has the documented defaults', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
       port: 3000,

@@ -3,7 +3,7 @@ import { ERROR_CODES } from '../../src/platform/http/errors.ts';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 
-/** Contract §11: the closed code table, a docs page behind every problem type, and a 500 that leaks nothing. */
+/** The closed code table, a docs page behind every problem type, and a 500 that leaks nothing. */
 let t: TestApp;
 let tenant: Tenant;
 
@@ -46,7 +46,7 @@ const CONTRACT_STATUSES: Record<string, number> = {
 };
 
 describe('error codes', () => {
-  it('the code table is exactly the contract’s, with its statuses', () => {
+  it('the code table is exactly the documented one, with its statuses', () => {
     const table = Object.fromEntries(Object.entries(ERROR_CODES).map(([code, { status }]) => [code, status]));
     expect(table).toEqual(CONTRACT_STATUSES);
   });

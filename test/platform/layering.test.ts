@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The import rules of design §4.11, read from the source itself:
+ * The import rules, read from the source itself:
  * - `src/platform/**` knows no feature: it imports nothing from `src/modules`, nor the wiring
  *   (`app.ts`, `services.ts`, `worker.ts`, `main.ts`, `cli/`).
  * - `src/config.ts` imports no module.

@@ -16,7 +16,7 @@ let stranger: Tenant;
 /** Real resources of `owner`, by the path segment their id follows: every `:id` names one that exists. */
 const ownersIds: Record<string, string> = {};
 
-/** The contract's scope for the routes of §3 and §9; routes other modules add are checked generically. */
+/** The scope of each API-key and audit route; routes other modules add are checked generically. */
 const CONTRACT_SCOPES: Record<string, Scope> = {
   'GET /v1/api-keys': 'api_keys:read',
   'POST /v1/api-keys': 'api_keys:manage',
@@ -38,7 +38,10 @@ function fillParams(url: string): string {
     .join('/');
 }
 
-/** Valid bodies for routes that validate one before they look their ids up (contract §2 order). */
+/**
+ * Valid bodies for routes that validate one before they look their ids up (checks run in the order
+ * authentication, scope, rate limit, validation).
+ */
 const VALID_BODIES: Record<string, unknown> = {
   'PATCH /v1/channels/:id': { name: 'Renamed' },
   'POST /v1/channels/:id/purposes': { key: 'extra', name: 'Extra' },
@@ -109,7 +112,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('route table', () => {
-  it('holds every API-key and audit route with the scope the contract gives it', () => {
+  it('holds every API-key and audit route with its documented scope', () => {
     const declared = Object.fromEntries(
       t.app.routeTable.map((r) => [`${r.method} ${r.url}`, r.auth === 'public' ? 'public' : r.auth.scope]),
     );

@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** The headers of contract §10, checked against the app's clock. */
+/** The rate-limit headers (README "Idempotency and rate limits"), checked against the app's clock. */
 function expectLimitHeaders(res: TestResponse, limit: number, remaining: number) {
   const now = t.clock.now().getTime();
   const resetAt = (Math.floor(now / 60_000) + 1) * 60_000;

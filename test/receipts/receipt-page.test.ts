@@ -8,7 +8,7 @@ import { axeViolations, describeViolations } from '../sdk/axe.ts';
 import { browserSkipReason, launchChromium } from '../sdk/harness.ts';
 
 /**
- * The visitor's receipt page (contract §17) in Chromium: it verifies a sealed receipt with WebCrypto,
+ * The visitor's receipt page (docs/receipts.md) in Chromium: it verifies a sealed receipt with WebCrypto,
  * passes axe, names the signature check when the served JSON is tampered with, says "not yet sealed"
  * before the sealer ran, and a wrong token is a 404.
  */
@@ -57,7 +57,7 @@ async function verdictOf(page: Page) {
   })`) as Promise<{ state: string; verdict: string; detail: string; checks: string[]; text: string }>;
 }
 
-describe.skipIf(browserSkipReason !== null)('the receipt page in Chromium (contract §17)', () => {
+describe.skipIf(browserSkipReason !== null)('the receipt page in Chromium', () => {
   let sealedUrl: string;
 
   beforeAll(async () => {

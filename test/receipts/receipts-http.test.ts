@@ -50,7 +50,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-describe('visitor receipts (contract §17)', () => {
+describe('visitor receipts', () => {
   it('gives receipt.url in the 201, opens as JSON before sealing (proof null) and proves after', async () => {
     const subjectId = newSubjectId();
     const data = await recordConsent(t, site, { subjectId, language: 'de' });

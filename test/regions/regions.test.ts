@@ -13,7 +13,7 @@ import { writeMmdb } from '../helpers/mmdb-writer.ts';
 import { createReadySite, postPreferences, preferencesBody, SITES_TEST_ENV } from '../helpers/sites.ts';
 
 /**
- * Regions and regimes through the real HTTP interface (contract §15): the channel fields, material
+ * Regions and regimes through the real HTTP interface (docs/regions.md): the channel fields, material
  * changes, the config answer per resolved region, and what evidence records.
  */
 
@@ -114,7 +114,7 @@ describe('channel fields regionRules and consentMaxAgeDays', () => {
 });
 
 describe('material changes: reconsent and consentRequiredSince', () => {
-  it('each kind of change gives the contract’s reconsent, and the config the newest material version', async () => {
+  it('each kind of change gives its documented reconsent, and the config the newest material version', async () => {
     const site = await createReadySite(t, tenant.testKey);
     const key = tenant.testKey;
     const base = `/v1/channels/${site.channelId}`;

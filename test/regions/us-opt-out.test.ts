@@ -5,7 +5,7 @@ import { expectProblemShape, type TestResponse } from '../helpers/http.ts';
 import { createReadySite, type ReadySite, SITE_ORIGIN, SITES_TEST_ENV } from '../helpers/sites.ts';
 
 /**
- * The service's side of the US opt-out (contract §15, issue 19): the channel's `gppCmpId`, the GPP
+ * The service's side of the US opt-out (docs/regions.md, issue 19): the channel's `gppCmpId`, the GPP
  * string of a decision (checked with the IAB's own decoder, stored and shown), and Global Privacy
  * Control sent as the `Sec-GPC: 1` header.
  */

@@ -94,7 +94,7 @@ describe('a SIGKILL during a burst of consent writes', () => {
       const res = await after.get(`/v1/evidence/${a.ackedId}`, { key: apiKeys.live });
       expect(res.status, `acknowledged ${a.ackedId} lost`).toBe(200);
     }
-    // Each acknowledged decision is its subject's consent state too (contract §16: same commit).
+    // Each acknowledged decision is its subject's consent state too (written in the same commit).
     for (let i = 0; i < acked.length; i += 100) {
       const batch = acked.slice(i, i + 100);
       const res = await after.post('/v1/consent-state/lookups', {

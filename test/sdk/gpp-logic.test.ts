@@ -7,7 +7,7 @@ import type { Decisions, Purpose, SiteConfig } from '../../sdk/src/types.ts';
 import { gppStub } from '../../src/modules/sites/gpp-stub.ts';
 
 /**
- * The pure parts of the GPP CMP API (contract §15, issue 19): the usnat fields the SDK reports, the
+ * The pure parts of the GPP CMP API (docs/regions.md, issue 19): the usnat fields the SDK reports, the
  * string CmpApi encodes from them (decoded again with the IAB's own decoder), the stub's hand-over
  * to CmpApi, and which visitors get it. IAB test vectors check that decoder against the spec.
  */

@@ -5,8 +5,8 @@ import { browserSkipReason, createSite, type Site } from './harness.ts';
 import { JP_NOTICE, NOTICE, regionHelpers, settled } from './regions-helpers.ts';
 
 /**
- * Issue 20 item 6 (contract §17): the SDK keeps the receipt URL of the visitor's last delivered
- * decision and links it from the preferences view. Issue 21 item 1 (contract §18): one impression
+ * Issue 20 item 6 (docs/receipts.md): the SDK keeps the receipt URL of the visitor's last delivered
+ * decision and links it from the preferences view. Issue 21 item 1: one impression
  * per banner (or notice) shown, counted in the service's aggregates.
  */
 describe.skipIf(browserSkipReason !== null)('browser SDK in Chromium: receipts and impressions', () => {

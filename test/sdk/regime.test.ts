@@ -53,7 +53,7 @@ const stored = (v: number, ageDays: number, d: StoredConsent['d']): StoredConsen
 const rejected = { necessary: 'granted', analytics: 'denied', marketing: 'denied' } as const;
 const accepted = { necessary: 'granted', analytics: 'granted', marketing: 'granted' } as const;
 
-describe('SDK regimes and the re-ask rule (contract §15)', () => {
+describe('SDK regimes and the re-ask rule', () => {
   it('reads regime, lifetime and material version, with the old behaviour when a server sends none', () => {
     expect(policyOf(config())).toEqual({ regime: 'opt-in', maxAgeDays: 180, requiredSince: 5 });
     expect(policyOf(config({ regime: 'opt-out', consentMaxAgeDays: 395, consentRequiredSince: 2 }))).toEqual({
@@ -131,7 +131,7 @@ describe('SDK regimes and the re-ask rule (contract §15)', () => {
   });
 });
 
-describe('SDK: GPC as an opt-out in opt-out regions (contract §15)', () => {
+describe('SDK: GPC as an opt-out in opt-out regions', () => {
   const optOut = config({ regime: 'opt-out', consentRequiredSince: 3 });
   const optedOut = { ...accepted, marketing: 'denied' } as const;
 

@@ -17,7 +17,7 @@ const site = (siteKey: string, part: string, headers: Record<string, string> = {
   t.http.get(`/v1/public/sites/${siteKey}/${part}`, { headers });
 
 describe('GET …/snippet', () => {
-  it('is the contract §12 script tag for the site, in an envelope', async () => {
+  it('is the script tag that loads the SDK for the site, in an envelope', async () => {
     const s = await createReadySite(t, tenant.testKey);
     const res = await site(s.siteKey, 'snippet');
     expect(res.status).toBe(200);

@@ -7,7 +7,7 @@ import { writeMmdb } from '../../../test/helpers/mmdb-writer.ts';
 import { runCli } from '../../../test/helpers/processes.ts';
 import { ConfigError, loadConfig } from '../../config.ts';
 
-/** The region settings (contract §15) as src/config.ts reads them: bad ones stop the start. */
+/** The region settings (docs/regions.md) as src/config.ts reads them: bad ones stop the start. */
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'geo-settings-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 

@@ -57,7 +57,7 @@ function next(change: (config: Snapshot) => void): Snapshot {
 
 const analytics = (config: Snapshot) => config.purposes[0];
 
-describe('material changes: reconsent (contract §15)', () => {
+describe('material changes: reconsent', () => {
   it.each<[string, (config: Snapshot) => void, boolean]>([
     // Material.
     [

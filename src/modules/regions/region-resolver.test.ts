@@ -53,7 +53,7 @@ const visitor = (request: {
   ip?: string;
 }) => ({ environment: request.environment ?? 'live', headers: {}, ip: '127.0.0.1', ...request });
 
-describe('region resolution, in the contract’s order (§15)', () => {
+describe('region resolution: declared, then headers, then GeoIP, then unknown', () => {
   it('declared: the region query on a test channel wins over headers and GeoIP', () => {
     const resolver = resolverFor({ ...CLOUDFRONT, GEOIP_DATABASE: dbFile('declared.mmdb') });
     const request = visitor({

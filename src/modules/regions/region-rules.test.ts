@@ -25,7 +25,7 @@ const LAW_MAP = [
   rule('notice-only', '*'),
 ];
 
-describe('rule matching and regime resolution (contract §15)', () => {
+describe('rule matching and regime resolution', () => {
   it.each<[string, readonly RegionRule[], string | null, Regime]>([
     // Groups: EEA is the EU plus IS, LI, NO; EU is not.
     ['EEA covers an EU member', [rule('opt-out', 'EEA')], 'FR', 'opt-out'],
@@ -129,7 +129,7 @@ describe('regionRules validation', () => {
     expect(regionRulesErrors(LAW_MAP)).toEqual([]);
   });
 
-  it('throws the contract’s 422 validation_failed', () => {
+  it('throws a 422 validation_failed pointing at the bad code', () => {
     let error: unknown;
     try {
       assertRegionRules([rule('opt-in', 'QQ')]);
