@@ -38,7 +38,7 @@ Checks an includeProofs JSONL export offline (no database, no network): the tree
 then every event's leaf hash, receipt hash and inclusion proof. Exit 0 if all hold, 1 otherwise.`,
   'verify-receipt': `usage: consent-service verify-receipt FILE_OR_URL --key PUBLIC_KEY_BASE64
 
-Checks a visitor's receipt (contract §17): a JSON file (the {"data": …} answer or the receipt), or
+Checks a visitor's receipt (docs/receipts.md): a JSON file (the {"data": …} answer or the receipt), or
 the receipt's URL, fetched with Accept: application/json. With the service's public key (base64 of
 the raw 32-byte Ed25519 key, as GET /v1/public/ledger-keys publishes it; obtain it independently)
 it checks the signature over the receipt's content, the inclusion proof of its leaf in the log and
