@@ -1,5 +1,5 @@
 /**
- * The IAB GPP CMP API stub (contract §15) the snippet puts before sdk.js when the channel has a
+ * The IAB GPP CMP API stub the snippet puts before sdk.js when the channel has a
  * gppCmpId, written after the "stub code" of the IAB's GPP CMP API specification (v1.1): from the
  * first line of the page `window.__gpp` is a function, so vendors' tags may call it before the SDK
  * (and its lazily loaded gpp.js) arrive. It answers the generic commands at once as a stub (`ping`:
