@@ -1,0 +1,168 @@
+import { GppModel } from '@iabgpp/cmpapi';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { expectProblemShape, type TestResponse } from '../helpers/http.ts';
+import {
+  createReadySite,
+  postPreferences,
+  preferencesBody,
+  type ReadySite,
+  SITES_TEST_ENV,
+} from '../helpers/sites.ts';
+
+/**
+ * GPP strings built to make `@iabgpp/cmpapi`'s decoder expand a declared range one id at a time
+ * (issue 29 item 1). Before the bounds, the first blocked the event loop for 18 s and then killed the
+ * process ("Fatal JavaScript invalid size error"); the second answered after 14.6 s and 2 GB. Each
+ * is refused promptly with the 422 a GPP string that does not decode gets, the service answers its
+ * health check all the while, and a real string is still recorded afterwards.
+ */
+const HEADER_RANGES = {
+  // Header: one entry, a range from id 1 of about 169 million ids (a 40-bit Fibonacci length).
+  'header range of 15 characters': 'DBAB9JJSKJVBg~A',
+  'header range of 13 characters': 'DBAB5CqChUr~A',
+};
+/**
+ * A valid header (one section) whose section's content declares such a range: the pre-check reads
+ * only the header, so these reach the library, which runs where it cannot hold the event loop.
+ */
+const CONTENT_RANGES = {
+  // tcfcav1 (id 5): its vendor express consents are a Fibonacci range of about 169 million ids.
+  'tcfcav1 vendor range of 70 characters':
+    'DBABDA~BQuRoGqQuRoGqAAAAAENAACAAAAAAAAAAADJAB9VVVVVVgAAAAA.YAAAAAAAAAA',
+  // tcfeuv2 (id 2): 700 vendor ranges 1..65535, 45 million ids (before: recorded, after 2 s and 1.5 GB).
+  'tcfeuv2 of 700 vendor ranges (3.9k)': `DBABMA~CQuPXIAQuPXIAAAAAAENAAFgAAAAAAAAAAAHUwSvIAA${'___AAH__4AA'.repeat(349)}___AAH__wAAAAA.IAAA.YAAAAAAAAAAA`,
+};
+const USNAT = 'DBABLA~BVQqAAAAAgA.QA';
+
+let t: TestApp;
+let tenant: Tenant;
+let site: ReadySite;
+beforeAll(async () => {
+  t = await startTestApp({ env: SITES_TEST_ENV });
+  tenant = await t.tenant();
+  site = await createReadySite(t, tenant.testKey);
+});
+afterAll(() => t.close());
+
+/** Runs `request` while GET /healthz is sent every 50 ms; the worst health latency seen, in ms. */
+async function watchingHealth<T>(request: () => Promise<T>): Promise<{ result: T; worstHealthMs: number }> {
+  let worstHealthMs = 0;
+  let done = false;
+  const probe = async () => {
+    while (!done) {
+      const sent = performance.now();
+      const res = await t.http.get('/healthz');
+      expect(res.status).toBe(200);
+      worstHealthMs = Math.max(worstHealthMs, performance.now() - sent);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  const probing = probe();
+  try {
+    return { result: await request(), worstHealthMs };
+  } finally {
+    done = true;
+    await probing;
+  }
+}
+
+async function evidenceCount(): Promise<number> {
+  const res = await t.http.get(`/v1/evidence?channelId=${site.channelId}&limit=100`, { key: tenant.testKey });
+  expect(res.status, res.text).toBe(200);
+  return res.body.data.length;
+}
+
+async function refusedPromptly(gppString: string, withinMs: number): Promise<TestResponse> {
+  const started = performance.now();
+  // No API key, and the site's own Origin, which any client other than a browser may send.
+  const { result: res, worstHealthMs } = await watchingHealth(() =>
+    postPreferences(t, site.siteKey, preferencesBody(site, { gppString })),
+  );
+  const elapsed = performance.now() - started;
+  expectProblemShape(res, 422, 'validation_failed');
+  expect(res.body.errors).toEqual([
+    { path: '/gppString', message: expect.stringMatching(/^is not a GPP string/) },
+  ]);
+  expect(elapsed).toBeLessThan(withinMs);
+  expect(worstHealthMs).toBeLessThan(1000);
+  return res;
+}
+
+describe('hostile GPP strings (issue 29 item 1)', () => {
+  for (const [name, gppString] of Object.entries(HEADER_RANGES)) {
+    it(`${name}: 422 at once, refused by the header bounds before any decoding`, async () => {
+      const before = await evidenceCount();
+      const res = await refusedPromptly(gppString, 1000);
+      expect(res.body.errors[0].message).toBe(
+        'is not a GPP string this service accepts: its header declares a range of more than 64 section ids',
+      );
+      expect((await t.http.get('/healthz')).status).toBe(200);
+      expect(await evidenceCount()).toBe(before);
+    });
+  }
+
+  for (const [name, gppString] of Object.entries(CONTENT_RANGES)) {
+    it(`${name}: 422 within seconds, the decoder stopped where it cannot hold the service`, async () => {
+      const before = await evidenceCount();
+      const res = await refusedPromptly(gppString, 5000);
+      expect(res.body.errors[0].message).toMatch(
+        /^is not a GPP string that decodes: its decoding (stopped the decoder|took longer than)/,
+      );
+      expect((await t.http.get('/healthz')).status).toBe(200);
+      expect(await evidenceCount()).toBe(before);
+    });
+  }
+
+  it('a flood of them: each waits at most 2 s for the decoder, then is 503 with Retry-After', async () => {
+    const started = performance.now();
+    const { result: answers, worstHealthMs } = await watchingHealth(() =>
+      Promise.all(
+        Array.from({ length: 40 }, async () => {
+          const body = preferencesBody(site, {
+            gppString: CONTENT_RANGES['tcfcav1 vendor range of 70 characters'],
+          });
+          const res = await postPreferences(t, site.siteKey, body);
+          return { res, ms: performance.now() - started };
+        }),
+      ),
+    );
+    const refused = answers.filter(({ res }) => res.status === 422);
+    const busy = answers.filter(({ res }) => res.status === 503);
+    expect(refused.length + busy.length).toBe(answers.length);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(busy.length).toBeGreaterThan(0);
+    for (const { res } of refused) expectProblemShape(res, 422, 'validation_failed');
+    for (const { res } of busy) {
+      expectProblemShape(res, 503, 'service_unavailable');
+      expect(res.headers.get('retry-after')).toBe('1');
+    }
+    // 2 s of waiting, plus at most one decode's timeout, plus slack for a loaded machine.
+    expect(Math.max(...answers.map(({ ms }) => ms))).toBeLessThan(5000);
+    expect(worstHealthMs).toBeLessThan(1000);
+  });
+
+  it('afterwards the service answers, and a real GPP string is recorded', async () => {
+    expect((await t.http.get('/healthz')).status).toBe(200);
+    const res = await postPreferences(t, site.siteKey, preferencesBody(site, { gppString: USNAT }));
+    expect(res.status, res.text).toBe(201);
+  });
+
+  it('the largest real string the encoder makes (six vendor lists of all 65,535 ids) is recorded', async () => {
+    const all = Array.from({ length: 65535 }, (_, i) => i + 1);
+    const model = new GppModel();
+    for (const field of [
+      'VendorConsents',
+      'VendorLegitimateInterests',
+      'VendorsDisclosed',
+      'VendorsAllowed',
+    ]) {
+      model.setFieldValue('tcfeuv2', field, all);
+    }
+    model.setFieldValue('tcfcav1', 'VendorExpressConsent', all);
+    model.setFieldValue('tcfcav1', 'VendorImpliedConsent', all);
+    model.setFieldValue('usnat', 'SaleOptOut', 1);
+    const res = await postPreferences(t, site.siteKey, preferencesBody(site, { gppString: model.encode() }));
+    expect(res.status, res.text).toBe(201);
+  });
+});
