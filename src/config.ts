@@ -34,6 +34,8 @@ export interface Config {
   /** Time limit of one page in one scan profile (load, click, settle), and of a whole scan. */
   scanPageTimeoutMs: number;
   scanTimeoutMs: number;
+  /** Memory of a scan's browser, all its processes together; past it the scan fails. */
+  scanMemoryLimitMb: number;
   /** AES-256 key for webhook secrets at rest; null means a generated one (docs/decisions/webhooks.md). */
   webhookSecretKey: Buffer | null;
   /** Seconds between ledger seals (contract §14). */
@@ -266,6 +268,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     scannerChromiumPath: env.SCANNER_CHROMIUM_PATH || '/usr/bin/chromium',
     scanPageTimeoutMs: 1000 * read(() => intSetting(env, 'SCAN_PAGE_TIMEOUT_SECONDS', 30, 5, 300), 30),
     scanTimeoutMs: 1000 * read(() => intSetting(env, 'SCAN_TIMEOUT_SECONDS', 600, 30, 3600), 600),
+    scanMemoryLimitMb: read(() => intSetting(env, 'SCAN_MEMORY_LIMIT_MB', 1024, 256, 65_536), 1024),
     ledgerSealSeconds: read(() => intSetting(env, 'LEDGER_SEAL_SECONDS', 5, 1, 86_400), 5),
     ledgerSigningKey: read(() => signingKeySetting(env), null),
     trustProxy: read(() => trustProxySetting(env), false),

@@ -104,6 +104,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
       allowPrivate: deps.config.scanAllowPrivateTargets,
       pageTimeoutMs: deps.config.scanPageTimeoutMs,
       scanTimeoutMs: deps.config.scanTimeoutMs,
+      memoryLimitMb: deps.config.scanMemoryLimitMb,
     },
   });
   return {

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -15,27 +14,10 @@ import {
 import { launchScanBrowser } from '../../src/modules/scans/browser/launch.ts';
 import { sameSite } from '../../src/modules/scans/browser/observations.ts';
 import { browserSkipReason, CHROMIUM_PATH } from '../sdk/harness.ts';
+import { expectBrowserGone } from './browser-processes.ts';
 import { FAKE_DECISION_PATH, type FixtureSite, startFixtureSite, TRACKERS } from './fixture-site.ts';
 
 const ALL: ScanPhase[] = ['before-consent', 'after-reject', 'after-accept'];
-
-/**
- * Live (not zombie) processes in the browser's process group: Chromium's renderers, GPU and
- * utility processes join its group, so an empty group means nothing of this scan's browser runs.
- * By group rather than by name: other test files may run Chromium at the same time.
- */
-function liveInGroup(pgid: number): number[] {
-  const rows = execFileSync('ps', ['-eo', 'pid=,pgid=,stat=']).toString().trim().split('\n');
-  return rows
-    .map((row) => row.trim().split(/\s+/))
-    .filter(([, group, stat]) => Number(group) === pgid && !stat.startsWith('Z'))
-    .map(([pid]) => Number(pid));
-}
-
-async function expectBrowserGone(pid: number) {
-  expect(pid).toBeGreaterThan(0);
-  await expect.poll(() => liveInGroup(pid), { timeout: 3000, interval: 100 }).toEqual([]);
-}
 
 function phasesOf<T extends { phase: ScanPhase }>(items: T[], match: (item: T) => boolean): ScanPhase[] {
   return ALL.filter((phase) => items.some((item) => item.phase === phase && match(item)));

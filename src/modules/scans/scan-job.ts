@@ -37,6 +37,8 @@ export interface ScanJobDeps {
     allowPrivate: boolean;
     pageTimeoutMs: number;
     scanTimeoutMs: number;
+    /** SCAN_MEMORY_LIMIT_MB: the browser's memory, all its processes together. */
+    memoryLimitMb?: number;
     settleMs?: number;
     lookup?: AddressPolicy['lookup'];
   };
@@ -110,6 +112,7 @@ export function createScanJob(deps: ScanJobDeps) {
         }),
         pageTimeoutMs: deps.scanner.pageTimeoutMs,
         scanTimeoutMs: deps.scanner.scanTimeoutMs,
+        memoryLimitMb: deps.scanner.memoryLimitMb,
         settleMs: deps.scanner.settleMs,
         lookup: deps.scanner.lookup,
         signal: context.signal,

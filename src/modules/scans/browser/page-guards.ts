@@ -1,4 +1,4 @@
-import type { BrowserContext } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 
 /**
  * Runs before any script of the page, in every document of a scan profile: the top page, each
@@ -21,7 +21,28 @@ const NO_UDP_APIS = `(() => {
   }
 })();`;
 
+/**
+ * No new windows: each is another document (and its memory) the scan neither asked for nor reads.
+ * `window.open` answers null, as when a popup blocker stops it, and cannot be put back.
+ */
+const NO_WINDOWS = `(() => {
+  try {
+    Object.defineProperty(window, 'open', { value: () => null, writable: false, configurable: false });
+  } catch {}
+})();`;
+
 /** Applies the guards to a fresh profile, before its first page opens. */
 export async function guardContext(context: BrowserContext): Promise<void> {
-  await context.addInitScript({ content: NO_UDP_APIS });
+  await context.addInitScript({ content: NO_UDP_APIS + NO_WINDOWS });
+}
+
+/**
+ * Closes every page of the profile but `page`, as it opens: a window a link or form opened
+ * (`target="_blank"`), which the init script's `window.open` does not cover. Call it once the
+ * scan's own page is open.
+ */
+export function closeOtherPages(context: BrowserContext, page: Page): void {
+  context.on('page', (opened) => {
+    if (opened !== page) opened.close().catch(() => {});
+  });
 }

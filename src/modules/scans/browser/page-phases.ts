@@ -3,7 +3,7 @@ import { ScanFailure, seconds, sleep, within } from './deadlines.ts';
 import type { GuardProxy } from './guard-proxy.ts';
 import { watchNetwork } from './network-watch.ts';
 import { PhaseObservations, type ScanPhase } from './observations.ts';
-import { guardContext } from './page-guards.ts';
+import { closeOtherPages, guardContext } from './page-guards.ts';
 import { clickConsentButton, collectCookies, collectStorage, consentButtonAppears } from './page-state.ts';
 
 export interface ResponseReader {
@@ -80,6 +80,7 @@ async function phaseSteps(run: PhaseRun, context: BrowserContext, deadline: numb
       (route) => route.abort('blockedbyclient'),
     );
   const page = await context.newPage();
+  closeOtherPages(context, page);
   const mainDocument = followMainDocument(page, run.url);
   const reader = run.readResponses;
   if (reader) {

@@ -1,6 +1,7 @@
 import { ScanFailure, seconds, within } from './deadlines.ts';
 import { type GuardProxy, type Lookup, startGuardProxy } from './guard-proxy.ts';
 import { checkChromium, launchScanBrowser, type ScanBrowser } from './launch.ts';
+import { type MemoryWatch, watchMemory } from './memory-watch.ts';
 import { type PageScan, SCAN_PHASES } from './observations.ts';
 import { type ResponseReader, runPhase } from './page-phases.ts';
 
@@ -14,6 +15,11 @@ export interface ScanOptions {
   pageTimeoutMs: number;
   /** The whole scan, browser start included. */
   scanTimeoutMs: number;
+  /**
+   * SCAN_MEMORY_LIMIT_MB (default 1024): the browser's memory, all its processes together. Past it
+   * the browser is killed and the scan fails with the page that was loading.
+   */
+  memoryLimitMb?: number;
   /** How long to wait after load / after a click for late trackers (default 1500). */
   settleMs?: number;
   /** The worker stopping: the browser is killed at once and the scan rejects with signal.reason. */
@@ -38,6 +44,14 @@ const MAX_BANNER_WAIT_MS = 10_000;
 const NO_BANNER_WAIT_MS = 1000;
 /** Bound on starting Chromium (a cold start on a busy 2-core machine takes a few seconds). */
 const LAUNCH_TIMEOUT_MS = 30_000;
+export const DEFAULT_MEMORY_LIMIT_MB = 1024;
+/**
+ * Far above what the browser runs with its renderer limit (about a dozen processes): more means a
+ * page found a way around that limit.
+ */
+export const MAX_BROWSER_PROCESSES = 40;
+/** How often the browser's memory is read; a page filling memory flat out gains a few hundred MB between reads. */
+const MEMORY_CHECK_MS = 250;
 
 /** Parses the URLs before anything starts; a scan only loads http(s) pages. */
 function checkUrls(urls: string[]): string[] {
@@ -80,6 +94,8 @@ export async function runBrowserScan(options: ScanOptions): Promise<PageScan[]> 
 
   let proxy: GuardProxy | undefined;
   let launching: Promise<ScanBrowser> | undefined;
+  let memoryWatch: MemoryWatch | undefined;
+  let current = urls[0];
   // Killing at once on stop: a graceful close can wait on a page that is still busy.
   const killOnStop = () => launching?.then((browser) => browser.kill()).catch(() => {});
   stop.addEventListener('abort', killOnStop, { once: true });
@@ -97,9 +113,24 @@ export async function runBrowserScan(options: ScanOptions): Promise<PageScan[]> 
       throw new ScanFailure(`The browser at ${options.chromiumPath} could not be started`, { cause: error });
     });
     options.onBrowserStarted?.(started.pid);
+    const limitMb = options.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB;
+    memoryWatch = watchMemory(
+      started.pid,
+      { bytes: limitMb * 1024 * 1024, processes: MAX_BROWSER_PROCESSES },
+      (reading) =>
+        stopper.abort(
+          new ScanFailure(
+            reading.processes > MAX_BROWSER_PROCESSES
+              ? `The page ${current} made the scan's browser start more than ${MAX_BROWSER_PROCESSES} processes; the browser was stopped`
+              : `The page ${current} used more than ${limitMb} MB of memory in the scan's browser; the browser was stopped`,
+          ),
+        ),
+      MEMORY_CHECK_MS,
+    );
 
     const pages: PageScan[] = [];
     for (const url of urls) {
+      current = url;
       const page = await scanPage(url, started, proxy, options, stop).catch((error) => {
         if (stop.aborted) throw stop.reason;
         if (error instanceof ScanFailure) throw error;
@@ -110,6 +141,7 @@ export async function runBrowserScan(options: ScanOptions): Promise<PageScan[]> 
     }
     return pages;
   } finally {
+    memoryWatch?.stop();
     clearTimeout(scanTimer);
     options.signal?.removeEventListener('abort', onAbort);
     stop.removeEventListener('abort', killOnStop);
