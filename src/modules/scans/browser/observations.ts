@@ -41,7 +41,7 @@ export interface PageScan {
   cookies: ObservedCookie[];
   storage: ObservedStorage[];
   requests: ObservedRequest[];
-  /** Hostnames the page asked for that the guard refused (non-public or unresolvable), all phases. */
+  /** Hostnames the page asked for that the guard refused (non-public or unresolvable), all phases; the first 20. */
   refusedHosts: string[];
   /** Observations dropped past the per-phase cap (a hostile page could otherwise set millions). */
   truncated: boolean;
@@ -49,6 +49,32 @@ export interface PageScan {
 
 /** Per phase and kind; far above any real page, low enough that one scan's findings stay small. */
 export const MAX_OBSERVATIONS_PER_PHASE = 2000;
+
+/**
+ * Longest cookie name, storage key or host a scan keeps, in characters. A page may set a key of
+ * megabytes; 2000 of them would make a scan of gigabytes.
+ */
+export const MAX_NAME_LENGTH = 256;
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A name as the scan records it: at most MAX_NAME_LENGTH characters; a longer one is cut and ends
+ * with how long it was (`…(1048576 characters)`). `length` is the whole name's, when `name` is
+ * already a cut (read in the page, which sends no more). A lone UTF-16 surrogate, which a JSON
+ * column refuses, becomes U+FFFD.
+ */
+export function capName(name: string, length = name.length): string {
+  if (length <= MAX_NAME_LENGTH) return name.replace(LONE_SURROGATE, '\uFFFD');
+  const marker = `…(${length} characters)`;
+  let head = name.slice(0, MAX_NAME_LENGTH - marker.length);
+  // Not half of a surrogate pair at the cut.
+  if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
+  return head.replace(LONE_SURROGATE, '\uFFFD') + marker;
+}
+
+/** Longer than any DNS name (253): nothing can be loaded from such a host. */
+const MAX_HOSTNAME_LENGTH = 253;
 
 const isLocalName = (hostname: string) => hostname === 'localhost' || hostname.endsWith('.localhost');
 
@@ -83,6 +109,8 @@ export class PhaseObservations {
   readonly requests = new Map<string, ObservedRequest>();
   truncated = false;
   private readonly pageUrl: URL;
+  /** The hostname of each entry of `requests`, as the guard proxy names it. */
+  private readonly hostnames = new Map<string, string>();
 
   constructor(
     readonly phase: ScanPhase,
@@ -93,46 +121,58 @@ export class PhaseObservations {
 
   addCookie(cookie: { name: string; domain: string; path: string; expires: number }) {
     const expires = cookie.expires > 0 ? Math.floor(cookie.expires) : null;
-    this.put(this.cookies, [cookie.name, cookie.domain, cookie.path], {
-      name: cookie.name,
-      domain: cookie.domain,
-      path: cookie.path,
+    const [name, domain, path] = [capName(cookie.name), capName(cookie.domain), capName(cookie.path)];
+    this.put(this.cookies, [name, domain, path], {
+      name,
+      domain,
+      path,
       expires,
       phase: this.phase,
       url: this.url,
     });
   }
 
-  addStorage(kind: ObservedStorage['kind'], origin: string, key: string) {
-    this.put(this.storage, [kind, origin, key], { kind, key, origin, phase: this.phase, url: this.url });
-  }
-
-  addRequest(requestUrl: URL, resourceType: string) {
-    this.put(this.requests, [requestUrl.host, resourceType], {
-      host: requestUrl.host,
-      resourceType,
-      thirdParty: !sameSite(this.pageUrl, requestUrl),
+  /** `length`: the key's whole length, when `key` is a cut of it (see capName). */
+  addStorage(kind: ObservedStorage['kind'], origin: string, key: string, length = key.length) {
+    const name = capName(key, length);
+    this.put(this.storage, [kind, origin, name], {
+      kind,
+      key: name,
+      origin,
       phase: this.phase,
       url: this.url,
     });
   }
 
+  addRequest(requestUrl: URL, resourceType: string) {
+    const host = capName(requestUrl.host);
+    const key = this.put(this.requests, [host, resourceType], {
+      host,
+      resourceType,
+      thirdParty: !sameSite(this.pageUrl, requestUrl),
+      phase: this.phase,
+      url: this.url,
+    });
+    if (key) this.hostnames.set(key, capName(requestUrl.hostname));
+  }
+
   /**
-   * Drops the requests to hostnames the guard refused (the page asked, but nothing was loaded)
-   * and returns those hostnames.
+   * Drops the requests to hostnames the guard refused (the page asked, but nothing was loaded),
+   * and to hostnames too long to resolve, and returns those hostnames.
    */
   dropRequestsTo(refused: (hostname: string) => boolean): string[] {
     const dropped = new Set<string>();
-    for (const [key, request] of this.requests) {
-      const hostname = new URL(`http://${request.host}`).hostname;
-      if (!refused(hostname)) continue;
+    for (const [key, hostname] of this.hostnames) {
+      if (hostname.length <= MAX_HOSTNAME_LENGTH && !refused(hostname)) continue;
       this.requests.delete(key);
+      this.hostnames.delete(key);
       dropped.add(hostname);
     }
     return [...dropped];
   }
 
-  private put<T>(map: Map<string, T>, parts: string[], value: T) {
+  /** Adds `value` under `parts` unless there or past the cap; returns its key when added. */
+  private put<T>(map: Map<string, T>, parts: string[], value: T): string | undefined {
     const key = JSON.stringify(parts);
     if (map.has(key)) return;
     if (map.size >= MAX_OBSERVATIONS_PER_PHASE) {
@@ -140,5 +180,6 @@ export class PhaseObservations {
       return;
     }
     map.set(key, value);
+    return key;
   }
 }

@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { within } from './deadlines.ts';
-import type { PhaseObservations } from './observations.ts';
+import { MAX_NAME_LENGTH, MAX_OBSERVATIONS_PER_PHASE, type PhaseObservations } from './observations.ts';
 
 /** Beyond this many frames (ad walls nest dozens), the rest are not read. */
 const MAX_FRAMES = 50;
@@ -25,27 +25,37 @@ export async function collectStorage(
   for (const frame of page.frames().slice(0, MAX_FRAMES)) {
     const left = until - Date.now();
     if (left <= 0) break;
-    const read = frame.evaluate(() => {
-      // Runs in the page; the service's TypeScript has no DOM types.
-      const page = globalThis as unknown as {
-        location: { origin: string };
-        localStorage: object;
-        sessionStorage: object;
-      };
-      try {
-        return {
-          origin: page.location.origin,
-          local: Object.keys(page.localStorage),
-          session: Object.keys(page.sessionStorage),
+    // The page sends at most one key past the cap (so the cut is seen), each cut to the longest
+    // name kept, with its whole length: a page's megabyte keys stay in the page.
+    const read = frame.evaluate(
+      ([maxKeys, maxLength]) => {
+        // Runs in the page; the service's TypeScript has no DOM types.
+        const page = globalThis as unknown as {
+          location: { origin: string };
+          localStorage: object;
+          sessionStorage: object;
         };
-      } catch {
-        return null; // opaque origins (sandboxed frames, data: URLs) have no storage to read
-      }
-    });
+        const keysOf = (storage: object) =>
+          Object.keys(storage)
+            .slice(0, maxKeys)
+            .map((key) => [key.slice(0, maxLength), key.length] as const);
+        try {
+          return {
+            origin: page.location.origin,
+            local: keysOf(page.localStorage),
+            session: keysOf(page.sessionStorage),
+          };
+        } catch {
+          return null; // opaque origins (sandboxed frames, data: URLs) have no storage to read
+        }
+      },
+      [MAX_OBSERVATIONS_PER_PHASE + 1, MAX_NAME_LENGTH] as const,
+    );
     const keys = await within(read, left, () => new Error('frame did not answer'), stop).catch(() => null);
     if (!keys || !/^https?:/.test(keys.origin)) continue;
-    for (const key of keys.local) observations.addStorage('localStorage', keys.origin, key);
-    for (const key of keys.session) observations.addStorage('sessionStorage', keys.origin, key);
+    for (const [key, length] of keys.local) observations.addStorage('localStorage', keys.origin, key, length);
+    for (const [key, length] of keys.session)
+      observations.addStorage('sessionStorage', keys.origin, key, length);
   }
 }
 

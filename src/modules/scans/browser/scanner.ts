@@ -50,6 +50,8 @@ export const DEFAULT_MEMORY_LIMIT_MB = 1024;
  * page found a way around that limit.
  */
 export const MAX_BROWSER_PROCESSES = 40;
+/** Refused hosts named per page (the scan's warning lists them): a page can ask for thousands. */
+export const MAX_REFUSED_HOSTS = 20;
 /** How often the browser's memory is read; a page filling memory flat out gains a few hundred MB between reads. */
 const MEMORY_CHECK_MS = 250;
 
@@ -190,8 +192,10 @@ async function scanPage(
     page.storage.push(...observations.storage.values());
     page.requests.push(...observations.requests.values());
     page.truncated ||= observations.truncated;
-    for (const hostname of refusedHosts)
+    for (const hostname of refusedHosts) {
+      if (page.refusedHosts.length >= MAX_REFUSED_HOSTS) break;
       if (!page.refusedHosts.includes(hostname)) page.refusedHosts.push(hostname);
+    }
   }
   return page;
 }
