@@ -126,6 +126,19 @@ describe('vetDestination', () => {
     await expect(vet('https://public.example/', 'live')).resolves.toBeTruthy();
   });
 
+  it('gives up on a host whose name server never answers, as a host that does not resolve', async () => {
+    const silent: Lookup = () => new Promise(() => {});
+    const started = performance.now();
+    const vetting = vetDestination('https://slow-dns.example/hook', {
+      environment: 'test',
+      allowPrivate: false,
+      lookup: silent,
+      lookupTimeoutMs: 200,
+    });
+    await expect(vetting).rejects.toThrow('the host could not be resolved (ETIMEOUT)');
+    expect(performance.now() - started).toBeLessThan(4000);
+  }, 5000);
+
   it('allowPrivate lets test destinations reach private addresses', async () => {
     await expect(vet('http://127.0.0.1:9999/', 'test', true)).resolves.toMatchObject({
       addresses: ['127.0.0.1'],

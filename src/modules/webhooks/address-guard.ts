@@ -106,11 +106,31 @@ export const systemLookup: Lookup = (hostname) =>
 
 export class DestinationRefused extends Error {}
 
+/**
+ * Time to resolve a destination's host. The system resolver retries a silent name server for tens
+ * of seconds; a delivery attempt (or a request) does not wait that long for it.
+ */
+export const LOOKUP_TIMEOUT_MS = 5_000;
+
 export interface GuardOptions {
   environment: 'test' | 'live';
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS: test destinations may reach private addresses; live never. */
   allowPrivate: boolean;
   lookup?: Lookup;
+  /** Default LOOKUP_TIMEOUT_MS. */
+  lookupTimeoutMs?: number;
+}
+
+/** The lookup's answer, or a rejection with code ETIMEOUT after `ms`. */
+function lookupWithin(lookup: Lookup, hostname: string, ms: number) {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(Object.assign(new Error(`no answer within ${ms} ms`), { code: 'ETIMEOUT' })),
+      ms,
+    );
+  });
+  return Promise.race([lookup(hostname), timeout]).finally(() => clearTimeout(timer));
 }
 
 const MAX_URL_LENGTH = 2048;
@@ -152,7 +172,9 @@ export async function vetDestination(
     addresses = [host];
   } else {
     try {
-      addresses = (await (options.lookup ?? systemLookup)(host)).map((a) => a.address);
+      const lookup = options.lookup ?? systemLookup;
+      const answer = await lookupWithin(lookup, host, options.lookupTimeoutMs ?? LOOKUP_TIMEOUT_MS);
+      addresses = answer.map((a) => a.address);
     } catch (error) {
       throw new DestinationRefused(
         `the host could not be resolved (${(error as NodeJS.ErrnoException).code ?? 'error'})`,

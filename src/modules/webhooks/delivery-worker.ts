@@ -20,6 +20,11 @@ import {
   eventsRepo,
 } from './webhooks.repo.ts';
 
+/**
+ * The whole exchange of one attempt, connecting (at most CONNECT_TIMEOUT_MS) included; resolving
+ * the host before it takes at most LOOKUP_TIMEOUT_MS. So an attempt holds a worker's slot for at
+ * most 15 s, whatever the receiver does (drops packets, accepts and never answers, trickles).
+ */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 
 export interface DeliveryWorkerDeps {

@@ -1,7 +1,46 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { retryAfterMs, sendWebhook } from './webhook-sender.ts';
+
+/**
+ * A loopback port whose connections are never completed, as a destination that drops packets:
+ * a listener with a backlog of one, in a thread that never accepts. Once its queue is full the
+ * kernel drops further connection requests, so a connect hangs as it would to a black hole.
+ */
+async function blackHole(): Promise<{ port: number; close(): Promise<void> }> {
+  const worker = new Worker(
+    `const net = require('node:net');
+     const { parentPort } = require('node:worker_threads');
+     const server = net.createServer();
+     server.listen({ port: 0, host: '127.0.0.1', backlog: 1 }, () => {
+       parentPort.postMessage(server.address().port);
+       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+     });`,
+    { eval: true },
+  );
+  const port: number = await new Promise((resolve) => worker.once('message', resolve));
+  // Fill the accept queue (its connects complete); a connect that still completes would be a bug.
+  const fillers: net.Socket[] = [];
+  for (;;) {
+    const socket = net.connect(port, '127.0.0.1');
+    fillers.push(socket);
+    const connected = await new Promise<boolean>((resolve) => {
+      socket.once('connect', () => resolve(true));
+      socket.once('error', () => resolve(false));
+      setTimeout(() => resolve(false), 500);
+    });
+    if (!connected) break;
+  }
+  return {
+    port,
+    async close() {
+      for (const socket of fillers) socket.destroy();
+      await worker.terminate();
+    },
+  };
+}
 
 let server: http.Server;
 let port: number;
@@ -48,6 +87,44 @@ describe('sendWebhook', () => {
     const result = await send('/slow', 'hooks.invalid', 300);
     expect(result).toMatchObject({ status: null, error: 'timed out after 300 ms' });
     expect(result.durationMs).toBeLessThan(2000);
+  });
+
+  it('gives up connecting to a destination that drops packets at the connect limit, not the whole one', async () => {
+    const hole = await blackHole();
+    try {
+      const result = await sendWebhook({
+        url: new URL(`http://hooks.invalid:${hole.port}/`),
+        addresses: ['127.0.0.1'],
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+        timeoutMs: 20_000,
+        connectTimeoutMs: 300,
+      });
+      expect(result).toMatchObject({ status: null, error: 'could not connect within 300 ms' });
+      expect(result.durationMs).toBeLessThan(10_000);
+    } finally {
+      await hole.close();
+    }
+  }, 25_000);
+
+  it('a listener that accepts and never answers ends the attempt at the whole limit', async () => {
+    const silent = net.createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port: silentPort } = silent.address() as AddressInfo;
+    try {
+      const result = await sendWebhook({
+        url: new URL(`http://hooks.invalid:${silentPort}/`),
+        addresses: ['127.0.0.1'],
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+        timeoutMs: 400,
+        connectTimeoutMs: 300,
+      });
+      // Connected at once: the connect limit does not apply; the whole one does.
+      expect(result).toMatchObject({ status: null, error: 'timed out after 400 ms' });
+    } finally {
+      silent.close();
+    }
   });
 
   it('reads at most about 1 KiB of a response body', async () => {

@@ -15,6 +15,13 @@ export interface SendResult {
 export const RESPONSE_BODY_LIMIT = 1024;
 
 /**
+ * Time to open the TCP connection. A destination that drops packets answers nothing at all; the
+ * attempt ends at this limit instead of waiting out the whole exchange's (or the system's minutes
+ * of SYN retries), so a dead receiver frees the worker's slot quickly.
+ */
+export const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
  * A lookup that answers with the addresses the guard vetted, so the connection goes exactly
  * there: a DNS answer that changes between the check and the connect (rebinding) is never used.
  */
@@ -28,7 +35,8 @@ function pinnedLookup(addresses: string[]): LookupFunction {
 
 /**
  * POSTs one webhook: no redirects followed (Node's http never follows them), no connection reuse,
- * `timeoutMs` for the whole exchange, and at most 1 KiB of the response body read.
+ * `connectTimeoutMs` to connect, `timeoutMs` for the whole exchange (connecting included), and at
+ * most 1 KiB of the response body read.
  */
 export function sendWebhook(input: {
   url: URL;
@@ -36,6 +44,8 @@ export function sendWebhook(input: {
   headers: Record<string, string>;
   body: string;
   timeoutMs: number;
+  /** Default CONNECT_TIMEOUT_MS (never more than `timeoutMs`). */
+  connectTimeoutMs?: number;
 }): Promise<SendResult> {
   const started = performance.now();
   const { url } = input;
@@ -46,6 +56,7 @@ export function sendWebhook(input: {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(connectTimer);
       resolve({ ...result, durationMs: Math.round(performance.now() - started) });
     };
     const request = transport.request(
@@ -83,6 +94,12 @@ export function sendWebhook(input: {
       request.destroy();
       finish({ status: null, retryAfter: null, error: `timed out after ${input.timeoutMs} ms` });
     }, input.timeoutMs);
+    const connectTimeoutMs = Math.min(input.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, input.timeoutMs);
+    const connectTimer = setTimeout(() => {
+      request.destroy();
+      finish({ status: null, retryAfter: null, error: `could not connect within ${connectTimeoutMs} ms` });
+    }, connectTimeoutMs);
+    request.on('socket', (socket) => socket.once('connect', () => clearTimeout(connectTimer)));
     request.on('error', (error: NodeJS.ErrnoException) => {
       finish({ status: null, retryAfter: null, error: `connection failed (${error.code ?? 'error'})` });
     });
