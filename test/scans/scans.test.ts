@@ -177,6 +177,59 @@ describe('the queue', () => {
   });
 });
 
+describe('the organization’s cap', () => {
+  it('queues at most 3 scans of an organization at once, over all its channels: then 429 rate_limited', async () => {
+    const org = await t.tenant();
+    const scanOf = (channelId: string, key = org.testKey) =>
+      t.http.post(`/v1/channels/${channelId}/scans`, { key, body: {} });
+    const channelIds: string[] = [];
+    for (let n = 0; n < 4; n++) {
+      const created = await post('/v1/channels', { name: `Capped ${n}` }, org.testKey);
+      channelIds.push(created.body.data.id);
+      const origin = await post(
+        `/v1/channels/${created.body.data.id}/origins`,
+        { origin: fixture.origin },
+        org.testKey,
+      );
+      expect(origin.status, origin.text).toBe(201);
+    }
+    const scanIds: string[] = [];
+    for (const channelId of channelIds.slice(0, 3)) {
+      const res = await scanOf(channelId);
+      expect(res.status, res.text).toBe(202);
+      scanIds.push(res.body.data.id);
+    }
+    const fourth = await scanOf(channelIds[3]);
+    expectProblemShape(fourth, 429, 'rate_limited');
+    expect(fourth.headers.get('retry-after')).toBe('60');
+    expect(fourth.body.detail).toContain('At most 3 scans');
+    // A channel that already has one is still told so (409), whatever the cap.
+    expectProblemShape(await scanOf(channelIds[0]), 409, 'invalid_state');
+    // Another organization is not held by this one's queue.
+    const elsewhere = await post('/v1/channels', { name: 'Elsewhere' }, tenant.testKey);
+    const elsewhereOrigin = await post(`/v1/channels/${elsewhere.body.data.id}/origins`, {
+      origin: fixture.origin,
+    });
+    expect(elsewhereOrigin.status, elsewhereOrigin.text).toBe(201);
+    const theirs = await scanOf(elsewhere.body.data.id, tenant.testKey);
+    expect(theirs.status, theirs.text).toBe(202);
+    scanIds.push(theirs.body.data.id);
+    // One ends: a place is free again.
+    await t.store.db.execute(
+      sql`update scans set status = 'failed', failure_reason = 'test' where id = ${scanIds[0]}`,
+    );
+    const again = await scanOf(channelIds[3]);
+    expect(again.status, again.text).toBe(202);
+    scanIds.push(again.body.data.id);
+    // Only the queue is under test here: the scans are taken off it so the worker does not run them.
+    for (const id of scanIds) {
+      await t.store.db.execute(
+        sql`update scans set status = 'failed', failure_reason = 'test' where id = ${id}`,
+      );
+    }
+  });
+});
+
 describe.skipIf(browserSkipReason !== null)('a scan of the fixture site in Chromium', () => {
   let scanId: string;
 

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
 import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
 import type { Db } from '../../platform/db/store.ts';
@@ -42,6 +42,23 @@ export const scansRepo = {
       .from(s)
       .where(and(eq(s.organizationId, organizationId), eq(s.id, id)));
     return row;
+  },
+
+  /**
+   * Serializes scan requests of one organization for the rest of the transaction, so two
+   * concurrent requests cannot both pass the cap on its queued and running scans.
+   */
+  async lockOrganization(tx: Db, organizationId: string): Promise<void> {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`scans:${organizationId}`}, 0))`);
+  },
+
+  /** Queued or running scans of the organization: every channel, both environments. */
+  async countActive(tx: Db, organizationId: string): Promise<number> {
+    const [row] = await tx
+      .select({ n: sql<number>`count(*)::int` })
+      .from(s)
+      .where(and(eq(s.organizationId, organizationId), inArray(s.status, ['queued', 'running'])));
+    return Number(row?.n ?? 0);
   },
 
   /** The queued or running scan of a channel, if any. */

@@ -23,6 +23,13 @@ import type { ScanRow } from './scans.tables.ts';
 
 export { SCAN_JOB, SCAN_LEASE_MS } from './scan-job.ts';
 
+/**
+ * Queued or running scans one organization may have at once, over all its channels (each channel
+ * has one at most); more is 429 rate_limited. The worker runs one scan of an organization at a
+ * time beside other organizations' scans, so a longer queue would only wait.
+ */
+export const MAX_ACTIVE_SCANS = 3;
+
 /** Tracker scans of a channel's pages (contract §19): request, follow, read the findings. */
 export function createScansService(deps: {
   store: Store;
@@ -68,7 +75,8 @@ export function createScansService(deps: {
 
     /**
      * Checks the pages (on the channel's origins, reachable under the address rules), then records
-     * the scan and enqueues its job in one transaction. One scan per channel at a time: 409.
+     * the scan and enqueues its job in one transaction. One scan per channel at a time: 409; at
+     * most MAX_ACTIVE_SCANS per organization: 429.
      */
     async create(context: AuditContext, channelId: string, input: { url?: string }): Promise<ScanRow> {
       const channel = await channels.get(context, channelId);
@@ -103,8 +111,16 @@ export function createScansService(deps: {
         return await store.join(context.tx, async (tx) => {
           // Looked up in the transaction: after a failed insert, an idempotent request's transaction
           // is still open, and on PGlite a query beside it would wait for it forever.
+          await scansRepo.lockOrganization(tx, row.organizationId);
           const active = await scansRepo.active(tx, row.organizationId, channel.id);
           if (active) throw activeScanConflict(active);
+          if ((await scansRepo.countActive(tx, row.organizationId)) >= MAX_ACTIVE_SCANS) {
+            throw new AppError(
+              'rate_limited',
+              `At most ${MAX_ACTIVE_SCANS} scans of an organization may be queued or running at once; wait for one to end.`,
+              { headers: { 'Retry-After': '60' } },
+            );
+          }
           await scansRepo.insert(tx, row);
           const payload: ScanJobPayload = { organizationId: row.organizationId, scanId: row.id };
           await deps.jobs.enqueue(tx, {
