@@ -9,6 +9,22 @@ import { createJobRunner, type JobRunner } from './platform/jobs/job-runner.ts';
 import type { Services } from './services.ts';
 
 /**
+ * Slots of one worker per job kind, and how many of them one organization may hold. Every kind not
+ * named here (sealing, purges, expiries: system tasks with one pending run each) has one slot of
+ * its own. A kind's jobs never take another kind's slots, so sealing never waits behind scans or
+ * deliveries; within a kind the runner gives a free slot to the organization running the fewest.
+ * More throughput is more worker processes.
+ */
+export const JOB_SLOTS = {
+  /** Mostly waiting on receivers: an attempt holds its slot 15 s at most (delivery-worker.ts). */
+  webhookAttempts: { concurrency: 8, perOrganization: 4 },
+  /** A Chromium each, for up to SCAN_TIMEOUT_SECONDS: a worker runs one scan of an organization at a time. */
+  scans: { concurrency: 2, perOrganization: 1 },
+  /** Each streams the evidence table to a file: a worker runs one export of an organization at a time. */
+  exports: { concurrency: 2, perOrganization: 1 },
+} as const;
+
+/**
  * The worker role: one job runner with every module's job kinds registered. Modules add their
  * kinds in `registerJobs` below (exports, webhook deliveries, retention purges, ledger sealing, …).
  */
@@ -61,6 +77,7 @@ function registerJobs(
   const webhooks = services.webhooks.worker;
   // The lease outlasts an attempt's 10 s timeout, so no second worker takes a job mid-send.
   runner.register(ATTEMPT_JOB, (payload) => webhooks.attempt(payload), {
+    ...JOB_SLOTS.webhookAttempts,
     leaseMs: 60_000,
     onExhausted: (tx, job, error) => webhooks.onExhausted(tx, job, error),
   });
@@ -69,6 +86,7 @@ function registerJobs(
     EXPORT_JOB,
     async (payload, { heartbeat }) => void (await services.exports.run(payload, heartbeat)),
     {
+      ...JOB_SLOTS.exports,
       leaseMs: EXPORT_LEASE_MS,
       onExhausted: (tx, job) => services.exports.onExhausted(tx, job),
     },
@@ -76,6 +94,7 @@ function registerJobs(
   // Tracker scans: the lease is renewed every 30 s while the browser works; the
   // worker stopping aborts the scan (the browser is killed) and it runs again later.
   runner.register(SCAN_JOB, async (payload, context) => void (await services.scans.run(payload, context)), {
+    ...JOB_SLOTS.scans,
     leaseMs: SCAN_LEASE_MS,
     onExhausted: (tx, job) => services.scans.onExhausted(tx, job),
   });

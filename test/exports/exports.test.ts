@@ -333,6 +333,8 @@ describe('exports: a worker that dies mid-export', () => {
     const now = t.clock.now();
     const lease = new Date(now.getTime() + EXPORT_LEASE_MS);
     // On a shared PostgreSQL other files' export jobs may be due too: the dead worker hands them back.
+    // A worker first queues again the jobs of workers that died before it (their lease lapsed).
+    await jobsRepo.requeueLapsed(t.store.db, now);
     const claimedJobs = await jobsRepo.claim(t.store.db, 'wkr_dead', now, lease, 100, [EXPORT_JOB]);
     const claimed = claimedJobs.find((job) => job.payload.exportId === exportId);
     const others = claimedJobs.filter((job) => job !== claimed).map((job) => job.id);

@@ -4,7 +4,7 @@ import { describeError } from '../db/pg-errors.ts';
 import type { Db, Store } from '../db/store.ts';
 import { randomBase62 } from '../ids.ts';
 import type { JobQueue } from './job-queue.ts';
-import { type JobRow, jobsRepo } from './jobs.repo.ts';
+import { type ClaimGroup, type JobRow, jobsRepo } from './jobs.repo.ts';
 
 export interface JobContext {
   job: JobRow;
@@ -22,6 +22,16 @@ export interface JobKindOptions {
   /** Called once when the job fails for the last time (to mark the resource it served as failed). */
   /** Runs in the transaction that marks the job failed for good (`tx`), so both commit together. */
   onExhausted?: (tx: Db, job: JobRow, error: string) => Promise<void>;
+  /**
+   * Jobs of this kind one worker runs at once: the kind's own slots, which no other kind's jobs
+   * take, so a kind never waits behind another's slow jobs. Default: the runner's `concurrency`.
+   */
+  concurrency?: number;
+  /**
+   * Of those slots, the most one organization holds at once on this worker (jobs without an
+   * organization, system tasks, count as one group), so some are left for the others. Default: all.
+   */
+  perOrganization?: number;
 }
 
 interface RegisteredKind extends Required<Omit<JobKindOptions, 'onExhausted'>> {
@@ -50,32 +60,53 @@ export interface JobRunnerOptions {
   clock: Clock;
   queue: JobQueue;
   log: FastifyBaseLogger;
-  /** Jobs run at once by this worker. */
+  /** Slots of a kind that does not name its own `concurrency` (default 1). */
   concurrency?: number;
   pollMs?: number;
 }
 
+/** Where a running job holds its slot: its kind, and its group within the kind. */
+interface Slot {
+  kind: string;
+  group: string;
+  promise: Promise<void>;
+}
+
+/** The group of a job within its kind: its organization, or '' for system jobs (as jobs.repo counts). */
+const groupOf = (job: JobRow) => job.organizationId ?? '';
+
 /**
  * Runs registered job kinds: claims due jobs, runs their handlers, retries with backoff, gives up
  * after maxAttempts. `start()` polls; `runDue()` runs everything due now (tests, CLI).
+ *
+ * Each kind has its own slots (`concurrency`), so ledger sealing never waits behind scans or
+ * webhook deliveries. Within a kind, a free slot goes to the organization with the fewest jobs of
+ * that kind running (on every worker), its oldest due job first; ties go to the organization whose
+ * oldest job has waited longest. One organization's thousand queued jobs therefore delay another's
+ * next job by at most one job of that kind, not by the thousand.
  */
 export function createJobRunner(options: JobRunnerOptions) {
   const { store, clock, queue, log } = options;
-  const concurrency = options.concurrency ?? 4;
+  const defaultConcurrency = options.concurrency ?? 1;
   const pollMs = options.pollMs ?? 1000;
   const workerId = `wkr_${randomBase62(12)}`;
   const kinds = new Map<string, RegisteredKind>();
-  const running = new Map<string, Promise<void>>();
+  const running = new Map<string, Slot>();
   let timer: NodeJS.Timeout | null = null;
   let stopping = false;
   let stopped = new AbortController();
 
   function register(kind: string, handler: RegisteredKind['handler'], opts: JobKindOptions = {}) {
+    const concurrency = opts.concurrency ?? defaultConcurrency;
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new Error(`job kind ${kind}: concurrency must be a whole number ≥ 1`);
     kinds.set(kind, {
       handler,
       leaseMs: opts.leaseMs ?? DEFAULT_LEASE_MS,
       backoffMs: opts.backoffMs ?? defaultBackoff,
       onExhausted: opts.onExhausted,
+      concurrency,
+      perOrganization: Math.max(1, Math.min(opts.perOrganization ?? concurrency, concurrency)),
     });
   }
 
@@ -156,27 +187,80 @@ export function createJobRunner(options: JobRunnerOptions) {
     });
   }
 
-  async function claim(limit: number): Promise<JobRow[]> {
-    if (limit <= 0 || kinds.size === 0) return [];
+  /**
+   * Claims due jobs for this worker's free slots, one at a time, and hands each to `take` at once:
+   * for each kind with a free slot, the oldest due job of the group (organization) that holds the
+   * fewest running jobs of the kind, skipping groups at their `perOrganization` share of this
+   * worker's slots. Jobs whose worker died (lease lapsed) are queued again first. Returns how many
+   * it claimed.
+   */
+  async function claim(take: (job: JobRow) => void): Promise<number> {
+    const held = new Map<string, number>();
+    const heldInGroup = new Map<string, number>();
+    const slotKey = (kind: string, group: string) => `${kind}\u0000${group}`;
+    for (const slot of running.values()) {
+      held.set(slot.kind, (held.get(slot.kind) ?? 0) + 1);
+      const key = slotKey(slot.kind, slot.group);
+      heldInGroup.set(key, (heldInGroup.get(key) ?? 0) + 1);
+    }
+    const free = [...kinds].filter(([kind, k]) => k.concurrency > (held.get(kind) ?? 0));
+    if (free.length === 0) return 0;
     const now = clock.now();
-    const maxLease = Math.max(...[...kinds.values()].map((k) => k.leaseMs));
-    return jobsRepo.claim(store.db, workerId, now, new Date(now.getTime() + maxLease), limit, [
-      ...kinds.keys(),
-    ]);
+    await jobsRepo.requeueLapsed(store.db, now);
+    const groups = await jobsRepo.claimGroups(store.db, now);
+    let count = 0;
+    for (const [kind, k] of free) {
+      const candidates = groups.filter((g) => g.kind === kind && g.oldestDue !== null);
+      const mine = (g: ClaimGroup) => heldInGroup.get(slotKey(kind, g.group)) ?? 0;
+      let slots = k.concurrency - (held.get(kind) ?? 0);
+      while (slots > 0) {
+        const open = candidates.filter((g) => mine(g) < k.perOrganization);
+        if (open.length === 0) break;
+        const next = open.reduce((best, g) =>
+          g.running < best.running ||
+          (g.running === best.running && (g.oldestDue as Date) < (best.oldestDue as Date))
+            ? g
+            : best,
+        );
+        const leaseUntil = new Date(now.getTime() + k.leaseMs);
+        const [job] = await jobsRepo.claim(store.db, workerId, now, leaseUntil, 1, [kind], next.group);
+        if (!job) {
+          // Nothing left in that group (or another worker took it): the others may still have some.
+          candidates.splice(candidates.indexOf(next), 1);
+          continue;
+        }
+        take(job);
+        count++;
+        slots--;
+        next.running++;
+        heldInGroup.set(slotKey(kind, next.group), mine(next) + 1);
+      }
+    }
+    return count;
   }
 
   function launch(job: JobRow) {
     const promise = runOne(job)
       .catch((error) => log.error({ error: describeError(error), jobId: job.id }, 'job runner error'))
-      .finally(() => running.delete(job.id));
-    running.set(job.id, promise);
+      .finally(() => {
+        running.delete(job.id);
+        poke();
+      });
+    running.set(job.id, { kind: job.kind, group: groupOf(job), promise });
+  }
+
+  /** A slot came free: claim now rather than at the next poll (unless a claim is under way). */
+  function poke() {
+    if (stopping || !timer) return;
+    clearTimeout(timer);
+    timer = setTimeout(tick, 0);
   }
 
   async function tick() {
     timer = null;
     if (stopping) return;
     try {
-      for (const job of await claim(concurrency - running.size)) launch(job);
+      await claim(launch);
     } catch (error) {
       log.warn({ error: describeError(error) }, 'could not claim jobs; retrying');
     }
@@ -214,8 +298,8 @@ export function createJobRunner(options: JobRunnerOptions) {
       await ensureRecurring();
       let count = 0;
       for (;;) {
-        const claimed = await claim(concurrency);
-        if (claimed.length === 0) return count;
+        const claimed: JobRow[] = [];
+        if ((await claim((job) => claimed.push(job))) === 0) return count;
         count += claimed.length;
         await Promise.all(claimed.map((job) => runOne(job)));
       }
@@ -227,7 +311,7 @@ export function createJobRunner(options: JobRunnerOptions) {
       stopped.abort(new Error('the worker is stopping'));
       if (timer) clearTimeout(timer);
       timer = null;
-      const all = Promise.allSettled([...running.values()]);
+      const all = Promise.allSettled([...running.values()].map((slot) => slot.promise));
       await Promise.race([all, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
       await jobsRepo.release(store.db, [...running.keys()], workerId).catch(() => {});
     },

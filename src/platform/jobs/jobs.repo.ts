@@ -1,8 +1,25 @@
-import { and, asc, eq, inArray, lt, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { rowsOf } from '../db/rows.ts';
 import type { Db } from '../db/store.ts';
 import { jobs } from './jobs.tables.ts';
 
 export type JobRow = typeof jobs.$inferSelect;
+
+/**
+ * The group a job's slot is counted in: its organization, or '' for jobs without one (system
+ * tasks). The expression of jobs_claim_idx, written the same way so that the index serves it.
+ */
+const groupOf = sql`(coalesce(${jobs.organizationId}, ''))`;
+
+/** One kind's work for one group (an organization, or '' for system jobs), as a claim sees it. */
+export interface ClaimGroup {
+  kind: string;
+  group: string;
+  /** Jobs of the group and kind running now on any worker (their lease has not lapsed). */
+  running: number;
+  /** When its oldest due queued job was due; null when it has none. */
+  oldestDue: Date | null;
+}
 
 export const jobsRepo = {
   /** Inserts a job; with a dedupe key already queued or running, inserts nothing and returns false. */
@@ -12,8 +29,59 @@ export const jobsRepo = {
   },
 
   /**
-   * Claims up to `limit` due jobs: queued ones whose time has come, and running ones whose lease
-   * lapsed (their worker died). SKIP LOCKED lets concurrent workers claim disjoint sets.
+   * Hands running jobs whose lease lapsed (their worker died, or lost the database) back to the
+   * queue, their attempt counted: a claim then takes them like any other due job, oldest first.
+   */
+  async requeueLapsed(db: Db, now: Date): Promise<number> {
+    const rows = await db
+      .update(jobs)
+      .set({ status: 'queued', lockedBy: null, lockedUntil: null })
+      .where(and(eq(jobs.status, 'running'), lt(jobs.lockedUntil, now)))
+      .returning({ id: jobs.id });
+    return rows.length;
+  },
+
+  /**
+   * Every (kind, group) with due queued jobs or running ones: how many run now, and when the
+   * oldest due one was due. The queued side walks jobs_claim_idx one entry per (kind, group) (a
+   * loose index scan: each step is the first entry after the previous group), so a group with
+   * thousands of queued jobs costs what a group with one does; the running side reads running
+   * jobs only.
+   */
+  async claimGroups(db: Db, now: Date): Promise<ClaimGroup[]> {
+    const result = await db.execute(sql`
+      with recursive firsts as (
+        (select kind, ${groupOf} as grp, run_at from ${jobs}
+          where status = 'queued' order by kind, ${groupOf}, run_at limit 1)
+        union all
+        select next.kind, next.grp, next.run_at from firsts
+        cross join lateral (
+          select kind, ${groupOf} as grp, run_at from ${jobs}
+          where status = 'queued' and (kind, ${groupOf}) > (firsts.kind, firsts.grp)
+          order by kind, ${groupOf}, run_at limit 1
+        ) next
+      )
+      select kind, grp, 0 as running, run_at as oldest from firsts where run_at <= ${now}
+      union all
+      select kind, ${groupOf}, count(*)::int, null from ${jobs}
+      where status = 'running' and locked_until >= ${now} group by kind, ${groupOf}`);
+    const groups = new Map<string, ClaimGroup>();
+    for (const row of rowsOf<{ kind: string; grp: string; running: number; oldest: Date | string | null }>(
+      result,
+    )) {
+      const key = `${row.kind}\u0000${row.grp}`;
+      const entry = groups.get(key) ?? { kind: row.kind, group: row.grp, running: 0, oldestDue: null };
+      entry.running += Number(row.running);
+      if (row.oldest !== null) entry.oldestDue = new Date(row.oldest);
+      groups.set(key, entry);
+    }
+    return [...groups.values()];
+  },
+
+  /**
+   * Claims up to `limit` due queued jobs of `kinds`, oldest first; only those of one group (an
+   * organization, or '' for jobs without one) when `group` is given. SKIP LOCKED lets concurrent
+   * workers claim disjoint sets.
    */
   claim(
     db: Db,
@@ -22,17 +90,17 @@ export const jobsRepo = {
     leaseUntil: Date,
     limit: number,
     kinds: string[],
+    group?: string,
   ): Promise<JobRow[]> {
     const due = db
       .select({ id: jobs.id })
       .from(jobs)
       .where(
         and(
+          eq(jobs.status, 'queued'),
           inArray(jobs.kind, kinds),
-          or(
-            and(eq(jobs.status, 'queued'), sql`${jobs.runAt} <= ${now}`),
-            and(eq(jobs.status, 'running'), lt(jobs.lockedUntil, now)),
-          ),
+          group === undefined ? undefined : sql`${groupOf} = ${group}`,
+          sql`${jobs.runAt} <= ${now}`,
         ),
       )
       .orderBy(asc(jobs.runAt))

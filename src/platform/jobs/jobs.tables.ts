@@ -11,7 +11,10 @@ export const jobs = pgTable(
   {
     id: text('id').primaryKey(),
     kind: text('kind').notNull(),
-    /** The tenant the job works for, when it has one (for metrics and cleanup; not a key). */
+    /**
+     * The tenant the job works for, when it has one. The worker shares a kind's slots between
+     * organizations by it; jobs without one (system tasks: sealing, purges) are a group of their own.
+     */
     organizationId: text('organization_id'),
     payload: jsonb('payload').notNull().$type<Record<string, unknown>>(),
     status: text('status', { enum: ['queued', 'running', 'succeeded', 'failed'] }).notNull(),
@@ -28,6 +31,11 @@ export const jobs = pgTable(
   },
   (t) => [
     index('jobs_due_idx').on(t.runAt).where(sql`status = 'queued'`),
+    // Claims: each kind and organization's oldest queued job is the first entry of its range, so the
+    // worker finds every (kind, organization) with work in one entry each, however long a queue is.
+    index('jobs_claim_idx')
+      .on(t.kind, sql`(coalesce(${t.organizationId}, ''))`, t.runAt)
+      .where(sql`status = 'queued'`),
     index('jobs_lease_idx').on(t.lockedUntil).where(sql`status = 'running'`),
     uniqueIndex('jobs_pending_dedupe_key').on(t.dedupeKey).where(sql`status in ('queued', 'running')`),
     index('jobs_completed_idx').on(t.completedAt).where(sql`status in ('succeeded', 'failed')`),
