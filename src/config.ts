@@ -14,7 +14,7 @@ export interface Config {
   rateLimitRedisPrefix: string;
   rateLimitPerMinute: number;
   publicRateLimitPerMinute: number;
-  /** Console sign-in attempts per minute, per client address and per email (contract §13). */
+  /** Console sign-in attempts per minute, per client address and per email. */
   signInRateLimitPerMinute: number;
   baseUrl: string;
   docsUrl: string;
@@ -23,7 +23,7 @@ export interface Config {
   metricsToken: string | null;
   /** `--role worker` only: serve GET /metrics on this port (a worker has no API port); null: none. */
   metricsPort: number | null;
-  /** Delays in seconds between webhook attempts; its length is the number of retries (contract §8). */
+  /** Delays in seconds between webhook attempts; its length is the number of retries. */
   webhookRetryScheduleSeconds: number[];
   /** Lets test-environment destinations reach private addresses (local development, tests). */
   webhookAllowPrivateTargets: boolean;
@@ -38,7 +38,7 @@ export interface Config {
   scanMemoryLimitMb: number;
   /** AES-256 key for webhook secrets at rest; null means a generated one (docs/decisions/webhooks.md). */
   webhookSecretKey: Buffer | null;
-  /** Seconds between ledger seals (contract §14). */
+  /** Seconds between ledger seals. */
   ledgerSealSeconds: number;
   /** Ed25519 PKCS#8 PEM that signs tree heads; null means a generated one (docs/decisions/ledger.md). */
   ledgerSigningKey: string | null;

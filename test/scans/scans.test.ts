@@ -15,7 +15,7 @@ import {
 } from './fixture-site.ts';
 
 /**
- * Tracker scans end to end (contract §19): the API, the worker's job driving real Chromium through
+ * Tracker scans end to end: the API, the worker's job driving real Chromium through
  * the channel's own SDK on a fixture site served on 127.0.0.1, the findings and their verdicts.
  */
 

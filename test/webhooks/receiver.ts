@@ -19,7 +19,7 @@ export interface Reply {
 }
 
 /**
- * A real webhook receiver on 127.0.0.1 (design §5). `reply` decides each response; by default 200.
+ * A real webhook receiver on 127.0.0.1. `reply` decides each response; by default 200.
  */
 export async function startReceiver() {
   const received: Received[] = [];

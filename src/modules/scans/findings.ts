@@ -2,7 +2,7 @@ import { cookieNameMatches, hostMatches, OWN_VENDOR } from './matching.ts';
 import type { Finding, ScanPhase, ScanSummary } from './scans.tables.ts';
 
 /**
- * Turns what the browser saw into findings (contract §19): each cookie, storage key and
+ * Turns what the browser saw into findings: each cookie, storage key and
  * third-party request is matched to a declared technology, classified when undeclared, and judged.
  * Pure, so every rule is tested without a browser.
  */

@@ -14,7 +14,7 @@ const refuse = (detail: string, message: string) =>
   new AppError('invalid_origin', detail, { errors: [{ path: '/url', message }] });
 
 /**
- * The pages a scan visits (contract §19): the given url, which must be on one of the channel's
+ * The pages a scan visits: the given url, which must be on one of the channel's
  * active origins, or else the root of each active origin that has no wildcard (a wildcard names no
  * page to load). Throws 422 invalid_origin.
  */
@@ -58,7 +58,7 @@ export interface AddressPolicy {
   lookup?: Lookup;
 }
 
-/** Whether the browser may connect to `ip` (the webhook address rules, contract §8). */
+/** Whether the browser may connect to `ip` (the webhook destinations' address rules). */
 export function addressAllowed(policy: AddressPolicy): (ip: string) => boolean {
   if (policy.allowPrivate && policy.environment === 'test') return () => true;
   return (ip) => refusedAddressReason(ip) === null;

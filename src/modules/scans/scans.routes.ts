@@ -17,7 +17,7 @@ import { ChannelParams } from '../channels/channels.schemas.ts';
 import { CreateScanBody, ScanParams, ScanResource } from './scans.schemas.ts';
 import type { ScansService } from './scans.service.ts';
 
-/** Tracker scans (contract §19): run one on a channel's pages, follow it, read its findings. */
+/** Tracker scans: run one on a channel's pages, follow it, read its findings. */
 export function scansRoutes(app: App, deps: { scans: ScansService; cursors: CursorCodec }) {
   const { scans, cursors } = deps;
   const tags = ['Scans'];

@@ -30,7 +30,7 @@ export { SCAN_JOB, SCAN_LEASE_MS } from './scan-job.ts';
  */
 export const MAX_ACTIVE_SCANS = 3;
 
-/** Tracker scans of a channel's pages (contract §19): request, follow, read the findings. */
+/** Tracker scans of a channel's pages: request, follow, read the findings. */
 export function createScansService(deps: {
   store: Store;
   clock: Clock;

@@ -8,7 +8,7 @@ export const SCAN_PHASES = ['before-consent', 'after-reject', 'after-accept'] as
 export type ScanPhase = (typeof SCAN_PHASES)[number];
 export type FindingKind = 'cookie' | 'storage' | 'request';
 
-/** One thing a scan saw a page set or load, in one phase (contract §19). */
+/** One thing a scan saw a page set or load, in one phase. */
 export interface Finding {
   kind: FindingKind;
   /** Cookie name, storage key, or the request's host. */

@@ -18,8 +18,8 @@ export const DEFAULT_MAX_ATTEMPTS = 5;
 
 /**
  * Enqueues jobs through the handle the caller names: a service passes its transaction, so the job
- * commits (or not) with the change that asked for it (the transactional outbox of design.md §4.5);
- * work outside any transaction passes `store.db`.
+ * commits (or not) with the change that asked for it (a transactional outbox: no job runs for a
+ * change that did not commit); work outside any transaction passes `store.db`.
  */
 export function createJobQueue({ clock }: { clock: Clock }) {
   return {
