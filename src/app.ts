@@ -150,7 +150,7 @@ export async function buildApp(deps: AppDeps) {
   });
   // Before any route: it wraps the handlers of mutating routes as they are added.
   installIdempotency(app, { store, clock, docsUrl: config.docsUrl });
-  await installDocs(app, { baseUrl: config.baseUrl });
+  await installDocs(app);
   healthRoutes(app, { store });
   consoleRoutes(app, {
     sessions: services.sessions,

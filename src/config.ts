@@ -216,6 +216,19 @@ function logLevelSetting(env: NodeJS.ProcessEnv): string {
  * Reads every setting, then throws one ConfigError listing every bad one (one line each), so an
  * operator fixes them all in one go instead of one per restart.
  */
+/**
+ * The default BASE_URL: the address the server listens on, so the links it gives out (snippets,
+ * receipts, problem types) work as they are on a default install. A wildcard host (0.0.0.0, ::)
+ * names no address a browser can use, so the loopback one stands in: set BASE_URL to the public
+ * address whenever the service is reached by another name.
+ */
+function listeningUrl(host: string, port: number): string {
+  const wildcard = host === '0.0.0.0' || host === '::' || host === '[::]';
+  const name = wildcard ? '127.0.0.1' : host;
+  const bracketed = name.includes(':') && !name.startsWith('[') ? `[${name}]` : name;
+  return `http://${bracketed}:${port}`;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
   const read = <T>(setting: () => T, fallback: T): T => {
@@ -228,14 +241,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   };
   const port = read(() => intSetting(env, 'PORT', 3000, 0, 65535), 3000);
-  const baseUrl = read(
-    () => urlSetting(env, 'BASE_URL', `http://localhost:${port}`, ['http:', 'https:']),
-    `http://localhost:${port}`,
-  );
+  const host = env.HOST || '127.0.0.1';
+  const listening = listeningUrl(host, port);
+  const baseUrl = read(() => urlSetting(env, 'BASE_URL', listening, ['http:', 'https:']), listening);
   const geoHeaders = read(() => geoHeadersSetting(env), [null, null]);
   const config: Config = {
     port,
-    host: env.HOST || '127.0.0.1',
+    host,
     databaseUrl: env.DATABASE_URL
       ? read(() => urlSetting(env, 'DATABASE_URL', '', ['postgres:', 'postgresql:']), null)
       : null,

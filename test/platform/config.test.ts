@@ -17,17 +17,22 @@ describe('configuration', () => {
       redisUrl: null,
       rateLimitPerMinute: 100,
       publicRateLimitPerMinute: 120,
-      baseUrl: 'http://localhost:3000',
-      docsUrl: 'http://localhost:3000/docs',
+      baseUrl: 'http://127.0.0.1:3000',
+      docsUrl: 'http://127.0.0.1:3000/docs',
       trustProxy: false,
     });
   });
 
-  it('derives BASE_URL from PORT and DOCS_URL from BASE_URL', () => {
+  it('derives BASE_URL from HOST and PORT (the address it listens on) and DOCS_URL from BASE_URL', () => {
     expect(loadConfig({ PORT: '8080' })).toMatchObject({
-      baseUrl: 'http://localhost:8080',
-      docsUrl: 'http://localhost:8080/docs',
+      baseUrl: 'http://127.0.0.1:8080',
+      docsUrl: 'http://127.0.0.1:8080/docs',
     });
+    expect(loadConfig({ HOST: 'localhost', PORT: '8080' }).baseUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ HOST: '::1' }).baseUrl).toBe('http://[::1]:3000');
+    // A wildcard names no address a browser can use: the loopback one stands in.
+    expect(loadConfig({ HOST: '0.0.0.0' }).baseUrl).toBe('http://127.0.0.1:3000');
+    expect(loadConfig({ HOST: '::' }).baseUrl).toBe('http://127.0.0.1:3000');
     expect(loadConfig({ BASE_URL: 'https://consent.example.com' }).docsUrl).toBe(
       'https://consent.example.com/docs',
     );

@@ -249,6 +249,19 @@ describe('health, OpenAPI and docs', () => {
       expect.arrayContaining(['/v1/api-keys', '/v1/api-keys/{id}/rotate', '/v1/audit-logs']),
     );
     expect(res.body.paths['/v1/api-keys'].post.requestBody).toBeTruthy();
+    // The server is relative: the reference's "Try it out" calls the address the reader loaded it
+    // from (127.0.0.1 or localhost), never another origin.
+    expect(res.body.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+    // Its description names every area of the API.
+    for (const area of [
+      'tracker scans',
+      'consent analytics',
+      'consent state',
+      'visitor receipts',
+      'webhooks',
+    ]) {
+      expect(res.body.info.description).toContain(area);
+    }
   });
 
   it('has a human docs page and one HTML page per error code', async () => {

@@ -56,7 +56,7 @@ export const HTML_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; " +
   "base-uri 'none'; form-action 'none'";
 
-export async function installDocs(app: App, options: { baseUrl: string }) {
+export async function installDocs(app: App) {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -65,9 +65,13 @@ export async function installDocs(app: App, options: { baseUrl: string }) {
         version: '1',
         license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
         description:
-          'Consent management: channels, public site endpoints, evidence, exports, webhooks, API keys, audit logs.',
+          'Consent management: channels (purposes, origins, technologies, regions, config versions), the public site ' +
+          'endpoints the banner calls (config, decisions, impressions, visitor receipts), evidence and its verifiable ' +
+          'ledger, consent state of a subject, consent analytics, exports, tracker scans, webhooks, API keys and audit logs.',
       },
-      servers: [{ url: options.baseUrl }],
+      // Relative: the API is where the document was loaded from, so "Try it out" in the reference
+      // calls the same address the reader opened (127.0.0.1 or localhost alike, never cross-origin).
+      servers: [{ url: '/', description: 'This service (the address this document was loaded from)' }],
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'svc_test_… or svc_live_… API key' },
