@@ -20,6 +20,7 @@
  * clients' work too) and the load generator's (`loadCpuMs`: this process), so the three add up to
  * what a request costs the machine.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -52,6 +53,32 @@ const env = { ...bench.env, ORGANIZATION_ID: fixture.organizationId, CHANNEL_ID:
 const reads = flags.scenario === 'a';
 const postmaster = await postmasterPid(url);
 
+/** The --before side's database: beside this run's, named after it (so it contains "bench" too). */
+function beforeDatabaseUrl(databaseUrl: string): string {
+  const before = new URL(databaseUrl);
+  before.pathname = `${before.pathname}_before`;
+  return before.toString();
+}
+
+/**
+ * The --before checkout gets a database of its own, migrated and filled by that checkout's own
+ * bench setup: a migration this checkout adds (a NOT NULL column, say) would otherwise break the
+ * older code's writes. The same steps make the same channel, so one request body fits both.
+ */
+function prepareBefore(root: string, databaseUrl: string) {
+  const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cs-bench-before-')), 'prepare.mts');
+  fs.writeFileSync(
+    script,
+    `const { freshPostgres, prepare } = await import(${JSON.stringify(path.join(root, 'bench/lib/setup.ts'))});
+const bench = await freshPostgres(${JSON.stringify(databaseUrl)});
+const fixture = await prepare(bench, '/tmp/consent-writepath-bench-before');
+process.stdout.write(JSON.stringify({ env: bench.env, fixture }));
+`,
+  );
+  const output = execFileSync(process.execPath, ['--import', 'tsx', script], { cwd: root, encoding: 'utf8' });
+  return JSON.parse(output) as { env: Record<string, string>; fixture: { siteKey: string } };
+}
+
 /** A service (this checkout or --before's) or a baseline server; ratios are service/baseline. */
 type Side = { name: string; child: Child; path: string; service: boolean };
 const sides: Side[] = [];
@@ -59,8 +86,10 @@ const servicePath = `/v1/public/sites/${fixture.siteKey}/${reads ? 'config' : 'p
 const after = await startServiceAt(process.cwd(), bench.env, flags.profile);
 sides.push({ name: 'after', child: after, path: servicePath, service: true });
 if (flags.before) {
-  const before = await startServiceAt(flags.before, bench.env, flags.profile);
-  sides.push({ name: 'before', child: before, path: servicePath, service: true });
+  const prepared = prepareBefore(path.resolve(flags.before), beforeDatabaseUrl(url));
+  const before = await startServiceAt(flags.before, prepared.env, flags.profile);
+  const beforePath = `/v1/public/sites/${prepared.fixture.siteKey}/${reads ? 'config' : 'preferences'}`;
+  sides.push({ name: 'before', child: before, path: beforePath, service: true });
 }
 if (reads) {
   // The static server answers the very bytes the service answers.
