@@ -19,6 +19,7 @@ const store = config.databaseUrl
 const services = createServices({ store, clock: systemClock, config });
 const organizationId = process.env.ORGANIZATION_ID as string;
 const created = await services.exports.create(
+  store.scope(null),
   {
     organizationId,
     environment: 'live',

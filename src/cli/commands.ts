@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import { passwordProblem } from '../modules/console/passwords.ts';
 import { bootstrapOrganization } from '../modules/organizations/bootstrap.ts';
 import { OrganizationError } from '../modules/organizations/organizations.service.ts';
-import type { Db } from '../platform/db/store.ts';
+import type { Tx } from '../platform/db/store.ts';
 import { UsageError } from './errors.ts';
 import type { Runtime } from './runtime.ts';
 
@@ -58,7 +58,7 @@ async function passwordFromStdin(io: CommandIo, values: Record<string, unknown>)
  */
 async function auditOrganizationChange(
   runtime: Runtime,
-  tx: Db,
+  tx: Tx,
   organizationId: string,
   action: string,
   target: { type: string; id: string },
@@ -198,6 +198,7 @@ export async function keysCommand(io: CommandIo, args: string[]) {
     const member = await organizations.findMember(org, memberRef);
     if (!member) throw new OrganizationError(`no member ${memberRef} in ${org}`);
     const issued = await apiKeys.issue(
+      runtime.store.scope(null),
       {
         organizationId: org,
         environment,

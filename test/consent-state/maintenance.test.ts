@@ -126,7 +126,7 @@ describe('consent state backfill (events recorded before the state table)', () =
       purgedAt: null,
     };
     row.receiptHash = evidenceLeafHash(evidenceEventBody(row, 'unmasked'));
-    await evidenceRepo.insertMany(t.store.db, [row]);
+    await t.store.tx((tx) => evidenceRepo.insertMany(tx, [row]));
     return row;
   }
 

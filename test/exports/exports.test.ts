@@ -75,7 +75,7 @@ async function insertEvidence(channelId: string, fields: Partial<EvidenceRow>) {
     ...fields,
   };
   row.receiptHash = evidenceLeafHash(evidenceEventBody(row, 'unmasked'));
-  await evidenceRepo.insertMany(t.store.db, [row]);
+  await t.store.tx((tx) => evidenceRepo.insertMany(tx, [row]));
   return row;
 }
 
@@ -310,7 +310,7 @@ describe('exports: without HTTP', () => {
       requestId: null,
       ipPrefix: null,
     };
-    const created = await services.exports.create(context, {
+    const created = await services.exports.create(t.store.scope(null), context, {
       channelId: null,
       from: null,
       to: null,
@@ -334,17 +334,21 @@ describe('exports: a worker that dies mid-export', () => {
     const lease = new Date(now.getTime() + EXPORT_LEASE_MS);
     // On a shared PostgreSQL other files' export jobs may be due too: the dead worker hands them back.
     // A worker first queues again the jobs of workers that died before it (their lease lapsed).
-    await jobsRepo.requeueLapsed(t.store.db, now);
-    const claimedJobs = await jobsRepo.claim(t.store.db, 'wkr_dead', now, lease, 100, [EXPORT_JOB]);
+    await t.store.tx((tx) => jobsRepo.requeueLapsed(tx, now));
+    const claimedJobs = await t.store.tx((tx) =>
+      jobsRepo.claim(tx, 'wkr_dead', now, lease, 100, [EXPORT_JOB]),
+    );
     const claimed = claimedJobs.find((job) => job.payload.exportId === exportId);
     const others = claimedJobs.filter((job) => job !== claimed).map((job) => job.id);
-    await jobsRepo.release(t.store.db, others, 'wkr_dead');
+    await t.store.tx((tx) => jobsRepo.release(tx, others, 'wkr_dead'));
     expect(claimed?.payload).toEqual({ organizationId: tenant.organizationId, exportId });
     const key = { organizationId: tenant.organizationId, id: exportId };
-    const row = await exportsRepo.transition(t.store.db, key, ['queued', 'running'], {
-      status: 'running',
-      startedAt: now,
-    });
+    const row = await t.store.tx((tx) =>
+      exportsRepo.transition(tx, key, ['queued', 'running'], {
+        status: 'running',
+        startedAt: now,
+      }),
+    );
     const partial = await t.app.services.exports.storage.createWriteStream(fileKeyOf(row!));
     partial.stream.write('{"partial":');
     return claimed;

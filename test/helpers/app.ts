@@ -85,6 +85,7 @@ export async function startTestApp(
           ),
         );
         const issued = await services.apiKeys.issue(
+          store.scope(null),
           {
             organizationId,
             environment,

@@ -45,7 +45,7 @@ beforeAll(async () => {
         throw new AppError('validation_failed', 'subjectId is too short.');
       const recordedAt = t.clock.now().toISOString();
       // The idempotency layer hands the handler the transaction its record commits in.
-      await t.store.join(request.tx, (tx) =>
+      await request.db.write((tx) =>
         audit.record(
           tx,
           {

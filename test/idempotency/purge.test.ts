@@ -39,8 +39,9 @@ describe('purgeExpiredIdempotencyKeys', () => {
   it('deletes expired rows in bounded batches and keeps live ones', async () => {
     const org = `org_purge${Date.now()}`;
     const expiry = new Date('2001-01-01T00:00:00Z');
-    for (const key of ['a', 'b', 'c']) await idempotencyRepo.insert(t.store.db, row(org, key, expiry));
-    await idempotencyRepo.insert(t.store.db, row(org, 'live', new Date('2001-01-03T00:00:00Z')));
+    for (const key of ['a', 'b', 'c'])
+      await t.store.tx((tx) => idempotencyRepo.insert(tx, row(org, key, expiry)));
+    await t.store.tx((tx) => idempotencyRepo.insert(tx, row(org, 'live', new Date('2001-01-03T00:00:00Z'))));
     const clock = createManualClock(new Date('2000-12-31T23:59:59Z'));
     expect(await purgeExpiredIdempotencyKeys(t.store, clock, 2)).toBe(0);
     clock.set(new Date('2001-01-01T00:00:01Z'));

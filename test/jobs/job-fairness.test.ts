@@ -67,7 +67,7 @@ describe('job kinds have their own slots', () => {
     });
     // The flood is older than the seal's run, as in production: it was queued first.
     for (let n = 0; n < 6; n++) {
-      await queue.enqueue(store.db, { kind: slow, organizationId: 'org_flood', payload: { n } });
+      await store.tx((tx) => queue.enqueue(tx, { kind: slow, organizationId: 'org_flood', payload: { n } }));
     }
     clock.advance(1_000);
     await runner.runDue();
@@ -90,7 +90,8 @@ describe('job kinds have their own slots', () => {
       },
       { concurrency: 2 },
     );
-    for (let n = 0; n < 6; n++) await queue.enqueue(store.db, { kind, organizationId: 'org_a', payload: {} });
+    for (let n = 0; n < 6; n++)
+      await store.tx((tx) => queue.enqueue(tx, { kind, organizationId: 'org_a', payload: {} }));
     expect(await runner.runDue()).toBe(6);
     expect(most).toBe(2);
   });
@@ -105,12 +106,16 @@ describe('within a kind, organizations share the slots', () => {
       concurrency: 2,
     });
     for (let n = 1; n <= 6; n++) {
-      await queue.enqueue(store.db, { kind, organizationId: 'org_flood', payload: { label: `flood-${n}` } });
+      await store.tx((tx) =>
+        queue.enqueue(tx, { kind, organizationId: 'org_flood', payload: { label: `flood-${n}` } }),
+      );
     }
     clock.advance(1_000);
-    await queue.enqueue(store.db, { kind, organizationId: 'org_other', payload: { label: 'other' } });
+    await store.tx((tx) =>
+      queue.enqueue(tx, { kind, organizationId: 'org_other', payload: { label: 'other' } }),
+    );
     clock.advance(1_000);
-    await queue.enqueue(store.db, { kind, payload: { label: 'system' } });
+    await store.tx((tx) => queue.enqueue(tx, { kind, payload: { label: 'system' } }));
     expect(await runner.runDue()).toBe(8);
     // First round: the flood's oldest, then the other organization (0 running against 1).
     expect(order.slice(0, 2).sort()).toEqual(['flood-1', 'other']);
@@ -140,18 +145,22 @@ describe('within a kind, organizations share the slots', () => {
       { concurrency: 2, perOrganization: 1 },
     );
     for (let n = 1; n <= 3; n++) {
-      await queue.enqueue(store.db, {
-        kind,
-        organizationId: 'org_flood',
-        payload: { org: 'org_flood', label: `flood-${n}` },
-      });
+      await store.tx((tx) =>
+        queue.enqueue(tx, {
+          kind,
+          organizationId: 'org_flood',
+          payload: { org: 'org_flood', label: `flood-${n}` },
+        }),
+      );
     }
     clock.advance(1_000);
-    await queue.enqueue(store.db, {
-      kind,
-      organizationId: 'org_other',
-      payload: { org: 'org_other', label: 'other' },
-    });
+    await store.tx((tx) =>
+      queue.enqueue(tx, {
+        kind,
+        organizationId: 'org_other',
+        payload: { org: 'org_other', label: 'other' },
+      }),
+    );
     expect(await runner.runDue()).toBe(4);
     expect(most.get('org_flood')).toBe(1);
     expect(order.slice(0, 2).sort()).toEqual(['flood-1', 'other']);
@@ -178,7 +187,9 @@ describe('within a kind, organizations share the slots', () => {
     const first = worker('first');
     const second = worker('second');
     for (let n = 1; n <= 4; n++) {
-      await queue.enqueue(store.db, { kind, organizationId: 'org_flood', payload: { label: `flood-${n}` } });
+      await store.tx((tx) =>
+        queue.enqueue(tx, { kind, organizationId: 'org_flood', payload: { label: `flood-${n}` } }),
+      );
     }
     // The first worker takes two of the flood's jobs and holds them.
     clock.advance(1_000);
@@ -188,7 +199,9 @@ describe('within a kind, organizations share the slots', () => {
       ['first', 'flood-1'],
       ['first', 'flood-2'],
     ]);
-    await queue.enqueue(store.db, { kind, organizationId: 'org_other', payload: { label: 'other' } });
+    await store.tx((tx) =>
+      queue.enqueue(tx, { kind, organizationId: 'org_other', payload: { label: 'other' } }),
+    );
     // The flood runs 2 (on the first worker), the other organization none: its job goes first,
     // though the flood's remaining jobs are older.
     const secondRun = second.runDue();

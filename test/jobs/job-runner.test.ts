@@ -30,7 +30,7 @@ describe('job runner', () => {
     runner.register(kind, async (payload) => {
       seen.push(payload);
     });
-    const { id } = await queue.enqueue(store.db, { kind, payload: { n: 1 } });
+    const { id } = await store.tx((tx) => queue.enqueue(tx, { kind, payload: { n: 1 } }));
     expect(await runner.runDue()).toBe(1);
     expect(await runner.runDue()).toBe(0);
     expect(seen).toEqual([{ n: 1 }]);
@@ -43,7 +43,9 @@ describe('job runner', () => {
     runner.register(kind, async () => {
       runs++;
     });
-    await queue.enqueue(store.db, { kind, payload: {}, runAt: new Date(clock.now().getTime() + 60_000) });
+    await store.tx((tx) =>
+      queue.enqueue(tx, { kind, payload: {}, runAt: new Date(clock.now().getTime() + 60_000) }),
+    );
     await runner.runDue();
     expect(runs).toBe(0);
     clock.advance(60_000);
@@ -66,7 +68,7 @@ describe('job runner', () => {
         onExhausted: async (_tx, job, error) => void exhausted.push(`${job.id}:${error}`),
       },
     );
-    const { id } = await queue.enqueue(store.db, { kind, payload: {}, maxAttempts: 3 });
+    const { id } = await store.tx((tx) => queue.enqueue(tx, { kind, payload: {}, maxAttempts: 3 }));
     await runner.runDue();
     expect(runs).toBe(1);
     expect((await jobsRepo.find(store.db, id))?.status).toBe('queued');
@@ -91,7 +93,7 @@ describe('job runner', () => {
       runs++;
       if (runs === 1) throw new RetryJobAt(new Date(clock.now().getTime() + 30_000), 'receiver said later');
     });
-    await queue.enqueue(store.db, { kind, payload: {} });
+    await store.tx((tx) => queue.enqueue(tx, { kind, payload: {} }));
     await runner.runDue();
     clock.advance(29_000);
     await runner.runDue();
@@ -104,15 +106,10 @@ describe('job runner', () => {
   it('takes over a job whose worker died (its lease lapsed)', async () => {
     const { clock, queue, runner, kind } = setup();
     runner.register(kind, async () => {}, { leaseMs: 5000 });
-    const { id } = await queue.enqueue(store.db, { kind, payload: {} });
+    const { id } = await store.tx((tx) => queue.enqueue(tx, { kind, payload: {} }));
     // A worker that claims the job and then dies.
-    const [claimed] = await jobsRepo.claim(
-      store.db,
-      'wkr_dead',
-      clock.now(),
-      new Date(clock.now().getTime() + 5000),
-      1,
-      [kind],
+    const [claimed] = await store.tx((tx) =>
+      jobsRepo.claim(tx, 'wkr_dead', clock.now(), new Date(clock.now().getTime() + 5000), 1, [kind]),
     );
     expect(claimed.id).toBe(id);
     expect(await runner.runDue()).toBe(0);
@@ -122,7 +119,7 @@ describe('job runner', () => {
     expect(job?.status).toBe('succeeded');
     expect(job?.attempts).toBe(2);
     // The dead worker coming back cannot finish a job it no longer holds.
-    expect(await jobsRepo.finish(store.db, id, 'wkr_dead', { status: 'failed' })).toBe(false);
+    expect(await store.tx((tx) => jobsRepo.finish(tx, id, 'wkr_dead', { status: 'failed' }))).toBe(false);
   });
 
   it('a lapsed lease on the last attempt fails the job instead of running it again', async () => {
@@ -133,10 +130,10 @@ describe('job runner', () => {
       leaseMs: 1000,
       onExhausted: async (_tx, job) => void exhausted.push(job.id),
     });
-    const { id } = await queue.enqueue(store.db, { kind, payload: {}, maxAttempts: 1 });
-    await jobsRepo.claim(store.db, 'wkr_dead', clock.now(), new Date(clock.now().getTime() + 1000), 1, [
-      kind,
-    ]);
+    const { id } = await store.tx((tx) => queue.enqueue(tx, { kind, payload: {}, maxAttempts: 1 }));
+    await store.tx((tx) =>
+      jobsRepo.claim(tx, 'wkr_dead', clock.now(), new Date(clock.now().getTime() + 1000), 1, [kind]),
+    );
     clock.advance(1001);
     await runner.runDue();
     expect(runs).toBe(0);
@@ -147,16 +144,16 @@ describe('job runner', () => {
   it('a dedupe key admits one pending job', async () => {
     const { queue, runner, kind } = setup();
     runner.register(kind, async () => {});
-    expect((await queue.enqueue(store.db, { kind, payload: {}, dedupeKey: `${kind}:x` })).enqueued).toBe(
-      true,
-    );
-    expect((await queue.enqueue(store.db, { kind, payload: {}, dedupeKey: `${kind}:x` })).enqueued).toBe(
-      false,
-    );
+    expect(
+      (await store.tx((tx) => queue.enqueue(tx, { kind, payload: {}, dedupeKey: `${kind}:x` }))).enqueued,
+    ).toBe(true);
+    expect(
+      (await store.tx((tx) => queue.enqueue(tx, { kind, payload: {}, dedupeKey: `${kind}:x` }))).enqueued,
+    ).toBe(false);
     await runner.runDue();
-    expect((await queue.enqueue(store.db, { kind, payload: {}, dedupeKey: `${kind}:x` })).enqueued).toBe(
-      true,
-    );
+    expect(
+      (await store.tx((tx) => queue.enqueue(tx, { kind, payload: {}, dedupeKey: `${kind}:x` }))).enqueued,
+    ).toBe(true);
   });
 
   it('a job enqueued in a rolled-back transaction never exists', async () => {
@@ -198,7 +195,7 @@ describe('job runner', () => {
       });
       return runner;
     });
-    for (let n = 0; n < 40; n++) await queue.enqueue(store.db, { kind, payload: { n } });
+    for (let n = 0; n < 40; n++) await store.tx((tx) => queue.enqueue(tx, { kind, payload: { n } }));
     const ran = await Promise.all(runners.map((r) => r.runDue()));
     expect(ran.reduce((a, b) => a + b, 0)).toBe(40);
     expect([...counts.values()].every((c) => c === 1)).toBe(true);
@@ -209,7 +206,7 @@ describe('job runner', () => {
     const { queue, runner, kind } = setup();
     let release!: () => void;
     runner.register(kind, () => new Promise<void>((resolve) => (release = resolve)));
-    const { id } = await queue.enqueue(store.db, { kind, payload: {} });
+    const { id } = await store.tx((tx) => queue.enqueue(tx, { kind, payload: {} }));
     await runner.start();
     for (let i = 0; i < 100 && (await jobsRepo.find(store.db, id))?.status !== 'running'; i++) {
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -87,7 +87,7 @@ export async function insertEvents(
     rows.push(row);
   }
   for (let i = 0; i < rows.length; i += 500) {
-    await store.db.insert(evidenceEvents).values(rows.slice(i, i + 500));
+    await store.tx((tx) => tx.insert(evidenceEvents).values(rows.slice(i, i + 500)));
   }
   return rows;
 }

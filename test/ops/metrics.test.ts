@@ -86,8 +86,8 @@ describe('GET /metrics', () => {
   });
 
   it('reports jobs by kind and status, and the age of the oldest due job, at scrape time', async () => {
-    await t.app.services.jobs.enqueue(t.store.db, { kind: 'ops.test', payload: {} });
-    await t.app.services.jobs.enqueue(t.store.db, { kind: 'ops.test', payload: {} });
+    await t.store.tx((tx) => t.app.services.jobs.enqueue(tx, { kind: 'ops.test', payload: {} }));
+    await t.store.tx((tx) => t.app.services.jobs.enqueue(tx, { kind: 'ops.test', payload: {} }));
     t.clock.advance(30_000);
     const text = await scrape();
     expect(sample(text, 'consent_service_jobs{kind="ops.test",status="queued"}')).toBe(2);

@@ -69,9 +69,9 @@ describe('insertRows', () => {
 
   it('inserts a batch of 128 in one statement, and nothing for none', async () => {
     const organizationId = newId('org');
-    await insertRows(store.db, evidenceEvents, []);
+    await store.tx((tx) => insertRows(tx, evidenceEvents, []));
     const rows = Array.from({ length: 128 }, (_, i) => event(organizationId, { configVersion: i + 1 }));
-    await insertRows(store.db, evidenceEvents, rows);
+    await store.tx((tx) => insertRows(tx, evidenceEvents, rows));
     const stored = await store.db
       .select()
       .from(evidenceEvents)
@@ -86,7 +86,7 @@ describe('insertRows', () => {
     const partial = { ...event(organizationId) } as Partial<EvidenceRow>;
     delete partial.userAgent;
     await expect(
-      insertRows(store.db, evidenceEvents, [event(organizationId), partial as EvidenceRow]),
+      store.tx((tx) => insertRows(tx, evidenceEvents, [event(organizationId), partial as EvidenceRow])),
     ).rejects.toThrow(/lacks a value/);
   });
 });

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeError, pgErrorOf } from '../../src/platform/db/pg-errors.ts';
 import { serviceSecrets } from '../../src/platform/db/service-secrets.tables.ts';
-import type { Store } from '../../src/platform/db/store.ts';
+import type { Store, Tx } from '../../src/platform/db/store.ts';
 import { openTestStore } from '../helpers/app.ts';
 
 let store: Store;
@@ -28,17 +28,24 @@ describe('transactions are passed explicitly', () => {
     expect(await exists(name)).toBe(false);
   });
 
-  it("store.join runs in the caller's transaction when it has one, else in its own", async () => {
+  it('a scope inside a transaction reads and writes in it; outside one, each write opens its own', async () => {
     const joined = unique();
     await expect(
       store.tx(async (outer) => {
-        await store.join(outer, (tx) => tx.insert(serviceSecrets).values(row(joined)));
+        const scope = store.scope(outer);
+        expect(scope.read).toBe(outer);
+        await scope.write((tx) => tx.insert(serviceSecrets).values(row(joined)));
+        // The scope's reads see its own uncommitted writes.
+        const seen = await scope.read.select().from(serviceSecrets).where(eq(serviceSecrets.name, joined));
+        expect(seen).toHaveLength(1);
         throw new Error('outer fails');
       }),
     ).rejects.toThrow('outer fails');
     expect(await exists(joined)).toBe(false);
     const alone = unique();
-    await store.join(null, (tx) => tx.insert(serviceSecrets).values(row(alone)));
+    const outside = store.scope(null);
+    expect(outside.read).toBe(store.db);
+    await outside.write((tx) => tx.insert(serviceSecrets).values(row(alone)));
     expect(await exists(alone)).toBe(true);
   });
 
@@ -79,24 +86,25 @@ describe('transactions are passed explicitly', () => {
     expect(ran).toEqual(['committed', 'savepoint']);
     store.afterCommit(null, () => ran.push('now'));
     expect(ran.at(-1)).toBe('now');
-    // A handle the store did not open is refused, not silently run at once.
-    expect(() => store.afterCommit(store.db, () => {})).toThrow(/not a transaction/);
+    // A handle the store did not open is refused, not silently run at once (the types refuse it too).
+    expect(() => store.afterCommit(store.db as Tx, () => {})).toThrow(/not a transaction/);
   });
 
-  it('store.db is the pool: outside any transaction its writes commit at once', async () => {
+  it('store.db is the pool: it reads what committed transactions wrote, and has no write builders', async () => {
     const name = unique();
-    await store.db.insert(serviceSecrets).values(row(name));
+    await store.tx((tx) => tx.insert(serviceSecrets).values(row(name)));
     expect(await exists(name)).toBe(true);
+    // @ts-expect-error: writes take a Tx; the pool's handle has no insert (nor update, delete).
+    expect(typeof store.db.insert).toBe('function');
   });
 });
 
 describe('describeError', () => {
   it('keeps the SQLSTATE and constraint of a database error but none of the values it carried', async () => {
     const name = `psn_${'a'.repeat(60)}${Math.random().toString(16).slice(2, 6)}`;
-    await store.db.insert(serviceSecrets).values(row(name));
-    const error = await store.db
-      .insert(serviceSecrets)
-      .values(row(name))
+    await store.tx((tx) => tx.insert(serviceSecrets).values(row(name)));
+    const error = await store
+      .tx((tx) => tx.insert(serviceSecrets).values(row(name)))
       .then(() => null)
       .catch((e: unknown) => e);
     expect(pgErrorOf(error)?.code).toBe('23505');

@@ -357,7 +357,7 @@ describe('evidence records the region', () => {
       purgedAt: null,
     };
     row.receiptHash = evidenceLeafHash(evidenceEventBody(row, 'unmasked'));
-    await evidenceRepo.insertMany(t.store.db, [row]);
+    await t.store.tx((tx) => evidenceRepo.insertMany(tx, [row]));
     const shown = await ok(t.http.get(`/v1/evidence/${row.id}`, { key: tenant.testKey }));
     expect(Object.keys(shown)).not.toContain('region');
     expect(Object.keys(shown)).not.toContain('regionSource');

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
 import { rowsOf } from '../../platform/db/rows.ts';
-import type { Db } from '../../platform/db/store.ts';
+import type { Db, Tx } from '../../platform/db/store.ts';
 
 export type Interval = 'day' | 'week' | 'month';
 export type GroupBy = 'region' | 'regime' | 'configVersion';
@@ -112,12 +112,12 @@ export const analyticsRepo = {
   },
 
   /** Test-environment aggregates of days wholly before `cutoff`: purged with test evidence (one day). */
-  async purgeTest(db: Db, cutoff: Date): Promise<void> {
+  async purgeTest(tx: Tx, cutoff: Date): Promise<void> {
     const day = cutoff.toISOString().slice(0, 10);
-    await db.execute(
+    await tx.execute(
       sql`delete from consent_analytics_daily where environment = 'test' and day < ${day}::date`,
     );
-    await db.execute(
+    await tx.execute(
       sql`delete from consent_analytics_purposes where environment = 'test' and day < ${day}::date`,
     );
   },

@@ -217,7 +217,7 @@ export function createAnalyticsService(deps: {
     },
 
     /** Test-environment aggregates go with test evidence, after a day. */
-    purgeTest: () => analyticsRepo.purgeTest(store.db, new Date(clock.now().getTime() - DAY_MS)),
+    purgeTest: () => store.tx((tx) => analyticsRepo.purgeTest(tx, new Date(clock.now().getTime() - DAY_MS))),
   };
 }
 

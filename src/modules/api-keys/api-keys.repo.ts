@@ -1,14 +1,14 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
 import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
-import type { Db } from '../../platform/db/store.ts';
+import type { Db, Tx } from '../../platform/db/store.ts';
 import { members, organizations } from '../organizations/organizations.tables.ts';
 import { apiKeys } from './api-keys.tables.ts';
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
 export const apiKeysRepo = {
-  async insert(tx: Db, row: ApiKeyRow): Promise<void> {
+  async insert(tx: Tx, row: ApiKeyRow): Promise<void> {
     await tx.insert(apiKeys).values(row);
   },
 
@@ -46,7 +46,7 @@ export const apiKeysRepo = {
   },
 
   /** Locks the row for a state change, so two concurrent rotations or revocations serialize. */
-  async findForUpdate(tx: Db, organizationId: string, environment: Environment, id: string) {
+  async findForUpdate(tx: Tx, organizationId: string, environment: Environment, id: string) {
     const [row] = await tx
       .select()
       .from(apiKeys)
@@ -83,7 +83,7 @@ export const apiKeysRepo = {
   },
 
   async update(
-    tx: Db,
+    tx: Tx,
     key: Pick<ApiKeyRow, 'organizationId' | 'id'>,
     changes: Partial<Pick<ApiKeyRow, 'expiresAt' | 'revokedAt' | 'lastUsedAt'>>,
   ): Promise<ApiKeyRow> {

@@ -40,7 +40,7 @@ export function apiKeysRoutes(app: App, deps: { apiKeys: ApiKeysService; cursors
       return pagedList(cursors, {
         list: 'api-keys',
         query: request.query,
-        fetch: (limit, after) => apiKeys.list(auditContextOf(request), limit, after),
+        fetch: (limit, after) => apiKeys.list(request.db, auditContextOf(request), limit, after),
         present,
       });
     },
@@ -65,6 +65,7 @@ export function apiKeysRoutes(app: App, deps: { apiKeys: ApiKeysService; cursors
       if (expiresAt && !expiry)
         throw validationFailed([{ path: '/expiresAt', message: 'must be an RFC 3339 date-time' }]);
       const issued = await apiKeys.issue(
+        request.db,
         auditContextOf(request),
         { organizationId: principal.organizationId, memberId: principal.memberId, role: principal.role },
         { name, scopes, expiresAt: expiry },
@@ -87,7 +88,8 @@ export function apiKeysRoutes(app: App, deps: { apiKeys: ApiKeysService; cursors
         response: { 200: Envelope(ApiKey), 404: Problem, ...authProblems },
       },
     },
-    async (request) => envelope(present(await apiKeys.get(auditContextOf(request), request.params.id))),
+    async (request) =>
+      envelope(present(await apiKeys.get(request.db, auditContextOf(request), request.params.id))),
   );
 
   app.post(
@@ -114,6 +116,7 @@ export function apiKeysRoutes(app: App, deps: { apiKeys: ApiKeysService; cursors
       const principal = principalOf(request);
       const graceSeconds = request.body.graceSeconds ?? 86_400;
       const issued = await apiKeys.rotate(
+        request.db,
         auditContextOf(request),
         request.params.id,
         graceSeconds,
@@ -140,7 +143,9 @@ export function apiKeysRoutes(app: App, deps: { apiKeys: ApiKeysService; cursors
     },
     async (request) =>
       envelope(
-        present(await apiKeys.revoke(auditContextOf(request), request.params.id, principalOf(request))),
+        present(
+          await apiKeys.revoke(request.db, auditContextOf(request), request.params.id, principalOf(request)),
+        ),
       ),
   );
 }

@@ -9,7 +9,7 @@ import {
 } from '../../platform/auth/scopes.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
-import type { Db, Store } from '../../platform/db/store.ts';
+import type { DbScope, Store, Tx } from '../../platform/db/store.ts';
 import { apiDate } from '../../platform/http/dates.ts';
 import { AppError, notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
@@ -86,7 +86,7 @@ export function createApiKeysService(deps: {
   }
 
   async function insertKey(
-    tx: Db,
+    tx: Tx,
     holder: KeyHolder,
     environment: Environment,
     fields: { name: string; scopes: Scope[]; expiresAt: Date | null },
@@ -110,7 +110,7 @@ export function createApiKeysService(deps: {
     return { key, secret };
   }
 
-  async function lockedKey(tx: Db, context: AuditContext, id: string): Promise<ApiKeyRow> {
+  async function lockedKey(tx: Tx, context: AuditContext, id: string): Promise<ApiKeyRow> {
     const key = await apiKeysRepo.findForUpdate(tx, context.organizationId, context.environment, id);
     if (!key) throw notFound('API key');
     return key;
@@ -134,7 +134,7 @@ export function createApiKeysService(deps: {
   }
 
   /** The webhook event of a key change, in the change's transaction (never the secret). */
-  async function emit(tx: Db, type: 'api_key.created' | 'api_key.revoked', key: ApiKeyRow): Promise<void> {
+  async function emit(tx: Tx, type: 'api_key.created' | 'api_key.revoked', key: ApiKeyRow): Promise<void> {
     await deps.events?.emit(tx, {
       type,
       organizationId: key.organizationId,
@@ -149,6 +149,7 @@ export function createApiKeysService(deps: {
 
     /** Issues a key for `holder` in `context.environment`. callerScopes null means the CLI (role rules only). */
     async issue(
+      db: DbScope,
       context: AuditContext,
       holder: KeyHolder,
       input: IssueKeyInput,
@@ -159,7 +160,7 @@ export function createApiKeysService(deps: {
       if (expiresAt && expiresAt.getTime() <= clock.now().getTime()) {
         throw validationFailed([{ path: '/expiresAt', message: 'must be in the future' }]);
       }
-      return store.join(context.tx, async (tx) => {
+      return db.write(async (tx) => {
         const issued = await insertKey(tx, holder, context.environment, {
           name: input.name,
           scopes,
@@ -176,12 +177,13 @@ export function createApiKeysService(deps: {
 
     /** A new key with the same scopes; the old one keeps working for graceSeconds. */
     async rotate(
+      db: DbScope,
       context: AuditContext,
       id: string,
       graceSeconds: number,
       caller: { role: Role; scopes: readonly Scope[] },
     ): Promise<IssuedKey> {
-      return store.join(context.tx, async (tx) => {
+      return db.write(async (tx) => {
         const old = await lockedKey(tx, context, id);
         if (statusOf(old) !== 'active') {
           throw new AppError(
@@ -216,11 +218,12 @@ export function createApiKeysService(deps: {
     },
 
     async revoke(
+      db: DbScope,
       context: AuditContext,
       id: string,
       caller: { role: Role; scopes: readonly Scope[] },
     ): Promise<ApiKeyRow> {
-      return store.join(context.tx, async (tx) => {
+      return db.write(async (tx) => {
         const key = await lockedKey(tx, context, id);
         if (key.revokedAt) throw new AppError('invalid_state', 'The key is already revoked.');
         // The rule of rotate: a caller may only act on keys whose scopes it could issue itself, so a
@@ -236,24 +239,23 @@ export function createApiKeysService(deps: {
     },
 
     /** Reads of keys are audited: who looked at which keys, and when. */
-    async get(context: AuditContext, id: string): Promise<ApiKeyRow> {
-      const key = await apiKeysRepo.find(store.db, context.organizationId, context.environment, id);
+    async get(db: DbScope, context: AuditContext, id: string): Promise<ApiKeyRow> {
+      const key = await apiKeysRepo.find(db.read, context.organizationId, context.environment, id);
       if (!key) throw notFound('API key');
-      await store.join(context.tx, (tx) =>
+      await db.write((tx) =>
         audit.record(tx, context, { action: 'api_key.read', target: { type: 'api_key', id } }),
       );
       return key;
     },
 
-    async list(context: AuditContext, limit: number, after: CursorPosition | null): Promise<ApiKeyRow[]> {
-      const rows = await apiKeysRepo.list(
-        store.db,
-        context.organizationId,
-        context.environment,
-        limit,
-        after,
-      );
-      await store.join(context.tx, (tx) => audit.record(tx, context, { action: 'api_key.read' }));
+    async list(
+      db: DbScope,
+      context: AuditContext,
+      limit: number,
+      after: CursorPosition | null,
+    ): Promise<ApiKeyRow[]> {
+      const rows = await apiKeysRepo.list(db.read, context.organizationId, context.environment, limit, after);
+      await db.write((tx) => audit.record(tx, context, { action: 'api_key.read' }));
       return rows;
     },
 

@@ -93,7 +93,7 @@ export function createKeyAuthenticator(deps: {
       if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
         // Set before the write, so concurrent requests of this key do not all write it too.
         key.lastUsedAt = now;
-        await apiKeysRepo.update(store.db, key, { lastUsedAt: now });
+        await store.tx((tx) => apiKeysRepo.update(tx, key, { lastUsedAt: now }));
       }
       return entry.principal;
     },

@@ -1,7 +1,7 @@
 import { and, desc, eq, gte, lte, sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
 import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
-import type { Db } from '../../platform/db/store.ts';
+import type { Db, Tx } from '../../platform/db/store.ts';
 import { auditLogs } from './audit.tables.ts';
 
 export type AuditRow = typeof auditLogs.$inferSelect;
@@ -15,12 +15,12 @@ export interface AuditFilters {
 }
 
 export const auditRepo = {
-  async insert(tx: Db, row: typeof auditLogs.$inferInsert): Promise<void> {
+  async insert(tx: Tx, row: typeof auditLogs.$inferInsert): Promise<void> {
     await tx.insert(auditLogs).values(row);
   },
 
   /** Inserts the entry, or adds one to the count of the entry already holding its id. */
-  async insertOrCount(tx: Db, row: typeof auditLogs.$inferInsert): Promise<void> {
+  async insertOrCount(tx: Tx, row: typeof auditLogs.$inferInsert): Promise<void> {
     await tx
       .insert(auditLogs)
       .values(row)

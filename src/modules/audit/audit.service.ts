@@ -2,25 +2,22 @@ import { createHash } from 'node:crypto';
 import type { Environment } from '../../platform/auth/scopes.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
-import type { Db, Store } from '../../platform/db/store.ts';
+import type { Store, Tx } from '../../platform/db/store.ts';
 import { newId } from '../../platform/ids.ts';
 import { type AuditFilters, type AuditRow, auditRepo } from './audit.repo.ts';
 
 export type ActorType = 'api_key' | 'member' | 'system';
 
-/** Who did something, where: built from the request (or the CLI) and passed to services. */
+/**
+ * Who did something, where: built from the request (or the CLI) and passed to services. Which
+ * transaction the work runs in is not part of it: services take that separately (a `DbScope`).
+ */
 export interface AuditContext {
   organizationId: string;
   environment: Environment;
   actor: { type: ActorType; id: string | null };
   requestId: string | null;
   ipPrefix: string | null;
-  /**
-   * The transaction the caller's writes must commit in (an idempotent request's: auditContextOf
-   * takes it from `request.tx`), which services join with `store.join(context.tx, …)`. Absent or
-   * null: each service call commits on its own.
-   */
-  tx?: Db | null;
 }
 
 /** What happened to what. Deliberately no payload: the log never holds bodies, secrets or subject data. */
@@ -46,7 +43,7 @@ function digestId(text: string): string {
 export function createAuditService({ store, clock }: { store: Store; clock: Clock }) {
   return {
     /** Writes one entry inside the caller's transaction, so the entry and the change commit together. */
-    record(tx: Db, context: AuditContext, entry: AuditEntry): Promise<void> {
+    record(tx: Tx, context: AuditContext, entry: AuditEntry): Promise<void> {
       return auditRepo.insert(tx, {
         organizationId: context.organizationId,
         environment: context.environment,
@@ -68,7 +65,7 @@ export function createAuditService({ store, clock }: { store: Store; clock: Cloc
      * replicas writing at once meet on the primary key instead of adding rows; the entry keeps the
      * request id and address of the first refusal.
      */
-    recordDenied(tx: Db, context: AuditContext, target: { type: string; id: string }): Promise<void> {
+    recordDenied(tx: Tx, context: AuditContext, target: { type: string; id: string }): Promise<void> {
       const now = clock.now();
       const minute = Math.floor(now.getTime() / DENIED_WINDOW_MS);
       const { organizationId, environment, actor } = context;

@@ -1,5 +1,5 @@
 import type { Clock } from '../../platform/clock.ts';
-import type { Db, Store } from '../../platform/db/store.ts';
+import type { Db, Store, Tx } from '../../platform/db/store.ts';
 import { AppError, notFound } from '../../platform/http/errors.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
 import { isReconsent } from '../regions/regions.service.ts';
@@ -31,7 +31,7 @@ export const CHANNEL_CHANGES = 'channel_changes';
 export function createChannelChanges(deps: { store: Store; clock: Clock; events?: EventsService }) {
   const { store, clock } = deps;
 
-  async function current(tx: Db, channel: ChannelRow): Promise<VisitorConfig> {
+  async function current(tx: Tx, channel: ChannelRow): Promise<VisitorConfig> {
     // One after the other: a transaction is one session, it runs one query at a time.
     const purposes = await purposesRepo.all(tx, channel);
     const technologies = await technologiesRepo.all(tx, channel);
@@ -43,7 +43,7 @@ export function createChannelChanges(deps: { store: Store; clock: Clock; events?
    * transaction (`tx`), so the event commits or rolls
    * back with it (transactional outbox, docs/decisions/webhooks.md).
    */
-  async function emitChannelEvent(tx: Db, type: ChannelEventType, channel: ChannelRow): Promise<void> {
+  async function emitChannelEvent(tx: Tx, type: ChannelEventType, channel: ChannelRow): Promise<void> {
     await deps.events?.emit(tx, {
       type,
       organizationId: channel.organizationId,
@@ -56,11 +56,10 @@ export function createChannelChanges(deps: { store: Store; clock: Clock; events?
     emitChannelEvent,
 
     /**
-     * A channel of the caller's organization and environment, for reads; any other is a 404. Read in
-     * the caller's transaction when it has one: on PGlite a read beside it would wait forever.
+     * A channel of the caller's organization and environment, for reads; any other is a 404. `db`
+     * is the caller's read handle (`DbScope.read`): its transaction when it is in one.
      */
-    async find(context: AuditContext, id: string): Promise<ChannelRow> {
-      const db = context.tx ?? store.db;
+    async find(db: Db, context: AuditContext, id: string): Promise<ChannelRow> {
       const channel = await channelsRepo.find(db, context.organizationId, context.environment, id);
       if (!channel) throw notFound('channel');
       return channel;
@@ -71,7 +70,7 @@ export function createChannelChanges(deps: { store: Store; clock: Clock; events?
      * visitor config (origins): they may run side by side but never beside an archive.
      */
     async lockActive(
-      tx: Db,
+      tx: Tx,
       context: AuditContext,
       id: string,
       strength: 'update' | 'share' = 'update',
@@ -93,7 +92,7 @@ export function createChannelChanges(deps: { store: Store; clock: Clock; events?
     },
 
     /** Stores configVersion 1 of a channel just inserted: the first notice is always asked. */
-    async publishFirst(tx: Db, channel: ChannelRow): Promise<void> {
+    async publishFirst(tx: Tx, channel: ChannelRow): Promise<void> {
       await configVersionsRepo.insert(tx, {
         organizationId: channel.organizationId,
         environment: channel.environment,
@@ -112,7 +111,7 @@ export function createChannelChanges(deps: { store: Store; clock: Clock; events?
      * change is material (`reconsent`, docs/regions.md); otherwise leaves both. Emits channel.updated
      * when the channel resource changed (`changed`) or its version moved.
      */
-    async publish(tx: Db, channel: ChannelRow, options: { changed: boolean }): Promise<ChannelRow> {
+    async publish(tx: Tx, channel: ChannelRow, options: { changed: boolean }): Promise<ChannelRow> {
       const now = clock.now();
       const config = await current(tx, channel);
       const latest = await configVersionsRepo.find(tx, channel, channel.configVersion);

@@ -2,7 +2,7 @@ import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { keysetValues, olderThanPlaceholder, preparedQueries } from '../../platform/db/prepared.ts';
-import type { Db } from '../../platform/db/store.ts';
+import type { Db, Tx } from '../../platform/db/store.ts';
 import {
   channelConfigVersions,
   channels,
@@ -60,7 +60,7 @@ const listQuery = preparedQueries('channels_list', (db, name, variant) =>
 );
 
 export const channelsRepo = {
-  async insert(tx: Db, row: ChannelRow): Promise<void> {
+  async insert(tx: Tx, row: ChannelRow): Promise<void> {
     await tx.insert(channels).values(row);
   },
 
@@ -78,7 +78,7 @@ export const channelsRepo = {
    * touch the version (origins) run side by side while still excluding an archive.
    */
   async findForUpdate(
-    tx: Db,
+    tx: Tx,
     organizationId: string,
     environment: Environment,
     id: string,
@@ -111,7 +111,7 @@ export const channelsRepo = {
       : listQuery(db, 'first').execute(values);
   },
 
-  async update(tx: Db, channel: ChannelRow, changes: ChannelUpdate): Promise<ChannelRow> {
+  async update(tx: Tx, channel: ChannelRow, changes: ChannelUpdate): Promise<ChannelRow> {
     const [row] = await tx
       .update(channels)
       .set(changes)
@@ -122,7 +122,7 @@ export const channelsRepo = {
 };
 
 export const configVersionsRepo = {
-  async insert(tx: Db, row: ConfigVersionRow): Promise<void> {
+  async insert(tx: Tx, row: ConfigVersionRow): Promise<void> {
     await tx.insert(channelConfigVersions).values(row);
   },
 

@@ -53,7 +53,7 @@ export function channelsRoutes(app: App, deps: ChannelRoutesDeps) {
       return pagedList(cursors, {
         list: 'channels',
         query: request.query,
-        fetch: (limit, after) => channels.list(auditContextOf(request), limit, after),
+        fetch: (limit, after) => channels.list(request.db, auditContextOf(request), limit, after),
         present: presentChannel,
       });
     },
@@ -72,7 +72,7 @@ export function channelsRoutes(app: App, deps: ChannelRoutesDeps) {
       },
     },
     async (request, reply) => {
-      const channel = await channels.create(auditContextOf(request), request.body);
+      const channel = await channels.create(request.db, auditContextOf(request), request.body);
       reply.code(201).header('Location', `/v1/channels/${channel.id}`);
       return envelope(presentChannel(channel));
     },
@@ -91,7 +91,7 @@ export function channelsRoutes(app: App, deps: ChannelRoutesDeps) {
       },
     },
     async (request) =>
-      envelope(presentChannel(await channels.get(auditContextOf(request), request.params.id))),
+      envelope(presentChannel(await channels.get(request.db, auditContextOf(request), request.params.id))),
   );
 
   app.patch(
@@ -110,7 +110,9 @@ export function channelsRoutes(app: App, deps: ChannelRoutesDeps) {
     },
     async (request) =>
       envelope(
-        presentChannel(await channels.update(auditContextOf(request), request.params.id, request.body)),
+        presentChannel(
+          await channels.update(request.db, auditContextOf(request), request.params.id, request.body),
+        ),
       ),
   );
 
@@ -129,7 +131,9 @@ export function channelsRoutes(app: App, deps: ChannelRoutesDeps) {
       },
     },
     async (request) =>
-      envelope(presentChannel(await channels.archive(auditContextOf(request), request.params.id))),
+      envelope(
+        presentChannel(await channels.archive(request.db, auditContextOf(request), request.params.id)),
+      ),
   );
 
   purposesRoutes(app, deps);

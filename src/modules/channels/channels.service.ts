@@ -3,7 +3,7 @@ import type { Environment } from '../../platform/auth/scopes.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { isUniqueViolation } from '../../platform/db/pg-errors.ts';
-import type { Db, Store } from '../../platform/db/store.ts';
+import type { Db, DbScope, Store } from '../../platform/db/store.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
@@ -37,7 +37,11 @@ export function createChannelsService(deps: {
   const changes = createChannelChanges({ store, clock, events: deps.events });
   const parts = { store, clock, audit, changes };
 
-  async function insertChannel(context: AuditContext, input: CreateChannelInput): Promise<ChannelRow> {
+  async function insertChannel(
+    db: DbScope,
+    context: AuditContext,
+    input: CreateChannelInput,
+  ): Promise<ChannelRow> {
     if (input.regionRules) assertRegionRules(input.regionRules);
     const now = clock.now();
     const channel: ChannelRow = {
@@ -60,7 +64,7 @@ export function createChannelsService(deps: {
       updatedAt: now,
       archivedAt: null,
     };
-    return store.join(context.tx, async (tx) => {
+    return db.write(async (tx) => {
       await channelsRepo.insert(tx, channel);
       await changes.publishFirst(tx, channel);
       await audit.record(tx, context, {
@@ -97,20 +101,25 @@ export function createChannelsService(deps: {
     technologies: createTechnologiesService(parts),
     origins: createOriginsService(parts),
 
-    async create(context: AuditContext, input: CreateChannelInput): Promise<ChannelRow> {
+    async create(db: DbScope, context: AuditContext, input: CreateChannelInput): Promise<ChannelRow> {
       // 24 base62 characters make a collision practically impossible; one retry covers the rest.
       try {
-        return await insertChannel(context, input);
+        return await insertChannel(db, context, input);
       } catch (error) {
         if (!isUniqueViolation(error, 'channels_site_key_key')) throw error;
-        return insertChannel(context, input);
+        return insertChannel(db, context, input);
       }
     },
 
-    get: (context: AuditContext, id: string) => changes.find(context, id),
+    get: (db: DbScope, context: AuditContext, id: string) => changes.find(db.read, context, id),
 
-    list(context: AuditContext, limit: number, after: CursorPosition | null): Promise<ChannelRow[]> {
-      return channelsRepo.list(store.db, context.organizationId, context.environment, limit, after);
+    list(
+      db: DbScope,
+      context: AuditContext,
+      limit: number,
+      after: CursorPosition | null,
+    ): Promise<ChannelRow[]> {
+      return channelsRepo.list(db.read, context.organizationId, context.environment, limit, after);
     },
 
     /**
@@ -118,9 +127,9 @@ export function createChannelsService(deps: {
      * url and version, regionRules and consentMaxAgeDays change what visitors are shown, so they
      * publish a new configVersion.
      */
-    update(context: AuditContext, id: string, input: UpdateChannelInput): Promise<ChannelRow> {
+    update(db: DbScope, context: AuditContext, id: string, input: UpdateChannelInput): Promise<ChannelRow> {
       if (input.regionRules) assertRegionRules(input.regionRules);
-      return store.join(context.tx, async (tx) => {
+      return db.write(async (tx) => {
         const channel = await changes.lockActive(tx, context, id);
         const update: ChannelUpdate = { updatedAt: clock.now() };
         if (input.name !== undefined) update.name = input.name;
@@ -139,8 +148,8 @@ export function createChannelsService(deps: {
       });
     },
 
-    archive(context: AuditContext, id: string): Promise<ChannelRow> {
-      return store.join(context.tx, async (tx) => {
+    archive(db: DbScope, context: AuditContext, id: string): Promise<ChannelRow> {
+      return db.write(async (tx) => {
         const channel = await changes.lockActive(tx, context, id);
         const now = clock.now();
         const archived = await channelsRepo.update(tx, channel, {
@@ -154,14 +163,20 @@ export function createChannelsService(deps: {
       });
     },
 
-    async listConfigVersions(context: AuditContext, id: string, limit: number, beforeVersion: number | null) {
-      const channel = await changes.find(context, id);
-      return configVersionsRepo.list(store.db, channel, limit, beforeVersion);
+    async listConfigVersions(
+      db: DbScope,
+      context: AuditContext,
+      id: string,
+      limit: number,
+      beforeVersion: number | null,
+    ) {
+      const channel = await changes.find(db.read, context, id);
+      return configVersionsRepo.list(db.read, channel, limit, beforeVersion);
     },
 
-    async getConfigVersion(context: AuditContext, id: string, version: number) {
-      const channel = await changes.find(context, id);
-      const row = await configVersionsRepo.find(store.db, channel, version);
+    async getConfigVersion(db: DbScope, context: AuditContext, id: string, version: number) {
+      const channel = await changes.find(db.read, context, id);
+      const row = await configVersionsRepo.find(db.read, channel, version);
       if (!row) throw notFound('config version');
       return row;
     },
@@ -186,7 +201,7 @@ export function createChannelsService(deps: {
 
     /**
      * The channel's active origins, normalized (match a browser's Origin with `originMatches`).
-     * `db`: the caller's transaction when it has one (see `find`).
+     * `db`: the caller's read handle (`DbScope.read`) when it may be inside a transaction.
      */
     activeOrigins: (channel: ChannelRow, db: Db = store.db): Promise<string[]> =>
       originsRepo.active(db, channel),

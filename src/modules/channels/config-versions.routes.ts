@@ -44,7 +44,13 @@ export function configVersionsRoutes(app: App, { channels, cursors }: ChannelRou
         filters: { channelId },
         query: request.query,
         fetch: (limit, after) =>
-          channels.listConfigVersions(auditContextOf(request), channelId, limit, after?.t ?? null),
+          channels.listConfigVersions(
+            request.db,
+            auditContextOf(request),
+            channelId,
+            limit,
+            after?.t ?? null,
+          ),
         present: presentConfigVersion,
         // Versions are the order: the cursor's position is the last version shown.
         position: (v) => ({ t: v.version, id: String(v.version) }),
@@ -67,7 +73,9 @@ export function configVersionsRoutes(app: App, { channels, cursors }: ChannelRou
     async (request) => {
       const { id, version } = request.params;
       return envelope(
-        presentConfigVersion(await channels.getConfigVersion(auditContextOf(request), id, version)),
+        presentConfigVersion(
+          await channels.getConfigVersion(request.db, auditContextOf(request), id, version),
+        ),
       );
     },
   );

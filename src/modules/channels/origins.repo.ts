@@ -1,6 +1,6 @@
 import { and, asc, desc, eq } from 'drizzle-orm';
 import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
-import type { Db } from '../../platform/db/store.ts';
+import type { Db, Tx } from '../../platform/db/store.ts';
 import type { ChannelRow, OriginRow } from './channels.repo.ts';
 import { origins } from './channels.tables.ts';
 
@@ -11,7 +11,7 @@ const ofChannel = (channel: ChannelRef) =>
 
 export const originsRepo = {
   /** Throws the driver's unique violation on origins_channel_origin_key when the origin is already active. */
-  async insert(tx: Db, row: OriginRow): Promise<void> {
+  async insert(tx: Tx, row: OriginRow): Promise<void> {
     await tx.insert(origins).values(row);
   },
 
@@ -23,7 +23,7 @@ export const originsRepo = {
     return row as OriginRow | undefined;
   },
 
-  async findForUpdate(tx: Db, channel: ChannelRef, id: string) {
+  async findForUpdate(tx: Tx, channel: ChannelRef, id: string) {
     const [row] = await tx
       .select()
       .from(origins)
@@ -51,7 +51,7 @@ export const originsRepo = {
       .limit(limit + 1);
   },
 
-  async archive(tx: Db, origin: OriginRow, now: Date): Promise<OriginRow> {
+  async archive(tx: Tx, origin: OriginRow, now: Date): Promise<OriginRow> {
     const [row] = await tx
       .update(origins)
       .set({ status: 'archived', archivedAt: now })

@@ -39,7 +39,7 @@ export function originsRoutes(app: App, { channels, cursors }: ChannelRoutesDeps
         list: 'origins',
         filters: { channelId },
         query: request.query,
-        fetch: (limit, after) => origins.list(auditContextOf(request), channelId, limit, after),
+        fetch: (limit, after) => origins.list(request.db, auditContextOf(request), channelId, limit, after),
         present: presentOrigin,
       });
     },
@@ -59,7 +59,12 @@ export function originsRoutes(app: App, { channels, cursors }: ChannelRoutesDeps
       },
     },
     async (request, reply) => {
-      const origin = await origins.create(auditContextOf(request), request.params.id, request.body);
+      const origin = await origins.create(
+        request.db,
+        auditContextOf(request),
+        request.params.id,
+        request.body,
+      );
       reply.code(201);
       return envelope(presentOrigin(origin));
     },
@@ -81,7 +86,9 @@ export function originsRoutes(app: App, { channels, cursors }: ChannelRoutesDeps
     },
     async (request) => {
       const { id, originId } = request.params;
-      return envelope(presentOrigin(await origins.archive(auditContextOf(request), id, originId)));
+      return envelope(
+        presentOrigin(await origins.archive(request.db, auditContextOf(request), id, originId)),
+      );
     },
   );
 }

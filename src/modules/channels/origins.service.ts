@@ -1,5 +1,6 @@
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { isUniqueViolation } from '../../platform/db/pg-errors.ts';
+import type { DbScope } from '../../platform/db/store.ts';
 import { AppError, notFound } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { AuditContext } from '../audit/audit.service.ts';
@@ -15,8 +16,13 @@ import { originsRepo } from './origins.repo.ts';
  */
 export function createOriginsService({ store, clock, audit, changes }: ChannelPartsDeps) {
   return {
-    create(context: AuditContext, channelId: string, input: { origin: string }): Promise<OriginRow> {
-      return store.join(context.tx, async (tx) => {
+    create(
+      db: DbScope,
+      context: AuditContext,
+      channelId: string,
+      input: { origin: string },
+    ): Promise<OriginRow> {
+      return db.write(async (tx) => {
         const channel = await changes.lockActive(tx, context, channelId, 'share');
         const normalized = normalizeOrigin(input.origin, { environment: channel.environment });
         if (!normalized.ok) {
@@ -58,13 +64,19 @@ export function createOriginsService({ store, clock, audit, changes }: ChannelPa
       });
     },
 
-    async list(context: AuditContext, channelId: string, limit: number, after: CursorPosition | null) {
-      const channel = await changes.find(context, channelId);
-      return originsRepo.list(store.db, channel, limit, after);
+    async list(
+      db: DbScope,
+      context: AuditContext,
+      channelId: string,
+      limit: number,
+      after: CursorPosition | null,
+    ) {
+      const channel = await changes.find(db.read, context, channelId);
+      return originsRepo.list(db.read, channel, limit, after);
     },
 
-    archive(context: AuditContext, channelId: string, originId: string): Promise<OriginRow> {
-      return store.join(context.tx, async (tx) => {
+    archive(db: DbScope, context: AuditContext, channelId: string, originId: string): Promise<OriginRow> {
+      return db.write(async (tx) => {
         const channel = await changes.lockActive(tx, context, channelId, 'share');
         const origin = await originsRepo.findForUpdate(tx, channel, originId);
         if (!origin) throw notFound('origin');

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
-import type { Db } from '../../platform/db/store.ts';
+import type { Db, Tx } from '../../platform/db/store.ts';
 import type { ChannelRow, PurposeRow } from './channels.repo.ts';
 import { purposes, technologies } from './channels.tables.ts';
 
@@ -14,7 +14,7 @@ const ofChannel = (channel: ChannelRef) =>
   and(eq(purposes.organizationId, channel.organizationId), eq(purposes.channelId, channel.id));
 
 export const purposesRepo = {
-  async insert(tx: Db, row: PurposeRow): Promise<void> {
+  async insert(tx: Tx, row: PurposeRow): Promise<void> {
     await tx.insert(purposes).values(row);
   },
 
@@ -44,7 +44,7 @@ export const purposesRepo = {
       .limit(limit + 1);
   },
 
-  async update(tx: Db, purpose: PurposeRow, changes: PurposeChanges): Promise<PurposeRow> {
+  async update(tx: Tx, purpose: PurposeRow, changes: PurposeChanges): Promise<PurposeRow> {
     const [row] = await tx
       .update(purposes)
       .set(changes)
@@ -54,7 +54,7 @@ export const purposesRepo = {
   },
 
   /** Removes an archived purpose's key from the channel's technologies, so they name active purposes only. */
-  async detachFromTechnologies(tx: Db, purpose: PurposeRow, now: Date): Promise<void> {
+  async detachFromTechnologies(tx: Tx, purpose: PurposeRow, now: Date): Promise<void> {
     await tx
       .update(technologies)
       .set({ purposeKeys: sql`array_remove(${technologies.purposeKeys}, ${purpose.key})`, updatedAt: now })

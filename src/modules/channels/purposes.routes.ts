@@ -40,7 +40,7 @@ export function purposesRoutes(app: App, { channels, cursors }: ChannelRoutesDep
         list: 'purposes',
         filters: { channelId },
         query: request.query,
-        fetch: (limit, after) => purposes.list(auditContextOf(request), channelId, limit, after),
+        fetch: (limit, after) => purposes.list(request.db, auditContextOf(request), channelId, limit, after),
         present: presentPurpose,
       });
     },
@@ -66,7 +66,12 @@ export function purposesRoutes(app: App, { channels, cursors }: ChannelRoutesDep
       },
     },
     async (request, reply) => {
-      const purpose = await purposes.create(auditContextOf(request), request.params.id, request.body);
+      const purpose = await purposes.create(
+        request.db,
+        auditContextOf(request),
+        request.params.id,
+        request.body,
+      );
       reply.code(201).header('Location', `/v1/channels/${purpose.channelId}/purposes/${purpose.id}`);
       return envelope(presentPurpose(purpose));
     },
@@ -86,7 +91,7 @@ export function purposesRoutes(app: App, { channels, cursors }: ChannelRoutesDep
     },
     async (request) => {
       const { id, purposeId } = request.params;
-      return envelope(presentPurpose(await purposes.get(auditContextOf(request), id, purposeId)));
+      return envelope(presentPurpose(await purposes.get(request.db, auditContextOf(request), id, purposeId)));
     },
   );
 
@@ -107,7 +112,9 @@ export function purposesRoutes(app: App, { channels, cursors }: ChannelRoutesDep
     async (request) => {
       const { id, purposeId } = request.params;
       return envelope(
-        presentPurpose(await purposes.update(auditContextOf(request), id, purposeId, request.body)),
+        presentPurpose(
+          await purposes.update(request.db, auditContextOf(request), id, purposeId, request.body),
+        ),
       );
     },
   );
@@ -129,7 +136,9 @@ export function purposesRoutes(app: App, { channels, cursors }: ChannelRoutesDep
     },
     async (request) => {
       const { id, purposeId } = request.params;
-      return envelope(presentPurpose(await purposes.archive(auditContextOf(request), id, purposeId)));
+      return envelope(
+        presentPurpose(await purposes.archive(request.db, auditContextOf(request), id, purposeId)),
+      );
     },
   );
 }

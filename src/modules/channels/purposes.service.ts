@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { isUniqueViolation } from '../../platform/db/pg-errors.ts';
-import type { Db } from '../../platform/db/store.ts';
+import type { DbScope, Tx } from '../../platform/db/store.ts';
 import { AppError, notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { AuditContext } from '../audit/audit.service.ts';
@@ -33,15 +33,20 @@ function checkRules(purpose: Pick<PurposeRow, 'required' | 'gpcOptOut'>) {
 
 export function createPurposesService({ store, clock, audit, changes }: ChannelPartsDeps) {
   // No row lock of its own: every change to a purpose holds its channel's lock first.
-  async function purposeOf(tx: Db, channel: ChannelRow, purposeId: string): Promise<PurposeRow> {
+  async function purposeOf(tx: Tx, channel: ChannelRow, purposeId: string): Promise<PurposeRow> {
     const purpose = await purposesRepo.find(tx, channel, purposeId);
     if (!purpose) throw notFound('purpose');
     return purpose;
   }
 
   return {
-    create(context: AuditContext, channelId: string, input: CreatePurposeInput): Promise<PurposeRow> {
-      return store.join(context.tx, async (tx) => {
+    create(
+      db: DbScope,
+      context: AuditContext,
+      channelId: string,
+      input: CreatePurposeInput,
+    ): Promise<PurposeRow> {
+      return db.write(async (tx) => {
         const channel = await changes.lockActive(tx, context, channelId);
         const now = clock.now();
         const purpose: PurposeRow = {
@@ -84,20 +89,32 @@ export function createPurposesService({ store, clock, audit, changes }: ChannelP
       });
     },
 
-    async get(context: AuditContext, channelId: string, purposeId: string): Promise<PurposeRow> {
-      const channel = await changes.find(context, channelId);
-      const purpose = await purposesRepo.find(store.db, channel, purposeId);
+    async get(db: DbScope, context: AuditContext, channelId: string, purposeId: string): Promise<PurposeRow> {
+      const channel = await changes.find(db.read, context, channelId);
+      const purpose = await purposesRepo.find(db.read, channel, purposeId);
       if (!purpose) throw notFound('purpose');
       return purpose;
     },
 
-    async list(context: AuditContext, channelId: string, limit: number, after: CursorPosition | null) {
-      const channel = await changes.find(context, channelId);
-      return purposesRepo.list(store.db, channel, limit, after);
+    async list(
+      db: DbScope,
+      context: AuditContext,
+      channelId: string,
+      limit: number,
+      after: CursorPosition | null,
+    ) {
+      const channel = await changes.find(db.read, context, channelId);
+      return purposesRepo.list(db.read, channel, limit, after);
     },
 
-    update(context: AuditContext, channelId: string, purposeId: string, input: UpdatePurposeInput) {
-      return store.join(context.tx, async (tx) => {
+    update(
+      db: DbScope,
+      context: AuditContext,
+      channelId: string,
+      purposeId: string,
+      input: UpdatePurposeInput,
+    ) {
+      return db.write(async (tx) => {
         const channel = await changes.lockActive(tx, context, channelId);
         const purpose = await purposeOf(tx, channel, purposeId);
         if (purpose.status !== 'active') {
@@ -127,8 +144,8 @@ export function createPurposesService({ store, clock, audit, changes }: ChannelP
     },
 
     /** Archiving also detaches the purpose from the channel's technologies (they name active purposes only). */
-    archive(context: AuditContext, channelId: string, purposeId: string): Promise<PurposeRow> {
-      return store.join(context.tx, async (tx) => {
+    archive(db: DbScope, context: AuditContext, channelId: string, purposeId: string): Promise<PurposeRow> {
+      return db.write(async (tx) => {
         const channel = await changes.lockActive(tx, context, channelId);
         const purpose = await purposeOf(tx, channel, purposeId);
         if (purpose.status !== 'active')

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq } from 'drizzle-orm';
 import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
-import type { Db } from '../../platform/db/store.ts';
+import type { Db, Tx } from '../../platform/db/store.ts';
 import type { ChannelRow, TechnologyRow } from './channels.repo.ts';
 import { technologies } from './channels.tables.ts';
 
@@ -14,7 +14,7 @@ const ofChannel = (channel: ChannelRef) =>
   and(eq(technologies.organizationId, channel.organizationId), eq(technologies.channelId, channel.id));
 
 export const technologiesRepo = {
-  async insert(tx: Db, row: TechnologyRow): Promise<void> {
+  async insert(tx: Tx, row: TechnologyRow): Promise<void> {
     await tx.insert(technologies).values(row);
   },
 
@@ -43,7 +43,7 @@ export const technologiesRepo = {
       .limit(limit + 1);
   },
 
-  async update(tx: Db, technology: TechnologyRow, changes: TechnologyChanges): Promise<TechnologyRow> {
+  async update(tx: Tx, technology: TechnologyRow, changes: TechnologyChanges): Promise<TechnologyRow> {
     const [row] = await tx
       .update(technologies)
       .set(changes)
@@ -54,7 +54,7 @@ export const technologiesRepo = {
     return row;
   },
 
-  async delete(tx: Db, technology: TechnologyRow): Promise<void> {
+  async delete(tx: Tx, technology: TechnologyRow): Promise<void> {
     await tx
       .delete(technologies)
       .where(

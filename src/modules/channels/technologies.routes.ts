@@ -50,7 +50,8 @@ export function technologiesRoutes(app: App, { channels, cursors }: ChannelRoute
         list: 'technologies',
         filters: { channelId },
         query: request.query,
-        fetch: (limit, after) => technologies.list(auditContextOf(request), channelId, limit, after),
+        fetch: (limit, after) =>
+          technologies.list(request.db, auditContextOf(request), channelId, limit, after),
         present: presentTechnology,
       });
     },
@@ -76,7 +77,12 @@ export function technologiesRoutes(app: App, { channels, cursors }: ChannelRoute
       },
     },
     async (request, reply) => {
-      const technology = await technologies.create(auditContextOf(request), request.params.id, request.body);
+      const technology = await technologies.create(
+        request.db,
+        auditContextOf(request),
+        request.params.id,
+        request.body,
+      );
       reply
         .code(201)
         .header('Location', `/v1/channels/${technology.channelId}/technologies/${technology.id}`);
@@ -98,7 +104,9 @@ export function technologiesRoutes(app: App, { channels, cursors }: ChannelRoute
     },
     async (request) => {
       const { id, technologyId } = request.params;
-      return envelope(presentTechnology(await technologies.get(auditContextOf(request), id, technologyId)));
+      return envelope(
+        presentTechnology(await technologies.get(request.db, auditContextOf(request), id, technologyId)),
+      );
     },
   );
 
@@ -117,7 +125,13 @@ export function technologiesRoutes(app: App, { channels, cursors }: ChannelRoute
     },
     async (request) => {
       const { id, technologyId } = request.params;
-      const updated = await technologies.update(auditContextOf(request), id, technologyId, request.body);
+      const updated = await technologies.update(
+        request.db,
+        auditContextOf(request),
+        id,
+        technologyId,
+        request.body,
+      );
       return envelope(presentTechnology(updated));
     },
   );
@@ -136,7 +150,7 @@ export function technologiesRoutes(app: App, { channels, cursors }: ChannelRoute
     },
     async (request, reply) => {
       const { id, technologyId } = request.params;
-      await technologies.delete(auditContextOf(request), id, technologyId);
+      await technologies.delete(request.db, auditContextOf(request), id, technologyId);
       return reply.code(204).send(null);
     },
   );

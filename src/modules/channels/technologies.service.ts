@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
-import type { Db } from '../../platform/db/store.ts';
+import type { Db, DbScope, Tx } from '../../platform/db/store.ts';
 import { notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { AuditContext } from '../audit/audit.service.ts';
@@ -29,7 +29,7 @@ function normalizeHosts(input: string[]): string[] {
 
 export function createTechnologiesService({ store, clock, audit, changes }: ChannelPartsDeps) {
   /** purposeKeys must name active purposes of the channel (checked under the channel's lock). */
-  async function checkPurposeKeys(tx: Db, channel: ChannelRow, purposeKeys: string[]) {
+  async function checkPurposeKeys(tx: Tx, channel: ChannelRow, purposeKeys: string[]) {
     const active = new Set(
       (await purposesRepo.all(tx, channel)).filter((p) => p.status === 'active').map((p) => p.key),
     );
@@ -49,8 +49,13 @@ export function createTechnologiesService({ store, clock, audit, changes }: Chan
   }
 
   return {
-    create(context: AuditContext, channelId: string, input: CreateTechnologyInput): Promise<TechnologyRow> {
-      return store.join(context.tx, async (tx) => {
+    create(
+      db: DbScope,
+      context: AuditContext,
+      channelId: string,
+      input: CreateTechnologyInput,
+    ): Promise<TechnologyRow> {
+      return db.write(async (tx) => {
         const channel = await changes.lockActive(tx, context, channelId);
         const purposeKeys = input.purposeKeys ?? [];
         await checkPurposeKeys(tx, channel, purposeKeys);
@@ -78,21 +83,38 @@ export function createTechnologiesService({ store, clock, audit, changes }: Chan
       });
     },
 
-    async get(context: AuditContext, channelId: string, technologyId: string): Promise<TechnologyRow> {
-      const channel = await changes.find(context, channelId);
-      return technologyOf(store.db, channel, technologyId);
+    async get(
+      db: DbScope,
+      context: AuditContext,
+      channelId: string,
+      technologyId: string,
+    ): Promise<TechnologyRow> {
+      const channel = await changes.find(db.read, context, channelId);
+      return technologyOf(db.read, channel, technologyId);
     },
 
     /** Every technology of a channel the caller already holds (the scan job judges findings by them). */
     ofChannel: (channel: ChannelRow) => technologiesRepo.all(store.db, channel),
 
-    async list(context: AuditContext, channelId: string, limit: number, after: CursorPosition | null) {
-      const channel = await changes.find(context, channelId);
-      return technologiesRepo.list(store.db, channel, limit, after);
+    async list(
+      db: DbScope,
+      context: AuditContext,
+      channelId: string,
+      limit: number,
+      after: CursorPosition | null,
+    ) {
+      const channel = await changes.find(db.read, context, channelId);
+      return technologiesRepo.list(db.read, channel, limit, after);
     },
 
-    update(context: AuditContext, channelId: string, technologyId: string, input: UpdateTechnologyInput) {
-      return store.join(context.tx, async (tx) => {
+    update(
+      db: DbScope,
+      context: AuditContext,
+      channelId: string,
+      technologyId: string,
+      input: UpdateTechnologyInput,
+    ) {
+      return db.write(async (tx) => {
         const channel = await changes.lockActive(tx, context, channelId);
         const technology = await technologyOf(tx, channel, technologyId);
         if (input.purposeKeys !== undefined) await checkPurposeKeys(tx, channel, input.purposeKeys);
@@ -113,8 +135,8 @@ export function createTechnologiesService({ store, clock, audit, changes }: Chan
       });
     },
 
-    delete(context: AuditContext, channelId: string, technologyId: string): Promise<void> {
-      return store.join(context.tx, async (tx) => {
+    delete(db: DbScope, context: AuditContext, channelId: string, technologyId: string): Promise<void> {
+      return db.write(async (tx) => {
         const channel = await changes.lockActive(tx, context, channelId);
         const technology = await technologyOf(tx, channel, technologyId);
         await technologiesRepo.delete(tx, technology);

@@ -1,6 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
-import type { Db } from '../../platform/db/store.ts';
+import type { Db, Tx } from '../../platform/db/store.ts';
 import { members, organizations } from '../organizations/organizations.tables.ts';
 import { type MemberSessionRow, memberSessions } from './console.tables.ts';
 
@@ -8,7 +8,7 @@ const byId = (organizationId: string, id: string) =>
   and(eq(memberSessions.organizationId, organizationId), eq(memberSessions.id, id));
 
 export const sessionsRepo = {
-  async insert(tx: Db, row: MemberSessionRow): Promise<void> {
+  async insert(tx: Tx, row: MemberSessionRow): Promise<void> {
     await tx.insert(memberSessions).values(row);
   },
 
@@ -35,21 +35,21 @@ export const sessionsRepo = {
     return row;
   },
 
-  async touch(db: Db, session: MemberSessionRow, at: Date): Promise<void> {
-    await db.update(memberSessions).set({ lastSeenAt: at }).where(byId(session.organizationId, session.id));
+  async touch(tx: Tx, session: MemberSessionRow, at: Date): Promise<void> {
+    await tx.update(memberSessions).set({ lastSeenAt: at }).where(byId(session.organizationId, session.id));
   },
 
-  async setEnvironment(db: Db, session: MemberSessionRow, environment: Environment): Promise<void> {
-    await db.update(memberSessions).set({ environment }).where(byId(session.organizationId, session.id));
+  async setEnvironment(tx: Tx, session: MemberSessionRow, environment: Environment): Promise<void> {
+    await tx.update(memberSessions).set({ environment }).where(byId(session.organizationId, session.id));
   },
 
-  async revoke(db: Db, session: MemberSessionRow, at: Date): Promise<void> {
-    await db.update(memberSessions).set({ revokedAt: at }).where(byId(session.organizationId, session.id));
+  async revoke(tx: Tx, session: MemberSessionRow, at: Date): Promise<void> {
+    await tx.update(memberSessions).set({ revokedAt: at }).where(byId(session.organizationId, session.id));
   },
 
   /** Ends every session of a member (a password change signs them out everywhere). */
-  async revokeAllOfMember(db: Db, organizationId: string, memberId: string, at: Date): Promise<void> {
-    await db
+  async revokeAllOfMember(tx: Tx, organizationId: string, memberId: string, at: Date): Promise<void> {
+    await tx
       .update(memberSessions)
       .set({ revokedAt: at })
       .where(

@@ -2,7 +2,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import type { MemberPrincipal } from '../../platform/auth/principal.ts';
 import { type Environment, ROLE_SCOPES, type Role } from '../../platform/auth/scopes.ts';
 import type { Clock } from '../../platform/clock.ts';
-import type { Db, Store } from '../../platform/db/store.ts';
+import type { Store, Tx } from '../../platform/db/store.ts';
 import { AppError } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
@@ -76,7 +76,7 @@ export function createSessionsService(deps: {
      * Sets (or replaces) a member's password in the caller's transaction `tx` (the CLI audits the
      * change in it); their open sessions end. Returns the member.
      */
-    async setPassword(tx: Db, organizationId: string, memberRef: string, password: string) {
+    async setPassword(tx: Tx, organizationId: string, memberRef: string, password: string) {
       const problem = passwordProblem(password);
       if (problem) throw new PasswordError(problem);
       const member = await organizations.findMember(organizationId, memberRef, tx);
@@ -158,7 +158,7 @@ export function createSessionsService(deps: {
       const now = clock.now();
       if (!found || !isAlive(found.session, now)) return null;
       if (now.getTime() - found.session.lastSeenAt.getTime() >= TOUCH_RESOLUTION_MS) {
-        await sessionsRepo.touch(store.db, found.session, now);
+        await store.tx((tx) => sessionsRepo.touch(tx, found.session, now));
       }
       return found;
     },
@@ -183,7 +183,7 @@ export function createSessionsService(deps: {
     },
 
     async setEnvironment(view: SessionView, environment: Environment): Promise<void> {
-      await sessionsRepo.setEnvironment(store.db, view.session, environment);
+      await store.tx((tx) => sessionsRepo.setEnvironment(tx, view.session, environment));
       view.session.environment = environment;
     },
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../platform/db/rows.ts';
-import type { Db } from '../../platform/db/store.ts';
+import type { Db, Tx } from '../../platform/db/store.ts';
 import { consentStateCtes, stateInputCte } from './consent-state.sql.ts';
 import type { EvidenceScope } from './evidence.repo.ts';
 import type { EvidenceRow } from './evidence.tables.ts';
@@ -94,7 +94,7 @@ export const consentStateRepo = {
    * After a purge batch (same transaction): the state rows that pointed at a purged event fall back
    * to the newest remaining decision of that purpose, or go when none is left.
    */
-  async rebuildAfterPurge(tx: Db, purged: PurgedEvent[]): Promise<void> {
+  async rebuildAfterPurge(tx: Tx, purged: PurgedEvent[]): Promise<void> {
     if (purged.length === 0) return;
     const gone = rowsOf(
       await tx.execute(sql`
@@ -135,7 +135,7 @@ export const consentStateRepo = {
    * are share-locked so a concurrent purge waits rather than empties one we are about to count.
    * Returns how many events it took; fewer than `batch` means it is done.
    */
-  async backfillBatch(tx: Db, batch: number): Promise<{ events: number; done: boolean }> {
+  async backfillBatch(tx: Tx, batch: number): Promise<{ events: number; done: boolean }> {
     const progress = rowsOf(
       await tx.execute(sql`select after_organization_id, after_id, done_at from consent_state_backfill
         where id = 1 for update`),

@@ -4,7 +4,7 @@ import { insertRows } from '../../platform/db/bulk-insert.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { keysetValues, olderThanPlaceholder, preparedQueries, UNNAMED } from '../../platform/db/prepared.ts';
 import { rowsOf } from '../../platform/db/rows.ts';
-import type { Db } from '../../platform/db/store.ts';
+import type { Db, Tx } from '../../platform/db/store.ts';
 import { consentStateRepo } from './consent-state.repo.ts';
 import { type Decision, type EvidenceRow, evidenceEvents } from './evidence.tables.ts';
 
@@ -102,7 +102,7 @@ const listQuery = preparedQueries('evidence_list', (db, name, variant) => {
 });
 
 export const evidenceRepo = {
-  insertMany(tx: Db, rows: EvidenceRow[]): Promise<void> {
+  insertMany(tx: Tx, rows: EvidenceRow[]): Promise<void> {
     return insertRows(tx, e, rows);
   },
 
@@ -156,7 +156,7 @@ export const evidenceRepo = {
    * Purges up to `batch` test events recorded before `cutoff`, oldest first. SKIP LOCKED lets two
    * workers share the work; the batch bounds how long the rows stay locked.
    */
-  async purgeTestBatch(tx: Db, cutoff: Date, now: Date, batch: number): Promise<number> {
+  async purgeTestBatch(tx: Tx, cutoff: Date, now: Date, batch: number): Promise<number> {
     return purgeTaken(
       tx,
       now,
@@ -174,7 +174,7 @@ export const evidenceRepo = {
    * so shortening a channel's retention purges its older events on the next run). `minCutoff`
    * (now minus the smallest retention, one day) keeps the scan to events that could qualify.
    */
-  async purgeLiveBatch(tx: Db, now: Date, minCutoff: Date, batch: number): Promise<number> {
+  async purgeLiveBatch(tx: Tx, now: Date, minCutoff: Date, batch: number): Promise<number> {
     return purgeTaken(
       tx,
       now,
@@ -195,7 +195,7 @@ export const evidenceRepo = {
  * rows that pointed at one fall back to the newest decision left. The victims' subjects are read
  * before the update nulls them. Returns how many events were purged.
  */
-async function purgeTaken(tx: Db, now: Date, victims: SQL): Promise<number> {
+async function purgeTaken(tx: Tx, now: Date, victims: SQL): Promise<number> {
   const purged = rowsOf(
     await tx.execute(sql`
       with victims as materialized (${victims}),

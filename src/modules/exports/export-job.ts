@@ -1,5 +1,5 @@
 import type { Clock } from '../../platform/clock.ts';
-import type { Db, Store } from '../../platform/db/store.ts';
+import type { Store, Tx } from '../../platform/db/store.ts';
 import type { JobRow } from '../../platform/jobs/jobs.repo.ts';
 import type { AuditContext } from '../audit/audit.service.ts';
 import type { ChannelsService } from '../channels/channels.service.ts';
@@ -60,7 +60,7 @@ export function createExportJob(deps: ExportJobDeps) {
     for (const [channelId, first] of written.firstRecordedAt) {
       let retentionMs = TEST_RETENTION_MS;
       if (row.environment === 'live') {
-        const channel = await deps.channels.get(scope, channelId).catch(() => null);
+        const channel = await deps.channels.get(store.scope(null), scope, channelId).catch(() => null);
         if (!channel) continue;
         retentionMs = channel.retentionDays * 24 * 3600_000;
       }
@@ -74,9 +74,9 @@ export function createExportJob(deps: ExportJobDeps) {
     row: ExportRow,
     status: 'succeeded' | 'failed',
     changes: Partial<ExportRow>,
-    outer: Db | null = null,
+    outer: Tx | null = null,
   ) {
-    return store.join(outer, async (tx) => {
+    return store.scope(outer).write(async (tx) => {
       const done = await exportsRepo.transition(tx, row, ['queued', 'running'], { status, ...changes });
       if (done) {
         await deps.events?.emit(tx, {
@@ -99,10 +99,12 @@ export function createExportJob(deps: ExportJobDeps) {
     async run(ref: ExportJobPayload, heartbeat: () => Promise<void> = async () => {}) {
       const found = await exportsRepo.findForJob(store.db, ref.organizationId, ref.exportId);
       if (!found || (found.status !== 'queued' && found.status !== 'running')) return found;
-      const row = await exportsRepo.transition(store.db, found, ['queued', 'running'], {
-        status: 'running',
-        startedAt: clock.now(),
-      });
+      const row = await store.tx((tx) =>
+        exportsRepo.transition(tx, found, ['queued', 'running'], {
+          status: 'running',
+          startedAt: clock.now(),
+        }),
+      );
       if (!row) return found;
       if (row.includeProofs && !deps.proofs) throw new Error('includeProofs has no ledger to prove with');
       const decorator = row.includeProofs && deps.proofs ? await deps.proofs(row) : undefined;
@@ -155,7 +157,7 @@ export function createExportJob(deps: ExportJobDeps) {
      * The job's attempts are spent (errors, or workers that died holding it): the export is failed
      * with a reason a client can act on. The internal error stays in the job row and the logs.
      */
-    async onExhausted(tx: Db, job: JobRow): Promise<void> {
+    async onExhausted(tx: Tx, job: JobRow): Promise<void> {
       const { organizationId, exportId } = job.payload as unknown as ExportJobPayload;
       const row = await exportsRepo.findForJob(tx, organizationId, exportId);
       if (!row) return;

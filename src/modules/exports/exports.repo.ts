@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray, lt, lte, sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
 import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
-import type { Db } from '../../platform/db/store.ts';
+import type { Db, Tx } from '../../platform/db/store.ts';
 import { type ExportRow, type ExportStatus, evidenceExports as x } from './exports.tables.ts';
 
 export interface ExportScope {
@@ -12,7 +12,7 @@ export interface ExportScope {
 type Changes = Partial<Omit<ExportRow, 'organizationId' | 'id' | 'environment' | 'createdAt'>>;
 
 export const exportsRepo = {
-  async insert(tx: Db, row: ExportRow): Promise<void> {
+  async insert(tx: Tx, row: ExportRow): Promise<void> {
     await tx.insert(x).values(row);
   },
 
@@ -54,12 +54,12 @@ export const exportsRepo = {
    * Serializes export requests of one organization for the rest of the transaction, so two
    * concurrent requests cannot both pass the cap on unfinished exports.
    */
-  async lockOrganization(tx: Db, organizationId: string): Promise<void> {
+  async lockOrganization(tx: Tx, organizationId: string): Promise<void> {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`exports:${organizationId}`}, 0))`);
   },
 
   /** Queued or running exports of the organization, both environments together. */
-  async countUnfinished(tx: Db, organizationId: string): Promise<number> {
+  async countUnfinished(tx: Tx, organizationId: string): Promise<number> {
     const [row] = await tx
       .select({ n: sql<number>`count(*)::int` })
       .from(x)
@@ -72,7 +72,7 @@ export const exportsRepo = {
    * undefined when it had moved on (a concurrent finish, an expiry), so transitions never go back.
    */
   async transition(
-    tx: Db,
+    tx: Tx,
     key: Pick<ExportRow, 'organizationId' | 'id'>,
     from: ExportStatus[],
     changes: Changes,
@@ -95,7 +95,7 @@ export const exportsRepo = {
   },
 
   /** Succeeded exports whose expiry has come, oldest first, locked so two workers split them. */
-  dueToExpire(tx: Db, now: Date, limit: number): Promise<ExportRow[]> {
+  dueToExpire(tx: Tx, now: Date, limit: number): Promise<ExportRow[]> {
     return tx
       .select()
       .from(x)

@@ -50,7 +50,7 @@ export function exportsRoutes(app: App, deps: { exports: ExportsService; cursors
       const from = bodyDate('from', body.from);
       const to = bodyDate('to', body.to);
       // Inclusive bounds at the second the API shows, as on GET /v1/evidence.
-      const row = await exports.create(auditContextOf(request), {
+      const row = await exports.create(request.db, auditContextOf(request), {
         channelId: body.channelId ?? null,
         from: from && startOfSecond(from),
         to: to && endOfSecond(to),
@@ -116,7 +116,9 @@ export function exportsRoutes(app: App, deps: { exports: ExportsService; cursors
     async (request, reply) => {
       // HEAD shows the headers without counting as a download.
       const isHead = request.method === 'HEAD';
-      const file = await exports.openFile(auditContextOf(request), request.params.id, { audit: !isHead });
+      const file = await exports.openFile(request.db, auditContextOf(request), request.params.id, {
+        audit: !isHead,
+      });
       const { row } = file;
       const digest = Buffer.from(row.sha256 as string, 'hex').toString('base64');
       reply

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
-import type { Store } from '../../platform/db/store.ts';
+import type { Db, DbScope, Store } from '../../platform/db/store.ts';
 import { apiDate } from '../../platform/http/dates.ts';
 import { AppError, notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
@@ -75,8 +75,8 @@ export function createExportsService(deps: {
 
   const job = createExportJob({ ...deps, present: toResource });
 
-  async function find(scope: ExportScope, id: string): Promise<ExportRow> {
-    const row = await exportsRepo.find(store.db, scope, id);
+  async function find(db: Db, scope: ExportScope, id: string): Promise<ExportRow> {
+    const row = await exportsRepo.find(db, scope, id);
     if (!row) throw notFound('export');
     return row;
   }
@@ -89,7 +89,7 @@ export function createExportsService(deps: {
     onExhausted: job.onExhausted,
 
     /** Records the request and enqueues its job in one transaction: no export without a job. */
-    async create(context: AuditContext, input: CreateExportInput): Promise<ExportRow> {
+    async create(db: DbScope, context: AuditContext, input: CreateExportInput): Promise<ExportRow> {
       if (input.includeProofs && !deps.proofs) {
         throw validationFailed(
           [{ path: '/includeProofs', message: 'includeProofs is not available yet' }],
@@ -104,7 +104,7 @@ export function createExportsService(deps: {
         throw validationFailed([{ path: '/from', message: 'must not be later than to' }]);
       }
       // Another organization's or environment's channel is not found, as on every other route.
-      if (input.channelId !== null) await deps.channels.get(context, input.channelId);
+      if (input.channelId !== null) await deps.channels.get(db, context, input.channelId);
       const row: ExportRow = {
         organizationId: context.organizationId,
         id: newId('exp'),
@@ -126,7 +126,7 @@ export function createExportsService(deps: {
         expiresAt: null,
         failureReason: null,
       };
-      return store.join(context.tx, async (tx) => {
+      return db.write(async (tx) => {
         await exportsRepo.lockOrganization(tx, context.organizationId);
         if ((await exportsRepo.countUnfinished(tx, context.organizationId)) >= MAX_UNFINISHED_EXPORTS) {
           throw new AppError(
@@ -149,7 +149,7 @@ export function createExportsService(deps: {
       });
     },
 
-    get: find,
+    get: (scope: ExportScope, id: string) => find(store.db, scope, id),
 
     list(scope: ExportScope, limit: number, after: CursorPosition | null): Promise<ExportRow[]> {
       return exportsRepo.list(store.db, scope, limit, after);
@@ -160,11 +160,12 @@ export function createExportsService(deps: {
      * before success (or after a failure: it will never be ready), 410 export_expired after expiry.
      */
     async openFile(
+      db: DbScope,
       context: AuditContext,
       id: string,
       options: { audit: boolean } = { audit: true },
     ): Promise<{ row: ExportRow; size: number; open: () => Readable }> {
-      const row = await find(context, id);
+      const row = await find(db.read, context, id);
       const status = toResource(row).status;
       if (status === 'queued' || status === 'running') {
         throw new AppError('export_not_ready', `The export is ${status}; download it once it has succeeded.`);
@@ -179,7 +180,7 @@ export function createExportsService(deps: {
         throw new AppError('export_expired', 'The export file is no longer available; request a new export.');
       }
       if (options.audit) {
-        await store.tx((tx) =>
+        await db.write((tx) =>
           audit.record(tx, context, { action: 'export.downloaded', target: { type: 'export', id } }),
         );
       }

@@ -45,15 +45,17 @@ export function createLedgerKeys(deps: {
         ? parseSigningKeyPem(readOrCreateKeyFile(path.join(deps.dataDir, SIGNING_KEY_FILE)))
         : privateKeyFromSeed(await serviceSecret(store, 'ledger-signing-seed'));
     const loaded = signerFromPrivateKey(privateKey);
-    await store.db
-      .insert(ledgerKeys)
-      .values({
-        keyId: loaded.keyId,
-        algorithm: 'Ed25519',
-        publicKey: loaded.publicKey,
-        createdAt: clock.now(),
-      })
-      .onConflictDoNothing();
+    await store.tx((tx) =>
+      tx
+        .insert(ledgerKeys)
+        .values({
+          keyId: loaded.keyId,
+          algorithm: 'Ed25519',
+          publicKey: loaded.publicKey,
+          createdAt: clock.now(),
+        })
+        .onConflictDoNothing(),
+    );
     return loaded;
   }
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../platform/db/rows.ts';
-import type { Db } from '../../platform/db/store.ts';
+import type { Tx } from '../../platform/db/store.ts';
 import type { LedgerScope } from './ledger.repo.ts';
 import { type LedgerLogRow, ledgerLeaves, ledgerLogs, ledgerNodes, ledgerPending } from './ledger.tables.ts';
 import type { NodeRef } from './merkle.ts';
@@ -39,19 +39,19 @@ export const ledgerQueueRepo = {
    * never gathers any; PostgreSQL only once autoanalyze has run), fetches and sorts the log's whole
    * queue instead: a cost per batch that grows with the backlog.
    */
-  async next(db: Db, scope: LedgerScope, limit: number, after: PendingLeaf | null): Promise<PendingLeaf[]> {
+  async next(tx: Tx, scope: LedgerScope, limit: number, after: PendingLeaf | null): Promise<PendingLeaf[]> {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`bad batch size ${limit}`);
     const afterCondition = after
       ? sql`and (recorded_at, event_id) > (${after.recordedAt}::timestamptz, ${after.eventId})`
       : sql``;
-    await db.execute(sql`
+    await tx.execute(sql`
       declare ${CURSOR} no scroll cursor for
       select event_id, leaf_hash, recorded_at::text as recorded_at_text from ${ledgerPending}
       where organization_id = ${scope.organizationId} and environment = ${scope.environment} ${afterCondition}
       order by recorded_at, event_id`);
-    const result = await db.execute(sql`fetch forward ${sql.raw(String(limit))} from ${CURSOR}`);
+    const result = await tx.execute(sql`fetch forward ${sql.raw(String(limit))} from ${CURSOR}`);
     // Closed now rather than at commit: a caller's transaction may run several batches.
-    await db.execute(sql`close ${CURSOR}`);
+    await tx.execute(sql`close ${CURSOR}`);
     return rowsOf<{ event_id: string; leaf_hash: string; recorded_at_text: string }>(result).map((r) => ({
       eventId: r.event_id,
       leafHash: r.leaf_hash,
@@ -69,12 +69,12 @@ export const ledgerQueueRepo = {
    * the id list keeps in the queue an event that arrived late inside that range (not read, so not
    * appended).
    */
-  async append(db: Db, batch: AppendBatch): Promise<void> {
+  async append(tx: Tx, batch: AppendBatch): Promise<void> {
     const { log, size, leaves, nodes } = batch;
     const first = leaves[0];
     const last = leaves[leaves.length - 1];
     const eventIds = sql.param(leaves.map((l) => l.eventId));
-    await db.execute(sql`
+    await tx.execute(sql`
       with appended_leaves as (
         insert into ${ledgerLeaves} (organization_id, environment, log_id, leaf_index, event_id, leaf_hash)
         select ${log.organizationId}, ${log.environment}, ${log.id}, ${size}::bigint + w.ordinal - 1,

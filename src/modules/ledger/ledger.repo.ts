@@ -1,7 +1,7 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
 import { rowsOf } from '../../platform/db/rows.ts';
-import type { Db } from '../../platform/db/store.ts';
+import type { Db, Tx } from '../../platform/db/store.ts';
 import {
   type LedgerLogRow,
   type LedgerTreeHeadRow,
@@ -35,8 +35,8 @@ interface SignedLogRow {
 
 /** The ledger's SQL but the sealing queue's (ledger-queue.repo.ts). Hashes are bytea here; hex is for the API. */
 export const ledgerRepo = {
-  async ensureLog(db: Db, scope: LedgerScope, id: string, now: Date): Promise<void> {
-    await db
+  async ensureLog(tx: Tx, scope: LedgerScope, id: string, now: Date): Promise<void> {
+    await tx
       .insert(ledgerLogs)
       .values({ ...scope, id, treeSize: 0, signedSize: 0, createdAt: now })
       .onConflictDoNothing();
@@ -56,7 +56,7 @@ export const ledgerRepo = {
   },
 
   /** One sealer per log: held until the transaction ends (on PGlite transactions are serial anyway). */
-  async lockLog(tx: Db, logId: string): Promise<void> {
+  async lockLog(tx: Tx, logId: string): Promise<void> {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`ledger:${logId}`}, 0))`);
   },
 
@@ -73,11 +73,11 @@ export const ledgerRepo = {
   },
 
   async setSizes(
-    db: Db,
+    tx: Tx,
     log: LedgerLogRow,
     sizes: { treeSize?: number; signedSize?: number },
   ): Promise<void> {
-    await db
+    await tx
       .update(ledgerLogs)
       .set(sizes)
       .where(and(eq(ledgerLogs.organizationId, log.organizationId), eq(ledgerLogs.id, log.id)));
@@ -128,8 +128,8 @@ export const ledgerRepo = {
     );
   },
 
-  async insertTreeHead(db: Db, head: LedgerTreeHeadRow): Promise<void> {
-    await db.insert(ledgerTreeHeads).values(head);
+  async insertTreeHead(tx: Tx, head: LedgerTreeHeadRow): Promise<void> {
+    await tx.insert(ledgerTreeHeads).values(head);
   },
 
   /**

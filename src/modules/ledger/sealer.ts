@@ -1,5 +1,5 @@
 import type { Clock } from '../../platform/clock.ts';
-import type { Db, Store } from '../../platform/db/store.ts';
+import type { Store, Tx } from '../../platform/db/store.ts';
 import { apiDate } from '../../platform/http/dates.ts';
 import { randomBase62 } from '../../platform/ids.ts';
 import { type LedgerScope, ledgerRepo } from './ledger.repo.ts';
@@ -38,7 +38,7 @@ export const MAX_BATCHES_PER_RUN = 50;
 export function createSealer(deps: { store: Store; clock: Clock; keys: LedgerKeys }) {
   const { store, clock, keys } = deps;
 
-  async function logOf(tx: Db, scope: LedgerScope): Promise<LedgerLogRow> {
+  async function logOf(tx: Tx, scope: LedgerScope): Promise<LedgerLogRow> {
     const existing = await ledgerRepo.findLog(tx, scope);
     if (existing) return existing;
     await ledgerRepo.ensureLog(tx, scope, `log_${randomBase62(22)}`, clock.now());
@@ -46,7 +46,7 @@ export function createSealer(deps: { store: Store; clock: Clock; keys: LedgerKey
   }
 
   /** Under the lock (held until `tx` ends), the log as it is now (another sealer may have moved it while we waited). */
-  async function lockedLog(tx: Db, scope: LedgerScope): Promise<LedgerLogRow> {
+  async function lockedLog(tx: Tx, scope: LedgerScope): Promise<LedgerLogRow> {
     const log = await logOf(tx, scope);
     await ledgerRepo.lockLog(tx, log.id);
     return (await ledgerRepo.findLog(tx, scope))!;

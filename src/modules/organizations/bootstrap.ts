@@ -31,6 +31,7 @@ export async function bootstrapOrganization(
       ipPrefix: null,
     };
     const issued = await services.apiKeys.issue(
+      store.scope(null),
       context,
       holder,
       { name: `Bootstrap ${environment} key`, scopes: [...ROLE_SCOPES.owner] },

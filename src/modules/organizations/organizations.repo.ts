@@ -1,16 +1,16 @@
 import { and, eq } from 'drizzle-orm';
-import type { Db } from '../../platform/db/store.ts';
+import type { Db, Tx } from '../../platform/db/store.ts';
 import { members, organizations } from './organizations.tables.ts';
 
 export type OrganizationRow = typeof organizations.$inferSelect;
 export type MemberRow = typeof members.$inferSelect;
 
 export const organizationsRepo = {
-  async insertOrganization(tx: Db, row: OrganizationRow): Promise<void> {
+  async insertOrganization(tx: Tx, row: OrganizationRow): Promise<void> {
     await tx.insert(organizations).values(row);
   },
 
-  async insertMember(tx: Db, row: MemberRow): Promise<void> {
+  async insertMember(tx: Tx, row: MemberRow): Promise<void> {
     await tx.insert(members).values(row);
   },
 
@@ -56,15 +56,15 @@ export const organizationsRepo = {
       .limit(limit);
   },
 
-  async setPasswordHash(db: Db, organizationId: string, id: string, hash: string): Promise<void> {
-    await db
+  async setPasswordHash(tx: Tx, organizationId: string, id: string, hash: string): Promise<void> {
+    await tx
       .update(members)
       .set({ passwordHash: hash })
       .where(and(eq(members.organizationId, organizationId), eq(members.id, id)));
   },
 
-  async setRateLimit(db: Db, organizationId: string, perMinute: number | null): Promise<boolean> {
-    const rows = await db
+  async setRateLimit(tx: Tx, organizationId: string, perMinute: number | null): Promise<boolean> {
+    const rows = await tx
       .update(organizations)
       .set({ rateLimitPerMinute: perMinute })
       .where(eq(organizations.id, organizationId))

@@ -3,7 +3,7 @@ import { PRINCIPAL_CHANGES } from '../../platform/auth/principal-changes.ts';
 import { ROLES, type Role } from '../../platform/auth/scopes.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { isUniqueViolation } from '../../platform/db/pg-errors.ts';
-import type { Db, Store } from '../../platform/db/store.ts';
+import type { Db, Store, Tx } from '../../platform/db/store.ts';
 import { newId } from '../../platform/ids.ts';
 import { type MemberRow, type OrganizationRow, organizationsRepo } from './organizations.repo.ts';
 
@@ -14,7 +14,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function createOrganizationsService({ store, clock }: { store: Store; clock: Clock }) {
   return {
-    async createOrganization(tx: Db, name: string): Promise<OrganizationRow> {
+    async createOrganization(tx: Tx, name: string): Promise<OrganizationRow> {
       const trimmed = name.trim();
       if (!trimmed || trimmed.length > 200)
         throw new OrganizationError('organization name must be 1-200 characters');
@@ -29,7 +29,7 @@ export function createOrganizationsService({ store, clock }: { store: Store; clo
       return row;
     },
 
-    async addMember(tx: Db, organizationId: string, email: string, role: string): Promise<MemberRow> {
+    async addMember(tx: Tx, organizationId: string, email: string, role: string): Promise<MemberRow> {
       const normalized = email.trim().toLowerCase();
       if (!EMAIL.test(normalized) || normalized.length > 320)
         throw new OrganizationError(`invalid email: ${email}`);
@@ -82,12 +82,12 @@ export function createOrganizationsService({ store, clock }: { store: Store; clo
       organizationsRepo.findMembershipsByEmail(store.db, email.trim().toLowerCase(), limit),
 
     /** Stores a password hash (hashing is the console module's; this module only keeps the column). */
-    async setPasswordHash(tx: Db, organizationId: string, memberId: string, hash: string): Promise<void> {
+    async setPasswordHash(tx: Tx, organizationId: string, memberId: string, hash: string): Promise<void> {
       await organizationsRepo.setPasswordHash(tx, organizationId, memberId, hash);
     },
 
     /** Sets an organization's rate limit in the caller's transaction `tx` (the CLI audits it there). */
-    async setRateLimit(tx: Db, organizationId: string, perMinute: number | null): Promise<void> {
+    async setRateLimit(tx: Tx, organizationId: string, perMinute: number | null): Promise<void> {
       if (!(await organizationsRepo.setRateLimit(tx, organizationId, perMinute))) {
         throw new OrganizationError(`no organization ${organizationId}`);
       }

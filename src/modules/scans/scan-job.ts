@@ -1,5 +1,5 @@
 import type { Clock } from '../../platform/clock.ts';
-import type { Db, Store } from '../../platform/db/store.ts';
+import type { Store, Tx } from '../../platform/db/store.ts';
 import type { JobContext } from '../../platform/jobs/job-runner.ts';
 import type { JobRow } from '../../platform/jobs/jobs.repo.ts';
 import type { ChannelRow, ChannelsService } from '../channels/channels.service.ts';
@@ -63,9 +63,9 @@ export function createScanJob(deps: ScanJobDeps) {
     row: ScanRow,
     status: 'succeeded' | 'failed',
     changes: Partial<ScanRow>,
-    outer: Db | null = null,
+    outer: Tx | null = null,
   ) {
-    return store.join(outer, async (tx) => {
+    return store.scope(outer).write(async (tx) => {
       const done = await scansRepo.transition(tx, row, ['queued', 'running'], {
         status,
         completedAt: clock.now(),
@@ -152,11 +152,13 @@ export function createScanJob(deps: ScanJobDeps) {
         found.channelId,
       );
       if (!channel) return finish(found, 'failed', { failureReason: 'The channel no longer exists.' });
-      const row = await scansRepo.transition(store.db, found, ['queued', 'running'], {
-        status: 'running',
-        startedAt: clock.now(),
-        configVersion: channel.configVersion,
-      });
+      const row = await store.tx((tx) =>
+        scansRepo.transition(tx, found, ['queued', 'running'], {
+          status: 'running',
+          startedAt: clock.now(),
+          configVersion: channel.configVersion,
+        }),
+      );
       if (!row) return found;
       const { technologies, required } = await rulesOf(channel);
 
@@ -192,7 +194,7 @@ export function createScanJob(deps: ScanJobDeps) {
     },
 
     /** Attempts spent (errors, or workers that died holding it): the scan fails with a reason to act on. */
-    async onExhausted(tx: Db, job: JobRow): Promise<void> {
+    async onExhausted(tx: Tx, job: JobRow): Promise<void> {
       const { organizationId, scanId } = job.payload as unknown as ScanJobPayload;
       const row = await scansRepo.findForJob(tx, organizationId, scanId);
       if (!row) return;

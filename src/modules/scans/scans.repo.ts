@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
 import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
-import type { Db } from '../../platform/db/store.ts';
+import type { Db, Tx } from '../../platform/db/store.ts';
 import { type ScanRow, type ScanStatus, scans as s } from './scans.tables.ts';
 
 export interface ScanScope {
@@ -23,7 +23,7 @@ const ofChannel = (scope: ScanScope, channelId: string) =>
   );
 
 export const scansRepo = {
-  async insert(tx: Db, row: ScanRow): Promise<void> {
+  async insert(tx: Tx, row: ScanRow): Promise<void> {
     await tx.insert(s).values(row);
   },
 
@@ -48,12 +48,12 @@ export const scansRepo = {
    * Serializes scan requests of one organization for the rest of the transaction, so two
    * concurrent requests cannot both pass the cap on its queued and running scans.
    */
-  async lockOrganization(tx: Db, organizationId: string): Promise<void> {
+  async lockOrganization(tx: Tx, organizationId: string): Promise<void> {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`scans:${organizationId}`}, 0))`);
   },
 
   /** Queued or running scans of the organization: every channel, both environments. */
-  async countActive(tx: Db, organizationId: string): Promise<number> {
+  async countActive(tx: Tx, organizationId: string): Promise<number> {
     const [row] = await tx
       .select({ n: sql<number>`count(*)::int` })
       .from(s)
@@ -90,7 +90,7 @@ export const scansRepo = {
    * on, so a scan never goes back (a late worker cannot overwrite a finished scan).
    */
   async transition(
-    tx: Db,
+    tx: Tx,
     key: Pick<ScanRow, 'organizationId' | 'id'>,
     from: ScanStatus[],
     changes: Changes,

@@ -44,7 +44,7 @@ export function scansRoutes(app: App, deps: { scans: ScansService; cursors: Curs
       },
     },
     async (request, reply) => {
-      const row = await scans.create(auditContextOf(request), request.params.id, request.body);
+      const row = await scans.create(request.db, auditContextOf(request), request.params.id, request.body);
       reply.code(202).header('Location', `/v1/channels/${row.channelId}/scans/${row.id}`);
       return envelope(scans.toResource(row));
     },
@@ -75,7 +75,7 @@ export function scansRoutes(app: App, deps: { scans: ScansService; cursors: Curs
         list: 'scans',
         filters: { channelId },
         query: request.query,
-        fetch: (limit, after) => scans.list(auditContextOf(request), channelId, limit, after),
+        fetch: (limit, after) => scans.list(request.db, auditContextOf(request), channelId, limit, after),
         present: scans.toResource,
       });
     },
@@ -95,7 +95,9 @@ export function scansRoutes(app: App, deps: { scans: ScansService; cursors: Curs
     },
     async (request) =>
       envelope(
-        scans.toResource(await scans.get(auditContextOf(request), request.params.id, request.params.scanId)),
+        scans.toResource(
+          await scans.get(request.db, auditContextOf(request), request.params.id, request.params.scanId),
+        ),
       ),
   );
 }

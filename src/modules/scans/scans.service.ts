@@ -1,7 +1,7 @@
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { isUniqueViolation } from '../../platform/db/pg-errors.ts';
-import type { Store } from '../../platform/db/store.ts';
+import type { DbScope, Store } from '../../platform/db/store.ts';
 import { apiDate } from '../../platform/http/dates.ts';
 import { AppError, notFound } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
@@ -40,7 +40,7 @@ export function createScansService(deps: {
   events?: Pick<EventsService, 'emit'>;
   scanner: ScanJobDeps['scanner'];
 }) {
-  const { store, clock, audit, channels } = deps;
+  const { clock, audit, channels } = deps;
 
   function toResource(row: ScanRow) {
     return {
@@ -78,12 +78,17 @@ export function createScansService(deps: {
      * the scan and enqueues its job in one transaction. One scan per channel at a time: 409; at
      * most MAX_ACTIVE_SCANS per organization: 429.
      */
-    async create(context: AuditContext, channelId: string, input: { url?: string }): Promise<ScanRow> {
-      const channel = await channels.get(context, channelId);
+    async create(
+      db: DbScope,
+      context: AuditContext,
+      channelId: string,
+      input: { url?: string },
+    ): Promise<ScanRow> {
+      const channel = await channels.get(db, context, channelId);
       if (channel.status !== 'active') {
         throw new AppError('invalid_state', 'The channel is archived; archived channels are not scanned.');
       }
-      const urls = scanUrls(await channels.activeOrigins(channel, context.tx ?? store.db), input.url);
+      const urls = scanUrls(await channels.activeOrigins(channel, db.read), input.url);
       await vetScanUrls(urls, {
         environment: channel.environment,
         allowPrivate: deps.scanner.allowPrivate,
@@ -108,9 +113,7 @@ export function createScansService(deps: {
         warnings: [],
       };
       try {
-        return await store.join(context.tx, async (tx) => {
-          // Looked up in the transaction: after a failed insert, an idempotent request's transaction
-          // is still open, and on PGlite a query beside it would wait for it forever.
+        return await db.write(async (tx) => {
           await scansRepo.lockOrganization(tx, row.organizationId);
           const active = await scansRepo.active(tx, row.organizationId, channel.id);
           if (active) throw activeScanConflict(active);
@@ -143,16 +146,22 @@ export function createScansService(deps: {
       }
     },
 
-    async get(scope: AuditContext, channelId: string, scanId: string): Promise<ScanRow> {
-      const channel = await channels.get(scope, channelId);
-      const row = await scansRepo.find(store.db, scope, channel.id, scanId);
+    async get(db: DbScope, scope: AuditContext, channelId: string, scanId: string): Promise<ScanRow> {
+      const channel = await channels.get(db, scope, channelId);
+      const row = await scansRepo.find(db.read, scope, channel.id, scanId);
       if (!row) throw notFound('scan');
       return row;
     },
 
-    async list(scope: AuditContext, channelId: string, limit: number, after: CursorPosition | null) {
-      const channel = await channels.get(scope, channelId);
-      return scansRepo.list(store.db, scope, channel.id, limit, after);
+    async list(
+      db: DbScope,
+      scope: AuditContext,
+      channelId: string,
+      limit: number,
+      after: CursorPosition | null,
+    ) {
+      const channel = await channels.get(db, scope, channelId);
+      return scansRepo.list(db.read, scope, channel.id, limit, after);
     },
   };
 }

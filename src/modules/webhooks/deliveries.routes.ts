@@ -43,7 +43,7 @@ export function deliveriesRoutes(app: App, deps: { deliveries: DeliveriesService
         list: 'webhook-deliveries',
         filters,
         query: { limit, cursor },
-        fetch: (limit, after) => deliveries.list(auditContextOf(request), filters, limit, after),
+        fetch: (limit, after) => deliveries.list(request.db, auditContextOf(request), filters, limit, after),
         present: presentDelivery,
       });
     },
@@ -62,7 +62,11 @@ export function deliveriesRoutes(app: App, deps: { deliveries: DeliveriesService
       },
     },
     async (request) => {
-      const { delivery, attempts } = await deliveries.get(auditContextOf(request), request.params.id);
+      const { delivery, attempts } = await deliveries.get(
+        request.db,
+        auditContextOf(request),
+        request.params.id,
+      );
       return envelope({ ...presentDelivery(delivery), attempts: attempts.map(presentAttempt) });
     },
   );
@@ -82,7 +86,7 @@ export function deliveriesRoutes(app: App, deps: { deliveries: DeliveriesService
       },
     },
     async (request, reply) => {
-      const delivery = await deliveries.redeliver(auditContextOf(request), request.params.id);
+      const delivery = await deliveries.redeliver(request.db, auditContextOf(request), request.params.id);
       reply.code(202);
       return envelope(presentDelivery(delivery));
     },

@@ -1,6 +1,6 @@
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
-import type { Store } from '../../platform/db/store.ts';
+import type { Db, DbScope, Store } from '../../platform/db/store.ts';
 import { AppError, notFound } from '../../platform/http/errors.ts';
 import type { JobQueue } from '../../platform/jobs/job-queue.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
@@ -13,10 +13,10 @@ export function createDeliveriesService(deps: {
   audit: AuditService;
   jobs: JobQueue;
 }) {
-  const { store, clock, audit, jobs } = deps;
+  const { clock, audit, jobs } = deps;
 
-  async function find(context: AuditContext, id: string): Promise<DeliveryRow> {
-    const row = await deliveriesRepo.find(store.db, context.organizationId, id, {
+  async function find(db: Db, context: AuditContext, id: string): Promise<DeliveryRow> {
+    const row = await deliveriesRepo.find(db, context.organizationId, id, {
       environment: context.environment,
     });
     if (!row) throw notFound('webhook delivery');
@@ -24,20 +24,19 @@ export function createDeliveriesService(deps: {
   }
 
   return {
-    list(context: AuditContext, filters: DeliveryFilters, limit: number, after: CursorPosition | null) {
-      return deliveriesRepo.list(
-        store.db,
-        context.organizationId,
-        context.environment,
-        filters,
-        limit,
-        after,
-      );
+    list(
+      db: DbScope,
+      context: AuditContext,
+      filters: DeliveryFilters,
+      limit: number,
+      after: CursorPosition | null,
+    ) {
+      return deliveriesRepo.list(db.read, context.organizationId, context.environment, filters, limit, after);
     },
 
-    async get(context: AuditContext, id: string) {
-      const delivery = await find(context, id);
-      const attempts = await attemptsRepo.ofDelivery(store.db, context.organizationId, id);
+    async get(db: DbScope, context: AuditContext, id: string) {
+      const delivery = await find(db.read, context, id);
+      const attempts = await attemptsRepo.ofDelivery(db.read, context.organizationId, id);
       return { delivery, attempts };
     },
 
@@ -45,11 +44,10 @@ export function createDeliveriesService(deps: {
      * Sends a failed delivery again, with the same event (so the same webhook-id) and a fresh retry
      * schedule. Its attempts so far stay on record and attemptCount keeps counting.
      */
-    redeliver(context: AuditContext, id: string): Promise<DeliveryRow> {
-      return store.join(context.tx, async (tx) => {
-        const delivery = await deliveriesRepo.find(tx, context.organizationId, id, {
+    redeliver(db: DbScope, context: AuditContext, id: string): Promise<DeliveryRow> {
+      return db.write(async (tx) => {
+        const delivery = await deliveriesRepo.findForUpdate(tx, context.organizationId, id, {
           environment: context.environment,
-          lock: true,
         });
         if (!delivery) throw notFound('webhook delivery');
         if (delivery.status !== 'failed') {

@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/db/store.ts';
+import type { Tx } from '../../platform/db/store.ts';
 import type { JobQueue } from '../../platform/jobs/job-queue.ts';
 import type { DeliveryRow } from './webhooks.repo.ts';
 
@@ -22,7 +22,7 @@ export const ATTEMPT_JOB_MAX_ATTEMPTS = 100;
  * job finding its delivery no longer pending, or not yet due, does nothing.
  */
 export async function scheduleAttempt(
-  tx: Db,
+  tx: Tx,
   jobs: JobQueue,
   delivery: DeliveryRow,
   runAt: Date,

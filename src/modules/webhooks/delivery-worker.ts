@@ -1,5 +1,5 @@
 import type { Clock } from '../../platform/clock.ts';
-import type { Db, Store } from '../../platform/db/store.ts';
+import type { Store, Tx } from '../../platform/db/store.ts';
 import { apiDate } from '../../platform/http/dates.ts';
 import { RetryJobAt } from '../../platform/jobs/job-runner.ts';
 import type { JobRow } from '../../platform/jobs/jobs.repo.ts';
@@ -63,13 +63,12 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     ipPrefix: null,
   });
 
-  async function disableDestination(tx: Db, destination: DestinationRow, reason: 'gone' | 'failing') {
-    const row = await destinationsRepo.find(
+  async function disableDestination(tx: Tx, destination: DestinationRow, reason: 'gone' | 'failing') {
+    const row = await destinationsRepo.findForUpdate(
       tx,
       destination.organizationId,
       destination.environment,
       destination.id,
-      true,
     );
     if (!row || row.status === 'disabled') return;
     await destinationsRepo.update(tx, row, {
@@ -129,7 +128,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   /** Records the attempt and decides what comes next, in one transaction with the delivery locked. */
   function record(sent: DeliveryRow, destination: DestinationRow, result: SendResult, attemptedAt: Date) {
     return store.tx(async (tx): Promise<Outcome> => {
-      const delivery = await deliveriesRepo.find(tx, sent.organizationId, sent.id, { lock: true });
+      const delivery = await deliveriesRepo.findForUpdate(tx, sent.organizationId, sent.id);
       // Someone else recorded this attempt (a lease that lapsed mid-send): do not count it twice.
       if (delivery?.status !== 'pending' || delivery.attemptCount !== sent.attemptCount) return null;
       const number = delivery.attemptCount + 1;
@@ -184,12 +183,11 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
    */
   async function park(delivery: DeliveryRow): Promise<void> {
     const enabledMeanwhile = await store.tx(async (tx) => {
-      const row = await destinationsRepo.find(
+      const row = await destinationsRepo.findForUpdate(
         tx,
         delivery.organizationId,
         delivery.environment,
         delivery.destinationId,
-        true,
       );
       if (row?.status === 'enabled') return true;
       await deliveriesRepo.update(tx, delivery, { nextAttemptAt: null });
@@ -223,7 +221,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     },
 
     /** The job itself failed too often (crashes, database errors): the delivery fails, redeliverable. */
-    async onExhausted(tx: Db, job: JobRow, error: string): Promise<void> {
+    async onExhausted(tx: Tx, job: JobRow, error: string): Promise<void> {
       const payload = job.payload as unknown as AttemptJobPayload;
       const delivery = await deliveriesRepo.find(tx, payload.organizationId, payload.deliveryId);
       if (delivery?.status !== 'pending') return;

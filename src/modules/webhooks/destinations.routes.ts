@@ -51,7 +51,7 @@ export function destinationsRoutes(
       return pagedList(cursors, {
         list: 'webhook-destinations',
         query: request.query,
-        fetch: (limit, after) => destinations.list(auditContextOf(request), limit, after),
+        fetch: (limit, after) => destinations.list(request.db, auditContextOf(request), limit, after),
         present: presentDestination,
       });
     },
@@ -70,7 +70,11 @@ export function destinationsRoutes(
       },
     },
     async (request, reply) => {
-      const { destination, secret } = await destinations.create(auditContextOf(request), request.body);
+      const { destination, secret } = await destinations.create(
+        request.db,
+        auditContextOf(request),
+        request.body,
+      );
       reply.code(201).header('Location', `/v1/webhook-destinations/${destination.id}`);
       return envelope({ ...presentDestination(destination), secret });
     },
@@ -89,7 +93,9 @@ export function destinationsRoutes(
       },
     },
     async (request) =>
-      envelope(presentDestination(await destinations.get(auditContextOf(request), request.params.id))),
+      envelope(
+        presentDestination(await destinations.get(request.db, auditContextOf(request), request.params.id)),
+      ),
   );
 
   app.patch(
@@ -108,7 +114,7 @@ export function destinationsRoutes(
     async (request) =>
       envelope(
         presentDestination(
-          await destinations.update(auditContextOf(request), request.params.id, request.body),
+          await destinations.update(request.db, auditContextOf(request), request.params.id, request.body),
         ),
       ),
   );
@@ -135,6 +141,7 @@ export function destinationsRoutes(
     async (request) => {
       const graceSeconds = request.body.graceSeconds ?? 86_400;
       const { destination, secret } = await destinations.rotateSecret(
+        request.db,
         auditContextOf(request),
         request.params.id,
         graceSeconds,
@@ -162,7 +169,11 @@ export function destinationsRoutes(
         },
       },
       async (request) =>
-        envelope(presentDestination(await destinations[action](auditContextOf(request), request.params.id))),
+        envelope(
+          presentDestination(
+            await destinations[action](request.db, auditContextOf(request), request.params.id),
+          ),
+        ),
     );
   }
 }

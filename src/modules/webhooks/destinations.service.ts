@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
-import type { Db, Store } from '../../platform/db/store.ts';
+import type { DbScope, Store, Tx } from '../../platform/db/store.ts';
 import { AppError, notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { JobQueue } from '../../platform/jobs/job-queue.ts';
@@ -50,7 +50,7 @@ function checkEventTypes(requested: string[] | undefined): string[] {
 }
 
 export function createDestinationsService(deps: DestinationsDeps) {
-  const { store, clock, audit, jobs } = deps;
+  const { clock, audit, jobs } = deps;
 
   /** The URL, checked by the SSRF guard (address-guard.ts): 422 invalid_destination with the reason. */
   async function checkUrl(context: AuditContext, url: string): Promise<string> {
@@ -69,20 +69,21 @@ export function createDestinationsService(deps: DestinationsDeps) {
     }
   }
 
-  async function locked(tx: Db, context: AuditContext, id: string): Promise<DestinationRow> {
-    const row = await destinationsRepo.find(tx, context.organizationId, context.environment, id, true);
+  async function locked(tx: Tx, context: AuditContext, id: string): Promise<DestinationRow> {
+    const row = await destinationsRepo.findForUpdate(tx, context.organizationId, context.environment, id);
     if (!row) throw notFound('webhook destination');
     return row;
   }
 
   /** Applies a change to a locked destination and audits it, in one transaction. */
   function change(
+    db: DbScope,
     context: AuditContext,
     id: string,
     action: string,
-    apply: (row: DestinationRow, tx: Db) => Promise<DestinationUpdate>,
+    apply: (row: DestinationRow, tx: Tx) => Promise<DestinationUpdate>,
   ): Promise<DestinationRow> {
-    return store.join(context.tx, async (tx) => {
+    return db.write(async (tx) => {
       const row = await locked(tx, context, id);
       const changes = await apply(row, tx);
       const updated = await destinationsRepo.update(tx, row, { ...changes, updatedAt: clock.now() });
@@ -93,7 +94,7 @@ export function createDestinationsService(deps: DestinationsDeps) {
 
   return {
     /** Creates an enabled destination; the secret is returned here and never again. */
-    async create(context: AuditContext, input: CreateDestinationInput) {
+    async create(db: DbScope, context: AuditContext, input: CreateDestinationInput) {
       const eventTypes = checkEventTypes(input.eventTypes);
       const url = await checkUrl(context, input.url);
       const secret = generateWebhookSecret();
@@ -115,7 +116,7 @@ export function createDestinationsService(deps: DestinationsDeps) {
         createdAt: now,
         updatedAt: now,
       };
-      await store.join(context.tx, async (tx) => {
+      await db.write(async (tx) => {
         await destinationsRepo.insert(tx, destination);
         await audit.record(tx, context, {
           action: 'webhook_destination.created',
@@ -125,43 +126,59 @@ export function createDestinationsService(deps: DestinationsDeps) {
       return { destination, secret };
     },
 
-    async get(context: AuditContext, id: string): Promise<DestinationRow> {
-      const row = await destinationsRepo.find(store.db, context.organizationId, context.environment, id);
+    async get(db: DbScope, context: AuditContext, id: string): Promise<DestinationRow> {
+      const row = await destinationsRepo.find(db.read, context.organizationId, context.environment, id);
       if (!row) throw notFound('webhook destination');
       return row;
     },
 
-    list(context: AuditContext, limit: number, after: CursorPosition | null): Promise<DestinationRow[]> {
-      return destinationsRepo.list(store.db, context.organizationId, context.environment, limit, after);
+    list(
+      db: DbScope,
+      context: AuditContext,
+      limit: number,
+      after: CursorPosition | null,
+    ): Promise<DestinationRow[]> {
+      return destinationsRepo.list(db.read, context.organizationId, context.environment, limit, after);
     },
 
-    async update(context: AuditContext, id: string, input: UpdateDestinationInput): Promise<DestinationRow> {
+    async update(
+      db: DbScope,
+      context: AuditContext,
+      id: string,
+      input: UpdateDestinationInput,
+    ): Promise<DestinationRow> {
       const changes: DestinationUpdate = {};
       if (input.eventTypes !== undefined) changes.eventTypes = checkEventTypes(input.eventTypes);
       if (input.description !== undefined) changes.description = input.description;
       // Resolved before the transaction: a slow DNS answer must not hold a row lock.
       if (input.url !== undefined) changes.url = await checkUrl(context, input.url);
-      return change(context, id, 'webhook_destination.updated', async () => changes);
+      return change(db, context, id, 'webhook_destination.updated', async () => changes);
     },
 
     /**
      * A new secret; the old one keeps signing (both signatures sent) for graceSeconds. Only one
      * previous secret is kept: rotating again within a grace ends the older grace at once.
      */
-    async rotateSecret(context: AuditContext, id: string, graceSeconds: number) {
+    async rotateSecret(db: DbScope, context: AuditContext, id: string, graceSeconds: number) {
       const secret = generateWebhookSecret();
       const box = await deps.secretBox();
-      const destination = await change(context, id, 'webhook_destination.secret_rotated', async (row) => ({
-        secretCiphertext: box.seal(secret),
-        previousSecretCiphertext: graceSeconds > 0 ? row.secretCiphertext : null,
-        previousSecretExpiresAt:
-          graceSeconds > 0 ? new Date(clock.now().getTime() + graceSeconds * 1000) : null,
-      }));
+      const destination = await change(
+        db,
+        context,
+        id,
+        'webhook_destination.secret_rotated',
+        async (row) => ({
+          secretCiphertext: box.seal(secret),
+          previousSecretCiphertext: graceSeconds > 0 ? row.secretCiphertext : null,
+          previousSecretExpiresAt:
+            graceSeconds > 0 ? new Date(clock.now().getTime() + graceSeconds * 1000) : null,
+        }),
+      );
       return { destination, secret };
     },
 
-    disable(context: AuditContext, id: string): Promise<DestinationRow> {
-      return change(context, id, 'webhook_destination.disabled', async (row) => {
+    disable(db: DbScope, context: AuditContext, id: string): Promise<DestinationRow> {
+      return change(db, context, id, 'webhook_destination.disabled', async (row) => {
         if (row.status === 'disabled')
           throw new AppError('invalid_state', 'The destination is already disabled.');
         return { status: 'disabled', disabledReason: 'manual' };
@@ -169,8 +186,8 @@ export function createDestinationsService(deps: DestinationsDeps) {
     },
 
     /** Enables it again and resumes the deliveries parked while it was disabled. */
-    enable(context: AuditContext, id: string): Promise<DestinationRow> {
-      return change(context, id, 'webhook_destination.enabled', async (row, tx) => {
+    enable(db: DbScope, context: AuditContext, id: string): Promise<DestinationRow> {
+      return change(db, context, id, 'webhook_destination.enabled', async (row, tx) => {
         if (row.status === 'enabled')
           throw new AppError('invalid_state', 'The destination is already enabled.');
         const now = clock.now();

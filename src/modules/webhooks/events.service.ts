@@ -1,6 +1,6 @@
 import type { Environment } from '../../platform/auth/scopes.ts';
 import type { Clock } from '../../platform/clock.ts';
-import type { Db, Store } from '../../platform/db/store.ts';
+import type { Store, Tx } from '../../platform/db/store.ts';
 import { newId } from '../../platform/ids.ts';
 import type { JobQueue } from '../../platform/jobs/job-queue.ts';
 import { ATTEMPT_JOB, ATTEMPT_JOB_MAX_ATTEMPTS, scheduleAttempt } from './delivery-jobs.ts';
@@ -31,7 +31,7 @@ export function createEventsService(deps: { store: Store; clock: Clock; jobs: Jo
   const { clock, jobs } = deps;
 
   /** The enabled destinations of each organization and environment among the events, one query each. */
-  async function destinationsFor(tx: Db, events: WebhookEvent[]) {
+  async function destinationsFor(tx: Tx, events: WebhookEvent[]) {
     const byScope = new Map<string, Awaited<ReturnType<typeof destinationsRepo.enabled>>>();
     for (const event of events) {
       const scope = `${event.organizationId}|${event.environment}`;
@@ -49,7 +49,7 @@ export function createEventsService(deps: { store: Store; clock: Clock; jobs: Jo
     attemptJob: { kind: ATTEMPT_JOB, maxAttempts: ATTEMPT_JOB_MAX_ATTEMPTS },
 
     /** Records the event and one pending delivery per enabled destination whose filter takes it. */
-    emit: (tx: Db, event: WebhookEvent): Promise<void> => service.emitMany(tx, [event]),
+    emit: (tx: Tx, event: WebhookEvent): Promise<void> => service.emitMany(tx, [event]),
 
     /**
      * `emit` for several events at once, in multi-row statements (the evidence group commit).
@@ -57,7 +57,7 @@ export function createEventsService(deps: { store: Store; clock: Clock; jobs: Jo
      * event, and deliveries are made here, at emit time. Most organizations have no webhook
      * for consent.recorded, so most consent writes skip the event's row and its payload (bench b).
      */
-    async emitMany(tx: Db, events: WebhookEvent[]): Promise<void> {
+    async emitMany(tx: Tx, events: WebhookEvent[]): Promise<void> {
       if (events.length === 0) return;
       for (const event of events) {
         if (!isEventType(event.type)) throw new Error(`unknown webhook event type ${event.type}`);

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, isNull, type SQL } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
 import { insertRows } from '../../platform/db/bulk-insert.ts';
 import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
-import type { Db } from '../../platform/db/store.ts';
+import type { Db, Tx } from '../../platform/db/store.ts';
 import { webhookAttempts, webhookDeliveries, webhookDestinations, webhookEvents } from './webhooks.tables.ts';
 
 export type DestinationRow = typeof webhookDestinations.$inferSelect;
@@ -34,16 +34,24 @@ const destinationIs = (organizationId: string, environment: Environment, id: str
   );
 
 export const destinationsRepo = {
-  async insert(tx: Db, row: DestinationRow): Promise<void> {
+  async insert(tx: Tx, row: DestinationRow): Promise<void> {
     await tx.insert(webhookDestinations).values(row);
   },
 
-  async find(db: Db, organizationId: string, environment: Environment, id: string, lock = false) {
-    const query = db
+  async find(db: Db, organizationId: string, environment: Environment, id: string) {
+    const [row] = await db
       .select()
       .from(webhookDestinations)
       .where(destinationIs(organizationId, environment, id));
-    const [row] = lock ? await query.for('update') : await query;
+    return row as DestinationRow | undefined;
+  },
+
+  async findForUpdate(tx: Tx, organizationId: string, environment: Environment, id: string) {
+    const [row] = await tx
+      .select()
+      .from(webhookDestinations)
+      .where(destinationIs(organizationId, environment, id))
+      .for('update');
     return row as DestinationRow | undefined;
   },
 
@@ -82,7 +90,7 @@ export const destinationsRepo = {
       );
   },
 
-  async update(tx: Db, row: Pick<DestinationRow, 'organizationId' | 'id'>, changes: DestinationUpdate) {
+  async update(tx: Tx, row: Pick<DestinationRow, 'organizationId' | 'id'>, changes: DestinationUpdate) {
     const [updated] = await tx
       .update(webhookDestinations)
       .set(changes)
@@ -95,7 +103,7 @@ export const destinationsRepo = {
 };
 
 export const eventsRepo = {
-  insertMany(tx: Db, rows: EventRow[]): Promise<void> {
+  insertMany(tx: Tx, rows: EventRow[]): Promise<void> {
     return insertRows(tx, webhookEvents, rows);
   },
 
@@ -108,27 +116,39 @@ export const eventsRepo = {
   },
 };
 
+const deliveryIs = (organizationId: string, id: string, environment: Environment | undefined) => {
+  const conditions: SQL[] = [
+    eq(webhookDeliveries.organizationId, organizationId),
+    eq(webhookDeliveries.id, id),
+  ];
+  if (environment) conditions.push(eq(webhookDeliveries.environment, environment));
+  return and(...conditions);
+};
+
 export const deliveriesRepo = {
-  insertMany(tx: Db, rows: DeliveryRow[]): Promise<void> {
+  insertMany(tx: Tx, rows: DeliveryRow[]): Promise<void> {
     return insertRows(tx, webhookDeliveries, rows);
   },
 
-  async find(
-    db: Db,
-    organizationId: string,
-    id: string,
-    options: { environment?: Environment; lock?: boolean } = {},
-  ) {
-    const conditions: SQL[] = [
-      eq(webhookDeliveries.organizationId, organizationId),
-      eq(webhookDeliveries.id, id),
-    ];
-    if (options.environment) conditions.push(eq(webhookDeliveries.environment, options.environment));
-    const query = db
+  async find(db: Db, organizationId: string, id: string, options: { environment?: Environment } = {}) {
+    const [row] = await db
       .select()
       .from(webhookDeliveries)
-      .where(and(...conditions));
-    const [row] = options.lock ? await query.for('update') : await query;
+      .where(deliveryIs(organizationId, id, options.environment));
+    return row as DeliveryRow | undefined;
+  },
+
+  async findForUpdate(
+    tx: Tx,
+    organizationId: string,
+    id: string,
+    options: { environment?: Environment } = {},
+  ) {
+    const [row] = await tx
+      .select()
+      .from(webhookDeliveries)
+      .where(deliveryIs(organizationId, id, options.environment))
+      .for('update');
     return row as DeliveryRow | undefined;
   },
 
@@ -157,7 +177,7 @@ export const deliveriesRepo = {
       .limit(limit + 1);
   },
 
-  async update(tx: Db, row: Pick<DeliveryRow, 'organizationId' | 'id'>, changes: DeliveryUpdate) {
+  async update(tx: Tx, row: Pick<DeliveryRow, 'organizationId' | 'id'>, changes: DeliveryUpdate) {
     const [updated] = await tx
       .update(webhookDeliveries)
       .set(changes)
@@ -167,7 +187,7 @@ export const deliveriesRepo = {
   },
 
   /** Pending deliveries of a destination that were parked while it was disabled; resumes them now. */
-  resumeParked(tx: Db, organizationId: string, destinationId: string, now: Date): Promise<DeliveryRow[]> {
+  resumeParked(tx: Tx, organizationId: string, destinationId: string, now: Date): Promise<DeliveryRow[]> {
     return tx
       .update(webhookDeliveries)
       .set({ nextAttemptAt: now })
@@ -184,7 +204,7 @@ export const deliveriesRepo = {
 };
 
 export const attemptsRepo = {
-  async insert(tx: Db, row: AttemptRow): Promise<void> {
+  async insert(tx: Tx, row: AttemptRow): Promise<void> {
     await tx.insert(webhookAttempts).values(row);
   },
 

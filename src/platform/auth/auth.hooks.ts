@@ -35,7 +35,6 @@ export function auditContextOf(request: FastifyRequest) {
         : { type: 'api_key' as const, id: principal.keyId },
     requestId: request.id,
     ipPrefix: ipPrefix(request.ip),
-    tx: request.tx,
   };
 }
 

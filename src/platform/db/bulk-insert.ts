@@ -1,6 +1,6 @@
 import { type Column, getTableColumns, getTableName, type SQL, type SQLChunk, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import type { Db } from './store.ts';
+import type { Tx } from './store.ts';
 
 /** A column's value as the text PostgreSQL casts back to the column's type (null stays NULL). */
 function asText(column: Column, value: unknown): string | null {
@@ -61,7 +61,7 @@ function shapeOf(table: PgTable, first: Record<string, unknown>): InsertShape {
  *
  * Every row must give every column the first row gives (no per-row defaults, unlike drizzle).
  */
-export async function insertRows<T extends PgTable>(db: Db, table: T, rows: T['$inferInsert'][]) {
+export async function insertRows<T extends PgTable>(tx: Tx, table: T, rows: T['$inferInsert'][]) {
   if (rows.length === 0) return;
   const byKey = rows as Array<Record<string, unknown>>;
   const { columns, head, between, tail } = shapeOf(table, byKey[0]);
@@ -73,5 +73,5 @@ export async function insertRows<T extends PgTable>(db: Db, table: T, rows: T['$
     });
     chunks.push(sql.param(values), i < columns.length - 1 ? between : tail);
   });
-  await db.execute(sql.join(chunks));
+  await tx.execute(sql.join(chunks));
 }

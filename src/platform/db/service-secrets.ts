@@ -5,10 +5,12 @@ import type { Store } from './store.ts';
 
 /** Returns the named 32-byte secret, creating it once; concurrent first starts agree on one value. */
 export async function serviceSecret(store: Store, name: string): Promise<Buffer> {
-  await store.db
-    .insert(serviceSecrets)
-    .values({ name, value: randomBytes(32), createdAt: new Date() })
-    .onConflictDoNothing();
+  await store.tx((tx) =>
+    tx
+      .insert(serviceSecrets)
+      .values({ name, value: randomBytes(32), createdAt: new Date() })
+      .onConflictDoNothing(),
+  );
   const [row] = await store.db.select().from(serviceSecrets).where(eq(serviceSecrets.name, name));
   return row.value;
 }

@@ -8,38 +8,65 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { createPgListener, type ListenHandler, type RemoteListener } from './listener.ts';
 
-/** A database handle or an open transaction: repos take either. */
-export type Db = PgDatabase<PgQueryResultHKT, Record<string, never>>;
+/** drizzle's handle on either driver: the pool, or an open transaction. */
+type Handle = PgDatabase<PgQueryResultHKT, Record<string, never>>;
+
+/**
+ * A handle for reads: the pool, or an open transaction (a `Tx` is a `Db`). It has no `insert`,
+ * `update`, `delete` or `transaction`: writes take a `Tx`.
+ */
+export type Db = Omit<Handle, 'insert' | 'update' | 'delete' | 'transaction'>;
+
+declare const txBrand: unique symbol;
+
+/**
+ * An open transaction (or a savepoint of one), as only the store hands it out: `store.tx`,
+ * `store.savepoint`, `DbScope.write`. Repository writes (and locking reads: FOR UPDATE, advisory
+ * locks) take a `Tx`, so a write on the pool, or outside the transaction the caller is in, does
+ * not compile.
+ */
+export type Tx = Handle & { readonly [txBrand]: true };
+
+/**
+ * The database as a piece of work sees it: inside a transaction (an idempotent request's, whose
+ * record commits with the work's writes) or outside any. Built by `store.scope(tx)`; a request's is
+ * `request.db`. Reads go through `read`, writes through `write`, so neither can end up beside the
+ * transaction.
+ */
+export interface DbScope {
+  /** For reads: the open transaction when there is one, else the pool. */
+  readonly read: Db;
+  /** Runs fn in the open transaction when there is one (its writes commit with it), else in a new one. */
+  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+}
 
 export interface Store {
   kind: 'embedded' | 'postgres';
   /**
-   * The pool (PostgreSQL) or the embedded instance: for queries outside any transaction. Code that
-   * runs inside a transaction is handed that transaction (`tx`) and queries through it: on PGlite, a
-   * query on `db` while a transaction is open waits for that transaction, forever.
+   * The pool (PostgreSQL) or the embedded instance: for reads outside any transaction. Code that
+   * runs inside a transaction is handed that transaction (a `Tx`, or a `DbScope`) and queries
+   * through it: on PGlite a query on `db` while a transaction of the same flow is open would wait
+   * for that transaction forever.
    */
   readonly db: Db;
   /** Runs fn in a new transaction, then the afterCommit hooks registered on it. */
-  tx<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
-  /**
-   * Runs fn in the caller's transaction `outer` when it has one (an idempotent request's, whose
-   * record commits with fn's writes), else in a new transaction.
-   */
-  join<T>(outer: Db | null | undefined, fn: (tx: Db) => Promise<T>): Promise<T>;
+  tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** The scope of work inside `tx` when given, else outside any transaction (see DbScope). */
+  scope(tx: Tx | null): DbScope;
   /** Runs fn in a savepoint of `tx`: a failure undoes only fn. */
-  savepoint<T>(tx: Db, fn: (savepoint: Db) => Promise<T>): Promise<T>;
+  savepoint<T>(tx: Tx, fn: (savepoint: Tx) => Promise<T>): Promise<T>;
   /**
    * Runs fn once `tx` (or the transaction it is a savepoint of) commits, or at once when tx is null,
    * for work that must only see committed data, such as dropping a cache. fn must not throw.
    */
-  afterCommit(tx: Db | null, fn: () => void): void;
+  afterCommit(tx: Tx | null, fn: () => void): void;
   /**
    * Tells every listener of `channel`, in every process on this database, that something changed
    * once `tx` commits (at once when tx is null): this process's listeners synchronously right after
    * the commit (so the caller's next request already sees it), other processes' through PostgreSQL
    * NOTIFY, which is delivered on commit.
    */
-  notify(tx: Db | null, channel: string): Promise<void>;
+  notify(tx: Tx | null, channel: string): Promise<void>;
   /**
    * Listens to `channel` until the returned function is called. See ListenEvent: a listener that
    * keeps derived state (a cache) must drop it on every event and trust it only while `listening`.
@@ -47,55 +74,56 @@ export interface Store {
   listen(channel: string, handler: ListenHandler): () => void;
   ping(): Promise<void>;
   close(): Promise<void>;
-  /** Raw PGlite instance (embedded only), for test templates. */
+  /** The PGlite instance (embedded only), for test templates and statements drizzle cannot express. */
   pglite?: PGlite;
-  /** Raw pool (postgres only), for work drizzle cannot express (COPY, advisory locks on one session). */
+  /** The pool (postgres only), for work drizzle cannot express (COPY, advisory locks on one session). */
   pool?: pg.Pool;
 }
 
 /** A store over the driver's base handle. */
 function makeStore(
-  base: Db,
-  fields: Omit<Store, 'db' | 'tx' | 'join' | 'savepoint' | 'afterCommit' | 'notify' | 'listen'>,
+  base: Handle,
+  fields: Omit<Store, 'db' | 'tx' | 'scope' | 'savepoint' | 'afterCommit' | 'notify' | 'listen'>,
   options: {
     /** Opens a top-level transaction; the base handle's own `transaction` when omitted. */
-    begin?: <T>(fn: (tx: Db) => Promise<T>) => Promise<T>;
+    begin?: <T>(fn: (tx: Handle) => Promise<T>) => Promise<T>;
     /** Other processes' notifications (PostgreSQL); none for the single-process embedded store. */
     remote?: RemoteListener;
   } = {},
 ): Store {
-  const begin = options.begin ?? (<T>(fn: (tx: Db) => Promise<T>) => base.transaction(fn));
+  const begin = options.begin ?? (<T>(fn: (tx: Handle) => Promise<T>) => base.transaction(fn));
   /** What waits for each open transaction's commit; a savepoint shares its transaction's list. */
-  const commitHooks = new WeakMap<Db, Array<() => void>>();
-  const hooksOf = (tx: Db) => {
+  const commitHooks = new WeakMap<object, Array<() => void>>();
+  const hooksOf = (tx: object) => {
     const hooks = commitHooks.get(tx);
     if (!hooks) throw new Error('not a transaction opened by this store (store.tx or store.savepoint)');
     return hooks;
   };
-  const afterCommit = (tx: Db | null, fn: () => void) => {
+  const afterCommit = (tx: Tx | null, fn: () => void) => {
     if (tx === null) fn();
     else hooksOf(tx).push(fn);
   };
-  const transaction = async <T>(fn: (tx: Db) => Promise<T>): Promise<T> => {
+  const transaction = async <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => {
     const hooks: Array<() => void> = [];
     const result = await begin((tx) => {
       commitHooks.set(tx, hooks);
-      return fn(tx);
+      return fn(tx as Tx);
     });
     for (const run of hooks) run();
     return result;
   };
+  const outside: DbScope = { read: base, write: transaction };
   const local = new Map<string, Set<ListenHandler>>();
   return {
     ...fields,
     db: base,
     tx: transaction,
-    join: (outer, fn) => (outer ? fn(outer) : transaction(fn)),
+    scope: (tx) => (tx ? { read: tx, write: (fn) => fn(tx) } : outside),
     savepoint: (tx, fn) => {
       const hooks = hooksOf(tx);
       return tx.transaction((savepoint) => {
-        commitHooks.set(savepoint as unknown as Db, hooks);
-        return fn(savepoint as unknown as Db);
+        commitHooks.set(savepoint, hooks);
+        return fn(savepoint as unknown as Tx);
       });
     },
     afterCommit,
@@ -148,16 +176,16 @@ export function createPostgresStore(databaseUrl: string, options: { max?: number
    * moment is never released and the pool shrinks by one for good (pool.end() then hangs). Here the
    * client is checked out and always released by us; the pool drops it if it is broken.
    */
-  const begin = async <T>(fn: (tx: Db) => Promise<T>): Promise<T> => {
+  const begin = async <T>(fn: (tx: Handle) => Promise<T>): Promise<T> => {
     const client = await pool.connect();
     try {
-      return await (drizzleNodePg(client) as unknown as Db).transaction(fn);
+      return await (drizzleNodePg(client) as unknown as Handle).transaction(fn);
     } finally {
       client.release();
     }
   };
   return makeStore(
-    drizzleNodePg(pool) as unknown as Db,
+    drizzleNodePg(pool) as unknown as Handle,
     {
       kind: 'postgres',
       pool,
@@ -184,7 +212,7 @@ export async function createEmbeddedStore(options: EmbeddedOptions = {}): Promis
     loadDataDir: options.loadDataDir,
     parsers: { 20: (v: string) => Number(v) },
   });
-  return makeStore(drizzlePglite(client) as unknown as Db, {
+  return makeStore(drizzlePglite(client) as unknown as Handle, {
     kind: 'embedded',
     pglite: client,
     ping: async () => {

@@ -8,7 +8,7 @@ import type {
 import { BEARER } from '../auth/auth.hooks.ts';
 import { sessionTokenOf } from '../auth/session-cookie.ts';
 import type { Clock } from '../clock.ts';
-import type { Db, Store } from '../db/store.ts';
+import type { DbScope, Store } from '../db/store.ts';
 import { UnitOfWork } from '../db/unit-of-work.ts';
 import { AppError } from '../http/errors.ts';
 import { PROBLEM_CONTENT_TYPE, problemBody, problemHeaders } from '../http/problem.ts';
@@ -33,12 +33,13 @@ declare module 'fastify' {
      */
     unitOfWork: UnitOfWork | null;
     /**
-     * While a request with an Idempotency-Key runs its handler on a route without `commitStaged`:
-     * the transaction (a savepoint of the one the key's record commits in). The handler passes it on
-     * (auditContextOf puts it in the context services take) and services join it (`store.join`), so
-     * the request's writes and its record commit together. Null otherwise: services open their own.
+     * The request's database, which the handler passes to the services it calls. While a request
+     * with an Idempotency-Key runs its handler on a route without `commitStaged`: inside the
+     * transaction the key's record commits in (a savepoint of it), so the request's reads see its
+     * own writes and its writes commit with the record. Otherwise outside any transaction: each
+     * write opens its own.
      */
-    tx: Db | null;
+    readonly db: DbScope;
   }
 }
 
@@ -141,7 +142,14 @@ export function installIdempotency(
   const { store, clock, docsUrl } = deps;
   app.decorateRequest('idempotencyKey', null);
   app.decorateRequest('unitOfWork', null);
-  app.decorateRequest('tx', null);
+  const outside = store.scope(null);
+  /** The scope of each request running its handler inside the key's transaction. */
+  const inside = new WeakMap<FastifyRequest, DbScope>();
+  app.decorateRequest('db', {
+    getter(this: FastifyRequest) {
+      return inside.get(this) ?? outside;
+    },
+  });
 
   app.addHook('onRoute', (route) => {
     const methods = [route.method].flat();
@@ -204,7 +212,7 @@ export function installIdempotency(
         if (winner && winner.expiresAt > now) return replay(reply, winner, fingerprint, owner, key);
         // Expired but not yet purged (or just purged): the key is free again; commit once more.
         if (attempt > 0) throw new Error('an Idempotency-Key reported taken has no live record');
-        if (winner) await idempotencyRepo.removeExpired(store.db, recordKey, now);
+        if (winner) await store.tx((tx) => idempotencyRepo.removeExpired(tx, recordKey, now));
       }
       return answer(reply, outcome);
     }
@@ -226,11 +234,11 @@ export function installIdempotency(
       if (stored) await idempotencyRepo.remove(tx, recordKey);
       // The savepoint undoes the handler's writes when it answers a 4xx, which is stored all the same.
       const outcome = await store.savepoint(tx, async (savepoint) => {
-        request.tx = savepoint;
+        inside.set(request, store.scope(savepoint));
         try {
           return await run();
         } finally {
-          request.tx = null;
+          inside.delete(request);
         }
       });
       await idempotencyRepo.insert(tx, recordOf(outcome, now));

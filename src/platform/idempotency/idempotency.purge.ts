@@ -14,5 +14,5 @@ export async function purgeExpiredIdempotencyKeys(
   batchSize = 1000,
 ): Promise<number> {
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error('batchSize must be a positive integer');
-  return idempotencyRepo.deleteExpired(store.db, clock.now(), batchSize);
+  return store.tx((tx) => idempotencyRepo.deleteExpired(tx, clock.now(), batchSize));
 }

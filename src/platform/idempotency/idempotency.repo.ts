@@ -1,6 +1,6 @@
 import { and, eq, inArray, lte, sql } from 'drizzle-orm';
 import { rowsOf } from '../db/rows.ts';
-import type { Db } from '../db/store.ts';
+import type { Db, Tx } from '../db/store.ts';
 import { type IdempotencyRecord, idempotencyKeys } from './idempotency.tables.ts';
 
 export interface RecordKey {
@@ -24,7 +24,7 @@ export const idempotencyRepo = {
    * Takes the per-key lock for the rest of the transaction, without waiting: false means another
    * request with the same key holds it (it is still running).
    */
-  async tryLock(tx: Db, lockId: string): Promise<boolean> {
+  async tryLock(tx: Tx, lockId: string): Promise<boolean> {
     const result = await tx.execute(sql`select pg_try_advisory_xact_lock(${lockId}::bigint) as locked`);
     const rows = rowsOf<{ locked: boolean }>(result);
     return rows[0]?.locked === true;
@@ -35,22 +35,22 @@ export const idempotencyRepo = {
     return row;
   },
 
-  async remove(tx: Db, k: RecordKey): Promise<void> {
+  async remove(tx: Tx, k: RecordKey): Promise<void> {
     await tx.delete(idempotencyKeys).where(byKey(k));
   },
 
   /** Deletes the key's record if it expired by `now` (a key free again, not yet purged). */
-  async removeExpired(db: Db, k: RecordKey, now: Date): Promise<void> {
-    await db.delete(idempotencyKeys).where(and(byKey(k), lte(idempotencyKeys.expiresAt, now)));
+  async removeExpired(tx: Tx, k: RecordKey, now: Date): Promise<void> {
+    await tx.delete(idempotencyKeys).where(and(byKey(k), lte(idempotencyKeys.expiresAt, now)));
   },
 
-  async insert(tx: Db, row: IdempotencyRecord): Promise<void> {
+  async insert(tx: Tx, row: IdempotencyRecord): Promise<void> {
     await tx.insert(idempotencyKeys).values(row);
   },
 
   /** Deletes up to `limit` expired rows; returns how many went. */
-  async deleteExpired(db: Db, now: Date, limit: number): Promise<number> {
-    const batch = db
+  async deleteExpired(tx: Tx, now: Date, limit: number): Promise<number> {
+    const batch = tx
       .select({
         organizationId: idempotencyKeys.organizationId,
         scope: idempotencyKeys.scope,
@@ -59,7 +59,7 @@ export const idempotencyRepo = {
       .from(idempotencyKeys)
       .where(lte(idempotencyKeys.expiresAt, now))
       .limit(limit);
-    const deleted = await db
+    const deleted = await tx
       .delete(idempotencyKeys)
       .where(
         inArray(

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import type { Db } from '../db/store.ts';
+import type { Tx } from '../db/store.ts';
 import { newId } from '../ids.ts';
 import { jobsRepo } from './jobs.repo.ts';
 
@@ -17,16 +17,16 @@ export interface EnqueueInput {
 export const DEFAULT_MAX_ATTEMPTS = 5;
 
 /**
- * Enqueues jobs through the handle the caller names: a service passes its transaction, so the job
- * commits (or not) with the change that asked for it (a transactional outbox: no job runs for a
- * change that did not commit); work outside any transaction passes `store.db`.
+ * Enqueues jobs in the transaction the caller names: a service passes its own, so the job commits
+ * (or not) with the change that asked for it (a transactional outbox: no job runs for a change that
+ * did not commit); work outside any transaction opens one (`store.tx`).
  */
 export function createJobQueue({ clock }: { clock: Clock }) {
   return {
-    async enqueue(db: Db, input: EnqueueInput): Promise<{ id: string; enqueued: boolean }> {
+    async enqueue(tx: Tx, input: EnqueueInput): Promise<{ id: string; enqueued: boolean }> {
       const now = clock.now();
       const id = newId('job');
-      const enqueued = await jobsRepo.insert(db, {
+      const enqueued = await jobsRepo.insert(tx, {
         id,
         kind: input.kind,
         organizationId: input.organizationId ?? null,

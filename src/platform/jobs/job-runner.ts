@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.ts';
 import { describeError } from '../db/pg-errors.ts';
-import type { Db, Store } from '../db/store.ts';
+import type { Store, Tx } from '../db/store.ts';
 import { randomBase62 } from '../ids.ts';
 import type { JobQueue } from './job-queue.ts';
 import { type ClaimGroup, type JobRow, jobsRepo } from './jobs.repo.ts';
@@ -21,7 +21,7 @@ export interface JobKindOptions {
   backoffMs?: (attempt: number) => number;
   /** Called once when the job fails for the last time (to mark the resource it served as failed). */
   /** Runs in the transaction that marks the job failed for good (`tx`), so both commit together. */
-  onExhausted?: (tx: Db, job: JobRow, error: string) => Promise<void>;
+  onExhausted?: (tx: Tx, job: JobRow, error: string) => Promise<void>;
   /**
    * Jobs of this kind one worker runs at once: the kind's own slots, which no other kind's jobs
    * take, so a kind never waits behind another's slow jobs. Default: the runner's `concurrency`.
@@ -116,8 +116,8 @@ export function createJobRunner(options: JobRunnerOptions) {
     kinds.get(kind)!.everyMs = intervalMs;
   }
 
-  async function scheduleRecurring(db: Db, kind: string, runAt: Date) {
-    await queue.enqueue(db, {
+  async function scheduleRecurring(tx: Tx, kind: string, runAt: Date) {
+    await queue.enqueue(tx, {
       kind,
       payload: {},
       runAt,
@@ -138,7 +138,7 @@ export function createJobRunner(options: JobRunnerOptions) {
       job,
       signal: stopped.signal,
       heartbeat: async () => {
-        if (!(await jobsRepo.extendLease(store.db, job.id, workerId, leaseEnd()))) {
+        if (!(await store.tx((tx) => jobsRepo.extendLease(tx, job.id, workerId, leaseEnd())))) {
           throw new Error(`lease of job ${job.id} was lost`);
         }
       },
@@ -154,11 +154,9 @@ export function createJobRunner(options: JobRunnerOptions) {
       // Stored as lastError and shown in logs: never the data a database error carried.
       const message = error instanceof RetryJobAt ? error.message : describeError(error);
       if (error instanceof RetryJobAt) {
-        await jobsRepo.finish(store.db, job.id, workerId, {
-          status: 'queued',
-          runAt: error.runAt,
-          lastError: message,
-        });
+        await store.tx((tx) =>
+          jobsRepo.finish(tx, job.id, workerId, { status: 'queued', runAt: error.runAt, lastError: message }),
+        );
       } else if (job.attempts >= job.maxAttempts) {
         await fail(job, kind, message);
       } else {
@@ -167,7 +165,9 @@ export function createJobRunner(options: JobRunnerOptions) {
           'job failed; will retry',
         );
         const runAt = new Date(clock.now().getTime() + kind.backoffMs(job.attempts));
-        await jobsRepo.finish(store.db, job.id, workerId, { status: 'queued', runAt, lastError: message });
+        await store.tx((tx) =>
+          jobsRepo.finish(tx, job.id, workerId, { status: 'queued', runAt, lastError: message }),
+        );
       }
     }
   }
@@ -206,7 +206,7 @@ export function createJobRunner(options: JobRunnerOptions) {
     const free = [...kinds].filter(([kind, k]) => k.concurrency > (held.get(kind) ?? 0));
     if (free.length === 0) return 0;
     const now = clock.now();
-    await jobsRepo.requeueLapsed(store.db, now);
+    await store.tx((tx) => jobsRepo.requeueLapsed(tx, now));
     const groups = await jobsRepo.claimGroups(store.db, now);
     let count = 0;
     for (const [kind, k] of free) {
@@ -223,7 +223,9 @@ export function createJobRunner(options: JobRunnerOptions) {
             : best,
         );
         const leaseUntil = new Date(now.getTime() + k.leaseMs);
-        const [job] = await jobsRepo.claim(store.db, workerId, now, leaseUntil, 1, [kind], next.group);
+        const [job] = await store.tx((tx) =>
+          jobsRepo.claim(tx, workerId, now, leaseUntil, 1, [kind], next.group),
+        );
         if (!job) {
           // Nothing left in that group (or another worker took it): the others may still have some.
           candidates.splice(candidates.indexOf(next), 1);
@@ -269,7 +271,7 @@ export function createJobRunner(options: JobRunnerOptions) {
 
   async function ensureRecurring() {
     for (const [kind, registered] of kinds) {
-      if (registered.everyMs !== undefined) await scheduleRecurring(store.db, kind, clock.now());
+      if (registered.everyMs !== undefined) await store.tx((tx) => scheduleRecurring(tx, kind, clock.now()));
     }
   }
 
@@ -282,11 +284,8 @@ export function createJobRunner(options: JobRunnerOptions) {
       stopping = false;
       if (stopped.signal.aborted) stopped = new AbortController();
       register('jobs.cleanup', async () => {
-        await jobsRepo.deleteFinished(
-          store.db,
-          new Date(clock.now().getTime() - FINISHED_JOB_RETENTION_MS),
-          1000,
-        );
+        const before = new Date(clock.now().getTime() - FINISHED_JOB_RETENTION_MS);
+        await store.tx((tx) => jobsRepo.deleteFinished(tx, before, 1000));
       });
       kinds.get('jobs.cleanup')!.everyMs = 3600_000;
       await ensureRecurring();
@@ -313,7 +312,7 @@ export function createJobRunner(options: JobRunnerOptions) {
       timer = null;
       const all = Promise.allSettled([...running.values()].map((slot) => slot.promise));
       await Promise.race([all, new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
-      await jobsRepo.release(store.db, [...running.keys()], workerId).catch(() => {});
+      await store.tx((tx) => jobsRepo.release(tx, [...running.keys()], workerId)).catch(() => {});
     },
   };
 }

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { rowsOf } from '../db/rows.ts';
-import type { Db } from '../db/store.ts';
+import type { Db, Tx } from '../db/store.ts';
 import { jobs } from './jobs.tables.ts';
 
 export type JobRow = typeof jobs.$inferSelect;
@@ -23,8 +23,8 @@ export interface ClaimGroup {
 
 export const jobsRepo = {
   /** Inserts a job; with a dedupe key already queued or running, inserts nothing and returns false. */
-  async insert(db: Db, row: JobRow): Promise<boolean> {
-    const inserted = await db.insert(jobs).values(row).onConflictDoNothing().returning({ id: jobs.id });
+  async insert(tx: Tx, row: JobRow): Promise<boolean> {
+    const inserted = await tx.insert(jobs).values(row).onConflictDoNothing().returning({ id: jobs.id });
     return inserted.length > 0;
   },
 
@@ -32,8 +32,8 @@ export const jobsRepo = {
    * Hands running jobs whose lease lapsed (their worker died, or lost the database) back to the
    * queue, their attempt counted: a claim then takes them like any other due job, oldest first.
    */
-  async requeueLapsed(db: Db, now: Date): Promise<number> {
-    const rows = await db
+  async requeueLapsed(tx: Tx, now: Date): Promise<number> {
+    const rows = await tx
       .update(jobs)
       .set({ status: 'queued', lockedBy: null, lockedUntil: null })
       .where(and(eq(jobs.status, 'running'), lt(jobs.lockedUntil, now)))
@@ -84,7 +84,7 @@ export const jobsRepo = {
    * workers claim disjoint sets.
    */
   claim(
-    db: Db,
+    tx: Tx,
     workerId: string,
     now: Date,
     leaseUntil: Date,
@@ -92,7 +92,7 @@ export const jobsRepo = {
     kinds: string[],
     group?: string,
   ): Promise<JobRow[]> {
-    const due = db
+    const due = tx
       .select({ id: jobs.id })
       .from(jobs)
       .where(
@@ -106,7 +106,7 @@ export const jobsRepo = {
       .orderBy(asc(jobs.runAt))
       .limit(limit)
       .for('update', { skipLocked: true });
-    return db
+    return tx
       .update(jobs)
       .set({
         status: 'running',
@@ -119,8 +119,8 @@ export const jobsRepo = {
   },
 
   /** Extends the lease of a job this worker still holds; false when it lost it. */
-  async extendLease(db: Db, id: string, workerId: string, leaseUntil: Date): Promise<boolean> {
-    const rows = await db
+  async extendLease(tx: Tx, id: string, workerId: string, leaseUntil: Date): Promise<boolean> {
+    const rows = await tx
       .update(jobs)
       .set({ lockedUntil: leaseUntil })
       .where(and(eq(jobs.id, id), eq(jobs.lockedBy, workerId), eq(jobs.status, 'running')))
@@ -130,12 +130,12 @@ export const jobsRepo = {
 
   /** Ends a job this worker holds; false when its lease lapsed and another worker took it. */
   async finish(
-    db: Db,
+    tx: Tx,
     id: string,
     workerId: string,
     changes: Pick<JobRow, 'status'> & Partial<Pick<JobRow, 'runAt' | 'lastError' | 'completedAt'>>,
   ): Promise<boolean> {
-    const rows = await db
+    const rows = await tx
       .update(jobs)
       .set({ ...changes, lockedBy: null, lockedUntil: null })
       .where(and(eq(jobs.id, id), eq(jobs.lockedBy, workerId), eq(jobs.status, 'running')))
@@ -144,9 +144,9 @@ export const jobsRepo = {
   },
 
   /** On shutdown: hands unfinished jobs back without counting the interrupted attempt. */
-  async release(db: Db, ids: string[], workerId: string): Promise<void> {
+  async release(tx: Tx, ids: string[], workerId: string): Promise<void> {
     if (ids.length === 0) return;
-    await db
+    await tx
       .update(jobs)
       .set({
         status: 'queued',
@@ -163,13 +163,13 @@ export const jobsRepo = {
   },
 
   /** Deletes finished jobs completed before `before`, at most `limit` of them. */
-  async deleteFinished(db: Db, before: Date, limit: number): Promise<number> {
-    const old = db
+  async deleteFinished(tx: Tx, before: Date, limit: number): Promise<number> {
+    const old = tx
       .select({ id: jobs.id })
       .from(jobs)
       .where(and(inArray(jobs.status, ['succeeded', 'failed']), lt(jobs.completedAt, before)))
       .limit(limit);
-    const rows = await db.delete(jobs).where(inArray(jobs.id, old)).returning({ id: jobs.id });
+    const rows = await tx.delete(jobs).where(inArray(jobs.id, old)).returning({ id: jobs.id });
     return rows.length;
   },
 };
