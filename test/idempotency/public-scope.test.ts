@@ -43,6 +43,9 @@ beforeAll(async () => {
     async (request, reply) => {
       if (request.body.subjectId === 'short')
         throw new AppError('validation_failed', 'subjectId is too short.');
+      // A read through the request's scope, or (wrongly) on the pool beside its transaction.
+      if (request.body.subjectId === 'reads-scope') await request.db.read.execute(sql`select 1`);
+      if (request.body.subjectId === 'reads-pool') await t.store.db.execute(sql`select 1`);
       const recordedAt = t.clock.now().toISOString();
       // The idempotency layer hands the handler the transaction its record commits in.
       await request.db.write((tx) =>
@@ -138,5 +141,15 @@ describe('idempotency on a public route, scoped to the site', () => {
     expect(again.text).toBe(first.text);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expectProblemShape(await post(siteKey, 'x'.repeat(256)), 400, 'invalid_idempotency_key');
+  });
+
+  it("runs the handler in the record's transaction: request.db reads in it, a read on the pool fails at once", async () => {
+    const siteKey = `site_e${Date.now()}`;
+    expect((await post(siteKey, 'k-scope', 'reads-scope')).status).toBe(201);
+    expect(await rowsFor(siteKey)).toBe(1);
+    // On PGlite that read would wait for the request's own transaction forever; the guard refuses it.
+    const refused = await post(siteKey, 'k-pool', 'reads-pool');
+    expectProblemShape(refused, 500, 'internal_error');
+    expect(await rowsFor(siteKey)).toBe(1);
   });
 });

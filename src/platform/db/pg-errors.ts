@@ -78,6 +78,11 @@ export function describeError(error: unknown): string {
     return parts.join('; ');
   }
   if (isDatabaseUnavailable(error)) return 'database unreachable';
+  // Any other failed query (the transaction guard's refusal, say): its cause, never drizzle's
+  // message, which lists the parameters.
+  const failed = error as { query?: unknown; cause?: unknown } | null;
+  if (typeof failed?.query === 'string' && failed.cause !== undefined)
+    return `${describeError(failed.cause)}; query: ${failed.query.slice(0, 500)}`;
   if (error instanceof Error) return error.message.slice(0, 1000);
   return String(error).slice(0, 1000);
 }

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -46,7 +47,7 @@ export interface Store {
    * The pool (PostgreSQL) or the embedded instance: for reads outside any transaction. Code that
    * runs inside a transaction is handed that transaction (a `Tx`, or a `DbScope`) and queries
    * through it: on PGlite a query on `db` while a transaction of the same flow is open would wait
-   * for that transaction forever.
+   * for that transaction forever, so the transaction guard (see `StoreOptions.guard`) makes it throw.
    */
   readonly db: Db;
   /** Runs fn in a new transaction, then the afterCommit hooks registered on it. */
@@ -80,17 +81,107 @@ export interface Store {
   pool?: pg.Pool;
 }
 
+export interface StoreOptions {
+  /**
+   * The transaction guard: a query through the store's own handles (`db`, `pglite`, `pool`, a new
+   * `store.tx`) made from inside an open transaction's own async flow throws at once, naming the
+   * call, instead of waiting for that transaction forever (PGlite) or running outside it
+   * (PostgreSQL). Other flows are untouched: their queries wait for the transaction as usual.
+   * Default: on for the embedded store, where the alternative is a hang of the whole service; on
+   * for PostgreSQL under vitest only, where it finds the same mistakes without costing production
+   * the async-context tracking.
+   */
+  guard?: boolean;
+}
+
+/**
+ * The transactions open in the current async flow, innermost first, for the guard. A transaction is
+ * open from the moment its fn starts to the moment it settles; work the transaction started but did
+ * not wait for sees it closed afterwards. Only the guard reads this: it never changes what a query
+ * does, only refuses one that could not complete.
+ */
+interface OpenTransaction {
+  readonly owner: object;
+  open: boolean;
+  readonly outer: OpenTransaction | undefined;
+}
+const openTransactions = new AsyncLocalStorage<OpenTransaction>();
+
+function openIn(owner: object): boolean {
+  for (let t = openTransactions.getStore(); t; t = t.outer) if (t.owner === owner && t.open) return true;
+  return false;
+}
+
+export class OpenTransactionError extends Error {
+  constructor(call: string) {
+    // Deep enough to get past the driver's and drizzle's frames to the code that made the call.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = Math.max(limit, 40);
+    super(
+      `${call} inside an open transaction of the same flow: use the transaction (tx) handed to this ` +
+        'code (a Tx, or DbScope.read / DbScope.write). On the embedded store this would wait for ' +
+        'that transaction forever; on PostgreSQL it would run outside it.',
+    );
+    Error.stackTraceLimit = limit;
+    this.name = 'OpenTransactionError';
+  }
+}
+
+/** The start of a statement for the guard's message (drizzle sends values as parameters, not in it). */
+function statementOf(args: unknown[]): string {
+  const first = args[0];
+  const text = typeof first === 'string' ? first : (first as { text?: unknown } | null)?.text;
+  if (typeof text !== 'string') return '';
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return ` (${flat.length > 80 ? `${flat.slice(0, 80)}…` : flat})`;
+}
+
+/**
+ * `client` whose `methods` first refuse to run inside an open transaction of `owner` (see
+ * StoreOptions.guard); every other member is the client's own. `name` is how the message calls it.
+ */
+function guarded<C extends object>(client: C, owner: object, name: string, methods: string[]): C {
+  /** Each method as wrapped, with the function it wraps (a client's method may be replaced, by a test say). */
+  const wrapped = new Map<PropertyKey, { of: unknown; fn: unknown }>();
+  return new Proxy(client, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== 'function' || property === 'constructor') return value;
+      let entry = wrapped.get(property);
+      if (entry?.of !== value) {
+        const fn = methods.includes(property as string)
+          ? (...args: unknown[]) => {
+              // Rejected like the query itself would fail; created here, so its stack is the caller's.
+              if (openIn(owner))
+                return Promise.reject(
+                  new OpenTransactionError(`${name}.${String(property)}${statementOf(args)} called`),
+                );
+              return value.apply(target, args);
+            }
+          : // Bound: PGlite's methods read private fields, which a proxy does not have.
+            value.bind(target);
+        entry = { of: value, fn };
+        wrapped.set(property, entry);
+      }
+      return entry.fn;
+    },
+  });
+}
+
 /** A store over the driver's base handle. */
 function makeStore(
   base: Handle,
   fields: Omit<Store, 'db' | 'tx' | 'scope' | 'savepoint' | 'afterCommit' | 'notify' | 'listen'>,
   options: {
+    /** Who the guard's open transactions belong to; null when the guard is off. */
+    guardOwner: object | null;
     /** Opens a top-level transaction; the base handle's own `transaction` when omitted. */
     begin?: <T>(fn: (tx: Handle) => Promise<T>) => Promise<T>;
     /** Other processes' notifications (PostgreSQL); none for the single-process embedded store. */
     remote?: RemoteListener;
-  } = {},
+  },
 ): Store {
+  const { guardOwner } = options;
   const begin = options.begin ?? (<T>(fn: (tx: Handle) => Promise<T>) => base.transaction(fn));
   /** What waits for each open transaction's commit; a savepoint shares its transaction's list. */
   const commitHooks = new WeakMap<object, Array<() => void>>();
@@ -103,11 +194,22 @@ function makeStore(
     if (tx === null) fn();
     else hooksOf(tx).push(fn);
   };
+  /** fn, marked for the guard as a transaction open in its flow until it settles. */
+  const markedOpen = async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (!guardOwner) return fn();
+    const marker: OpenTransaction = { owner: guardOwner, open: true, outer: openTransactions.getStore() };
+    try {
+      return await openTransactions.run(marker, fn);
+    } finally {
+      marker.open = false;
+    }
+  };
   const transaction = async <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => {
+    if (guardOwner && openIn(guardOwner)) throw new OpenTransactionError('store.tx called');
     const hooks: Array<() => void> = [];
     const result = await begin((tx) => {
       commitHooks.set(tx, hooks);
-      return fn(tx as Tx);
+      return markedOpen(() => fn(tx as Tx));
     });
     for (const run of hooks) run();
     return result;
@@ -156,21 +258,26 @@ function makeStore(
 // int8 and numeric as JS numbers on both stores: counts and sizes stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
 
-export function createPostgresStore(databaseUrl: string, options: { max?: number } = {}): Store {
-  const pool = new pg.Pool({
+export function createPostgresStore(
+  databaseUrl: string,
+  options: { max?: number } & StoreOptions = {},
+): Store {
+  const raw = new pg.Pool({
     connectionString: databaseUrl,
     max: options.max ?? 10,
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
   });
   // An idle client that loses its server emits 'error' on the pool; without a listener the process dies.
-  pool.on('error', () => {});
+  raw.on('error', () => {});
   // A checked-out client whose server goes away emits 'error' too, and the pool listens only while
   // it is idle: unheard, that event is an uncaught exception that kills the process mid-burst. Its
   // queries are rejected anyway (the request answers 503), so the event itself needs no handling.
-  pool.on('connect', (client) => {
+  raw.on('connect', (client) => {
     client.on('error', () => {});
   });
+  const guardOwner = (options.guard ?? process.env.VITEST !== undefined) ? {} : null;
+  const pool = guardOwner ? guarded(raw, guardOwner, 'store.pool', ['query', 'connect']) : raw;
   /**
    * drizzle's transaction on a pool sends BEGIN before its try/finally, so a connection lost at that
    * moment is never released and the pool shrinks by one for good (pool.end() then hangs). Here the
@@ -184,26 +291,30 @@ export function createPostgresStore(databaseUrl: string, options: { max?: number
       client.release();
     }
   };
+  const db = drizzleNodePg(guardOwner ? guarded(raw, guardOwner, 'store.db', ['query', 'connect']) : raw);
   return makeStore(
-    drizzleNodePg(pool) as unknown as Handle,
+    db as unknown as Handle,
     {
       kind: 'postgres',
       pool,
       ping: async () => {
-        await pool.query('select 1');
+        await raw.query('select 1');
       },
-      close: () => pool.end(),
+      close: () => raw.end(),
     },
-    { begin, remote: createPgListener(databaseUrl) },
+    { guardOwner, begin, remote: createPgListener(databaseUrl) },
   );
 }
 
-export interface EmbeddedOptions {
+export interface EmbeddedOptions extends StoreOptions {
   /** Directory of the data; omitted means in memory. */
   dataDir?: string;
   /** A dump (dumpDataDir) to start from, used by tests to skip migrations. */
   loadDataDir?: Blob | File;
 }
+
+/** PGlite's members that run a statement (a transaction waits for the open one, as they do). */
+const PGLITE_QUERIES = ['query', 'sql', 'exec', 'transaction'];
 
 export async function createEmbeddedStore(options: EmbeddedOptions = {}): Promise<Store> {
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
@@ -212,14 +323,20 @@ export async function createEmbeddedStore(options: EmbeddedOptions = {}): Promis
     loadDataDir: options.loadDataDir,
     parsers: { 20: (v: string) => Number(v) },
   });
-  return makeStore(drizzlePglite(client) as unknown as Handle, {
-    kind: 'embedded',
-    pglite: client,
-    ping: async () => {
-      await client.query('select 1');
+  const guardOwner = (options.guard ?? true) ? {} : null;
+  const db = guardOwner ? guarded(client, guardOwner, 'store.db', PGLITE_QUERIES) : client;
+  return makeStore(
+    drizzlePglite(db) as unknown as Handle,
+    {
+      kind: 'embedded',
+      pglite: guardOwner ? guarded(client, guardOwner, 'store.pglite', PGLITE_QUERIES) : client,
+      ping: async () => {
+        await client.query('select 1');
+      },
+      close: () => client.close(),
     },
-    close: () => client.close(),
-  });
+    { guardOwner },
+  );
 }
 
 /**
