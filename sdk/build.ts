@@ -3,10 +3,11 @@
  * `GET /v1/public/sites/:siteKey/sdk.js` serves, and sdk/dist/gpp.js (sdk/src/gpp), the IAB GPP CMP
  * API that `…/gpp.js` serves and the SDK loads only for US opt-out visitors (it is larger than the
  * SDK's whole budget). src/modules/sites/sdk-bundle.ts reads both. package.json runs this on
- * `postinstall` and `prestart`, so `npm install && npm start` serves the current source with no
- * extra step; `npm run build:sdk` runs it by hand, and the browser tests run it before they start
+ * `postinstall`, and on `prestart` with `--if-changed` (a build only when sdk/src changed since the
+ * last one), so `npm install && npm start` serves the current source with no extra step; `npm run build:sdk` runs it by hand, and the browser tests run it before they start
  * the service.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,9 +61,47 @@ export async function writeSdkBundle(): Promise<BundleSize[]> {
   return [write(SDK_BUNDLE_FILE, sdk), write(GPP_BUNDLE_FILE, gpp)];
 }
 
+/** Where the hash of the sources the bundles were last built from is kept. */
+const STAMP_FILE = path.join(SDK_DIR, 'dist', '.sources.sha256');
+
+/** Every file the bundles are built from (sdk/src, this script, esbuild's version), hashed. */
+async function sourcesHash(): Promise<string> {
+  const hash = createHash('sha256');
+  const files = (fs.readdirSync(path.join(SDK_DIR, 'src'), { recursive: true }) as string[])
+    .map((name) => path.join(SDK_DIR, 'src', name))
+    .filter((file) => fs.statSync(file).isFile())
+    .sort();
+  for (const file of [...files, fileURLToPath(import.meta.url)]) {
+    hash.update(path.relative(SDK_DIR, file)).update('\0').update(fs.readFileSync(file)).update('\0');
+  }
+  hash.update((await import('esbuild')).version);
+  return hash.digest('hex');
+}
+
+/**
+ * `--if-changed` (npm start's prestart): builds only when the sources differ from the last build's,
+ * so a restart does not spend seconds rebuilding bundles that are already current.
+ */
+async function main(ifChanged: boolean): Promise<BundleSize[] | null> {
+  const hash = await sourcesHash();
+  const current =
+    fs.existsSync(SDK_BUNDLE_FILE) &&
+    fs.existsSync(GPP_BUNDLE_FILE) &&
+    fs.existsSync(STAMP_FILE) &&
+    fs.readFileSync(STAMP_FILE, 'utf8') === hash;
+  if (ifChanged && current) return null;
+  const sizes = await writeSdkBundle();
+  fs.writeFileSync(STAMP_FILE, hash);
+  return sizes;
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  writeSdkBundle().then(
+  main(process.argv.includes('--if-changed')).then(
     (sizes) => {
+      if (sizes === null) {
+        console.log('sdk/dist is up to date with sdk/src');
+        return;
+      }
       for (const { file, bytes, gzipBytes } of sizes) {
         console.log(`${path.relative(process.cwd(), file)}: ${bytes} bytes, ${gzipBytes} gzipped`);
       }
