@@ -10,8 +10,9 @@ import { describe, expect, it } from 'vitest';
  * - A module reaches another module only through that module's services (`<b>/*.service.ts`,
  *   which may re-export the few helpers and types it shares), its public schemas
  *   (`<b>/*.schemas.ts`) or its tables (`<b>/*.tables.ts`: the database schema is one, and
- *   drizzle needs the other table for a foreign key or a join). Repos, presenters and helpers
- *   stay private to their module.
+ *   drizzle needs the other table for a foreign key or a join), or its SQL fragments
+ *   (`<b>/*.sql.ts`: SQL over its tables that another module's statement composes). Repos,
+ *   presenters and helpers stay private to their module.
  * - A module does not import the wiring either (it is given its dependencies).
  */
 const SRC = path.resolve(import.meta.dirname, '../../src');
@@ -59,8 +60,10 @@ function violations(): string[] {
         const [, a] = from.split('/');
         const [top, b, name] = to.split('/');
         if (top !== 'modules' || b === a) continue;
-        if (!/\.(service|schemas|tables)\.ts$/.test(name ?? '')) {
-          found.push(`${from} -> ${to}: reach module ${b} through its services, schemas or tables`);
+        if (!/\.(service|schemas|tables|sql)\.ts$/.test(name ?? '')) {
+          found.push(
+            `${from} -> ${to}: reach module ${b} through its services, schemas, tables or SQL fragments`,
+          );
         }
       }
     }

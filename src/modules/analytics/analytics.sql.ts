@@ -8,6 +8,8 @@
  * `custom` otherwise. A purpose the decision does not name counts as denied, as the service records it.
  */
 
+import { optionalPurposesOfVersions } from '../channels/channels.sql.ts';
+
 /** The key of a daily aggregate row, as computed from an evidence event `e`. */
 const dayKey = (e: string) => `${e}.organization_id, ${e}.environment, ${e}.channel_id,
     (${e}.recorded_at AT TIME ZONE 'UTC')::date AS day, coalesce(${e}.region, '') AS region,
@@ -26,13 +28,7 @@ export function analyticsCtes(events: string): string {
   return `analytics_versions AS MATERIALIZED (
   -- The optional purposes of each config version in the batch, read once per version (not per event:
   -- a snapshot is a large jsonb value, and a batch is mostly one channel's one version).
-  SELECT v.organization_id, v.channel_id, v.version,
-    coalesce(array_agg(p ->> 'key') FILTER (WHERE NOT coalesce((p ->> 'required')::boolean, false)), '{}') AS optional
-  FROM (SELECT DISTINCT organization_id, channel_id, config_version FROM ${events}) b
-  JOIN channel_config_versions v
-    ON v.organization_id = b.organization_id AND v.channel_id = b.channel_id AND v.version = b.config_version
-  CROSS JOIN LATERAL jsonb_array_elements(v.snapshot -> 'purposes') p
-  GROUP BY v.organization_id, v.channel_id, v.version
+  ${optionalPurposesOfVersions(`(SELECT DISTINCT organization_id, channel_id, config_version FROM ${events})`)}
 ),
 analytics_outcomes AS MATERIALIZED (
   SELECT ${dayKey('ev')}, ev.source = 'gpc' AS by_gpc, o.granted, o.denied

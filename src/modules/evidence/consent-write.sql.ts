@@ -13,26 +13,20 @@
  *
  * A table written with every consent write is one more CTE reading `new_events` (only the events
  * that were written): the consent state (consent-state.sql.ts) and the analytics counts (analytics.sql.ts).
+ *
+ * Each table has one owning module, and the SQL that writes it comes from its owner: this file
+ * names only the evidence module's own tables and composes the rest from the owners' fragments
+ * (the Idempotency-Key records, the webhooks outbox, the jobs, the analytics counts).
  */
 
+import { IDEMPOTENCY_KEY_COLUMNS, storedKeysCte } from '../../platform/idempotency/idempotency.sql.ts';
+import { jobInsertCte } from '../../platform/jobs/jobs.sql.ts';
 import { analyticsCtes } from '../analytics/analytics.service.ts';
+import { outboxCtes } from '../webhooks/webhooks.sql.ts';
 import { consentStateCtes } from './consent-state.sql.ts';
 
 /** The Idempotency-Key records of the batch, one per keyed write, keys distinct ($1–$12). */
-const KEY_COLUMNS = [
-  'organization_id',
-  'environment',
-  'scope',
-  'key',
-  'fingerprint',
-  'response_status',
-  'response_headers',
-  'response_body',
-  'response_body_encrypted',
-  'request_id',
-  'created_at',
-  'expires_at',
-] as const;
+const KEY_COLUMNS = IDEMPOTENCY_KEY_COLUMNS;
 
 /** The batch's events ($13–$33), and $34: the 1-based position of its write's key record, or null. */
 const EVENT_COLUMNS = [
@@ -59,13 +53,8 @@ const EVENT_COLUMNS = [
   'receipt_token_hash',
 ] as const;
 
-/** SQL types of the columns not stored as text (the arrays are cast back to them). */
+/** SQL types of the event columns not stored as text (the arrays are cast back to them). */
 const CASTS: Record<string, string> = {
-  response_status: 'integer',
-  response_headers: 'jsonb',
-  response_body_encrypted: 'boolean',
-  created_at: 'timestamptz',
-  expires_at: 'timestamptz',
   decisions: 'jsonb',
   config_version: 'integer',
   gpc: 'boolean',
@@ -118,45 +107,18 @@ export interface OutboxJob {
 export function consentWriteSql(outbox: OutboxJob | null): string {
   const keyParams = list(KEY_COLUMNS, (_, i) => `$${i + 1}::text[]`);
   const eventParams = list(EVENT_COLUMNS, (_, i) => `$${KEY_PARAMS + i + 1}::text[]`);
-  const outboxCtes = outbox
+  const now = `$${NOW}::timestamptz`;
+  const outboxPart = outbox
     ? `,
--- The consent.recorded outbox (webhooks module, docs/decisions/webhooks.md): an event row only for an event
--- that an enabled destination of its organization and environment takes, one pending delivery per such
--- destination, and the job that sends its first attempt. Most organizations have none: no rows.
-outbox_takers AS MATERIALIZED (
-  SELECT ne.*, d.id AS destination_id
-  FROM new_events ne
-  JOIN webhook_destinations d
-    ON d.organization_id = ne.organization_id AND d.environment = ne.environment
-   AND d.status = 'enabled' AND d.event_types && ARRAY['*', 'consent.recorded']
-),
-outbox_events AS MATERIALIZED (
-  SELECT DISTINCT ON (t.organization_id, t.id) t.*, new_id('msg') AS message_id
-  FROM outbox_takers t
-),
-new_webhook_events AS (
-  INSERT INTO webhook_events (organization_id, id, environment, type, data, created_at)
-  SELECT organization_id, message_id, environment, 'consent.recorded', ${maskedEventJsonb('oe')}, $${NOW}::timestamptz
-  FROM outbox_events oe
-),
-outbox_deliveries AS MATERIALIZED (
-  SELECT t.organization_id, t.environment, t.destination_id, oe.message_id, new_id('dlv') AS id
-  FROM outbox_takers t JOIN outbox_events oe ON (oe.organization_id, oe.id) = (t.organization_id, t.id)
-),
-new_deliveries AS (
-  INSERT INTO webhook_deliveries (organization_id, id, environment, destination_id, event_id, event_type,
-    status, attempt_count, round_start_attempt, next_attempt_at, created_at)
-  SELECT organization_id, id, environment, destination_id, message_id, 'consent.recorded',
-    'pending', 0, 0, $${NOW}::timestamptz, $${NOW}::timestamptz
-  FROM outbox_deliveries
-),
-new_jobs AS (
-  INSERT INTO jobs (id, kind, organization_id, payload, status, attempts, max_attempts, run_at, created_at)
-  SELECT new_id('job'), '${outbox.kind.replaceAll("'", "''")}', organization_id,
-    jsonb_build_object('organizationId', organization_id, 'deliveryId', id),
-    'queued', 0, ${Math.trunc(outbox.maxAttempts)}, $${NOW}::timestamptz, $${NOW}::timestamptz
-  FROM outbox_deliveries
-)`
+${outboxCtes({ events: 'new_events', type: 'consent.recorded', data: maskedEventJsonb, now })},
+${jobInsertCte('new_jobs', {
+  kind: outbox.kind,
+  maxAttempts: outbox.maxAttempts,
+  from: 'outbox_deliveries',
+  organizationId: 'organization_id',
+  payload: "jsonb_build_object('organizationId', organization_id, 'deliveryId', id)",
+  now,
+})}`
     : '';
 
   return `-- consent write (src/modules/evidence/consent-write.sql.ts)
@@ -164,16 +126,7 @@ WITH
 key_input AS (
   SELECT * FROM unnest(${keyParams}) WITH ORDINALITY AS k(${list(KEY_COLUMNS)}, key_no)
 ),
--- A free key is stored. A key already held (by a live record, or an expired one the purge has not
--- reached yet) is not, and neither is one a concurrent batch is inserting: this waits for that
--- transaction, then finds the key taken. No SELECT before: the conflict is the check, and DO NOTHING
--- neither locks nor writes the row a replay finds (the idempotency layer frees an expired key).
-stored_keys AS (
-  INSERT INTO idempotency_keys (${list(KEY_COLUMNS)})
-  SELECT ${list(KEY_COLUMNS, cast)} FROM key_input
-  ON CONFLICT (organization_id, scope, key) DO NOTHING
-  RETURNING organization_id, scope, key
-),
+${storedKeysCte('key_input')},
 won_keys AS (
   SELECT k.key_no FROM key_input k JOIN stored_keys s USING (organization_id, scope, key)
 ),
@@ -188,7 +141,7 @@ new_events AS (
   SELECT ${list(EVENT_COLUMNS, cast)} FROM event_input
   WHERE key_no IS NULL OR key_no::bigint IN (SELECT key_no FROM won_keys)
   RETURNING *
-)${outboxCtes},
+)${outboxPart},
 -- The subjects' consent state (newest decision per purpose), in the same commit as their events.
 ${consentStateCtes('new_events')},
 -- The consent analytics counts: a decision counted exactly when it is stored.
