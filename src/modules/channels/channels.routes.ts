@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import { auditContextOf } from '../../platform/auth/auth.hooks.ts';
-import type { CursorCodec } from '../../platform/http/cursor.ts';
 import { pagedList } from '../../platform/http/paged-list.ts';
 import {
   authProblems,
@@ -13,6 +12,7 @@ import {
 } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { absentBodyAsEmpty } from '../../platform/http/validation.ts';
+import type { ChannelRoutesDeps } from './channel-sub-resource.ts';
 import { presentChannel } from './channels.presenters.ts';
 import {
   Channel,
@@ -21,16 +21,10 @@ import {
   EmptyBody,
   UpdateChannelBody,
 } from './channels.schemas.ts';
-import type { ChannelsService } from './channels.service.ts';
 import { configVersionsRoutes } from './config-versions.routes.ts';
 import { originsRoutes } from './origins.routes.ts';
 import { purposesRoutes } from './purposes.routes.ts';
 import { technologiesRoutes } from './technologies.routes.ts';
-
-export interface ChannelRoutesDeps {
-  channels: ChannelsService;
-  cursors: CursorCodec;
-}
 
 /** Channels and, under them, purposes, technologies, origins and config versions. */
 export function channelsRoutes(app: App, deps: ChannelRoutesDeps) {

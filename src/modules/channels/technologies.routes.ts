@@ -1,15 +1,3 @@
-import { Type } from '@sinclair/typebox';
-import { auditContextOf } from '../../platform/auth/auth.hooks.ts';
-import { pagedList } from '../../platform/http/paged-list.ts';
-import {
-  authProblems,
-  Created,
-  Envelope,
-  envelope,
-  ListEnvelope,
-  PageQuery,
-  Problem,
-} from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import {
   CreateTechnologyBody,
@@ -17,141 +5,49 @@ import {
   TechnologyParams,
   UpdateTechnologyBody,
 } from './channel-parts.schemas.ts';
+import { type ChannelRoutesDeps, channelSubResource } from './channel-sub-resource.ts';
 import { presentTechnology } from './channels.presenters.ts';
-import type { ChannelRoutesDeps } from './channels.routes.ts';
-import { ChannelParams } from './channels.schemas.ts';
 
 export function technologiesRoutes(app: App, { channels, cursors }: ChannelRoutesDeps) {
   const technologies = channels.technologies;
-  const tags = ['Technologies'];
+  const routes = channelSubResource(app, cursors, {
+    tags: ['Technologies'],
+    name: 'technologies',
+    itemParam: 'technologyId',
+    schema: Technology,
+    present: presentTechnology,
+  });
 
-  app.get(
-    '/v1/channels/:id/technologies',
-    {
-      config: { auth: { scope: 'channels:read' } },
-      schema: {
-        operationId: 'listTechnologies',
-        tags,
-        summary: 'List a channel’s technologies (scripts, cookies), newest first',
-        params: ChannelParams,
-        querystring: Type.Object(PageQuery),
-        response: {
-          200: ListEnvelope(Technology),
-          400: Problem,
-          404: Problem,
-          422: Problem,
-          ...authProblems,
-        },
-      },
-    },
-    async (request) => {
-      const channelId = request.params.id;
-      return pagedList(cursors, {
-        list: 'technologies',
-        filters: { channelId },
-        query: request.query,
-        fetch: (limit, after) =>
-          technologies.list(request.db, auditContextOf(request), channelId, limit, after),
-        present: presentTechnology,
-      });
-    },
-  );
-
-  app.post(
-    '/v1/channels/:id/technologies',
-    {
-      config: { auth: { scope: 'channels:manage' } },
-      schema: {
-        operationId: 'createTechnology',
-        tags,
-        summary: 'Add a technology; its purposeKeys must name active purposes. Publishes a new configVersion',
-        params: ChannelParams,
-        body: CreateTechnologyBody,
-        response: {
-          201: Created(Envelope(Technology)),
-          404: Problem,
-          409: Problem,
-          422: Problem,
-          ...authProblems,
-        },
-      },
-    },
-    async (request, reply) => {
-      const technology = await technologies.create(
-        request.db,
-        auditContextOf(request),
-        request.params.id,
-        request.body,
-      );
-      reply
-        .code(201)
-        .header('Location', `/v1/channels/${technology.channelId}/technologies/${technology.id}`);
-      return envelope(presentTechnology(technology));
-    },
-  );
-
-  app.get(
-    '/v1/channels/:id/technologies/:technologyId',
-    {
-      config: { auth: { scope: 'channels:read' } },
-      schema: {
-        operationId: 'getTechnology',
-        tags,
-        summary: 'One technology',
-        params: TechnologyParams,
-        response: { 200: Envelope(Technology), 404: Problem, ...authProblems },
-      },
-    },
-    async (request) => {
-      const { id, technologyId } = request.params;
-      return envelope(
-        presentTechnology(await technologies.get(request.db, auditContextOf(request), id, technologyId)),
-      );
-    },
-  );
-
-  app.patch(
-    '/v1/channels/:id/technologies/:technologyId',
-    {
-      config: { auth: { scope: 'channels:manage' } },
-      schema: {
-        operationId: 'updateTechnology',
-        tags,
-        summary: 'Update a technology; publishes a new configVersion when visitors would see a change',
-        params: TechnologyParams,
-        body: UpdateTechnologyBody,
-        response: { 200: Envelope(Technology), 404: Problem, 409: Problem, 422: Problem, ...authProblems },
-      },
-    },
-    async (request) => {
-      const { id, technologyId } = request.params;
-      const updated = await technologies.update(
-        request.db,
-        auditContextOf(request),
-        id,
-        technologyId,
-        request.body,
-      );
-      return envelope(presentTechnology(updated));
-    },
-  );
-
-  app.delete(
-    '/v1/channels/:id/technologies/:technologyId',
-    {
-      config: { auth: { scope: 'channels:manage' } },
-      schema: {
-        operationId: 'deleteTechnology',
-        tags,
-        summary: 'Delete a technology; publishes a new configVersion',
-        params: TechnologyParams,
-        response: { 204: Type.Null(), 404: Problem, 409: Problem, ...authProblems },
-      },
-    },
-    async (request, reply) => {
-      const { id, technologyId } = request.params;
-      await technologies.delete(request.db, auditContextOf(request), id, technologyId);
-      return reply.code(204).send(null);
-    },
-  );
+  routes.list({
+    operationId: 'listTechnologies',
+    summary: 'List a channel’s technologies (scripts, cookies), newest first',
+    fetch: technologies.list,
+  });
+  routes.create({
+    operationId: 'createTechnology',
+    summary: 'Add a technology; its purposeKeys must name active purposes. Publishes a new configVersion',
+    body: CreateTechnologyBody,
+    run: technologies.create,
+    location: (technology) => `/v1/channels/${technology.channelId}/technologies/${technology.id}`,
+  });
+  routes.get({
+    operationId: 'getTechnology',
+    summary: 'One technology',
+    params: TechnologyParams,
+    run: (db, context, { id, technologyId }) => technologies.get(db, context, id, technologyId),
+  });
+  routes.update({
+    operationId: 'updateTechnology',
+    summary: 'Update a technology; publishes a new configVersion when visitors would see a change',
+    params: TechnologyParams,
+    body: UpdateTechnologyBody,
+    run: (db, context, { id, technologyId }, body) =>
+      technologies.update(db, context, id, technologyId, body),
+  });
+  routes.delete({
+    operationId: 'deleteTechnology',
+    summary: 'Delete a technology; publishes a new configVersion',
+    params: TechnologyParams,
+    run: (db, context, { id, technologyId }) => technologies.delete(db, context, id, technologyId),
+  });
 }
