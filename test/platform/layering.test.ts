@@ -14,9 +14,30 @@ import { describe, expect, it } from 'vitest';
  *   (`<b>/*.sql.ts`: SQL over its tables that another module's statement composes). Repos,
  *   presenters and helpers stay private to their module.
  * - A module does not import the wiring either (it is given its dependencies).
+ *
+ * Every table has one owning module (or platform part): the one whose `*.tables.ts` declares it,
+ * or, for a table made only by a SQL migration, the one MIGRATION_TABLE_OWNERS names. A module's
+ * SQL text (`*.sql.ts` and `*.repo.ts`) names only its own tables; SQL over another module's table
+ * comes from that owner, as a fragment of its `*.sql.ts` composed into the statement, or as its
+ * drizzle table object (`${channels}`), never as the table's name written by someone else.
  */
 const SRC = path.resolve(import.meta.dirname, '../../src');
 const WIRING = ['app.ts', 'services.ts', 'worker.ts', 'main.ts'];
+
+/** Tables created only by SQL migrations (no drizzle table), and the module that owns each. */
+const MIGRATION_TABLE_OWNERS: Record<string, string> = {
+  consent_analytics_daily: 'modules/analytics',
+  consent_analytics_purposes: 'modules/analytics',
+  consent_state_backfill: 'modules/evidence',
+};
+
+/** The module (`modules/<name>`) or platform part (`platform/<name>`) a path under src/ belongs to. */
+function unitOf(rel: string): string | null {
+  const [top, name] = rel.split('/');
+  return (top === 'modules' || top === 'platform') && name ? `${top}/${name}` : null;
+}
+
+const relative = (file: string) => path.relative(SRC, file).split(path.sep).join('/');
 
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -71,14 +92,105 @@ function violations(): string[] {
   return found;
 }
 
+/** Each table's owner: from `pgTable('name'` in a `*.tables.ts`, then MIGRATION_TABLE_OWNERS. */
+function tableOwners(): Map<string, string> {
+  const owners = new Map<string, string>();
+  for (const file of sourceFiles(SRC).filter((f) => f.endsWith('.tables.ts'))) {
+    const owner = unitOf(relative(file));
+    for (const m of fs.readFileSync(file, 'utf8').matchAll(/pgTable\(\s*'([^']+)'/g)) {
+      if (owner) owners.set(m[1], owner);
+    }
+  }
+  for (const [table, owner] of Object.entries(MIGRATION_TABLE_OWNERS)) owners.set(table, owner);
+  return owners;
+}
+
+/** Every table a migration creates. */
+function migrationTables(): string[] {
+  const dir = path.join(SRC, 'platform/db/migrations');
+  return fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith('.sql'))
+    .flatMap((name) =>
+      [
+        ...fs
+          .readFileSync(path.join(dir, name), 'utf8')
+          .matchAll(/create\s+table\s+(?:if\s+not\s+exists\s+)?"?([a-z_][a-z0-9_]*)"?/gi),
+      ].map((m) => m[1]),
+    );
+}
+
+/** Code without its comments (`//`, block comments, SQL's `-- `): a table named in prose is not SQL. */
+function withoutComments(text: string): string {
+  return text
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:])\/\/.*$/gm, '$1')
+    .replace(/-- .*$/gm, '');
+}
+
+/**
+ * The tables of other owners that `text` (a file of `unit`) names in SQL: a table name after FROM,
+ * JOIN, INTO, UPDATE, TABLE or REFERENCES. Names that are no table (a CTE, `unnest`) are skipped.
+ */
+function foreignTables(unit: string, text: string, owners: Map<string, string>): string[] {
+  const found: string[] = [];
+  const reference = /\b(?:from|join|into|update|table|references)\s+"?([a-z_][a-z0-9_]*)"?/gi;
+  for (const m of withoutComments(text).matchAll(reference)) {
+    const owner = owners.get(m[1]);
+    if (owner && owner !== unit) found.push(`${m[1]} (owned by ${owner})`);
+  }
+  return found;
+}
+
+/** The SQL files (`*.sql.ts`, `*.repo.ts`) of modules and platform parts. */
+function sqlFiles(): string[] {
+  return sourceFiles(SRC).filter((file) => unitOf(relative(file)) && /\.(sql|repo)\.ts$/.test(file));
+}
+
+function tableViolations(): string[] {
+  const owners = tableOwners();
+  return sqlFiles().flatMap((file) => {
+    const rel = relative(file);
+    return foreignTables(unitOf(rel)!, fs.readFileSync(file, 'utf8'), owners).map(
+      (table) => `${rel} names ${table}: take that SQL from its owner's fragment`,
+    );
+  });
+}
+
 describe('layering', () => {
   it('platform imports no module, config imports no module, modules meet only through services', () => {
     expect(violations()).toEqual([]);
+  });
+
+  it("every table has one owner, and SQL names only its own module's tables", () => {
+    const owners = tableOwners();
+    expect(migrationTables().filter((table) => !owners.has(table))).toEqual([]);
+    expect(tableViolations()).toEqual([]);
+  });
+
+  it("the table rule fails on SQL naming another module's table (planted)", () => {
+    const owners = tableOwners();
+    const planted = `const sql = \`WITH stored AS (INSERT INTO idempotency_keys (key) SELECT key FROM input)
+      SELECT * FROM evidence_events ev JOIN webhook_destinations d ON d.id = ev.id\`;`;
+    expect(foreignTables('modules/evidence', planted, owners)).toEqual([
+      'idempotency_keys (owned by platform/idempotency)',
+      'webhook_destinations (owned by modules/webhooks)',
+    ]);
+    // Its own table, a table in a comment, and a CTE or function after FROM are no violation.
+    const clean = `// copies rows from jobs
+      const sql = \`-- reads from webhook_events
+      INSERT INTO evidence_events (id) SELECT id FROM unnest($1::text[]) AS e(id)\`;`;
+    expect(foreignTables('modules/evidence', clean, owners)).toEqual([]);
+    expect(foreignTables('platform/jobs', 'INSERT INTO jobs (id) VALUES ($1)', owners)).toEqual([]);
   });
 
   it('reads the imports it checks (the rule cannot pass by reading nothing)', () => {
     const services = importsOf(path.join(SRC, 'services.ts'));
     expect(services.some((to) => to.startsWith('modules/'))).toBe(true);
     expect(sourceFiles(path.join(SRC, 'platform')).length).toBeGreaterThan(20);
+    expect(tableOwners().get('idempotency_keys')).toBe('platform/idempotency');
+    expect(tableOwners().get('consent_analytics_daily')).toBe('modules/analytics');
+    expect(migrationTables().length).toBeGreaterThan(25);
+    expect(sqlFiles().map(relative)).toContain('modules/evidence/consent-write.sql.ts');
   });
 });

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../platform/db/rows.ts';
 import type { Db, Tx } from '../../platform/db/store.ts';
+import { channels } from '../channels/channels.tables.ts';
 import { consentStateCtes, stateInputCte } from './consent-state.sql.ts';
 import type { EvidenceScope } from './evidence.repo.ts';
 import type { EvidenceRow } from './evidence.tables.ts';
@@ -59,7 +60,7 @@ export const consentStateRepo = {
     const result = await db.execute(sql`
       select ${STATE_FIELDS}
       from consent_state s
-      join channels c on c.organization_id = s.organization_id and c.id = s.channel_id
+      join ${channels} c on c.organization_id = s.organization_id and c.id = s.channel_id
       where s.organization_id = ${scope.organizationId} and s.channel_id = ${channelId}
         and s.environment = ${scope.environment}
         and s.subject_pseudonym = any(${sql.param(pseudonyms)}::text[])`);
@@ -86,7 +87,7 @@ export const consentStateRepo = {
       ${sql.raw(stateInputCte('subject_events'))}
       select ${STATE_FIELDS}
       from state_input s
-      join channels c on c.organization_id = s.organization_id and c.id = s.channel_id`);
+      join ${channels} c on c.organization_id = s.organization_id and c.id = s.channel_id`);
     return rowsOf(result).map(purposeRow);
   },
 

@@ -5,6 +5,7 @@ import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { keysetValues, olderThanPlaceholder, preparedQueries, UNNAMED } from '../../platform/db/prepared.ts';
 import { rowsOf } from '../../platform/db/rows.ts';
 import type { Db, Tx } from '../../platform/db/store.ts';
+import { channels } from '../channels/channels.tables.ts';
 import { consentStateRepo } from './consent-state.repo.ts';
 import { type Decision, type EvidenceRow, evidenceEvents } from './evidence.tables.ts';
 
@@ -180,7 +181,7 @@ export const evidenceRepo = {
       now,
       sql`
         select ev.organization_id, ev.environment, ev.id, ev.channel_id, ev.subject_pseudonym from ${e} ev
-        join channels c on c.organization_id = ev.organization_id and c.id = ev.channel_id
+        join ${channels} c on c.organization_id = ev.organization_id and c.id = ev.channel_id
         where ev.environment = 'live' and ev.purged_at is null and ev.recorded_at < ${minCutoff.toISOString()}::timestamptz
           and ev.recorded_at < ${now.toISOString()}::timestamptz - make_interval(days => c.retention_days)
         order by ev.recorded_at
