@@ -29,7 +29,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
   const metrics = createMetrics({ store, clock });
   const audit = createAuditService({ store, clock });
   // The webhook outbox: modules call events.emit inside their own transactions.
-  const events = createEventsService({ store, clock, jobs });
+  const events = createEventsService({ clock, jobs });
   const webhooks = createWebhooksService({
     store,
     clock,

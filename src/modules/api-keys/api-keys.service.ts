@@ -41,8 +41,8 @@ export interface KeyHolder {
 export function createApiKeysService(deps: {
   store: Store;
   clock: Clock;
-  audit: AuditService;
-  events?: EventsService;
+  audit: Pick<AuditService, 'record'>;
+  events: Pick<EventsService, 'emit'>;
 }) {
   const { store, clock, audit } = deps;
 
@@ -135,7 +135,7 @@ export function createApiKeysService(deps: {
 
   /** The webhook event of a key change, in the change's transaction (never the secret). */
   async function emit(tx: Tx, type: 'api_key.created' | 'api_key.revoked', key: ApiKeyRow): Promise<void> {
-    await deps.events?.emit(tx, {
+    await deps.events.emit(tx, {
       type,
       organizationId: key.organizationId,
       environment: key.environment,

@@ -40,7 +40,7 @@ function digestId(text: string): string {
   return out;
 }
 
-export function createAuditService({ store, clock }: { store: Store; clock: Clock }) {
+export function createAuditService({ store, clock }: { store: Pick<Store, 'db'>; clock: Clock }) {
   return {
     /** Writes one entry inside the caller's transaction, so the entry and the change commit together. */
     record(tx: Tx, context: AuditContext, entry: AuditEntry): Promise<void> {

@@ -28,7 +28,11 @@ export const CHANNEL_CHANGES = 'channel_changes';
  * organization and environment, locking it, refusing changes to an archived one, and publishing a
  * new configVersion when what visitors are shown has changed.
  */
-export function createChannelChanges(deps: { store: Store; clock: Clock; events?: EventsService }) {
+export function createChannelChanges(deps: {
+  store: Pick<Store, 'notify'>;
+  clock: Clock;
+  events: Pick<EventsService, 'emit'>;
+}) {
   const { store, clock } = deps;
 
   async function current(tx: Tx, channel: ChannelRow): Promise<VisitorConfig> {
@@ -44,7 +48,7 @@ export function createChannelChanges(deps: { store: Store; clock: Clock; events?
    * back with it (transactional outbox, docs/decisions/webhooks.md).
    */
   async function emitChannelEvent(tx: Tx, type: ChannelEventType, channel: ChannelRow): Promise<void> {
-    await deps.events?.emit(tx, {
+    await deps.events.emit(tx, {
       type,
       organizationId: channel.organizationId,
       environment: channel.environment,
@@ -142,8 +146,8 @@ export type ChannelChanges = ReturnType<typeof createChannelChanges>;
 
 /** What the purposes, technologies and origins services are built from. */
 export interface ChannelPartsDeps {
-  store: Store;
+  store: Pick<Store, 'db' | 'savepoint'>;
   clock: Clock;
-  audit: AuditService;
+  audit: Pick<AuditService, 'record'>;
   changes: ChannelChanges;
 }

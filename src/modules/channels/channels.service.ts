@@ -28,10 +28,10 @@ export type UpdateChannelInput = Static<typeof UpdateChannelBody>;
 const DEFAULT_RETENTION_DAYS = 1825;
 
 export function createChannelsService(deps: {
-  store: Store;
+  store: Pick<Store, 'db' | 'notify' | 'savepoint'>;
   clock: Clock;
-  audit: AuditService;
-  events?: EventsService;
+  audit: Pick<AuditService, 'record'>;
+  events: Pick<EventsService, 'emit'>;
 }) {
   const { store, clock, audit } = deps;
   const changes = createChannelChanges({ store, clock, events: deps.events });

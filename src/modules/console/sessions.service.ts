@@ -45,10 +45,10 @@ export interface SessionView {
 export class PasswordError extends OrganizationError {}
 
 export function createSessionsService(deps: {
-  store: Store;
+  store: Pick<Store, 'db' | 'tx'>;
   clock: Clock;
-  audit: AuditService;
-  organizations: OrganizationsService;
+  audit: Pick<AuditService, 'record'>;
+  organizations: Pick<OrganizationsService, 'findMember' | 'membershipsByEmail' | 'setPasswordHash'>;
 }) {
   const { store, clock, audit, organizations } = deps;
 

@@ -80,15 +80,15 @@ export function receiptTokenOrganization(token: string): string | null {
 export function createEvidenceService(deps: {
   store: Store;
   clock: Clock;
-  organizations: OrganizationsService;
-  /** Optional until the webhooks module provides it; when present, every record emits consent.recorded. */
-  events?: EventOutbox;
+  organizations: Pick<OrganizationsService, 'getOrganization'>;
+  /** The job the consent write enqueues for each consent.recorded delivery it makes. */
+  events: EventOutbox;
   /** The consent state's 404 for an unknown channel. */
   findChannel: ChannelsService['findChannel'];
 }) {
   const { store, clock, organizations } = deps;
 
-  const writer = createEvidenceWriter({ store, clock, outbox: deps.events?.attemptJob ?? null });
+  const writer = createEvidenceWriter({ store, clock, outbox: deps.events.attemptJob });
   // An organization's pseudonym secret never changes, so one read per process is enough.
   const secrets = new Map<string, Buffer>();
 

@@ -37,7 +37,7 @@ export interface ExportJobDeps {
   clock: Clock;
   storage: ExportFileStorage;
   channels: Pick<ChannelsService, 'get'>;
-  events?: Pick<EventsService, 'emit'>;
+  events: Pick<EventsService, 'emit'>;
   proofs?: ExportProofs;
   /** The API representation, for the export.succeeded / export.failed payloads. */
   present: (row: ExportRow) => Record<string, unknown>;
@@ -79,7 +79,7 @@ export function createExportJob(deps: ExportJobDeps) {
     return store.scope(outer).write(async (tx) => {
       const done = await exportsRepo.transition(tx, row, ['queued', 'running'], { status, ...changes });
       if (done) {
-        await deps.events?.emit(tx, {
+        await deps.events.emit(tx, {
           type: status === 'succeeded' ? 'export.succeeded' : 'export.failed',
           organizationId: done.organizationId,
           environment: done.environment,

@@ -40,11 +40,11 @@ const ABANDONED_WRITE_MS = 6 * 3600_000;
 export function createExportsService(deps: {
   store: Store;
   clock: Clock;
-  audit: AuditService;
+  audit: Pick<AuditService, 'record'>;
   channels: Pick<ChannelsService, 'get'>;
-  jobs: JobQueue;
+  jobs: Pick<JobQueue, 'enqueue'>;
   storage: ExportFileStorage;
-  events?: Pick<EventsService, 'emit'>;
+  events: Pick<EventsService, 'emit'>;
   /** Present once the ledger module offers proofs; until then includeProofs is refused (422). */
   proofs?: ExportProofs;
 }) {

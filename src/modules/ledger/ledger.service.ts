@@ -48,7 +48,7 @@ export interface Prover {
 export function createLedgerService(deps: {
   store: Store;
   clock: Clock;
-  evidence: EvidenceService;
+  evidence: Pick<EvidenceService, 'get'>;
   signingKeyPem: string | null;
   dataDir: string;
   /** LEDGER_SEAL_SECONDS: the worker's interval between seals. */

@@ -12,7 +12,13 @@ export class OrganizationError extends Error {}
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-export function createOrganizationsService({ store, clock }: { store: Store; clock: Clock }) {
+export function createOrganizationsService({
+  store,
+  clock,
+}: {
+  store: Pick<Store, 'db' | 'notify'>;
+  clock: Clock;
+}) {
   return {
     async createOrganization(tx: Tx, name: string): Promise<OrganizationRow> {
       const trimmed = name.trim();

@@ -18,10 +18,10 @@ export type ReceiptData = Static<typeof Receipt>;
  * website), is the party that answers for the processing.
  */
 export function createReceiptsService(deps: {
-  evidence: EvidenceService;
-  channels: ChannelsService;
-  organizations: OrganizationsService;
-  ledger: LedgerService;
+  evidence: Pick<EvidenceService, 'findByReceiptToken'>;
+  channels: Pick<ChannelsService, 'findChannel' | 'findConfigVersion'>;
+  organizations: Pick<OrganizationsService, 'getOrganization'>;
+  ledger: Pick<LedgerService, 'inclusionProof' | 'signReceipt'>;
 }) {
   const { evidence, channels, organizations, ledger } = deps;
 

@@ -31,7 +31,7 @@ export interface ScanJobDeps {
   store: Store;
   clock: Clock;
   channels: Pick<ChannelsService, 'findChannel' | 'currentNotice' | 'technologies'>;
-  events?: Pick<EventsService, 'emit'>;
+  events: Pick<EventsService, 'emit'>;
   scanner: {
     chromiumPath: string;
     allowPrivate: boolean;
@@ -74,7 +74,7 @@ export function createScanJob(deps: ScanJobDeps) {
       if (done) {
         // The findings stay behind GET …/scans/:scanId: a webhook carries the status and summary.
         const { findings: _findings, ...data } = deps.present(done);
-        await deps.events?.emit(tx, {
+        await deps.events.emit(tx, {
           type: 'scan.completed',
           organizationId: done.organizationId,
           environment: done.environment,

@@ -34,10 +34,10 @@ export const MAX_ACTIVE_SCANS = 3;
 export function createScansService(deps: {
   store: Store;
   clock: Clock;
-  audit: AuditService;
-  channels: ChannelsService;
-  jobs: JobQueue;
-  events?: Pick<EventsService, 'emit'>;
+  audit: Pick<AuditService, 'record'>;
+  channels: Pick<ChannelsService, 'get' | 'activeOrigins'> & ScanJobDeps['channels'];
+  jobs: Pick<JobQueue, 'enqueue'>;
+  events: Pick<EventsService, 'emit'>;
   scanner: ScanJobDeps['scanner'];
 }) {
   const { clock, audit, channels } = deps;

@@ -37,12 +37,14 @@ const MAX_SITES = 10_000;
  * move it). A load that began before a change is not cached. Concurrent misses for one site share
  * one load; unknown site keys are not cached, and the map holds at most MAX_SITES entries.
  */
-export function createSiteCache(deps: {
-  channels: ChannelsService;
+export interface SiteCacheDeps {
+  channels: Pick<ChannelsService, 'findActiveChannelBySiteKey' | 'activeOrigins' | 'currentNotice'>;
   clock: Clock;
   listen: Store['listen'];
   ttlMs?: number;
-}) {
+}
+
+export function createSiteCache(deps: SiteCacheDeps) {
   const { channels, clock } = deps;
   const sites = new Map<string, Site>();
   const loading = new Map<string, Promise<Site | null>>();

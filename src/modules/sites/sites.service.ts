@@ -18,7 +18,7 @@ import { type ConfigCaching, configCaching } from './config-response.ts';
 import { resolveDecisions } from './decisions.ts';
 import { gppDecodeError } from './gpp.ts';
 import { gppStub } from './gpp-stub.ts';
-import { createSiteCache, type Site } from './site-cache.ts';
+import { createSiteCache, type Site, type SiteCacheDeps } from './site-cache.ts';
 import type { PreferencesBody } from './sites.schemas.ts';
 
 export type PreferencesInput = Static<typeof PreferencesBody>;
@@ -47,9 +47,9 @@ export type RegionSettings = Parameters<typeof createRegionResolver>[0];
 
 /** The public site endpoints' rules: site lookup, the snippet, recording a decision. */
 export function createSitesService(deps: {
-  store: Store;
-  channels: ChannelsService;
-  evidence: EvidenceService;
+  store: Pick<Store, 'listen'>;
+  channels: Pick<ChannelsService, 'findConfigVersion'> & SiteCacheDeps['channels'];
+  evidence: Pick<EvidenceService, 'write' | 'stage' | 'commitStaged'>;
   clock: Clock;
   baseUrl: string;
   regionSettings: RegionSettings;

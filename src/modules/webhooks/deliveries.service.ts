@@ -1,6 +1,6 @@
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
-import type { Db, DbScope, Store } from '../../platform/db/store.ts';
+import type { Db, DbScope } from '../../platform/db/store.ts';
 import { AppError, notFound } from '../../platform/http/errors.ts';
 import type { JobQueue } from '../../platform/jobs/job-queue.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
@@ -8,10 +8,9 @@ import { scheduleAttempt } from './delivery-jobs.ts';
 import { attemptsRepo, type DeliveryFilters, type DeliveryRow, deliveriesRepo } from './webhooks.repo.ts';
 
 export function createDeliveriesService(deps: {
-  store: Store;
   clock: Clock;
-  audit: AuditService;
-  jobs: JobQueue;
+  audit: Pick<AuditService, 'record'>;
+  jobs: Pick<JobQueue, 'enqueue'>;
 }) {
   const { clock, audit, jobs } = deps;
 

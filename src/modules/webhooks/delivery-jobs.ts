@@ -23,7 +23,7 @@ export const ATTEMPT_JOB_MAX_ATTEMPTS = 100;
  */
 export async function scheduleAttempt(
   tx: Tx,
-  jobs: JobQueue,
+  jobs: Pick<JobQueue, 'enqueue'>,
   delivery: DeliveryRow,
   runAt: Date,
 ): Promise<void> {

@@ -30,7 +30,7 @@ export const ATTEMPT_TIMEOUT_MS = 10_000;
 export interface DeliveryWorkerDeps {
   store: Store;
   clock: Clock;
-  audit: AuditService;
+  audit: Pick<AuditService, 'record'>;
   secretBox: () => Promise<SecretBox>;
   retryScheduleSeconds: number[];
   allowPrivateTargets: boolean;

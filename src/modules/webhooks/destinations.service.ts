@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
-import type { DbScope, Store, Tx } from '../../platform/db/store.ts';
+import type { DbScope, Tx } from '../../platform/db/store.ts';
 import { AppError, notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { JobQueue } from '../../platform/jobs/job-queue.ts';
@@ -22,10 +22,9 @@ export type CreateDestinationInput = Static<typeof CreateDestinationBody>;
 export type UpdateDestinationInput = Static<typeof UpdateDestinationBody>;
 
 export interface DestinationsDeps {
-  store: Store;
   clock: Clock;
-  audit: AuditService;
-  jobs: JobQueue;
+  audit: Pick<AuditService, 'record'>;
+  jobs: Pick<JobQueue, 'enqueue'>;
   secretBox: () => Promise<SecretBox>;
   allowPrivateTargets: boolean;
   lookup?: Lookup;

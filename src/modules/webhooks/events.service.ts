@@ -1,6 +1,6 @@
 import type { Environment } from '../../platform/auth/scopes.ts';
 import type { Clock } from '../../platform/clock.ts';
-import type { Store, Tx } from '../../platform/db/store.ts';
+import type { Tx } from '../../platform/db/store.ts';
 import { newId } from '../../platform/ids.ts';
 import type { JobQueue } from '../../platform/jobs/job-queue.ts';
 import { ATTEMPT_JOB, ATTEMPT_JOB_MAX_ATTEMPTS, scheduleAttempt } from './delivery-jobs.ts';
@@ -27,7 +27,7 @@ export interface WebhookEvent {
  * the event, its deliveries and their attempt jobs commit or roll back with the change they
  * describe. Nothing is sent here; the worker sends (delivery-worker.ts).
  */
-export function createEventsService(deps: { store: Store; clock: Clock; jobs: JobQueue }) {
+export function createEventsService(deps: { clock: Clock; jobs: Pick<JobQueue, 'enqueue'> }) {
   const { clock, jobs } = deps;
 
   /** The enabled destinations of each organization and environment among the events, one query each. */

@@ -14,9 +14,12 @@ import { createSecretBox, resolveSecretKey, type SecretBox } from './webhook-sec
 export function createWebhooksService(deps: {
   store: Store;
   clock: Clock;
-  config: Config;
-  audit: AuditService;
-  jobs: JobQueue;
+  config: Pick<
+    Config,
+    'webhookSecretKey' | 'dataDir' | 'webhookAllowPrivateTargets' | 'webhookRetryScheduleSeconds'
+  >;
+  audit: Pick<AuditService, 'record'>;
+  jobs: Pick<JobQueue, 'enqueue'>;
   /** Told how each sent attempt ended (the webhook_attempts metric). */
   onAttempt?: (outcome: WebhookAttemptOutcome) => void;
 }) {
@@ -35,8 +38,8 @@ export function createWebhooksService(deps: {
   };
   const allowPrivateTargets = config.webhookAllowPrivateTargets;
   return {
-    destinations: createDestinationsService({ store, clock, audit, jobs, secretBox, allowPrivateTargets }),
-    deliveries: createDeliveriesService({ store, clock, audit, jobs }),
+    destinations: createDestinationsService({ clock, audit, jobs, secretBox, allowPrivateTargets }),
+    deliveries: createDeliveriesService({ clock, audit, jobs }),
     worker: createDeliveryWorker({
       store,
       clock,
