@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.ts';
 import { passwordProblem } from '../modules/console/passwords.ts';
-import { bootstrapOrganization } from '../modules/organizations/bootstrap.ts';
 import { OrganizationError } from '../modules/organizations/organizations.service.ts';
 import type { Tx } from '../platform/db/store.ts';
+import { bootstrapOrganization } from './bootstrap.ts';
 import { UsageError } from './errors.ts';
 import type { Runtime } from './runtime.ts';
 

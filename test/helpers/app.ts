@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { inject } from 'vitest';
 import { type BuiltApp, buildApp } from '../../src/app.ts';
+import { bootstrapOrganization } from '../../src/cli/bootstrap.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
-import { bootstrapOrganization } from '../../src/modules/organizations/bootstrap.ts';
 import type { Role, Scope } from '../../src/platform/auth/scopes.ts';
 import { createManualClock } from '../../src/platform/clock.ts';
 import { createEmbeddedStore, createPostgresStore, type Store } from '../../src/platform/db/store.ts';

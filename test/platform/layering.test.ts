@@ -14,6 +14,9 @@ import { describe, expect, it } from 'vitest';
  *   (`<b>/*.sql.ts`: SQL over its tables that another module's statement composes). Repos,
  *   presenters and helpers stay private to their module.
  * - A module does not import the wiring either (it is given its dependencies).
+ * - No cycles between modules and platform parts: in the graph of their imports (type imports
+ *   too), no two reach each other. Code that needs two modules that each stand alone (bootstrap
+ *   needs organizations and api-keys) lives in a place that depends on both (`src/cli`).
  *
  * Every table has one owning module (or platform part): the one whose `*.tables.ts` declares it,
  * or, for a table made only by a SQL migration, the one MIGRATION_TABLE_OWNERS names. A module's
@@ -157,6 +160,56 @@ function tableViolations(): string[] {
   });
 }
 
+/** Every import between two modules or platform parts, as a graph of units (`modules/<name>`). */
+function moduleGraph(edges: Array<[from: string, to: string]>): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const [from, to] of edges) {
+    const [a, b] = [unitOf(from), unitOf(to)];
+    if (!a || !b || a === b) continue;
+    if (!graph.has(a)) graph.set(a, new Set());
+    graph.get(a)!.add(b);
+  }
+  return graph;
+}
+
+function sourceEdges(): Array<[string, string]> {
+  return sourceFiles(SRC).flatMap((file) =>
+    importsOf(file).map((to): [string, string] => [relative(file), to]),
+  );
+}
+
+/** The cycles of a graph: each strongly connected set of two or more units (Tarjan), sorted. */
+function cycles(graph: Map<string, Set<string>>): string[] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (stack.includes(next)) {
+        low.set(node, Math.min(low.get(node)!, index.get(next)!));
+      }
+    }
+    if (low.get(node) === index.get(node)) {
+      const members: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        members.push(member);
+      } while (member !== node);
+      if (members.length > 1) found.push(members.sort().join(' <-> '));
+    }
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return found.sort();
+}
+
 describe('layering', () => {
   it('platform imports no module, config imports no module, modules meet only through services', () => {
     expect(violations()).toEqual([]);
@@ -184,6 +237,36 @@ describe('layering', () => {
     expect(foreignTables('platform/jobs', 'INSERT INTO jobs (id) VALUES ($1)', owners)).toEqual([]);
   });
 
+  it('no cycles between modules and platform parts', () => {
+    expect(cycles(moduleGraph(sourceEdges()))).toEqual([]);
+  });
+
+  it('the cycle rule fails on modules that import each other (planted)', () => {
+    // The cycle bootstrap made when it lived in organizations: organizations -> api-keys -> organizations.
+    const planted = moduleGraph([
+      ['modules/organizations/bootstrap.ts', 'modules/api-keys/api-keys.service.ts'],
+      ['modules/api-keys/api-keys.service.ts', 'modules/organizations/organizations.service.ts'],
+      ['modules/api-keys/api-keys.service.ts', 'platform/db/store.ts'],
+    ]);
+    expect(cycles(planted)).toEqual(['modules/api-keys <-> modules/organizations']);
+    const longer = moduleGraph([
+      ['modules/a/a.ts', 'modules/b/b.service.ts'],
+      ['modules/b/b.ts', 'platform/c/c.ts'],
+      ['platform/c/c.ts', 'modules/a/a.service.ts'],
+      ['modules/d/d.ts', 'modules/a/a.service.ts'],
+    ]);
+    expect(cycles(longer)).toEqual(['modules/a <-> modules/b <-> platform/c']);
+    // Imports inside one module, and a chain without a way back, are no cycle.
+    expect(
+      cycles(
+        moduleGraph([
+          ['modules/a/x.ts', 'modules/a/y.ts'],
+          ['modules/a/y.ts', 'modules/b/b.ts'],
+        ]),
+      ),
+    ).toEqual([]);
+  });
+
   it('reads the imports it checks (the rule cannot pass by reading nothing)', () => {
     const services = importsOf(path.join(SRC, 'services.ts'));
     expect(services.some((to) => to.startsWith('modules/'))).toBe(true);
@@ -192,5 +275,6 @@ describe('layering', () => {
     expect(tableOwners().get('consent_analytics_daily')).toBe('modules/analytics');
     expect(migrationTables().length).toBeGreaterThan(25);
     expect(sqlFiles().map(relative)).toContain('modules/evidence/consent-write.sql.ts');
+    expect(moduleGraph(sourceEdges()).get('modules/api-keys')).toContain('modules/organizations');
   });
 });

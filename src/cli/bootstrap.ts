@@ -1,7 +1,7 @@
-import { ROLE_SCOPES } from '../../platform/auth/scopes.ts';
-import type { Store } from '../../platform/db/store.ts';
-import type { ApiKeysService } from '../api-keys/api-keys.service.ts';
-import type { OrganizationsService } from './organizations.service.ts';
+import type { ApiKeysService } from '../modules/api-keys/api-keys.service.ts';
+import type { OrganizationsService } from '../modules/organizations/organizations.service.ts';
+import { ROLE_SCOPES } from '../platform/auth/scopes.ts';
+import type { Store } from '../platform/db/store.ts';
 
 export interface BootstrapResult {
   organization: { id: string; name: string };
