@@ -40,7 +40,7 @@ const PRIVATE = 'private, max-age=60';
 /**
  * The answer to `GET /v1/public/sites/:siteKey/config` for a resolved site and region, built once
  * for both paths that send it: the fast path before Fastify (config-fast-path.ts) and the Fastify
- * route (sites.routes.ts). Registered origins may read it from their pages (CORS); the config
+ * route (site-assets.routes.ts). Registered origins may read it from their pages (CORS); the config
  * itself is public either way. Rate-limit and request-id headers are the caller's.
  */
 export function configResponse(site: Site, request: ConfigRequest, caching: ConfigCaching): ConfigResponse {

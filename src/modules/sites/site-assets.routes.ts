@@ -1,0 +1,170 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { notModified } from '../../platform/http/conditional.ts';
+import { Envelope, envelope, NotModified, Problem } from '../../platform/http/schemas.ts';
+import type { App } from '../../platform/http/types.ts';
+import { configResponse } from './config-response.ts';
+import { gppBundle, type SdkBundle, sdkBundle } from './sdk-bundle.ts';
+import { locationOf, publicProblems, siteOf, tags } from './site-requests.ts';
+import { RegionQuery, SiteConfigSchema, SiteParams, Snippet } from './sites.schemas.ts';
+import type { SitesService } from './sites.service.ts';
+
+const STATIC_CACHE_CONTROL = 'public, max-age=300';
+const cacheHeaders = {
+  'Cache-Control': Type.String(),
+  ETag: Type.String({ description: 'Send it back as If-None-Match to get a 304 when unchanged' }),
+};
+const configCacheHeaders = {
+  ...cacheHeaders,
+  Vary: Type.String({ description: 'Origin, and the trusted geo headers when GEO_COUNTRY_HEADER is set' }),
+};
+
+function sendCacheable(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  etag: string,
+  type: string,
+  body: string | Buffer,
+) {
+  reply.header('ETag', etag);
+  if (notModified(request.headers['if-none-match'], etag)) return reply.code(304).send();
+  return reply.type(type).send(body);
+}
+
+/** A bundle of the browser SDK: the same site lookup, caching and ETag for each of them. */
+function sendBundle(request: FastifyRequest, reply: FastifyReply, bundle: SdkBundle) {
+  reply.header('Cache-Control', STATIC_CACHE_CONTROL);
+  return sendCacheable(request, reply, bundle.etag, 'application/javascript; charset=utf-8', bundle.source);
+}
+
+/**
+ * What a customer's pages load: the snippet, the config its banner shows, and the SDK bundles.
+ * Cacheable reads; `publicHooks` rate limit them and resolve their site first.
+ */
+export function siteAssetsRoutes(
+  app: App,
+  deps: {
+    sites: Pick<SitesService, 'snippetHtml' | 'regionOf' | 'caching'>;
+    publicHooks: onRequestHookHandler[];
+  },
+) {
+  const { sites, publicHooks } = deps;
+
+  app.get(
+    '/v1/public/sites/:siteKey/snippet',
+    {
+      config: { auth: 'public' },
+      onRequest: publicHooks,
+      schema: {
+        operationId: 'getSiteSnippet',
+        tags,
+        summary: 'The HTML that loads the SDK for this site',
+        params: SiteParams,
+        response: {
+          200: {
+            description: 'The snippet',
+            headers: { 'Cache-Control': Type.String() },
+            content: { 'application/json': { schema: Envelope(Snippet) } },
+          },
+          ...publicProblems,
+        },
+      },
+    },
+    async (request, reply) => {
+      reply.header('Cache-Control', STATIC_CACHE_CONTROL);
+      return envelope({ html: sites.snippetHtml(siteOf(request)) });
+    },
+  );
+
+  app.get(
+    '/v1/public/sites/:siteKey/config',
+    {
+      config: { auth: 'public' },
+      onRequest: publicHooks,
+      schema: {
+        operationId: 'getSiteConfig',
+        tags,
+        summary:
+          "What the banner shows: the current configVersion's snapshot, resolved for the visitor's region (ETag, cacheable per region)",
+        params: SiteParams,
+        querystring: RegionQuery,
+        response: {
+          200: {
+            description: 'The config of the current version for the visitor’s region',
+            headers: configCacheHeaders,
+            content: { 'application/json': { schema: Envelope(SiteConfigSchema) } },
+          },
+          304: { ...NotModified, headers: configCacheHeaders },
+          422: Problem,
+          ...publicProblems,
+        },
+      },
+    },
+    async (request, reply) => {
+      const site = siteOf(request);
+      const { statusCode, headers, body } = configResponse(
+        site,
+        {
+          origin: request.headers.origin,
+          ifNoneMatch: request.headers['if-none-match'],
+          region: sites.regionOf(site, locationOf(request)),
+        },
+        sites.caching,
+      );
+      // The body is already serialized bytes: sent as they are, past the response schema.
+      return (reply as FastifyReply)
+        .code(statusCode)
+        .headers(headers)
+        .send(body ?? undefined);
+    },
+  );
+
+  app.get(
+    '/v1/public/sites/:siteKey/sdk.js',
+    {
+      config: { auth: 'public' },
+      onRequest: publicHooks,
+      schema: {
+        operationId: 'getSiteSdk',
+        tags,
+        summary: 'The browser SDK (application/javascript)',
+        params: SiteParams,
+        response: {
+          200: {
+            description: 'The SDK',
+            headers: cacheHeaders,
+            content: { 'application/javascript': { schema: Type.String() } },
+          },
+          304: { ...NotModified, headers: cacheHeaders },
+          ...publicProblems,
+        },
+      },
+    },
+    async (request, reply) => sendBundle(request, reply, sdkBundle()),
+  );
+
+  app.get(
+    '/v1/public/sites/:siteKey/gpp.js',
+    {
+      config: { auth: 'public' },
+      onRequest: publicHooks,
+      schema: {
+        operationId: 'getGppBundle',
+        tags,
+        summary:
+          'The IAB GPP CMP API (application/javascript), which the SDK loads for visitors of US opt-out regions when the channel has a gppCmpId',
+        params: SiteParams,
+        response: {
+          200: {
+            description: 'The GPP bundle',
+            headers: cacheHeaders,
+            content: { 'application/javascript': { schema: Type.String() } },
+          },
+          304: { ...NotModified, headers: cacheHeaders },
+          ...publicProblems,
+        },
+      },
+    },
+    async (request, reply) => sendBundle(request, reply, gppBundle()),
+  );
+}
