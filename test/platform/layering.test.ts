@@ -17,6 +17,9 @@ import { describe, expect, it } from 'vitest';
  * - No cycles between modules and platform parts: in the graph of their imports (type imports
  *   too), no two reach each other. Code that needs two modules that each stand alone (bootstrap
  *   needs organizations and api-keys) lives in a place that depends on both (`src/cli`).
+ * - The console (`console/`, bundled for the browser) imports from `src/` only what is in
+ *   `src/shared/`, and `src/shared/` imports nothing outside itself (no package either): rules both
+ *   apply live there, not in a module the console would reach into.
  *
  * Every table has one owning module (or platform part): the one whose `*.tables.ts` declares it,
  * or, for a table made only by a SQL migration, the one MIGRATION_TABLE_OWNERS names. A module's
@@ -24,7 +27,9 @@ import { describe, expect, it } from 'vitest';
  * comes from that owner, as a fragment of its `*.sql.ts` composed into the statement, or as its
  * drizzle table object (`${channels}`), never as the table's name written by someone else.
  */
-const SRC = path.resolve(import.meta.dirname, '../../src');
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const SRC = path.join(ROOT, 'src');
+const CONSOLE = path.join(ROOT, 'console/src');
 const WIRING = ['app.ts', 'services.ts', 'worker.ts', 'main.ts'];
 
 /** Tables created only by SQL migrations (no drizzle table), and the module that owns each. */
@@ -50,18 +55,22 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Relative imports and re-exports of a file, resolved to paths under src/ (`import('…')` too). */
-function importsOf(file: string): string[] {
+/** The specifiers a file imports and re-exports from (`import('…')` too). */
+function specifiersOf(file: string): string[] {
   const text = fs.readFileSync(file, 'utf8');
-  const specifiers = [
+  return [
     ...text.matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s+'([^']+)'/gms),
     ...text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g),
   ].map((m) => m[1]);
-  return specifiers
+}
+
+/** Relative imports and re-exports of a file, resolved to paths under `base` (src/ unless told). */
+function importsOf(file: string, base = SRC): string[] {
+  return specifiersOf(file)
     .filter((s) => s.startsWith('.'))
     .map((s) =>
       path
-        .relative(SRC, path.resolve(path.dirname(file), s))
+        .relative(base, path.resolve(path.dirname(file), s))
         .split(path.sep)
         .join('/'),
     );
@@ -210,6 +219,34 @@ function cycles(graph: Map<string, Set<string>>): string[] {
   return found.sort();
 }
 
+/**
+ * Imports (paths from the repository root, a package by its name) that break the console's rule:
+ * a console file importing from src/ outside src/shared/, or a src/shared/ file importing anything
+ * outside src/shared/.
+ */
+function consoleViolations(edges: Array<[from: string, to: string]>): string[] {
+  const found: string[] = [];
+  for (const [from, to] of edges) {
+    if (from.startsWith('console/') && to.startsWith('src/') && !to.startsWith('src/shared/')) {
+      found.push(`${from} -> ${to}: the console imports from src only through src/shared`);
+    }
+    if (from.startsWith('src/shared/') && !to.startsWith('src/shared/')) {
+      found.push(`${from} -> ${to}: src/shared imports nothing outside itself`);
+    }
+  }
+  return found;
+}
+
+/** The imports of the console's files and of src/shared/, from the repository root. */
+function consoleEdges(): Array<[string, string]> {
+  const files = [...sourceFiles(CONSOLE), ...sourceFiles(path.join(SRC, 'shared'))];
+  return files.flatMap((file) => {
+    const from = path.relative(ROOT, file).split(path.sep).join('/');
+    const packages = specifiersOf(file).filter((s) => !s.startsWith('.'));
+    return [...importsOf(file, ROOT), ...packages].map((to): [string, string] => [from, to]);
+  });
+}
+
 describe('layering', () => {
   it('platform imports no module, config imports no module, modules meet only through services', () => {
     expect(violations()).toEqual([]);
@@ -267,6 +304,27 @@ describe('layering', () => {
     ).toEqual([]);
   });
 
+  it('the console reaches src only through src/shared, which imports nothing else', () => {
+    expect(consoleViolations(consoleEdges())).toEqual([]);
+  });
+
+  it('the console rule fails on an import into a module or out of src/shared (planted)', () => {
+    expect(
+      consoleViolations([
+        ['console/src/views/scans.ts', 'src/modules/scans/matching.ts'],
+        ['console/src/views/scans.ts', 'src/shared/scans-matching.ts'],
+        ['console/src/views/scans.ts', 'clients/typescript/src/schema.d.ts'],
+        ['src/shared/scans-matching.ts', 'src/platform/ids.ts'],
+        ['src/shared/scans-matching.ts', 'drizzle-orm'],
+        ['src/shared/scans-matching.ts', 'src/shared/other.ts'],
+      ]),
+    ).toEqual([
+      'console/src/views/scans.ts -> src/modules/scans/matching.ts: the console imports from src only through src/shared',
+      'src/shared/scans-matching.ts -> src/platform/ids.ts: src/shared imports nothing outside itself',
+      'src/shared/scans-matching.ts -> drizzle-orm: src/shared imports nothing outside itself',
+    ]);
+  });
+
   it('reads the imports it checks (the rule cannot pass by reading nothing)', () => {
     const services = importsOf(path.join(SRC, 'services.ts'));
     expect(services.some((to) => to.startsWith('modules/'))).toBe(true);
@@ -276,5 +334,6 @@ describe('layering', () => {
     expect(migrationTables().length).toBeGreaterThan(25);
     expect(sqlFiles().map(relative)).toContain('modules/evidence/consent-write.sql.ts');
     expect(moduleGraph(sourceEdges()).get('modules/api-keys')).toContain('modules/organizations');
+    expect(consoleEdges()).toContainEqual(['console/src/views/scans.ts', 'src/shared/scans-matching.ts']);
   });
 });

@@ -4,7 +4,7 @@ import {
   hostMatches,
   isNecessaryCategory,
   OWN_VENDOR,
-} from '../../../src/modules/scans/matching.ts';
+} from '../../../src/shared/scans-matching.ts';
 import { get, post } from '../api.ts';
 import { button, date, field, h, input, table } from '../dom.ts';
 import { act, badge, form, messageBox, type ViewContext } from '../ui.ts';

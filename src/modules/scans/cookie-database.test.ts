@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
+import { isNecessaryCategory } from '../../shared/scans-matching.ts';
 import {
   COOKIE_DATABASE_COLUMNS,
   COOKIE_DATABASE_CSV,
@@ -9,7 +10,6 @@ import {
   domainsOfField,
   parseCookieDatabase,
 } from './cookie-database.ts';
-import { isNecessaryCategory } from './matching.ts';
 
 const HEADER = 'ID,Platform,Category,Cookie / Data Key name,Domain,Description,Wildcard match';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
-import { isNecessaryCategory } from './matching.ts';
+import { isNecessaryCategory } from '../../shared/scans-matching.ts';
 
 /**
  * Classification of cookies, storage keys and request hosts found by a tracker scan, from the

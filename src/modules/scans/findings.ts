@@ -1,4 +1,4 @@
-import { cookieNameMatches, hostMatches, OWN_VENDOR } from './matching.ts';
+import { cookieNameMatches, hostMatches, OWN_VENDOR } from '../../shared/scans-matching.ts';
 import type { Finding, ScanPhase, ScanSummary } from './scans.tables.ts';
 
 /**

@@ -1,7 +1,9 @@
 /**
  * The rules by which a scan's findings are judged that the console applies too
  * (console/src/views/scans.ts: "declared since the scan", the banner's own items, the purpose a
- * click declares). Dependency-free, so the console bundles this file.
+ * click declares), used by the scans module as well. src/shared/ holds what the console and the
+ * service share: it imports nothing outside src/shared/, no package either, so the console bundles
+ * it as it is.
  */
 
 /** The vendor of the banner's own cookies and requests in a finding's classification. */
