@@ -1,6 +1,6 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
-import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
+import { type CursorPosition, keysetList } from '../../platform/db/keyset.ts';
 import type { Db, Tx } from '../../platform/db/store.ts';
 import { members, organizations } from '../organizations/organizations.tables.ts';
 import { apiKeys } from './api-keys.tables.ts';
@@ -68,18 +68,11 @@ export const apiKeysRepo = {
     limit: number,
     after: CursorPosition | null,
   ): Promise<ApiKeyRow[]> {
-    return db
-      .select()
-      .from(apiKeys)
-      .where(
-        and(
-          eq(apiKeys.organizationId, organizationId),
-          eq(apiKeys.environment, environment),
-          olderThan(apiKeys.createdAt, apiKeys.id, after),
-        ),
-      )
-      .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
-      .limit(limit + 1);
+    return keysetList(db, apiKeys, {
+      where: [eq(apiKeys.organizationId, organizationId), eq(apiKeys.environment, environment)],
+      limit,
+      after,
+    });
   },
 
   async update(

@@ -1,6 +1,6 @@
-import { and, desc, eq, gte, lte, sql } from 'drizzle-orm';
+import { eq, gte, lte, sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
-import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
+import { type CursorPosition, keysetList } from '../../platform/db/keyset.ts';
 import type { Db, Tx } from '../../platform/db/store.ts';
 import { auditLogs } from './audit.tables.ts';
 
@@ -37,21 +37,19 @@ export const auditRepo = {
     limit: number,
     after: CursorPosition | null,
   ): Promise<AuditRow[]> {
-    const conditions = [
-      eq(auditLogs.organizationId, scope.organizationId),
-      eq(auditLogs.environment, scope.environment),
-      filters.action ? eq(auditLogs.action, filters.action) : undefined,
-      filters.actorId ? eq(auditLogs.actorId, filters.actorId) : undefined,
-      filters.targetId ? eq(auditLogs.targetId, filters.targetId) : undefined,
-      filters.from ? gte(auditLogs.occurredAt, filters.from) : undefined,
-      filters.to ? lte(auditLogs.occurredAt, filters.to) : undefined,
-      olderThan(auditLogs.occurredAt, auditLogs.id, after),
-    ];
-    return db
-      .select()
-      .from(auditLogs)
-      .where(and(...conditions))
-      .orderBy(desc(auditLogs.occurredAt), desc(auditLogs.id))
-      .limit(limit + 1);
+    return keysetList(db, auditLogs, {
+      time: auditLogs.occurredAt,
+      where: [
+        eq(auditLogs.organizationId, scope.organizationId),
+        eq(auditLogs.environment, scope.environment),
+        filters.action ? eq(auditLogs.action, filters.action) : undefined,
+        filters.actorId ? eq(auditLogs.actorId, filters.actorId) : undefined,
+        filters.targetId ? eq(auditLogs.targetId, filters.targetId) : undefined,
+        filters.from ? gte(auditLogs.occurredAt, filters.from) : undefined,
+        filters.to ? lte(auditLogs.occurredAt, filters.to) : undefined,
+      ],
+      limit,
+      after,
+    });
   },
 };

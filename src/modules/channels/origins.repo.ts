@@ -1,5 +1,5 @@
-import { and, asc, desc, eq } from 'drizzle-orm';
-import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
+import { and, asc, eq } from 'drizzle-orm';
+import { type CursorPosition, keysetList } from '../../platform/db/keyset.ts';
 import type { Db, Tx } from '../../platform/db/store.ts';
 import type { ChannelRow, OriginRow } from './channels.repo.ts';
 import { origins } from './channels.tables.ts';
@@ -43,12 +43,7 @@ export const originsRepo = {
   },
 
   list(db: Db, channel: ChannelRef, limit: number, after: CursorPosition | null): Promise<OriginRow[]> {
-    return db
-      .select()
-      .from(origins)
-      .where(and(ofChannel(channel), olderThan(origins.createdAt, origins.id, after)))
-      .orderBy(desc(origins.createdAt), desc(origins.id))
-      .limit(limit + 1);
+    return keysetList(db, origins, { where: [ofChannel(channel)], limit, after });
   },
 
   async archive(tx: Tx, origin: OriginRow, now: Date): Promise<OriginRow> {

@@ -1,5 +1,5 @@
-import { and, asc, desc, eq, sql } from 'drizzle-orm';
-import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { type CursorPosition, keysetList } from '../../platform/db/keyset.ts';
 import type { Db, Tx } from '../../platform/db/store.ts';
 import type { ChannelRow, PurposeRow } from './channels.repo.ts';
 import { purposes, technologies } from './channels.tables.ts';
@@ -36,12 +36,7 @@ export const purposesRepo = {
   },
 
   list(db: Db, channel: ChannelRef, limit: number, after: CursorPosition | null): Promise<PurposeRow[]> {
-    return db
-      .select()
-      .from(purposes)
-      .where(and(ofChannel(channel), olderThan(purposes.createdAt, purposes.id, after)))
-      .orderBy(desc(purposes.createdAt), desc(purposes.id))
-      .limit(limit + 1);
+    return keysetList(db, purposes, { where: [ofChannel(channel)], limit, after });
   },
 
   async update(tx: Tx, purpose: PurposeRow, changes: PurposeChanges): Promise<PurposeRow> {

@@ -1,5 +1,5 @@
-import { and, asc, desc, eq } from 'drizzle-orm';
-import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
+import { and, asc, eq } from 'drizzle-orm';
+import { type CursorPosition, keysetList } from '../../platform/db/keyset.ts';
 import type { Db, Tx } from '../../platform/db/store.ts';
 import type { ChannelRow, TechnologyRow } from './channels.repo.ts';
 import { technologies } from './channels.tables.ts';
@@ -35,12 +35,7 @@ export const technologiesRepo = {
   },
 
   list(db: Db, channel: ChannelRef, limit: number, after: CursorPosition | null): Promise<TechnologyRow[]> {
-    return db
-      .select()
-      .from(technologies)
-      .where(and(ofChannel(channel), olderThan(technologies.createdAt, technologies.id, after)))
-      .orderBy(desc(technologies.createdAt), desc(technologies.id))
-      .limit(limit + 1);
+    return keysetList(db, technologies, { where: [ofChannel(channel)], limit, after });
   },
 
   async update(tx: Tx, technology: TechnologyRow, changes: TechnologyChanges): Promise<TechnologyRow> {

@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, inArray, lt, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, lt, lte, sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
-import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
+import { type CursorPosition, keysetList } from '../../platform/db/keyset.ts';
 import type { Db, Tx } from '../../platform/db/store.ts';
 import { type ExportRow, type ExportStatus, evidenceExports as x } from './exports.tables.ts';
 
@@ -36,18 +36,11 @@ export const exportsRepo = {
   },
 
   list(db: Db, scope: ExportScope, limit: number, after: CursorPosition | null) {
-    return db
-      .select()
-      .from(x)
-      .where(
-        and(
-          eq(x.organizationId, scope.organizationId),
-          eq(x.environment, scope.environment),
-          olderThan(x.createdAt, x.id, after),
-        ),
-      )
-      .orderBy(desc(x.createdAt), desc(x.id))
-      .limit(limit + 1);
+    return keysetList(db, x, {
+      where: [eq(x.organizationId, scope.organizationId), eq(x.environment, scope.environment)],
+      limit,
+      after,
+    });
   },
 
   /**

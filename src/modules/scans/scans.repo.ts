@@ -1,6 +1,6 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
-import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
+import { type CursorPosition, keysetList } from '../../platform/db/keyset.ts';
 import type { Db, Tx } from '../../platform/db/store.ts';
 import { type ScanRow, type ScanStatus, scans as s } from './scans.tables.ts';
 
@@ -77,12 +77,7 @@ export const scansRepo = {
   },
 
   list(db: Db, scope: ScanScope, channelId: string, limit: number, after: CursorPosition | null) {
-    return db
-      .select()
-      .from(s)
-      .where(and(ofChannel(scope, channelId), olderThan(s.createdAt, s.id, after)))
-      .orderBy(desc(s.createdAt), desc(s.id))
-      .limit(limit + 1);
+    return keysetList(db, s, { where: [ofChannel(scope, channelId)], limit, after });
   },
 
   /**

@@ -1,7 +1,7 @@
-import { and, asc, desc, eq, isNull, type SQL } from 'drizzle-orm';
+import { and, asc, eq, isNull, type SQL } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
 import { insertRows } from '../../platform/db/bulk-insert.ts';
-import { type CursorPosition, olderThan } from '../../platform/db/keyset.ts';
+import { type CursorPosition, keysetList } from '../../platform/db/keyset.ts';
 import type { Db, Tx } from '../../platform/db/store.ts';
 import { webhookAttempts, webhookDeliveries, webhookDestinations, webhookEvents } from './webhooks.tables.ts';
 
@@ -62,18 +62,14 @@ export const destinationsRepo = {
     limit: number,
     after: CursorPosition | null,
   ) {
-    return db
-      .select()
-      .from(webhookDestinations)
-      .where(
-        and(
-          eq(webhookDestinations.organizationId, organizationId),
-          eq(webhookDestinations.environment, environment),
-          olderThan(webhookDestinations.createdAt, webhookDestinations.id, after),
-        ),
-      )
-      .orderBy(desc(webhookDestinations.createdAt), desc(webhookDestinations.id))
-      .limit(limit + 1);
+    return keysetList(db, webhookDestinations, {
+      where: [
+        eq(webhookDestinations.organizationId, organizationId),
+        eq(webhookDestinations.environment, environment),
+      ],
+      limit,
+      after,
+    });
   },
 
   /** Enabled destinations of an organization and environment (the event dispatcher's fan-out). */
@@ -160,21 +156,17 @@ export const deliveriesRepo = {
     limit: number,
     after: CursorPosition | null,
   ): Promise<DeliveryRow[]> {
-    return db
-      .select()
-      .from(webhookDeliveries)
-      .where(
-        and(
-          eq(webhookDeliveries.organizationId, organizationId),
-          eq(webhookDeliveries.environment, environment),
-          filters.destinationId ? eq(webhookDeliveries.destinationId, filters.destinationId) : undefined,
-          filters.status ? eq(webhookDeliveries.status, filters.status) : undefined,
-          filters.eventType ? eq(webhookDeliveries.eventType, filters.eventType) : undefined,
-          olderThan(webhookDeliveries.createdAt, webhookDeliveries.id, after),
-        ),
-      )
-      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-      .limit(limit + 1);
+    return keysetList(db, webhookDeliveries, {
+      where: [
+        eq(webhookDeliveries.organizationId, organizationId),
+        eq(webhookDeliveries.environment, environment),
+        filters.destinationId ? eq(webhookDeliveries.destinationId, filters.destinationId) : undefined,
+        filters.status ? eq(webhookDeliveries.status, filters.status) : undefined,
+        filters.eventType ? eq(webhookDeliveries.eventType, filters.eventType) : undefined,
+      ],
+      limit,
+      after,
+    });
   },
 
   async update(tx: Tx, row: Pick<DeliveryRow, 'organizationId' | 'id'>, changes: DeliveryUpdate) {

@@ -1,5 +1,6 @@
-import { type SQL, sql } from 'drizzle-orm';
-import type { PgColumn } from 'drizzle-orm/pg-core';
+import { and, desc, type InferSelectModel, type SQL, sql } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { Db } from './store.ts';
 
 /** Where a keyset page ended: the sort timestamp (ms) and id of its last row. */
 export interface CursorPosition {
@@ -19,4 +20,35 @@ export interface CursorPosition {
 export function olderThan(time: PgColumn, id: PgColumn, after: CursorPosition | null): SQL | undefined {
   if (!after) return undefined;
   return sql`(${time}, ${id}) < (${new Date(after.t).toISOString()}::timestamptz, ${after.id})`;
+}
+
+/** A table listed by keyset: its rows have an id, which breaks ties of the sort time. */
+type KeysetTable = PgTable & { id: PgColumn };
+
+/** One page of a keyset list, newest first: which rows, where it starts and how long it is. */
+export type KeysetPage<T extends KeysetTable> = {
+  /** The list's conditions (undefined ones are left out). */
+  where: (SQL | undefined)[];
+  limit: number;
+  after: CursorPosition | null;
+} & (T extends { createdAt: PgColumn }
+  ? { /** The sort time column, by default the creation time. */ time?: PgColumn }
+  : { time: PgColumn });
+
+/**
+ * The rows of a keyset-paged list: those of `table` matching `where`, newest first (time, then id),
+ * strictly after `after`, `limit + 1` of them so the caller can tell whether a next page exists.
+ */
+export function keysetList<T extends KeysetTable>(
+  db: Db,
+  table: T,
+  page: KeysetPage<T>,
+): Promise<InferSelectModel<T>[]> {
+  const time = page.time ?? (table as unknown as { createdAt: PgColumn }).createdAt;
+  return db
+    .select()
+    .from(table as PgTable)
+    .where(and(...page.where, olderThan(time, table.id, page.after)))
+    .orderBy(desc(time), desc(table.id))
+    .limit(page.limit + 1) as unknown as Promise<InferSelectModel<T>[]>;
 }
