@@ -63,6 +63,7 @@ export function channelSubResource<Row, Item extends TSchema>(
   // Typed loosely so the handlers type-check for any item; `present` is checked against `schema`.
   const one: TSchema = Envelope(schema);
   const answer = (row: Row) => envelope(present(row));
+  const describe = ({ operationId, summary }: Operation) => ({ operationId, tags, summary });
 
   return {
     /** GET the collection, newest first (or by `position`), keyset-paged. */
@@ -84,9 +85,7 @@ export function channelSubResource<Row, Item extends TSchema>(
         {
           config: READ,
           schema: {
-            operationId: op.operationId,
-            tags,
-            summary: op.summary,
+            ...describe(op),
             params: ChannelParams,
             querystring: Type.Object(PageQuery),
             response: { 200: ListEnvelope(schema), ...problems([400, 404, 422]), ...authProblems },
@@ -120,9 +119,7 @@ export function channelSubResource<Row, Item extends TSchema>(
         {
           config: MANAGE,
           schema: {
-            operationId: op.operationId,
-            tags,
-            summary: op.summary,
+            ...describe(op),
             params: ChannelParams,
             body: op.body,
             response: {
@@ -160,9 +157,7 @@ export function channelSubResource<Row, Item extends TSchema>(
         {
           config: READ,
           schema: {
-            operationId: op.operationId,
-            tags,
-            summary: op.summary,
+            ...describe(op),
             params: op.params,
             response: { 200: one, ...problems(op.problems ?? [404]), ...authProblems },
           },
@@ -185,9 +180,7 @@ export function channelSubResource<Row, Item extends TSchema>(
         {
           config: MANAGE,
           schema: {
-            operationId: op.operationId,
-            tags,
-            summary: op.summary,
+            ...describe(op),
             params: op.params,
             body: op.body,
             response: { 200: one, ...problems([404, 409, 422]), ...authProblems },
@@ -218,9 +211,7 @@ export function channelSubResource<Row, Item extends TSchema>(
           config: MANAGE,
           preValidation: absentBodyAsEmpty,
           schema: {
-            operationId: op.operationId,
-            tags,
-            summary: op.summary,
+            ...describe(op),
             params: op.params,
             body: EmptyBody,
             response: { 200: one, ...problems([404, 409, 422]), ...authProblems },
@@ -243,9 +234,7 @@ export function channelSubResource<Row, Item extends TSchema>(
         {
           config: MANAGE,
           schema: {
-            operationId: op.operationId,
-            tags,
-            summary: op.summary,
+            ...describe(op),
             params: op.params,
             response: { 204: Type.Null(), ...problems([404, 409]), ...authProblems },
           },

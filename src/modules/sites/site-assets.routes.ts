@@ -31,7 +31,6 @@ function sendCacheable(
   return reply.type(type).send(body);
 }
 
-/** A bundle of the browser SDK: the same site lookup, caching and ETag for each of them. */
 function sendBundle(request: FastifyRequest, reply: FastifyReply, bundle: SdkBundle) {
   reply.header('Cache-Control', STATIC_CACHE_CONTROL);
   return sendCacheable(request, reply, bundle.etag, 'application/javascript; charset=utf-8', bundle.source);
@@ -119,52 +118,45 @@ export function siteAssetsRoutes(
     },
   );
 
-  app.get(
-    '/v1/public/sites/:siteKey/sdk.js',
-    {
-      config: { auth: 'public' },
-      onRequest: publicHooks,
-      schema: {
-        operationId: 'getSiteSdk',
-        tags,
-        summary: 'The browser SDK (application/javascript)',
-        params: SiteParams,
-        response: {
-          200: {
-            description: 'The SDK',
-            headers: cacheHeaders,
-            content: { 'application/javascript': { schema: Type.String() } },
+  /** A bundle of the browser SDK at `…/<file>`: the same site lookup, caching and ETag for each. */
+  function bundleRoute(
+    file: string,
+    operationId: string,
+    summary: string,
+    what: string,
+    bundle: () => SdkBundle,
+  ) {
+    app.get(
+      `/v1/public/sites/:siteKey/${file}`,
+      {
+        config: { auth: 'public' },
+        onRequest: publicHooks,
+        schema: {
+          operationId,
+          tags,
+          summary,
+          params: SiteParams,
+          response: {
+            200: {
+              description: what,
+              headers: cacheHeaders,
+              content: { 'application/javascript': { schema: Type.String() } },
+            },
+            304: { ...NotModified, headers: cacheHeaders },
+            ...publicProblems,
           },
-          304: { ...NotModified, headers: cacheHeaders },
-          ...publicProblems,
         },
       },
-    },
-    async (request, reply) => sendBundle(request, reply, sdkBundle()),
-  );
+      async (request, reply) => sendBundle(request, reply, bundle()),
+    );
+  }
 
-  app.get(
-    '/v1/public/sites/:siteKey/gpp.js',
-    {
-      config: { auth: 'public' },
-      onRequest: publicHooks,
-      schema: {
-        operationId: 'getGppBundle',
-        tags,
-        summary:
-          'The IAB GPP CMP API (application/javascript), which the SDK loads for visitors of US opt-out regions when the channel has a gppCmpId',
-        params: SiteParams,
-        response: {
-          200: {
-            description: 'The GPP bundle',
-            headers: cacheHeaders,
-            content: { 'application/javascript': { schema: Type.String() } },
-          },
-          304: { ...NotModified, headers: cacheHeaders },
-          ...publicProblems,
-        },
-      },
-    },
-    async (request, reply) => sendBundle(request, reply, gppBundle()),
+  bundleRoute('sdk.js', 'getSiteSdk', 'The browser SDK (application/javascript)', 'The SDK', sdkBundle);
+  bundleRoute(
+    'gpp.js',
+    'getGppBundle',
+    'The IAB GPP CMP API (application/javascript), which the SDK loads for visitors of US opt-out regions when the channel has a gppCmpId',
+    'The GPP bundle',
+    gppBundle,
   );
 }
