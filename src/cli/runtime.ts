@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
 import { systemClock } from '../platform/clock.ts';
@@ -16,14 +17,17 @@ export interface Runtime {
  * Opens the configured store and migrates it. The embedded store is locked to this process for
  * as long as it is open: a CLI command cannot open it while a server holds it (the CLI sends its
  * command to that server instead). `onLocked` runs once the lock is this process's, before the
- * (slow) opening of the store: the server opens its control socket there.
+ * (slow) opening of the store: the server opens its control socket there. `progress` hears what a
+ * first start of the embedded store is doing (creating it, migrating it), which takes seconds.
  */
 export async function openRuntime(
   config: Config,
-  hooks: { onLocked?: () => Promise<void> } = {},
+  hooks: { onLocked?: () => Promise<void>; progress?: (message: string) => void } = {},
 ): Promise<Runtime> {
   let unlock = () => {};
   let store: Store;
+  const pgdata = path.join(config.dataDir, 'pgdata');
+  const firstStart = !config.databaseUrl && !fs.existsSync(pgdata);
   if (config.databaseUrl) {
     store = createPostgresStore(config.databaseUrl);
   } else {
@@ -31,13 +35,15 @@ export async function openRuntime(
     unlock = lockDataDir(config.dataDir);
     try {
       await hooks.onLocked?.();
-      store = await createEmbeddedStore({ dataDir: path.join(config.dataDir, 'pgdata') });
+      if (firstStart) hooks.progress?.(`creating the embedded store in ${pgdata} (first start only)`);
+      store = await createEmbeddedStore({ dataDir: pgdata });
     } catch (error) {
       unlock();
       throw error;
     }
   }
   try {
+    if (firstStart) hooks.progress?.('creating the tables (database migrations)');
     await runMigrations(store);
   } catch (error) {
     await store.close().catch(() => {});

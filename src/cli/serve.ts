@@ -45,6 +45,8 @@ export async function serveCommand(config: Config, args: string[] = []) {
     markReady = resolve;
   });
   const runtime = await openRuntime(config, {
+    // Plain lines on stderr, like the CLI's other messages: the JSON log starts once the app exists.
+    progress: (message) => process.stderr.write(`consent-service: ${message}\n`),
     onLocked: async () => {
       control = await startControlServer(config, ready);
       controlTooLong = control === null;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/processes.ts';
+import { freePort, runCli, startService, waitReady } from '../helpers/processes.ts';
 
 /** Every path under dir (itself included) whose mode lets a group or other user in. */
 function openToOthers(dir: string): string[] {
@@ -46,5 +46,36 @@ describe('the embedded store directory', () => {
     const second = await runCli(['migrate'], env, 60_000);
     expect(second.code, second.stderr).toBe(0);
     expect(openToOthers(dataDir)).toEqual([]);
+  }, 120_000);
+
+  it('a first start says what it is doing before "ready"; a restart does not', async () => {
+    const dataDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'consent-first-start-')), 'data');
+    dirs.push(path.dirname(dataDir));
+    const start = async () => {
+      const port = await freePort();
+      const service = startService(['serve'], {
+        DATA_DIR: dataDir,
+        DATABASE_URL: undefined,
+        PORT: String(port),
+        LOG_LEVEL: 'info',
+      });
+      try {
+        await waitReady(`http://127.0.0.1:${port}`, service, 60_000);
+        service.child.kill('SIGTERM');
+        expect(await service.exited).toBe(0);
+        return service.output();
+      } finally {
+        service.kill();
+      }
+    };
+    const first = await start();
+    const creating = first.indexOf('consent-service: creating the embedded store');
+    const migrating = first.indexOf('consent-service: creating the tables (database migrations)');
+    expect(creating).toBeGreaterThanOrEqual(0);
+    expect(migrating).toBeGreaterThan(creating);
+    expect(first.indexOf('consent-service ready')).toBeGreaterThan(migrating);
+    const restart = await start();
+    expect(restart).toContain('consent-service ready');
+    expect(restart).not.toContain('consent-service: creating');
   }, 120_000);
 });
