@@ -1,5 +1,6 @@
 import type { Clock } from '../../platform/clock.ts';
-import type { Db, Store, Tx } from '../../platform/db/store.ts';
+import type { CursorPosition } from '../../platform/db/keyset.ts';
+import type { Db, DbScope, Store, Tx } from '../../platform/db/store.ts';
 import { AppError, notFound } from '../../platform/http/errors.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
 import { isReconsent } from '../regions/regions.service.ts';
@@ -150,4 +151,24 @@ export interface ChannelPartsDeps {
   clock: Clock;
   audit: Pick<AuditService, 'record'>;
   changes: ChannelChanges;
+}
+
+/**
+ * The `list` of a channel part (purposes, technologies, origins): a page of the part's rows, once
+ * the channel is found in the caller's organization and environment (404 otherwise).
+ */
+export function channelPartList<Row>(
+  changes: Pick<ChannelChanges, 'find'>,
+  page: (db: Db, channel: ChannelRow, limit: number, after: CursorPosition | null) => Promise<Row[]>,
+) {
+  return async (
+    db: DbScope,
+    context: AuditContext,
+    channelId: string,
+    limit: number,
+    after: CursorPosition | null,
+  ): Promise<Row[]> => {
+    const channel = await changes.find(db.read, context, channelId);
+    return page(db.read, channel, limit, after);
+  };
 }

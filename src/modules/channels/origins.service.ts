@@ -1,10 +1,9 @@
-import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { isUniqueViolation } from '../../platform/db/pg-errors.ts';
 import type { DbScope } from '../../platform/db/store.ts';
 import { AppError, notFound } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { AuditContext } from '../audit/audit.service.ts';
-import type { ChannelPartsDeps } from './channel-changes.ts';
+import { type ChannelPartsDeps, channelPartList } from './channel-changes.ts';
 import type { OriginRow } from './channels.repo.ts';
 import { normalizeOrigin } from './origin.ts';
 import { originsRepo } from './origins.repo.ts';
@@ -64,16 +63,7 @@ export function createOriginsService({ store, clock, audit, changes }: ChannelPa
       });
     },
 
-    async list(
-      db: DbScope,
-      context: AuditContext,
-      channelId: string,
-      limit: number,
-      after: CursorPosition | null,
-    ) {
-      const channel = await changes.find(db.read, context, channelId);
-      return originsRepo.list(db.read, channel, limit, after);
-    },
+    list: channelPartList(changes, originsRepo.list),
 
     archive(db: DbScope, context: AuditContext, channelId: string, originId: string): Promise<OriginRow> {
       return db.write(async (tx) => {

@@ -1,11 +1,10 @@
 import type { Static } from '@sinclair/typebox';
-import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { isUniqueViolation } from '../../platform/db/pg-errors.ts';
 import type { DbScope, Tx } from '../../platform/db/store.ts';
 import { AppError, notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { AuditContext } from '../audit/audit.service.ts';
-import type { ChannelPartsDeps } from './channel-changes.ts';
+import { type ChannelPartsDeps, channelPartList } from './channel-changes.ts';
 import type { CreatePurposeBody, UpdatePurposeBody } from './channel-parts.schemas.ts';
 import type { ChannelRow, PurposeRow } from './channels.repo.ts';
 import type { Translation } from './channels.tables.ts';
@@ -96,16 +95,7 @@ export function createPurposesService({ store, clock, audit, changes }: ChannelP
       return purpose;
     },
 
-    async list(
-      db: DbScope,
-      context: AuditContext,
-      channelId: string,
-      limit: number,
-      after: CursorPosition | null,
-    ) {
-      const channel = await changes.find(db.read, context, channelId);
-      return purposesRepo.list(db.read, channel, limit, after);
-    },
+    list: channelPartList(changes, purposesRepo.list),
 
     update(
       db: DbScope,

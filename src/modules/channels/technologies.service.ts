@@ -1,10 +1,9 @@
 import type { Static } from '@sinclair/typebox';
-import type { CursorPosition } from '../../platform/db/keyset.ts';
 import type { Db, DbScope, Tx } from '../../platform/db/store.ts';
 import { notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { AuditContext } from '../audit/audit.service.ts';
-import type { ChannelPartsDeps } from './channel-changes.ts';
+import { type ChannelPartsDeps, channelPartList } from './channel-changes.ts';
 import type { CreateTechnologyBody, UpdateTechnologyBody } from './channel-parts.schemas.ts';
 import type { ChannelRow, TechnologyRow } from './channels.repo.ts';
 import type { Cookie } from './channels.tables.ts';
@@ -96,16 +95,7 @@ export function createTechnologiesService({ store, clock, audit, changes }: Chan
     /** Every technology of a channel the caller already holds (the scan job judges findings by them). */
     ofChannel: (channel: ChannelRow) => technologiesRepo.all(store.db, channel),
 
-    async list(
-      db: DbScope,
-      context: AuditContext,
-      channelId: string,
-      limit: number,
-      after: CursorPosition | null,
-    ) {
-      const channel = await changes.find(db.read, context, channelId);
-      return technologiesRepo.list(db.read, channel, limit, after);
-    },
+    list: channelPartList(changes, technologiesRepo.list),
 
     update(
       db: DbScope,
