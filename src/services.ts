@@ -14,6 +14,7 @@ import { createOrganizationsService } from './modules/organizations/organization
 import { createReceiptsService } from './modules/receipts/receipts.service.ts';
 import { createScansService } from './modules/scans/scans.service.ts';
 import { createSitesService } from './modules/sites/sites.service.ts';
+import { createTcfService } from './modules/tcf/tcf.service.ts';
 import { createEventsService } from './modules/webhooks/events.service.ts';
 import { createWebhooksService } from './modules/webhooks/webhooks.service.ts';
 import type { Clock } from './platform/clock.ts';
@@ -41,6 +42,8 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
   const organizations = createOrganizationsService({ store, clock });
   const sessions = createSessionsService({ store, clock, audit, organizations });
   const apiKeys = createApiKeysService({ store, clock, audit, events });
+  // The IAB Global Vendor List mirror (docs/guides/tcf.md): channels check their TCF vendors against it.
+  const tcf = createTcfService({ store, clock });
   const channels = createChannelsService({ store, clock, audit, events });
   // Consent analytics: decisions are counted by the consent write's own statement.
   const analytics = createAnalyticsService({ store, clock, findChannel: channels.findChannel });
@@ -116,6 +119,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     organizations,
     sessions,
     apiKeys,
+    tcf,
     channels,
     evidence,
     analytics,

@@ -120,6 +120,8 @@ describe('consent state backfill (events recorded before the state table)', () =
       regionSource: null,
       regime: null,
       gppString: null,
+      tcString: null,
+      tcf: null,
       recordedAt: new Date(Math.floor(at.getTime() / 1000) * 1000),
       receiptHash: '',
       receiptTokenHash: null,

@@ -68,6 +68,8 @@ async function insertEvidence(channelId: string, fields: Partial<EvidenceRow>) {
     regime: 'opt-in',
     // A US National GPP string: the COPY export writes the member as the batch path does.
     gppString: 'DBABLA~BVQqAAAAAgA.QA',
+    tcString: null,
+    tcf: null,
     recordedAt: new Date(Math.floor(t.clock.now().getTime() / 1000) * 1000),
     receiptHash: '',
     receiptTokenHash: null,

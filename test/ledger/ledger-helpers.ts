@@ -78,6 +78,8 @@ export async function insertEvents(
       regionSource: null,
       regime: null,
       gppString: null,
+      tcString: null,
+      tcf: null,
       recordedAt: new Date(Math.floor(start / 1000) * 1000 + i * 1000),
       receiptHash: '',
       receiptTokenHash: null,

@@ -33,6 +33,8 @@ function event(organizationId: string, overrides: Partial<EvidenceRow> = {}): Ev
     regionSource: 'geoip',
     regime: 'opt-in',
     gppString: 'DBABLA~BVQqAAAAAgA.QA',
+    tcString: null,
+    tcf: null,
     recordedAt: new Date('2026-11-21T10:00:00Z'),
     receiptHash: 'f'.repeat(64),
     receiptTokenHash: null,

@@ -351,6 +351,8 @@ describe('evidence records the region', () => {
       regionSource: null,
       regime: null,
       gppString: null,
+      tcString: null,
+      tcf: null,
       recordedAt: new Date(Math.floor(t.clock.now().getTime() / 1000) * 1000),
       receiptHash: '',
       receiptTokenHash: null,

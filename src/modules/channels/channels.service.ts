@@ -60,6 +60,7 @@ export function createChannelsService(deps: {
       regionRules: input.regionRules ?? structuredClone(DEFAULT_REGION_RULES as ChannelRow['regionRules']),
       consentMaxAgeDays: input.consentMaxAgeDays ?? DEFAULT_CONSENT_MAX_AGE_DAYS,
       gppCmpId: input.gppCmpId ?? null,
+      tcf: null,
       createdAt: now,
       updatedAt: now,
       archivedAt: null,

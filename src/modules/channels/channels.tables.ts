@@ -12,6 +12,15 @@ import {
 } from 'drizzle-orm/pg-core';
 import type { RegionRule } from '../regions/regions.schemas.ts';
 
+/** A channel's TCF settings as stored (the API's `tcf` field). */
+export interface ChannelTcf {
+  cmpId: number;
+  cmpVersion: number;
+  vendorIds: number[];
+  publisherCountryCode: string;
+  purposeOneTreatment: boolean;
+}
+
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export const channels = pgTable(
@@ -40,6 +49,8 @@ export const channels = pgTable(
     consentMaxAgeDays: integer('consent_max_age_days').notNull().default(180),
     /** The operator's IAB CMP id; when set, the SDK provides the GPP API in US opt-out regions. */
     gppCmpId: integer('gpp_cmp_id'),
+    /** The channel's IAB TCF settings (docs/guides/tcf.md); null: not a TCF CMP. */
+    tcf: jsonb('tcf').$type<ChannelTcf>(),
     createdAt: at('created_at').notNull(),
     updatedAt: at('updated_at').notNull(),
     archivedAt: at('archived_at'),

@@ -135,6 +135,8 @@ export function createEvidenceService(deps: {
         regionSource: input.region.source,
         regime: input.regime,
         gppString: input.gppString,
+        tcString: null,
+        tcf: null,
         recordedAt: new Date(Math.floor(clock.now().getTime() / 1000) * 1000),
         receiptHash: '',
         receiptTokenHash: receiptTokenHash(receiptToken),

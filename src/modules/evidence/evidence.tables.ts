@@ -15,6 +15,14 @@ const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' 
 
 export type Decision = 'granted' | 'denied';
 
+/** The parts of a TC string the evidence keeps, decoded by the server with @iabtechlabtcf/core. */
+export interface EvidenceTcf {
+  vendorListVersion: number;
+  purposeConsents: number[];
+  vendorConsents: number[];
+  specialFeatureOptins: number[];
+}
+
 /**
  * One row per recorded consent decision. Keyed by organization first so the
  * table can be distributed by organization later. The raw subject id is never stored: only its
@@ -52,6 +60,10 @@ export const evidenceEvents = pgTable(
     regime: text('regime', { enum: ['opt-in', 'opt-out', 'notice-only'] }),
     /** The IAB GPP string sent with the decision (US opt-out regions); null when none was sent. */
     gppString: text('gpp_string'),
+    /** The IAB TCF string sent with the decision (TCF channels, opt-in regions); null when none was sent. */
+    tcString: text('tc_string'),
+    /** What the service decoded from tcString (vendorListVersion, consents, opt-ins); null without one. */
+    tcf: jsonb('tcf').$type<EvidenceTcf>(),
     /** Whole seconds, as shown: the stored value is exactly the one the receipt hash covers. */
     recordedAt: at('recorded_at').notNull(),
     /** The ledger leaf hash (hex) of the event as first recorded; survives the purge. */

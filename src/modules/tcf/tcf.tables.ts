@@ -1,0 +1,46 @@
+import { integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+
+const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+/**
+ * Every version of IAB's Global Vendor List (GVL v3, `vendor-list.json`) the worker has fetched.
+ * A version never changes once published, so a row is written once and kept: TC strings name the
+ * version they were built with, and the service must still know it to check them.
+ */
+export const tcfVendorLists = pgTable('tcf_vendor_lists', {
+  vendorListVersion: integer('vendor_list_version').primaryKey(),
+  tcfPolicyVersion: integer('tcf_policy_version').notNull(),
+  /** The list's own `lastUpdated`. */
+  lastUpdated: at('last_updated').notNull(),
+  /** The parsed `vendor-list.json`, as IAB published it. */
+  body: jsonb('body').$type<Record<string, unknown>>().notNull(),
+  fetchedAt: at('fetched_at').notNull(),
+});
+
+/**
+ * The translations (`purposes-<lang>.json`) of a vendor list version, fetched for each language a
+ * TCF channel uses: the names and descriptions of purposes, features, stacks and data categories.
+ */
+export const tcfVendorListLanguages = pgTable(
+  'tcf_vendor_list_languages',
+  {
+    vendorListVersion: integer('vendor_list_version').notNull(),
+    language: text('language').notNull(),
+    body: jsonb('body').$type<Record<string, unknown>>().notNull(),
+    fetchedAt: at('fetched_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.vendorListVersion, t.language] })],
+);
+
+/**
+ * The mirror's one row (id 1): when to fetch next (the response's `Cache-Control: max-age`), and
+ * the last failure, so operators can see that the service is serving an older list.
+ */
+export const tcfMirrorState = pgTable('tcf_mirror_state', {
+  id: integer('id').primaryKey(),
+  nextFetchAt: at('next_fetch_at'),
+  lastAttemptAt: at('last_attempt_at'),
+  lastSuccessAt: at('last_success_at'),
+  lastError: text('last_error'),
+  consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+});
