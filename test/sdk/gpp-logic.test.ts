@@ -1,10 +1,12 @@
 import { GppModel } from '@iabgpp/cmpapi';
+import { GVL, TCModel, TCString } from '@iabtechlabtcf/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { startGpp } from '../../sdk/src/gpp/cmp.ts';
+import { startGpp, type TcfGppHandle } from '../../sdk/src/gpp/cmp.ts';
 import { optedOut, usnatFields } from '../../sdk/src/gpp/usnat.ts';
 import { gppApplies } from '../../sdk/src/gpp-applies.ts';
 import type { Decisions, Purpose, SiteConfig } from '../../sdk/src/types.ts';
 import { gppStub } from '../../src/modules/sites/gpp-stub.ts';
+import { buildVendorList } from '../helpers/gvl.ts';
 
 /**
  * The pure parts of the GPP CMP API (docs/regions.md, issue 19): the usnat fields the SDK reports, the
@@ -200,6 +202,65 @@ describe('the GPP string CmpApi makes (decoded by @iabgpp/cmpapi)', () => {
     // The locator frame and the message handler the stub would have added.
     expect(body.appendChild).toHaveBeenCalledWith(expect.objectContaining({ name: '__gppLocator' }));
     expect(listeners).toContain('message');
+  });
+
+  it('EU TCF section (TCF channel, opt-in region): not ready until the TC string, then exactly that string', () => {
+    const { win } = nodeWindow(true);
+    new Function('window', 'document', gppStub(300, { tcf: true }))(globalThis, { body: null });
+    let stubPing: any;
+    win.__gpp('ping', (data: unknown) => {
+      stubPing = data;
+    });
+    expect(stubPing.supportedAPIs).toEqual(['2:tcfeuv2', '7:usnat']);
+    const events: Array<[string, unknown]> = [];
+    win.__gpp('addEventListener', (event: any) => events.push([event.eventName, event.data]));
+
+    const gpp = startGpp(300, 'tcfeuv2') as TcfGppHandle;
+    // The SDK's usnat call says nothing on such a page, and no string exists before the choice.
+    expect(gpp.update(null, purposes, false)).toBe('');
+    let ping: any;
+    win.__gpp('ping', (data: unknown) => {
+      ping = data;
+    });
+    expect(ping).toMatchObject({
+      cmpStatus: 'loaded',
+      supportedAPIs: ['2:tcfeuv2'],
+      applicableSections: [2],
+    });
+    expect(ping.signalStatus).not.toBe('ready');
+
+    // A TC string as tcf.js builds it, with @iabtechlabtcf/core and a vendor list of the tests'.
+    const model = new TCModel(new GVL(buildVendorList() as never));
+    model.cmpId = 300;
+    model.cmpVersion = 1;
+    model.isServiceSpecific = true;
+    model.publisherCountryCode = 'DE';
+    model.purposeConsents.set([1, 2, 7]);
+    model.vendorConsents.set([2, 21]);
+    model.specialFeatureOptins.set(1);
+    model.vendorsDisclosed.set([1, 2, 8, 21, 32]);
+    const tcString = TCString.encode(model);
+    const before = events.length;
+    const gppString = gpp.updateTc(tcString);
+    expect(events.slice(before)).toEqual([
+      ['sectionChange', 'tcfeuv2'],
+      ['signalStatus', 'ready'],
+    ]);
+    // Decoded by the two IAB libraries: the GPP section holds the same consents as the TC string.
+    const section = new GppModel(gppString);
+    expect(section.getHeader().SectionIds).toEqual([2]);
+    const tc = TCString.decode(tcString);
+    const ids = (flags: boolean[]) => flags.flatMap((on, i) => (on ? [i + 1] : []));
+    expect(ids(section.getFieldValue('tcfeuv2', 'PurposeConsents'))).toEqual([
+      ...tc.purposeConsents.values(),
+    ]);
+    expect(section.getFieldValue('tcfeuv2', 'VendorConsents')).toEqual([...tc.vendorConsents.values()]);
+    expect(ids(section.getFieldValue('tcfeuv2', 'SpecialFeatureOptins'))).toEqual([1]);
+    expect(section.getFieldValue('tcfeuv2', 'VendorsDisclosed')).toEqual([1, 2, 8, 21, 32]);
+    expect(section.getFieldValue('tcfeuv2', 'CmpId')).toBe(300);
+    // The same string again changes nothing and fires nothing.
+    gpp.updateTc(tcString);
+    expect(events.slice(before)).toHaveLength(2);
   });
 });
 

@@ -16,7 +16,7 @@ const STUB = [
   "if(typeof w.__gpp=='function')return;",
   'var q=[],ev=[],n=0;',
   "function ping(){return{gppVersion:'1.1',cmpStatus:'stub',cmpDisplayStatus:'hidden',signalStatus:'not ready',",
-  "supportedAPIs:['7:usnat'],cmpId:CMP_ID,sectionList:[],applicableSections:[0],gppString:'',parsedSections:{}}}",
+  "supportedAPIs:SUPPORTED,cmpId:CMP_ID,sectionList:[],applicableSections:[0],gppString:'',parsedSections:{}}}",
   "function g(c,cb,p){var a=arguments,f=typeof cb=='function'?cb:function(){};",
   "if(!a.length||(a.length==1&&c=='queue'))return q;",
   "if(a.length==1&&c=='events')return ev;",
@@ -40,8 +40,13 @@ const STUB = [
   '})(window,document);',
 ].join('');
 
-/** The stub for a channel's CMP id (an integer 1–65535, so nothing but digits reaches the script). */
-export function gppStub(cmpId: number): string {
+/**
+ * The stub for a channel's CMP id (an integer 1–65535, so nothing but digits reaches the script).
+ * `supportedAPIs` lists what the SDK's gpp.js may provide on this channel's pages: US National for
+ * US opt-out visitors, and, on a TCF channel, the EU TCF section for visitors of opt-in regions.
+ */
+export function gppStub(cmpId: number, options: { tcf?: boolean } = {}): string {
   if (!Number.isInteger(cmpId) || cmpId < 1 || cmpId > 65535) throw new RangeError('gppCmpId');
-  return STUB.replace('CMP_ID', String(cmpId));
+  const supported = options.tcf ? "['2:tcfeuv2','7:usnat']" : "['7:usnat']";
+  return STUB.replace('CMP_ID', String(cmpId)).replace('SUPPORTED', supported);
 }
