@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config.ts';
 import { passwordProblem } from '../modules/console/passwords.ts';
 import { OrganizationError } from '../modules/organizations/organizations.service.ts';
+import { ROLES } from '../platform/auth/scopes.ts';
 import type { Tx } from '../platform/db/store.ts';
 import { bootstrapOrganization } from './bootstrap.ts';
 import { UsageError } from './errors.ts';
@@ -34,7 +35,10 @@ function parse(args: string[], options: Record<string, { type: 'string' | 'boole
       unknown
     >;
   } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0]);
+    // node:util's wording ("Unknown option '--x'. To specify a positional argument…") in the CLI's own.
+    const message = (error as Error).message.split('\n')[0];
+    const unknown = /^Unknown option '([^']+)'/.exec(message);
+    throw new UsageError(unknown ? `unknown option "${unknown[1]}" (see consent-service --help)` : message);
   }
 }
 
@@ -122,6 +126,9 @@ export async function membersCommand(io: CommandIo, args: string[]) {
     'password-stdin': { type: 'boolean' },
   });
   const [org, email, role] = [required(values, 'org'), required(values, 'email'), required(values, 'role')];
+  // A bad role is a mistake in the command line (exit 2), found before the store is opened.
+  if (!(ROLES as readonly string[]).includes(role))
+    throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
   const password = await passwordFromStdin(io, values);
   await io.withRuntime(async (runtime) => {
     const member = await runtime.store.tx(async (tx) => {

@@ -20,6 +20,8 @@ export async function runStoreCommand(argv: string[], io: CommandIo): Promise<vo
     case 'migrate':
       return commands.migrateCommand(io, args);
     default:
-      throw new UsageError(`unknown command "${command}" (see consent-service --help)`);
+      throw new UsageError(
+        `unknown ${command?.startsWith('-') ? 'option' : 'command'} "${command}" (see consent-service --help)`,
+      );
   }
 }

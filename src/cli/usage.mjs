@@ -90,8 +90,10 @@ export function answerWithoutLoading(argv) {
 }
 
 function unknownCommand(command) {
+  // `consent-service --bogus`: an option where the command goes is an unknown option, not a command.
+  const what = command.startsWith('-') ? 'option' : 'command';
   return {
     code: 2,
-    stderr: `consent-service: unknown command "${command}" (see consent-service --help)\n`,
+    stderr: `consent-service: unknown ${what} "${command}" (see consent-service --help)\n`,
   };
 }

@@ -133,6 +133,19 @@ describe('exit codes', { timeout: SLOW }, () => {
     expect(none.stderr).toContain('usage: consent-service <command>');
     const dataDir = tempDir();
     expectOneLine(await run(['frobnicate']), 2, /unknown command "frobnicate"/);
+    expectOneLine(await run(['--bogus']), 2, /^consent-service: unknown option "--bogus"/);
+    expectOneLine(
+      await run(['keys', 'create', '--bogus'], { DATA_DIR: dataDir }),
+      2,
+      /unknown option "--bogus"/,
+    );
+    expectOneLine(
+      await run(['members', 'add', '--org', 'o', '--email', 'a@b.co', '--role', 'superuser'], {
+        DATA_DIR: dataDir,
+      }),
+      2,
+      /--role must be one of owner, admin, developer, analyst/,
+    );
     expectOneLine(await run(['serve', '--role', 'chef'], { DATA_DIR: dataDir }), 2, /--role must be/);
     expectOneLine(await run(['bootstrap', '--org', 'A'], { DATA_DIR: dataDir }), 2, /--owner is required/);
     expectOneLine(
