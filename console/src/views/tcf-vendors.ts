@@ -1,0 +1,256 @@
+import { ApiError, get } from '../api.ts';
+import { button, h, input } from '../dom.ts';
+import { messageBox } from '../ui.ts';
+
+/** A declaration of the Global Vendor List: a purpose, a special purpose, a feature, a special feature… */
+export interface Declaration {
+  id: number;
+  name: string;
+  description?: string;
+}
+
+export interface Stack extends Declaration {
+  purposes: number[];
+  specialFeatures: number[];
+}
+
+/** A vendor as the list declares it (GVL v3); the console reads only these fields. */
+export interface Vendor {
+  id: number;
+  name: string;
+  purposes: number[];
+  legIntPurposes: number[];
+  flexiblePurposes: number[];
+  specialPurposes: number[];
+  features: number[];
+  specialFeatures: number[];
+  deletedDate?: string;
+}
+
+/** `GET /v1/tcf/vendor-list`: the newest version the service holds, every array sorted by id. */
+export interface VendorList {
+  vendorListVersion: number;
+  tcfPolicyVersion: number;
+  lastUpdated: string;
+  purposes: Declaration[];
+  specialPurposes: Declaration[];
+  features: Declaration[];
+  specialFeatures: Declaration[];
+  stacks: Stack[];
+  dataCategories: Declaration[];
+  vendors: Vendor[];
+}
+
+/** Names by id, for each kind of declaration: vendors name only ids. */
+export interface Names {
+  purposes: Map<number, string>;
+  specialPurposes: Map<number, string>;
+  features: Map<number, string>;
+  specialFeatures: Map<number, string>;
+}
+
+export function namesOf(list: VendorList): Names {
+  const byId = (items: Declaration[]) => new Map(items.map((d) => [d.id, d.name]));
+  return {
+    purposes: byId(list.purposes),
+    specialPurposes: byId(list.specialPurposes),
+    features: byId(list.features),
+    specialFeatures: byId(list.specialFeatures),
+  };
+}
+
+/** "1. Store and/or access information on a device; 2. …", or "none". */
+export function listed(ids: number[], names: Map<number, string>): string {
+  return ids.length ? ids.map((id) => `${id}. ${names.get(id) ?? 'unknown'}`).join('; ') : 'none';
+}
+
+/** What a vendor declares, by name: what the operator weighs before adding it to the banner. */
+export function vendorFacts(vendor: Vendor, names: Names): HTMLElement {
+  const item = (term: string, detail: string) => [h('dt', {}, term), h('dd', {}, detail)];
+  return h(
+    'dl',
+    { class: 'facts' },
+    ...item('Purposes (consent)', listed(vendor.purposes, names.purposes)),
+    ...item('Legitimate interests', listed(vendor.legIntPurposes, names.purposes)),
+    ...item('Special features', listed(vendor.specialFeatures, names.specialFeatures)),
+  );
+}
+
+/**
+ * The vendor picker: a search (`GET /v1/tcf/vendor-list?q=`, on vendor names) whose results can be
+ * added, and the chosen vendors with a remove button each. `chosen` is edited in place; `changed`
+ * runs after each change (the layer preview follows it).
+ */
+export function vendorPicker(options: {
+  channelId: string;
+  chosen: Vendor[];
+  names: Names;
+  changed: () => void;
+}): { el: HTMLElement; chosenList: HTMLElement; markInvalid(ids: number[], message: string): void } {
+  const { channelId, chosen, names, changed } = options;
+  const said = h('p', { role: 'status', class: 'visually-hidden' });
+  const chosenList = h('ul', { class: 'tcf-vendors', 'aria-label': 'Chosen vendors', tabindex: -1 });
+  const empty = h('p', { class: 'empty' }, 'No vendors chosen yet: search the vendor list below.');
+  const query = input('q', {
+    type: 'search',
+    id: `tcf-search-${channelId}`,
+    'aria-describedby': `tcf-search-${channelId}-hint`,
+  });
+  const results = h('div', { class: 'tcf-results', 'aria-live': 'polite' });
+  const searchBox = messageBox();
+  const searchButton = button('Search vendors', () => void search());
+  // Enter in the search field searches: it must not submit the settings form around it.
+  query.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter') {
+      event.preventDefault();
+      void search();
+    }
+  });
+
+  const problems = new Map<number, string>();
+
+  function drawChosen() {
+    chosenList.replaceChildren(
+      ...chosen.map((vendor) => {
+        const problem = problems.get(vendor.id);
+        const errorId = `tcf-vendor-${channelId}-${vendor.id}-error`;
+        return h(
+          'li',
+          { class: 'card tcf-vendor', 'aria-describedby': problem ? errorId : null },
+          h('h4', {}, `${vendor.name} `, h('span', { class: 'muted' }, `(vendor ${vendor.id})`)),
+          vendor.deletedDate
+            ? h('p', { class: 'field-error' }, 'IAB has deleted this vendor from the list: remove it.')
+            : null,
+          problem ? h('p', { class: 'field-error', id: errorId }, problem) : null,
+          vendorFacts(vendor, names),
+          button(
+            'Remove',
+            () => {
+              chosen.splice(chosen.indexOf(vendor), 1);
+              problems.delete(vendor.id);
+              drawChosen();
+              drawResults();
+              changed();
+              said.textContent = `${vendor.name} removed: ${count()}.`;
+              searchButton.focus();
+            },
+            { class: 'danger', 'aria-label': `Remove ${vendor.name}` },
+          ),
+        );
+      }),
+    );
+    chosenList.hidden = chosen.length === 0;
+    empty.hidden = chosen.length > 0;
+  }
+
+  let found: Vendor[] = [];
+  let searched = '';
+  // A vendor found by the search, with Add (or a note that it is chosen already).
+  function drawResults() {
+    if (!searched) return results.replaceChildren();
+    const shown = found.filter((v) => !v.deletedDate).slice(0, RESULTS_SHOWN);
+    results.replaceChildren(
+      h(
+        'p',
+        {},
+        shown.length === 0
+          ? `No vendor's name matches "${searched}".`
+          : found.length > shown.length
+            ? `${found.length} vendors match "${searched}"; the first ${shown.length} are shown: narrow the search.`
+            : `${shown.length} ${shown.length === 1 ? 'vendor matches' : 'vendors match'} "${searched}".`,
+      ),
+      h(
+        'ul',
+        { class: 'tcf-vendors', 'aria-label': 'Vendors found' },
+        ...shown.map((vendor) => {
+          const isChosen = chosen.some((c) => c.id === vendor.id);
+          return h(
+            'li',
+            { class: 'card tcf-vendor' },
+            h('h4', {}, `${vendor.name} `, h('span', { class: 'muted' }, `(vendor ${vendor.id})`)),
+            vendorFacts(vendor, names),
+            isChosen
+              ? h('p', { class: 'muted' }, 'Chosen.')
+              : button(
+                  'Add',
+                  () => {
+                    chosen.push(vendor);
+                    chosen.sort((a, b) => a.id - b.id);
+                    drawChosen();
+                    drawResults();
+                    changed();
+                    said.textContent = `${vendor.name} added: ${count()}.`;
+                    query.focus();
+                  },
+                  { 'aria-label': `Add ${vendor.name}` },
+                ),
+          );
+        }),
+      ),
+    );
+  }
+
+  const count = () => `${chosen.length} ${chosen.length === 1 ? 'vendor' : 'vendors'} chosen`;
+
+  async function search() {
+    const q = query.value.trim();
+    searchButton.disabled = true;
+    searchBox.hidden = true;
+    try {
+      const { data } = await get<VendorList>(`/v1/tcf/vendor-list?q=${encodeURIComponent(q)}`);
+      found = data.vendors;
+      searched = q || 'any name';
+      drawResults();
+    } catch (error) {
+      searchBox.show(error instanceof ApiError && error.status === 409 ? noListYet(error) : error);
+    } finally {
+      searchButton.disabled = false;
+    }
+  }
+
+  drawChosen();
+  const el = h(
+    'fieldset',
+    { class: 'tcf-picker' },
+    h('legend', {}, 'Vendors'),
+    h(
+      'p',
+      { class: 'lead' },
+      'The banner names every vendor chosen here, with what it declares: choose only the vendors the site works with (at most 1000).',
+    ),
+    chosenList,
+    empty,
+    h(
+      'div',
+      { class: 'field', role: 'search', 'aria-label': 'Vendor list' },
+      h('label', { for: query.id }, 'Search vendors by name'),
+      h('div', { class: 'row' }, query, searchButton),
+      h(
+        'small',
+        { id: `tcf-search-${channelId}-hint` },
+        'Part of a name, e.g. "trade"; search with an empty field to list every vendor.',
+      ),
+    ),
+    searchBox,
+    results,
+    said,
+  );
+  return {
+    el,
+    chosenList,
+    markInvalid(ids, message) {
+      for (const id of ids) problems.set(id, message);
+      drawChosen();
+    },
+  };
+}
+
+const RESULTS_SHOWN = 50;
+
+/** The 409 of a service that has not loaded a vendor list yet, with what to do about it. */
+export function noListYet(error: ApiError): ApiError {
+  return new ApiError(error.status, error.code, `${error.detail} ${NO_LIST_HELP}`, error.body);
+}
+
+export const NO_LIST_HELP =
+  'The worker fetches IAB’s vendor list from TCF_GVL_URL: check that a worker runs and can reach that address (or read that file: directory), wait for its first fetch, then retry.';
