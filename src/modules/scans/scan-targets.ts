@@ -3,6 +3,7 @@ import { originMatches } from '../channels/channels.service.ts';
 import {
   DestinationRefused,
   type Lookup,
+  privateTargetHint,
   refusedAddressReason,
   vetDestination,
 } from '../webhooks/webhooks.service.ts';
@@ -75,10 +76,8 @@ export async function vetScanUrls(urls: string[], policy: AddressPolicy): Promis
       });
     } catch (error) {
       if (!(error instanceof DestinationRefused)) throw error;
-      throw refuse(
-        `${new URL(url).origin} cannot be scanned: ${error.message}; scans only reach public addresses.`,
-        error.message,
-      );
+      const hint = error.nonPublic ? privateTargetHint(policy.environment, 'SCAN_ALLOW_PRIVATE_TARGETS') : '';
+      throw refuse(`${new URL(url).origin} cannot be scanned: ${error.message}${hint}.`, error.message);
     }
   }
 }

@@ -104,7 +104,24 @@ export type Lookup = (hostname: string) => Promise<{ address: string; family: nu
 export const systemLookup: Lookup = (hostname) =>
   dns.promises.lookup(hostname, { all: true, verbatim: true });
 
-export class DestinationRefused extends Error {}
+export class DestinationRefused extends Error {
+  /** The host resolves to an address that is not public (as opposed to a bad URL or a failed lookup). */
+  readonly nonPublic: boolean;
+  constructor(message: string, options: { nonPublic?: boolean } = {}) {
+    super(message);
+    this.nonPublic = options.nonPublic ?? false;
+  }
+}
+
+/**
+ * What to add to a refusal of a non-public address, so a developer trying a local address learns
+ * the way that exists (a setting, for test channels only) and that live ones have none.
+ */
+export function privateTargetHint(environment: 'test' | 'live', setting: string): string {
+  return environment === 'test'
+    ? `; for local development, start the service with ${setting}=true to let test channels reach private addresses`
+    : '; live channels only reach public addresses';
+}
 
 /**
  * Time to resolve a destination's host. The system resolver retries a silent name server for tens
@@ -186,7 +203,7 @@ export async function vetDestination(
   if (!private_) {
     for (const address of addresses) {
       const reason = refusedAddressReason(address);
-      if (reason) throw new DestinationRefused(`the host resolves to ${reason}`);
+      if (reason) throw new DestinationRefused(`the host resolves to ${reason}`, { nonPublic: true });
     }
   }
   return { url, addresses };

@@ -6,7 +6,7 @@ import { AppError, notFound, validationFailed } from '../../platform/http/errors
 import { newId } from '../../platform/ids.ts';
 import type { JobQueue } from '../../platform/jobs/job-queue.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
-import { DestinationRefused, type Lookup, vetDestination } from './address-guard.ts';
+import { DestinationRefused, type Lookup, privateTargetHint, vetDestination } from './address-guard.ts';
 import { scheduleAttempt } from './delivery-jobs.ts';
 import { isEventType } from './event-types.ts';
 import { generateWebhookSecret, type SecretBox } from './webhook-secrets.ts';
@@ -62,7 +62,13 @@ export function createDestinationsService(deps: DestinationsDeps) {
       return vetted.url.href;
     } catch (error) {
       if (error instanceof DestinationRefused) {
-        throw new AppError('invalid_destination', `The destination URL is not allowed: ${error.message}.`);
+        const hint = error.nonPublic
+          ? privateTargetHint(context.environment, 'WEBHOOK_ALLOW_PRIVATE_TARGETS')
+          : '';
+        throw new AppError(
+          'invalid_destination',
+          `The destination URL is not allowed: ${error.message}${hint}.`,
+        );
       }
       throw error;
     }

@@ -63,6 +63,7 @@ export type WebhooksService = ReturnType<typeof createWebhooksService>;
 export {
   DestinationRefused,
   type Lookup,
+  privateTargetHint,
   refusedAddressReason,
   vetDestination,
 } from './address-guard.ts';
