@@ -6,7 +6,12 @@ import { expect } from 'vitest';
 import type { TestApp } from '../helpers/app.ts';
 import { createReadySite, type ReadySite } from '../helpers/sites.ts';
 
-export const CHROMIUM_PATH = '/usr/bin/chromium';
+/**
+ * The Chromium the browser tests drive: CHROMIUM_PATH, else the one the service's scans use
+ * (SCANNER_CHROMIUM_PATH), else Debian's.
+ */
+export const CHROMIUM_PATH =
+  process.env.CHROMIUM_PATH || process.env.SCANNER_CHROMIUM_PATH || '/usr/bin/chromium';
 
 /**
  * Without Debian's chromium the browser tests skip, with the reason, on a developer's machine only:
@@ -14,7 +19,7 @@ export const CHROMIUM_PATH = '/usr/bin/chromium';
  */
 export const browserSkipReason =
   !fs.existsSync(CHROMIUM_PATH) && !process.env.CI
-    ? `${CHROMIUM_PATH} is missing (apt-get install -y chromium); SDK browser tests skipped`
+    ? `${CHROMIUM_PATH} is missing (apt-get install -y chromium, or set CHROMIUM_PATH); browser tests skipped`
     : null;
 if (browserSkipReason) console.warn(browserSkipReason);
 
