@@ -3,19 +3,22 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Where the browser SDK's built bundles are served from: `sdk/dist/sdk.js` and `sdk/dist/gpp.js` at
- * the repository root (the SDK build, sdk/build.ts, writes both). Until one exists, a placeholder
+ * Where the browser SDK's built bundles are served from: `sdk/dist/sdk.js`, `sdk/dist/gpp.js` and
+ * `sdk/dist/tcf.js` at the repository root (the SDK build, sdk/build.ts, writes them). Until one exists, a placeholder
  * script is served instead. Each is read once per process, on its first request: rebuild, then
  * restart to serve a new bundle.
  */
 export const SDK_BUNDLE_PATH = fileURLToPath(new URL('../../../sdk/dist/sdk.js', import.meta.url));
 export const GPP_BUNDLE_PATH = fileURLToPath(new URL('../../../sdk/dist/gpp.js', import.meta.url));
+export const TCF_BUNDLE_PATH = fileURLToPath(new URL('../../../sdk/dist/tcf.js', import.meta.url));
 const PLACEHOLDER_PATH = fileURLToPath(new URL('./sdk-placeholder.js', import.meta.url));
 /**
  * gpp.js not built: it registers nothing, so the SDK's loader gives up after its timeout and the
  * page runs without the GPP CMP API (the snippet's stub keeps answering as a stub).
  */
 const GPP_PLACEHOLDER = '/* consent-service: gpp.js is not built (npm run build:sdk) */\n';
+/** tcf.js not built: the same, and the SDK shows its own banner (no TC string) after the timeout. */
+const TCF_PLACEHOLDER = '/* consent-service: tcf.js is not built (npm run build:sdk) */\n';
 
 export interface SdkBundle {
   source: string;
@@ -43,3 +46,6 @@ export const sdkBundle = (): SdkBundle =>
 
 /** The IAB GPP CMP API the SDK loads for US opt-out visitors (`…/gpp.js`). */
 export const gppBundle = (): SdkBundle => read(GPP_BUNDLE_PATH, () => GPP_PLACEHOLDER);
+
+/** The IAB TCF CMP API and layers the SDK loads for opt-in visitors of TCF channels (`…/tcf.js`). */
+export const tcfBundle = (): SdkBundle => read(TCF_BUNDLE_PATH, () => TCF_PLACEHOLDER);

@@ -4,7 +4,7 @@ import { notModified } from '../../platform/http/conditional.ts';
 import { Envelope, envelope, NotModified, Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { configResponse } from './config-response.ts';
-import { gppBundle, type SdkBundle, sdkBundle } from './sdk-bundle.ts';
+import { gppBundle, type SdkBundle, sdkBundle, tcfBundle } from './sdk-bundle.ts';
 import { locationOf, publicProblems, siteOf, tags } from './site-requests.ts';
 import { RegionQuery, SiteConfigSchema, SiteParams, Snippet } from './sites.schemas.ts';
 import type { SitesService } from './sites.service.ts';
@@ -158,5 +158,12 @@ export function siteAssetsRoutes(
     'The IAB GPP CMP API (application/javascript), which the SDK loads for visitors of US opt-out regions when the channel has a gppCmpId',
     'The GPP bundle',
     gppBundle,
+  );
+  bundleRoute(
+    'tcf.js',
+    'getTcfBundle',
+    'The IAB TCF CMP API and its two layers (application/javascript), which the SDK loads for visitors of opt-in regions when the channel has tcf',
+    'The TCF bundle',
+    tcfBundle,
   );
 }

@@ -20,6 +20,7 @@ import { gppDecodeError } from './gpp.ts';
 import { gppStub } from './gpp-stub.ts';
 import { createSiteCache, type Site, type SiteCacheDeps } from './site-cache.ts';
 import type { PreferencesBody } from './sites.schemas.ts';
+import { tcfStub } from './tcf-stub.ts';
 
 export type PreferencesInput = Static<typeof PreferencesBody>;
 
@@ -135,13 +136,19 @@ export function createSitesService(deps: {
     },
 
     /**
-     * The tag that loads the SDK for this site; with a gppCmpId, the IAB GPP stub
-     * first, inline, so `__gpp` exists before any vendor's tag runs.
+     * The tag that loads the SDK for this site; with a gppCmpId, the IAB GPP stub first, and on a
+     * TCF channel the IAB TCF stub, inline, so `__gpp` and `__tcfapi` exist before any vendor's tag
+     * runs.
      */
     snippetHtml(site: Site): string {
-      const { siteKey: key, gppCmpId } = site.channel;
-      const sdk = `<script src="${baseUrl}/v1/public/sites/${key}/sdk.js" data-site-key="${key}" async></script>`;
-      return gppCmpId ? `<script>${gppStub(gppCmpId)}</script>\n${sdk}` : sdk;
+      const { siteKey: key, gppCmpId, tcf } = site.channel;
+      const tags: string[] = [];
+      if (gppCmpId) tags.push(`<script>${gppStub(gppCmpId, { tcf: !!tcf })}</script>`);
+      if (tcf) tags.push(`<script>${tcfStub()}</script>`);
+      tags.push(
+        `<script src="${baseUrl}/v1/public/sites/${key}/sdk.js" data-site-key="${key}" async></script>`,
+      );
+      return tags.join('\n');
     },
 
     /**
