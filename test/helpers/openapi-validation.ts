@@ -35,7 +35,7 @@ export interface ValidationCounts {
 
 export const counts: ValidationCounts = { validated: 0, notOperations: 0 };
 
-class ResponseValidator {
+export class ResponseValidator {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly templates: { template: string; pattern: RegExp; params: number }[];
@@ -125,6 +125,26 @@ class ResponseValidator {
     );
     if (!validate(body)) failures.push(`body: ${describe(validate)}`);
     return failures;
+  }
+
+  /**
+   * Problems with a documented example body (the docs' examples, test/docs/examples.test.ts): its
+   * status must be documented for the operation, and the body must match that status's JSON schema.
+   * Null when no operation has this method and path.
+   */
+  checkExample(method: string, pathname: string, status: number, body: unknown): string[] | null {
+    const found = this.operation(method, pathname);
+    if (!found) return null;
+    const { template, verb, operation } = found;
+    const key = [String(status), `${String(status)[0]}XX`, 'default'].find((k) => operation.responses[k]);
+    if (!key) return [`status ${status} is not documented`];
+    const content: Json = operation.responses[key].content ?? {};
+    const mediaType = Object.keys(content).find((type) => /^application\/([a-z.-]+\+)?json$/.test(type));
+    if (!mediaType) return [`status ${status} documents no JSON body`];
+    const validate = this.validator(
+      `${responsePointer(template, verb, key)}/content/${pointerSegment(mediaType)}/schema`,
+    );
+    return validate(body) ? [] : [`body: ${describe(validate)}`];
   }
 
   private resolve(headers: Json): Json {
