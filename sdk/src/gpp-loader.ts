@@ -1,4 +1,5 @@
 import { gppApplies } from './gpp-applies.ts';
+import { loadBundle } from './load-bundle.ts';
 import type { GppHandle, SiteConfig } from './types.ts';
 
 /** How long the SDK waits for gpp.js before it goes on without GPP. */
@@ -14,31 +15,8 @@ type Registered = { start(cmpId: number): GppHandle };
  */
 export function loadGpp(base: string, siteKey: string, config: SiteConfig): Promise<GppHandle | null> {
   if (!gppApplies(config)) return Promise.resolve(null);
-  const cmpId = config.gppCmpId as number;
-  const win = window as unknown as { __consentServiceGpp?: Registered };
-  return new Promise((resolve) => {
-    let done = false;
-    const finish = (handle: GppHandle | null) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      resolve(handle);
-    };
-    const started = () => {
-      try {
-        finish(win.__consentServiceGpp ? win.__consentServiceGpp.start(cmpId) : null);
-      } catch (error) {
-        console.warn('[consent-service] GPP unavailable', error);
-        finish(null);
-      }
-    };
-    const timer = setTimeout(() => finish(null), GPP_TIMEOUT_MS);
-    if (win.__consentServiceGpp) return started();
-    const script = document.createElement('script');
-    script.src = `${base}/v1/public/sites/${encodeURIComponent(siteKey)}/gpp.js`;
-    script.async = true;
-    script.onload = started;
-    script.onerror = () => finish(null);
-    (document.head || document.documentElement).appendChild(script);
-  });
+  const src = `${base}/v1/public/sites/${encodeURIComponent(siteKey)}/gpp.js`;
+  return loadBundle(src, '__consentServiceGpp', GPP_TIMEOUT_MS, (gpp: Registered) =>
+    gpp.start(config.gppCmpId as number),
+  );
 }

@@ -19,7 +19,8 @@ import { deactivateDenied } from './revoke.ts';
 import { createSender } from './sender.ts';
 import { noticeSeen, randomId, readConsent, receiptUrl, writeConsent } from './storage.ts';
 import { stringsFor } from './strings.ts';
-import type { Decisions, GppHandle, SiteConfig, Source } from './types.ts';
+import { loadTcf } from './tcf-loader.ts';
+import type { Decisions, GppHandle, SiteConfig, Source, TcfHandle } from './types.ts';
 
 type Listener = (decisions: Decisions | null) => void;
 
@@ -63,6 +64,8 @@ function boot() {
   let decisions: Decisions | null = null;
   /** The IAB GPP CMP API (gpp.js), for US opt-out visitors of channels with a gppCmpId; else null. */
   let gpp: GppHandle | null = null;
+  /** The IAB TCF CMP (tcf.js), for opt-in visitors of TCF channels: it shows its layers, not the banner. */
+  let tcf: TcfHandle | null = null;
   const whenReady: Array<() => void> = [];
   /** Whether this page view has counted its banner (or notice) impression; reset() starts over. */
   let counted = false;
@@ -113,7 +116,7 @@ function boot() {
     emit();
   }
 
-  function record(next: Decisions, source: Source) {
+  function record(next: Decisions, source: Source, tcString?: string) {
     const cfg = config!;
     const subjectId = readConsent(self!.siteKey)?.s || randomId(16);
     writeConsent(
@@ -138,6 +141,7 @@ function boot() {
         language,
         gpc,
         ...(gppString && { gppString }),
+        ...(tcString && { tcString }),
       },
     });
     apply(next);
@@ -175,26 +179,30 @@ function boot() {
     // not lock the toggles there, and the service lets the explicit choice win. Elsewhere it does.
     const optOut = policy.regime === 'opt-out';
     const locks = gpc && !optOut;
+    const previous = decisions || readConsent(self!.siteKey)?.d || null;
+    const onAction = (action: Action, tcString?: string) => {
+      hideBanner();
+      record(decide(cfg.purposes, action, locks), source, tcString);
+      passive();
+    };
     whenBody(() => {
       hideNotice();
       hideChoicesLink();
-      showBanner(
-        {
-          config: cfg,
-          language,
-          strings: stringsFor(language),
-          gpc: locks,
-          gpcHonored: gpc && optOut && honorsGpc(cfg, decisions),
-          previous: decisions || readConsent(self!.siteKey)?.d || null,
-          receipt: receiptUrl(self!.siteKey),
-          onAction(action: Action) {
-            hideBanner();
-            record(decide(cfg.purposes, action, locks), source);
-            passive();
+      if (tcf) tcf.show(view, onAction);
+      else
+        showBanner(
+          {
+            config: cfg,
+            language,
+            strings: stringsFor(language),
+            gpc: locks,
+            gpcHonored: gpc && optOut && honorsGpc(cfg, decisions),
+            previous,
+            receipt: receiptUrl(self!.siteKey),
+            onAction,
           },
-        },
-        view,
-      );
+          view,
+        );
       // The banner a visitor is asked with, not the preferences they opened themselves.
       if (view === 'banner') impression();
     });
@@ -207,19 +215,25 @@ function boot() {
     const now = Date.now();
     const state = initialState(cfg, stored, gpc, now);
     if (gpcOptOutDue(cfg, stored, gpc, now)) record(withGpcOptOut(cfg, state.decisions!), 'gpc');
-    else if (!state.ask) apply(state.decisions);
-    else if (decidedByGpc(cfg.purposes, gpc)) record(decide(cfg.purposes, 'accept-all', gpc), 'gpc');
+    // A TCF visitor's decision holds only with its TC string (tcf.js keeps it; then `tcloaded`).
+    else if (!state.ask && (!tcf || tcf.restore())) apply(state.decisions);
+    // GPC makes no TC string: a TCF visitor is asked in the layers.
+    else if (!tcf && decidedByGpc(cfg.purposes, gpc)) record(decide(cfg.purposes, 'accept-all', gpc), 'gpc');
     else open('banner', 'banner');
     passive();
   }
 
   async function start(cfg: SiteConfig) {
-    // The GPP CMP API before anything is applied or recorded, so that both carry its string; for
-    // everyone but US opt-out visitors of channels with a gppCmpId this resolves null at once.
-    gpp = await loadGpp(self!.base, self!.siteKey, cfg);
+    // The GPP and TCF CMP APIs before anything is applied or recorded, so that both carry their
+    // strings; for visitors without GPP (US opt-out) or TCF (opt-in, TCF channel) they resolve null at once.
+    const lang = pickLanguage(cfg, navigator.language);
+    [gpp, tcf] = await Promise.all([
+      loadGpp(self!.base, self!.siteKey, cfg),
+      loadTcf({ site, siteKey: self!.siteKey, config: cfg, language: lang }),
+    ]);
     config = cfg;
     policy = policyOf(cfg);
-    language = pickLanguage(cfg, navigator.language);
+    language = lang;
     settle();
     for (const fn of whenReady.splice(0)) fn();
   }

@@ -36,6 +36,21 @@ export interface SiteConfig {
   region?: { code: string | null; source: string };
   /** The operator's IAB CMP id for the GPP CMP API; null or absent: no GPP. */
   gppCmpId?: number | null;
+  /** A TCF channel's settings, in opt-in regions only; absent: no TCF for this visitor. */
+  tcf?: TcfConfig | null;
+}
+
+/** What tcf.js needs of a TCF channel (docs/guides/tcf.md): its CMP and its slice of the vendor list. */
+export interface TcfConfig {
+  cmpId: number;
+  cmpVersion: number;
+  vendorListVersion: number;
+  tcfPolicyVersion: number;
+  gdprApplies: true;
+  /** The channel's vendors in the vendor list of vendorListVersion; tcf.js adds `lang`. */
+  vendorListUrl: string;
+  publisherCountryCode?: string;
+  purposeOneTreatment?: boolean;
 }
 
 /** What the first-party cookie holds. */
@@ -62,7 +77,23 @@ export interface PendingPost {
     gpc: boolean;
     /** The IAB GPP string the visitor's decision made, in US opt-out regions with a gppCmpId. */
     gppString?: string;
+    /** The IAB TC string of the visitor's choice in the TCF layers (tcf.js). */
+    tcString?: string;
   };
+}
+
+/** The TCF CMP started by tcf.js (sdk/src/tcf): on TCF channels it takes the banner's place. */
+export interface TcfHandle {
+  /**
+   * A returning visitor: when the TC string kept for this configVersion still holds, makes it the
+   * CMP API's (`tcloaded`) and returns true; false means ask again.
+   */
+  restore(): boolean;
+  /** Shows the TCF layers; `done` gets the choice for the channel's purposes and the TC string made. */
+  show(
+    view: 'banner' | 'customize',
+    done: (choice: 'accept-all' | 'reject-all' | Record<string, boolean>, tcString: string) => void,
+  ): void;
 }
 
 /** The GPP CMP API started by gpp.js (sdk/src/gpp): the SDK tells it each state of the visitor. */

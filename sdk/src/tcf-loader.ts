@@ -1,0 +1,35 @@
+import { loadBundle } from './load-bundle.ts';
+import type { SiteConfig, TcfHandle } from './types.ts';
+
+/** How long the SDK waits for tcf.js and its vendor list before it shows its own banner instead. */
+export const TCF_TIMEOUT_MS = 8000;
+
+/** What tcf.js is started with (sdk/src/tcf/index.ts): the visitor's config and language. */
+export interface TcfStart {
+  /** `…/v1/public/sites/<siteKey>`: the service's address for this site. */
+  site: string;
+  siteKey: string;
+  config: SiteConfig;
+  language: string;
+}
+
+type Registered = { start(ctx: TcfStart): Promise<TcfHandle> };
+type TcfApi = (command: string, version: number, callback: () => void, value: boolean) => void;
+
+/**
+ * Loads tcf.js from the service (the only host the SDK talks to) for a visitor whose config has
+ * `tcf` (a TCF channel, an opt-in region) and starts it; tcf.js then owns `__tcfapi` and the
+ * visitor's choice. Anyone else gets null at once, and the snippet's IAB stub is told that GDPR
+ * does not apply here, so vendors asking it (`ping`) stop waiting. Null too when tcf.js or its
+ * vendor list cannot be had in time: the visitor still gets the SDK's own banner.
+ */
+export function loadTcf(ctx: TcfStart): Promise<TcfHandle | null> {
+  const win = window as unknown as { __tcfapi?: TcfApi };
+  if (!ctx.config.tcf) {
+    if (win.__tcfapi) win.__tcfapi('setGdprApplies', 2, () => {}, false);
+    return Promise.resolve(null);
+  }
+  return loadBundle(`${ctx.site}/tcf.js`, '__consentServiceTcf', TCF_TIMEOUT_MS, (tcf: Registered) =>
+    tcf.start(ctx),
+  );
+}
