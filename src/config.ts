@@ -53,6 +53,11 @@ export interface Config {
   geoSubdivisionHeader: string | null;
   /** Absolute path of a MaxMind-format .mmdb for the visitor's region; null: none. */
   geoipDatabase: string | null;
+  /**
+   * Where the worker fetches IAB's Global Vendor List: an http(s) base URL, or a file: directory
+   * holding IAB's files (installs without internet). Always ends with '/'.
+   */
+  tcfGvlUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -203,6 +208,29 @@ function geoipDatabaseSetting(env: NodeJS.ProcessEnv): string | null {
   return file;
 }
 
+export const DEFAULT_TCF_GVL_URL = 'https://vendor-list.consensu.org/v3/';
+
+/** TCF_GVL_URL: an http(s) base or a file: directory; kept with a trailing '/' so file names resolve under it. */
+function gvlUrlSetting(env: NodeJS.ProcessEnv): string {
+  const raw = (env.TCF_GVL_URL ?? '').trim() || DEFAULT_TCF_GVL_URL;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`TCF_GVL_URL must be an http:, https: or file: URL, got "${raw}"`);
+  }
+  if (!['http:', 'https:', 'file:'].includes(url.protocol)) {
+    throw new ConfigError(`TCF_GVL_URL must be an http:, https: or file: URL, got "${raw}"`);
+  }
+  if (url.protocol === 'file:' && url.host !== '' && url.host !== 'localhost') {
+    throw new ConfigError(`TCF_GVL_URL must name a local directory (file:///path/), got "${raw}"`);
+  }
+  if (url.search || url.hash) {
+    throw new ConfigError(`TCF_GVL_URL must be a base URL without query or fragment, got "${raw}"`);
+  }
+  return url.href.endsWith('/') ? url.href : `${url.href}/`;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function logLevelSetting(env: NodeJS.ProcessEnv): string {
@@ -287,6 +315,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     geoCountryHeader: geoHeaders[0],
     geoSubdivisionHeader: geoHeaders[1],
     geoipDatabase: read(() => geoipDatabaseSetting(env), null),
+    tcfGvlUrl: read(() => gvlUrlSetting(env), DEFAULT_TCF_GVL_URL),
   };
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return config;

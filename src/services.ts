@@ -4,6 +4,7 @@ import { createAnalyticsService } from './modules/analytics/analytics.service.ts
 import { createApiKeysService } from './modules/api-keys/api-keys.service.ts';
 import { createAuditService } from './modules/audit/audit.service.ts';
 import { createChannelsService } from './modules/channels/channels.service.ts';
+import { tcfLanguagesInUse } from './modules/channels/tcf-languages.sql.ts';
 import { createSessionsService } from './modules/console/sessions.service.ts';
 import { createEvidenceService } from './modules/evidence/evidence.service.ts';
 import { createExportsService } from './modules/exports/exports.service.ts';
@@ -43,7 +44,16 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
   const sessions = createSessionsService({ store, clock, audit, organizations });
   const apiKeys = createApiKeysService({ store, clock, audit, events });
   // The IAB Global Vendor List mirror (docs/guides/tcf.md): channels check their TCF vendors against it.
-  const tcf = createTcfService({ store, clock });
+  const tcf = createTcfService({
+    store,
+    clock,
+    jobs,
+    gvlUrl: deps.config.tcfGvlUrl,
+    // The languages of TCF channels: the mirror fetches IAB's translations for them.
+    languagesInUse: tcfLanguagesInUse,
+    onFetchFailure: metrics.tcfVendorListFetchFailed,
+    onVersion: metrics.tcfVendorListVersion,
+  });
   const channels = createChannelsService({ store, clock, audit, events });
   // Consent analytics: decisions are counted by the consent write's own statement.
   const analytics = createAnalyticsService({ store, clock, findChannel: channels.findChannel });

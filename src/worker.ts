@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { EXPORT_JOB, EXPORT_LEASE_MS, EXPORT_TASK_MS } from './modules/exports/export-job.ts';
 import { SCAN_JOB, SCAN_LEASE_MS } from './modules/scans/scans.service.ts';
+import { VENDOR_LIST_JOB, VENDOR_LIST_POLL_MS } from './modules/tcf/tcf.service.ts';
 import { ATTEMPT_JOB } from './modules/webhooks/delivery-jobs.ts';
 import type { Clock } from './platform/clock.ts';
 import type { Store } from './platform/db/store.ts';
@@ -45,6 +46,12 @@ export function createWorker(deps: {
     pollMs: deps.pollMs,
   });
   registerJobs(runner, deps);
+  // The IAB Global Vendor List mirror: due at once on a fresh store (the first run loads the list),
+  // then when the fetched list goes stale (its max-age) or after a failure's backoff. Failures of
+  // the host are handled (and logged) by the mirror; only database errors reach the runner's retries.
+  runner.every(VENDOR_LIST_JOB, VENDOR_LIST_POLL_MS, async () => {
+    await deps.services.tcf.mirror.run(deps.log);
+  });
   return runner;
 }
 

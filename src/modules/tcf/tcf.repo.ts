@@ -1,8 +1,13 @@
-import { desc, eq } from 'drizzle-orm';
-import type { Db } from '../../platform/db/store.ts';
-import { tcfVendorLists } from './tcf.tables.ts';
+import { and, desc, eq } from 'drizzle-orm';
+import type { Db, Tx } from '../../platform/db/store.ts';
+import { tcfMirrorState, tcfVendorListLanguages, tcfVendorLists } from './tcf.tables.ts';
 
 export type VendorListRow = typeof tcfVendorLists.$inferSelect;
+export type VendorListLanguageRow = typeof tcfVendorListLanguages.$inferSelect;
+export type MirrorStateRow = typeof tcfMirrorState.$inferSelect;
+
+/** The mirror state is one row; its id is fixed. */
+const STATE_ID = 1;
 
 /** All SQL of the vendor list mirror's tables (tcf.tables.ts). */
 export const tcfRepo = {
@@ -22,5 +27,63 @@ export const tcfRepo = {
       .where(eq(tcfVendorLists.vendorListVersion, vendorListVersion))
       .limit(1);
     return row ?? null;
+  },
+
+  /** Stores a version unless it is already there (a version never changes); true when it was new. */
+  async insertVersion(tx: Tx, row: VendorListRow): Promise<boolean> {
+    const inserted = await tx
+      .insert(tcfVendorLists)
+      .values(row)
+      .onConflictDoNothing()
+      .returning({ version: tcfVendorLists.vendorListVersion });
+    return inserted.length > 0;
+  },
+
+  async languageFile(
+    db: Db,
+    vendorListVersion: number,
+    language: string,
+  ): Promise<VendorListLanguageRow | null> {
+    const [row] = await db
+      .select()
+      .from(tcfVendorListLanguages)
+      .where(
+        and(
+          eq(tcfVendorListLanguages.vendorListVersion, vendorListVersion),
+          eq(tcfVendorListLanguages.language, language),
+        ),
+      )
+      .limit(1);
+    return row ?? null;
+  },
+
+  /** The languages stored for one version. */
+  async languagesOf(db: Db, vendorListVersion: number): Promise<string[]> {
+    const rows = await db
+      .select({ language: tcfVendorListLanguages.language })
+      .from(tcfVendorListLanguages)
+      .where(eq(tcfVendorListLanguages.vendorListVersion, vendorListVersion));
+    return rows.map((r) => r.language);
+  },
+
+  async insertLanguageFile(tx: Tx, row: VendorListLanguageRow): Promise<void> {
+    await tx.insert(tcfVendorListLanguages).values(row).onConflictDoNothing();
+  },
+
+  async state(db: Db): Promise<MirrorStateRow | null> {
+    const [row] = await db.select().from(tcfMirrorState).where(eq(tcfMirrorState.id, STATE_ID)).limit(1);
+    return row ?? null;
+  },
+
+  async saveState(tx: Tx, state: Omit<MirrorStateRow, 'id'>): Promise<void> {
+    await tx
+      .insert(tcfMirrorState)
+      .values({ id: STATE_ID, ...state })
+      .onConflictDoUpdate({ target: tcfMirrorState.id, set: state });
+  },
+
+  /** Makes the next fetch due now (the row may not exist yet: then it is due anyway). */
+  async makeDue(tx: Tx): Promise<void> {
+    await tx.update(tcfMirrorState).set({ nextFetchAt: null }).where(eq(tcfMirrorState.id, STATE_ID));
   },
 };

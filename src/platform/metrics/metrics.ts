@@ -61,6 +61,17 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     help: 'Banner impressions counted by this process.',
     registers: [registry],
   });
+  const tcfFetchFailures = new Counter({
+    name: 'consent_service_tcf_vendor_list_fetch_failures_total',
+    help: 'Failed fetches of the IAB Global Vendor List by this process (worker), by file: the list or a language file.',
+    labelNames: ['file'] as const,
+    registers: [registry],
+  });
+  const tcfVersion = new Gauge({
+    name: 'consent_service_tcf_vendor_list_version',
+    help: 'The newest Global Vendor List version the mirror holds, as this process last saw it (worker).',
+    registers: [registry],
+  });
   const jobs = new Gauge({
     name: 'consent_service_jobs',
     help: 'Jobs in the jobs table by kind and status (queued includes scheduled; failed until purged).',
@@ -141,6 +152,12 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     },
     impressionCounted() {
       impressions.inc();
+    },
+    tcfVendorListFetchFailed(file: 'vendor_list' | 'language') {
+      tcfFetchFailures.inc({ file });
+    },
+    tcfVendorListVersion(version: number) {
+      tcfVersion.set(version);
     },
 
     /** The text exposition, with database gauges read now; a failing database only blanks those. */

@@ -1,0 +1,77 @@
+/**
+ * A test app whose worker already mirrors a Global Vendor List made by the tests: the base for
+ * every TCF test (channels with `tcf`, the visitor config, decisions with a TC string, the SDK).
+ *
+ *   const { t, gvl } = await startTcfTestApp();
+ *   afterAll(() => t.close()); // closes the app AND the vendor list server
+ *
+ * `gvl` is the loopback server of test/helpers/gvl.ts: `gvl.publish(buildVendorList({ version: 101 }))`
+ * then `await refreshVendorList(t)` stores the next version; `gvl.fail(503)` makes fetches fail.
+ * `gvl.close()` may be called on its own (it is idempotent); `t.close()` calls it too.
+ */
+import { startTestApp, type TestApp } from './app.ts';
+import { buildVendorList, serveVendorList, type VendorListServer } from './gvl.ts';
+
+export interface TcfTestApp {
+  t: TestApp;
+  gvl: VendorListServer;
+}
+
+export async function startTcfTestApp(
+  options: {
+    /** Extra settings (TCF_GVL_URL is set to the loopback server unless given here). */
+    env?: Record<string, string>;
+    /** What the server publishes first (default: buildVendorList(), version 100, five vendors). */
+    list?: ReturnType<typeof buildVendorList>;
+    /** Cache-Control max-age the server sends (default 600). */
+    maxAgeSeconds?: number;
+    /** false: start the app without running the worker, so no list is stored yet. */
+    load?: boolean;
+  } = {},
+): Promise<TcfTestApp> {
+  const server = await serveVendorList(options.list ?? buildVendorList(), {
+    maxAgeSeconds: options.maxAgeSeconds,
+  });
+  let closed: Promise<void> | null = null;
+  const gvl: VendorListServer = Object.assign(Object.create(Object.getPrototypeOf(server)), server, {
+    close: () => {
+      closed ??= server.close();
+      return closed;
+    },
+  });
+  // Object.assign copies the getter's value, not the accessor: keep maxAgeSeconds live.
+  Object.defineProperty(gvl, 'maxAgeSeconds', {
+    get: () => server.maxAgeSeconds,
+    set: (value: number) => {
+      server.maxAgeSeconds = value;
+    },
+  });
+  let t: TestApp;
+  try {
+    t = await startTestApp({ env: { TCF_GVL_URL: server.url, ...options.env } });
+  } catch (error) {
+    await gvl.close();
+    throw error;
+  }
+  const closeApp = t.close.bind(t);
+  t.close = async () => {
+    try {
+      await closeApp();
+    } finally {
+      await gvl.close();
+    }
+  };
+  if (options.load !== false) await refreshVendorList(t);
+  return { t, gvl };
+}
+
+/**
+ * Makes the mirror due now and runs the worker: what the next fetch would do, without waiting for
+ * max-age. Returns the mirror's state after the run.
+ */
+export async function refreshVendorList(t: TestApp) {
+  const services = t.app.services;
+  await t.store.tx((tx) => services.tcf.requestRefresh(tx));
+  await t.worker.runDue();
+  return services.tcf.mirrorState(t.store.db);
+}
