@@ -102,5 +102,6 @@ export function layersPreview(
     ),
     body,
   );
+  el.classList.add('tcf-section');
   return { el, redraw };
 }

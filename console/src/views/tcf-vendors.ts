@@ -96,7 +96,7 @@ export function vendorPicker(options: {
     id: `tcf-search-${channelId}`,
     'aria-describedby': `tcf-search-${channelId}-hint`,
   });
-  const results = h('div', { class: 'tcf-results', 'aria-live': 'polite' });
+  const results = h('div', { class: 'tcf-results' });
   const searchBox = messageBox();
   const searchButton = button('Search vendors', () => void search());
   // Enter in the search field searches: it must not submit the settings form around it.
@@ -117,7 +117,7 @@ export function vendorPicker(options: {
         return h(
           'li',
           { class: 'card tcf-vendor', 'aria-describedby': problem ? errorId : null },
-          h('h4', {}, `${vendor.name} `, h('span', { class: 'muted' }, `(vendor ${vendor.id})`)),
+          h('h3', {}, `${vendor.name} `, h('span', { class: 'muted' }, `(vendor ${vendor.id})`)),
           vendor.deletedDate
             ? h('p', { class: 'field-error' }, 'IAB has deleted this vendor from the list: remove it.')
             : null,
@@ -149,16 +149,14 @@ export function vendorPicker(options: {
   function drawResults() {
     if (!searched) return results.replaceChildren();
     const shown = found.filter((v) => !v.deletedDate).slice(0, RESULTS_SHOWN);
+    const summary =
+      shown.length === 0
+        ? `No vendor's name matches "${searched}".`
+        : found.length > shown.length
+          ? `${found.length} vendors match "${searched}"; the first ${shown.length} are shown: narrow the search.`
+          : `${shown.length} ${shown.length === 1 ? 'vendor matches' : 'vendors match'} "${searched}".`;
     results.replaceChildren(
-      h(
-        'p',
-        {},
-        shown.length === 0
-          ? `No vendor's name matches "${searched}".`
-          : found.length > shown.length
-            ? `${found.length} vendors match "${searched}"; the first ${shown.length} are shown: narrow the search.`
-            : `${shown.length} ${shown.length === 1 ? 'vendor matches' : 'vendors match'} "${searched}".`,
-      ),
+      h('p', {}, summary),
       h(
         'ul',
         { class: 'tcf-vendors', 'aria-label': 'Vendors found' },
@@ -167,7 +165,7 @@ export function vendorPicker(options: {
           return h(
             'li',
             { class: 'card tcf-vendor' },
-            h('h4', {}, `${vendor.name} `, h('span', { class: 'muted' }, `(vendor ${vendor.id})`)),
+            h('h3', {}, `${vendor.name} `, h('span', { class: 'muted' }, `(vendor ${vendor.id})`)),
             vendorFacts(vendor, names),
             isChosen
               ? h('p', { class: 'muted' }, 'Chosen.')
@@ -201,6 +199,8 @@ export function vendorPicker(options: {
       found = data.vendors;
       searched = q || 'any name';
       drawResults();
+      // Said once, not the whole list: the results follow the field in reading order.
+      said.textContent = results.firstElementChild?.textContent ?? '';
     } catch (error) {
       searchBox.show(error instanceof ApiError && error.status === 409 ? noListYet(error) : error);
     } finally {

@@ -1,16 +1,9 @@
-import { ApiError, call, get } from '../api.ts';
-import { button, h, input } from '../dom.ts';
+import { ApiError, get } from '../api.ts';
+import { h } from '../dom.ts';
 import { messageBox, type ViewContext } from '../ui.ts';
+import { noticeShown, pendingNotice, settingsForm } from './tcf-form.ts';
 import { layersPreview } from './tcf-preview.ts';
-import {
-  type Names,
-  namesOf,
-  noListYet,
-  type Vendor,
-  type VendorList,
-  vendorFacts,
-  vendorPicker,
-} from './tcf-vendors.ts';
+import { type Names, namesOf, noListYet, type Vendor, type VendorList, vendorFacts } from './tcf-vendors.ts';
 
 /** The channel's `tcf` field: null until the channel runs as an IAB TCF CMP. */
 export interface ChannelTcf {
@@ -27,9 +20,6 @@ export interface TcfChannel {
 }
 
 const GUIDE = 'the guide "Run as an IAB TCF CMP" (docs/guides/tcf.md)';
-
-// Saving redraws the whole view: the notice is said after the redraw, with focus on the heading.
-let pendingNotice: { channelId: string; text: string } | null = null;
 
 /** A vendor the channel names that the newest list does not have: shown, so it can be removed. */
 const missingVendor = (id: number): Vendor => ({
@@ -59,7 +49,7 @@ export async function tcfSections(
   const notice = messageBox();
   if (pendingNotice?.channelId === channel.id) {
     notice.ok(pendingNotice.text);
-    pendingNotice = null;
+    noticeShown();
     setTimeout(() => heading.isConnected && heading.focus(), 0);
   }
   const intro = h(
@@ -82,7 +72,7 @@ export async function tcfSections(
       box.setAttribute('role', 'status');
       box.textContent = noListYet(error).detail;
     } else box.show(error);
-    return [h('section', { class: 'card' }, heading, notice, intro, settingsFacts(tcf), box)];
+    return [h('section', { class: 'card tcf-section' }, heading, notice, intro, settingsFacts(tcf), box)];
   }
   const names = namesOf(list);
   const byId = new Map(list.vendors.map((v) => [v.id, v]));
@@ -96,7 +86,7 @@ export async function tcfSections(
   const body = manage
     ? settingsForm(ctx, channel, chosen, names, preview.redraw)
     : h('div', {}, settingsFacts(tcf), chosenFacts(chosen, names));
-  return [h('section', { class: 'card' }, heading, notice, intro, listFacts, body), preview.el];
+  return [h('section', { class: 'card tcf-section' }, heading, notice, intro, listFacts, body), preview.el];
 }
 
 /** The saved settings, read-only (members without channels:manage, or no vendor list yet). */
@@ -123,195 +113,9 @@ function chosenFacts(chosen: Vendor[], names: Names): HTMLElement {
       h(
         'li',
         { class: 'card tcf-vendor' },
-        h('h4', {}, `${v.name} `, h('span', { class: 'muted' }, `(vendor ${v.id})`)),
+        h('h3', {}, `${v.name} `, h('span', { class: 'muted' }, `(vendor ${v.id})`)),
         vendorFacts(v, names),
       ),
     ),
   );
-}
-
-function settingsForm(
-  ctx: ViewContext,
-  channel: TcfChannel,
-  chosen: Vendor[],
-  names: Names,
-  changed: () => void,
-): HTMLElement {
-  const tcf = channel.tcf ?? null;
-  const base = `tcf-${channel.id}`;
-  const number = (
-    name: string,
-    label: string,
-    hint: string,
-    value: string,
-    attrs: Record<string, number>,
-  ) => {
-    const control = input(name, {
-      type: 'number',
-      inputmode: 'numeric',
-      step: 1,
-      id: `${base}-${name}`,
-      'aria-describedby': `${base}-${name}-hint`,
-      ...attrs,
-    });
-    control.value = value;
-    return fieldWithError(control, label, hint);
-  };
-  const cmpId = number(
-    'cmpId',
-    'CMP id',
-    'The id IAB Europe gave your registered CMP, from 2 to 4095. The service never lends one.',
-    tcf ? String(tcf.cmpId) : '',
-    { min: 2, max: 4095 },
-  );
-  const cmpVersion = number(
-    'cmpVersion',
-    'CMP version',
-    'A whole number from 1: raise it when you change how the CMP works.',
-    String(tcf?.cmpVersion ?? 1),
-    { min: 1 },
-  );
-  const countryControl = input('publisherCountryCode', {
-    id: `${base}-publisherCountryCode`,
-    maxlength: 2,
-    autocapitalize: 'characters',
-    spellcheck: 'false',
-    'aria-describedby': `${base}-publisherCountryCode-hint`,
-  });
-  countryControl.value = tcf?.publisherCountryCode ?? '';
-  const country = fieldWithError(
-    countryControl,
-    'Publisher country',
-    'Where the publisher is established: two letters (ISO 3166-1), e.g. FR.',
-  );
-  const treatment = h('input', {
-    type: 'checkbox',
-    name: 'purposeOneTreatment',
-    id: `${base}-purposeOneTreatment`,
-    'aria-describedby': `${base}-purposeOneTreatment-hint`,
-  });
-  treatment.checked = tcf?.purposeOneTreatment ?? false;
-  const picker = vendorPicker({ channelId: channel.id, chosen, names, changed });
-  const formError = h('div', { class: 'field-error', id: `${base}-form-error`, hidden: true });
-  const box = messageBox();
-  const submit = h('button', { type: 'submit' }, 'Save TCF settings');
-  const turnOff = tcf
-    ? button('Stop running as a TCF CMP', () => void save(null), { class: 'danger' })
-    : null;
-  const controls: Record<string, HTMLInputElement> = {
-    cmpId: cmpId.control,
-    cmpVersion: cmpVersion.control,
-    publisherCountryCode: countryControl,
-    purposeOneTreatment: treatment,
-  };
-
-  function clearErrors() {
-    formError.hidden = true;
-    formError.replaceChildren();
-    for (const { control, error } of [cmpId, cmpVersion, country]) {
-      control.removeAttribute('aria-invalid');
-      control.setAttribute('aria-describedby', `${control.id}-hint`);
-      error.hidden = true;
-      error.textContent = '';
-    }
-  }
-
-  /** The API's `errors[]` at their fields: `/tcf/cmpId` → CMP id, `/tcf/vendorIds/2` → the third vendor sent. */
-  function showErrors(errors: { path: string; message: string }[], sentIds: number[]): HTMLElement | null {
-    let first: HTMLElement | null = null;
-    const elsewhere: string[] = [];
-    for (const { path, message } of errors) {
-      const at = /^\/tcf\/(\w+)(?:\/(\d+))?$/.exec(path);
-      const holder = at && [cmpId, cmpVersion, country].find((f) => f.control.name === at[1]);
-      if (holder) {
-        holder.error.hidden = false;
-        holder.error.textContent = message;
-        holder.control.setAttribute('aria-invalid', 'true');
-        holder.control.setAttribute('aria-describedby', `${holder.control.id}-hint ${holder.error.id}`);
-        first ??= holder.control;
-      } else if (at?.[1] === 'vendorIds' && at[2] !== undefined && sentIds[Number(at[2])] !== undefined) {
-        picker.markInvalid([sentIds[Number(at[2])]], message);
-        elsewhere.push(message);
-      } else elsewhere.push(path && path !== '/' ? `${path}: ${message}` : message);
-    }
-    if (elsewhere.length) {
-      formError.hidden = false;
-      formError.replaceChildren(h('ul', {}, ...elsewhere.map((text) => h('li', {}, text))));
-    }
-    return first ?? (elsewhere.length ? picker.chosenList : null);
-  }
-
-  async function save(body: ChannelTcf | null) {
-    submit.disabled = true;
-    box.hidden = true;
-    clearErrors();
-    const sentIds = body?.vendorIds ?? [];
-    try {
-      const { data } = await call<{ configVersion: number }>('PATCH', `/v1/channels/${channel.id}`, {
-        tcf: body,
-      });
-      pendingNotice = {
-        channelId: channel.id,
-        text: body
-          ? `TCF settings saved with ${sentIds.length} ${sentIds.length === 1 ? 'vendor' : 'vendors'}. The channel is at config version ${data.configVersion}.`
-          : `The channel no longer runs as a TCF CMP. It is at config version ${data.configVersion}.`,
-      };
-      ctx.refresh();
-    } catch (error) {
-      const errors = error instanceof ApiError && Array.isArray(error.body.errors) ? error.body.errors : [];
-      const first = showErrors(errors as { path: string; message: string }[], sentIds);
-      box.show(error instanceof ApiError && error.status === 409 ? noListYet(error) : error);
-      first?.focus();
-    } finally {
-      submit.disabled = false;
-    }
-  }
-
-  const el = h(
-    'form',
-    { 'aria-label': 'TCF settings', class: 'stack tcf-form', novalidate: true },
-    cmpId.el,
-    cmpVersion.el,
-    country.el,
-    h(
-      'div',
-      { class: 'field' },
-      h('label', { class: 'check' }, treatment, 'Purpose one treatment'),
-      h(
-        'small',
-        { id: `${base}-purposeOneTreatment-hint` },
-        'Only where the publisher’s country does not require consent to store or read information on a device: the banner then does not ask for purpose 1.',
-      ),
-    ),
-    picker.el,
-    formError,
-    h('div', { class: 'row' }, submit, turnOff),
-    box,
-  );
-  el.addEventListener('submit', (event) => {
-    event.preventDefault();
-    const whole = (v: string) => (/^\d+$/.test(v.trim()) ? Number(v.trim()) : v.trim());
-    void save({
-      cmpId: whole(controls.cmpId.value) as number,
-      cmpVersion: whole(controls.cmpVersion.value) as number,
-      vendorIds: chosen.map((v) => v.id),
-      publisherCountryCode: countryControl.value.trim().toUpperCase(),
-      purposeOneTreatment: treatment.checked,
-    });
-  });
-  return el;
-}
-
-/** A labelled control with its hint and a place for the API's message about it. */
-function fieldWithError(control: HTMLInputElement, label: string, hint: string) {
-  const error = h('p', { class: 'field-error', id: `${control.id}-error`, hidden: true });
-  const el = h(
-    'div',
-    { class: 'field' },
-    h('label', { for: control.id }, label),
-    control,
-    h('small', { id: `${control.id}-hint` }, hint),
-    error,
-  );
-  return { el, control, error };
 }
