@@ -1,0 +1,158 @@
+import type { GVL } from '@iabtechlabtcf/core';
+import { h } from '../../banner.ts';
+import type { UiStrings } from '../../strings.ts';
+import { CSS } from '../../styles.ts';
+import type { Decisions, SiteConfig } from '../../types.ts';
+import { type Disclosure, disclosureOf } from './disclosure.ts';
+import { firstLayer } from './first-layer.ts';
+import { secondLayer } from './second-layer.ts';
+import { type TcfStrings, tcfStringsFor } from './strings.ts';
+import { TCF_CSS } from './styles.ts';
+import type { TcfChoice } from './types.ts';
+
+export type { TcfChoice };
+
+/**
+ * The two TCF layers (IAB TCF policy, Appendix B): the first layer a visitor sees, and "Manage
+ * options" with every purpose, feature and vendor. They draw the UI and report the visitor's choice
+ * (types.ts); tcf.js turns it into a TC string and the channel's own decisions.
+ */
+export type TcfAction = 'accept-all' | 'reject-all' | 'save';
+
+export interface TcfLayersContext {
+  /** The channel's slice of the vendor list, in the visitor's language. */
+  gvl: GVL;
+  config: SiteConfig;
+  language: string;
+  strings: UiStrings;
+  /** The visitor's earlier choice, to prefill "Manage options"; null: defaults. */
+  previous: TcfChoice | null;
+  view: 'banner' | 'customize';
+  onChoice(choice: TcfChoice, action: TcfAction): void;
+}
+
+/** What the renderers of both layers read. */
+export interface LayerContext extends TcfLayersContext {
+  disclosure: Disclosure;
+  t: TcfStrings;
+}
+
+let root: HTMLElement | null = null;
+let returnFocus: HTMLElement | null = null;
+
+const ownDecisions = (config: SiteConfig, grant: boolean): Decisions =>
+  Object.fromEntries(config.purposes.map((p) => [p.key, p.required || grant ? 'granted' : 'denied']));
+
+/** "Accept all": everything disclosed, including every legitimate interest (nothing objected to). */
+export function acceptAll(d: Disclosure, config: SiteConfig): TcfChoice {
+  return {
+    purposeConsents: d.consentPurposes,
+    purposeLegitimateInterests: d.liPurposes,
+    vendorConsents: d.consentVendors,
+    vendorLegitimateInterests: d.liVendors,
+    specialFeatureOptins: d.specialFeatures,
+    decisions: ownDecisions(config, true),
+  };
+}
+
+/**
+ * "Reject all" refuses every consent and also objects to every legitimate interest: a visitor who
+ * rejects everything expects nothing optional to happen, and the first layer says so in words.
+ */
+export function rejectAll(config: SiteConfig): TcfChoice {
+  return {
+    purposeConsents: [],
+    purposeLegitimateInterests: [],
+    vendorConsents: [],
+    vendorLegitimateInterests: [],
+    specialFeatureOptins: [],
+    decisions: ownDecisions(config, false),
+  };
+}
+
+/** The ids of the checked boxes carrying `attr` (a toggle that is absent is not allowed). */
+function checked(attr: string): number[] {
+  const boxes = Array.from(root!.querySelectorAll<HTMLInputElement>(`input[${attr}]`));
+  return boxes.filter((b) => b.checked).map((b) => Number(b.getAttribute(attr)));
+}
+
+/** "Save": what the toggles of "Manage options" say. */
+function fromToggles(config: SiteConfig): TcfChoice {
+  const decisions: Decisions = {};
+  for (const p of config.purposes) {
+    const box = root!.querySelector<HTMLInputElement>(`input[data-consent-purpose="${p.key}"]`);
+    decisions[p.key] = p.required || box?.checked ? 'granted' : 'denied';
+  }
+  return {
+    purposeConsents: checked('data-tcf-purpose-consent'),
+    purposeLegitimateInterests: checked('data-tcf-purpose-li'),
+    vendorConsents: checked('data-tcf-vendor-consent'),
+    vendorLegitimateInterests: checked('data-tcf-vendor-li'),
+    specialFeatureOptins: checked('data-tcf-special-feature'),
+    decisions,
+  };
+}
+
+function render(ctx: LayerContext, view: 'banner' | 'customize', focus?: string) {
+  root!.textContent = '';
+  root!.setAttribute('data-consent-view', view);
+  root!.setAttribute('aria-labelledby', view === 'banner' ? 'cs-tcf-title' : 'cs-tcf-manage-title');
+  root!.append(h('div', { class: 'cs-in' }, ...(view === 'banner' ? firstLayer(ctx) : secondLayer(ctx))));
+  root!.scrollTop = 0;
+  // Into the dialog, not onto a choice: the first Tab then walks every choice in order, none pre-picked.
+  const target = (focus && root!.querySelector<HTMLElement>(focus)) || root!;
+  target.focus();
+}
+
+function onClick(ctx: LayerContext, event: Event) {
+  const target = (event.target as Element).closest('[data-consent-action],[data-tcf-show]');
+  if (!target) return;
+  if (target.getAttribute('data-tcf-show') === 'vendors') {
+    render(ctx, 'customize', '#cs-tcf-vendors');
+    return;
+  }
+  const action = target.getAttribute('data-consent-action');
+  if (action === 'customize') render(ctx, 'customize');
+  else if (action === 'accept-all') ctx.onChoice(acceptAll(ctx.disclosure, ctx.config), action);
+  else if (action === 'reject-all') ctx.onChoice(rejectAll(ctx.config), action);
+  else if (action === 'save') ctx.onChoice(fromToggles(ctx.config), action);
+}
+
+function addStyle(id: string, css: string) {
+  if (!document.getElementById(id)) document.head.append(h('style', { id }, css));
+}
+
+/**
+ * Shows the layers (replacing any open), as the SDK's banner does: a labelled, non-blocking dialog
+ * fixed at the bottom, focus moved into it and given back on close. Needs document.body.
+ */
+export function showTcfLayers(options: TcfLayersContext): void {
+  addStyle('cs-consent-style', CSS);
+  addStyle('cs-consent-tcf-style', TCF_CSS);
+  hideTcfLayers(false);
+  const ctx: LayerContext = {
+    ...options,
+    disclosure: disclosureOf(options.gvl),
+    t: tcfStringsFor(options.language),
+  };
+  returnFocus = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+  root = h('div', {
+    'data-consent-banner': true,
+    'data-consent-tcf': true,
+    role: 'dialog',
+    'aria-modal': 'false',
+    lang: options.language,
+    tabindex: '-1',
+  });
+  root.addEventListener('click', (event) => onClick(ctx, event));
+  document.body.append(root);
+  render(ctx, options.view);
+}
+
+export function hideTcfLayers(restoreFocus = true): void {
+  if (!root) return;
+  root.remove();
+  root = null;
+  if (restoreFocus && returnFocus?.isConnected && returnFocus !== document.body) returnFocus.focus();
+  returnFocus = null;
+}

@@ -1,0 +1,100 @@
+import type { GVL } from '@iabtechlabtcf/core';
+import { h } from '../../banner.ts';
+import { itemName, sectionHeading, toggle } from './controls.ts';
+import { allowedLegInt } from './disclosure.ts';
+import type { LayerContext } from './index.ts';
+import { fill } from './strings.ts';
+
+type Vendor = GVL['vendors'][string];
+
+/** Names of declared items (purposes, features…) by id, in the vendor list's language. */
+const names = (ids: number[], table: Record<string, { name: string }> | undefined) =>
+  ids.map((id) => table?.[id]?.name ?? String(id)).join('; ');
+
+/** The privacy policy in the visitor's language when the vendor has one, else its first. */
+function privacyUrl(vendor: Vendor, language: string): string | undefined {
+  const urls = vendor.urls ?? [];
+  const own = urls.find((u) => u.langId.toLowerCase() === language.toLowerCase()) ?? urls[0];
+  return own?.privacy ?? vendor.policyUrl;
+}
+
+const newTab = (href: string, text: string, ctx: LayerContext) =>
+  h('a', { href, target: '_blank', rel: 'noopener noreferrer' }, text, ` ${ctx.strings.newTab}`);
+
+/**
+ * What the policy asks a CMP to disclose per vendor (Appendix B, secondary layer): its purposes
+ * by legal basis, special purposes, features, special features, how long it keeps data, which
+ * categories of data it uses, how it stores information on the device, and its privacy policy.
+ */
+function vendorDetails(ctx: LayerContext, vendor: Vendor): HTMLElement {
+  const { gvl, t, language } = ctx;
+  const lines: Node[] = [];
+  const line = (label: string, text: string) => {
+    if (text) lines.push(h('p', {}, h('strong', {}, `${label}: `), text));
+  };
+  line(t.vendorPurposes, names(vendor.purposes, gvl.purposes));
+  line(t.vendorLegInt, names(allowedLegInt(vendor.legIntPurposes), gvl.purposes));
+  line(t.vendorSpecialPurposes, names(vendor.specialPurposes, gvl.specialPurposes));
+  line(t.vendorFeatures, names(vendor.features, gvl.features));
+  line(t.vendorSpecialFeatures, names(vendor.specialFeatures, gvl.specialFeatures));
+  const retention = vendor.dataRetention;
+  if (retention) {
+    const parts: string[] = [];
+    if (retention.stdRetention !== undefined) parts.push(fill(t.retentionFor, { n: retention.stdRetention }));
+    for (const [id, days] of Object.entries(retention.purposes ?? {})) {
+      parts.push(`${gvl.purposes[id]?.name ?? id}: ${fill(t.retentionFor, { n: days })}`);
+    }
+    for (const [id, days] of Object.entries(retention.specialPurposes ?? {})) {
+      parts.push(`${gvl.specialPurposes[id]?.name ?? id}: ${fill(t.retentionFor, { n: days })}`);
+    }
+    line(t.retention, parts.join('; '));
+  }
+  line(t.dataCategories, names(vendor.dataDeclaration ?? [], gvl.dataCategories));
+  const storage: string[] = [];
+  if (vendor.usesCookies && vendor.cookieMaxAgeSeconds) {
+    storage.push(fill(t.storage, { n: Math.ceil(vendor.cookieMaxAgeSeconds / 86400) }));
+  }
+  if (vendor.usesNonCookieAccess) storage.push(t.nonCookie);
+  if (storage.length) lines.push(h('p', {}, storage.join(' ')));
+  const links = h('p', {});
+  const privacy = privacyUrl(vendor, language);
+  if (privacy) links.append(newTab(privacy, ctx.strings.policy, ctx));
+  const claim = vendor.urls?.find((u) => u.legIntClaim)?.legIntClaim;
+  if (claim && allowedLegInt(vendor.legIntPurposes).length)
+    links.append(' ', newTab(claim, t.legIntClaim, ctx));
+  if (links.childNodes.length) lines.push(links);
+  return h('details', {}, h('summary', {}, fill(t.details, { name: vendor.name })), ...lines);
+}
+
+/**
+ * Every vendor of the channel with its toggles: consent (off until switched on) where it asks
+ * consent, and the objection to its legitimate interest (on until the visitor objects) where it
+ * claims one. The toggles stay outside the folded details, so every choice is one Tab away.
+ */
+export function vendorSection(ctx: LayerContext): Node[] {
+  const { gvl, t, disclosure: d, previous } = ctx;
+  const list = h('ul');
+  for (const id of d.vendorIds) {
+    const vendor = gvl.vendors[id];
+    const nameId = `cs-tcf-v${id}`;
+    const toggles = h('div', { class: 'cs-tcf-toggles' });
+    if (d.consentVendors.includes(id)) {
+      const on = previous?.vendorConsents.includes(id) ?? false;
+      toggles.append(toggle('data-tcf-vendor-consent', id, t.consent, nameId, on));
+    }
+    if (d.liVendors.includes(id)) {
+      const on = previous ? previous.vendorLegitimateInterests.includes(id) : true;
+      toggles.append(toggle('data-tcf-vendor-li', id, t.objection, nameId, on));
+    }
+    list.append(
+      h(
+        'li',
+        { 'data-tcf-vendor': String(id) },
+        itemName(nameId, vendor.name),
+        toggles,
+        vendorDetails(ctx, vendor),
+      ),
+    );
+  }
+  return [sectionHeading('cs-tcf-vendors', t.vendors), list];
+}
