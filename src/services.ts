@@ -54,7 +54,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     onFetchFailure: metrics.tcfVendorListFetchFailed,
     onVersion: metrics.tcfVendorListVersion,
   });
-  const channels = createChannelsService({ store, clock, audit, events });
+  const channels = createChannelsService({ store, clock, audit, events, tcf });
   // Consent analytics: decisions are counted by the consent write's own statement.
   const analytics = createAnalyticsService({ store, clock, findChannel: channels.findChannel });
   // consent.recorded is written to the webhook outbox in the transaction that stores the evidence.

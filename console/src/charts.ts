@@ -53,7 +53,10 @@ function axes(spec: ChartSpec): uPlot.Axis[] {
     incrs: COUNT_STEPS,
     values: (_u, splits) => splits.map((v) => (spec.yValue ? spec.yValue(v) : String(v))),
   };
-  if (spec.kind !== 'categories') return [{ ...base, space: 60 }, y];
+  // Time axes in ISO dates, the format of the tables and the date fields (uPlot's default is "3/2").
+  const isoDate = (_u: uPlot, splits: number[]) =>
+    splits.map((seconds) => new Date(seconds * 1000).toISOString().slice(0, 10));
+  if (spec.kind !== 'categories') return [{ ...base, space: 90, values: isoDate }, y];
   // Horizontal bars: categories down the left side, counts along the bottom.
   return [
     {
@@ -170,7 +173,10 @@ export interface NumbersTable {
   total?: Child[];
 }
 
-/** The chart's numbers: the first column heads each row; numbers align right. */
+/**
+ * The chart's numbers: the first column heads each row; numbers align right. The total comes first,
+ * under the headings, so it shows without scrolling however many periods follow.
+ */
 export function numbersTable(t: NumbersTable): HTMLElement {
   const numeric = (c: Child) => h('td', { class: 'num' }, c);
   return h(
@@ -188,18 +194,19 @@ export function numbersTable(t: NumbersTable): HTMLElement {
       h(
         'tbody',
         {},
+        t.total
+          ? h('tr', { class: 'total' }, h('th', { scope: 'row' }, 'Total'), ...t.total.map(numeric))
+          : null,
         ...t.rows.map((r) => h('tr', {}, h('th', { scope: 'row' }, r.head), ...r.cells.map(numeric))),
       ),
-      t.total
-        ? h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, 'Total'), ...t.total.map(numeric)))
-        : null,
     ),
   );
 }
 
 /**
- * One chart card: a heading, the chart (an image named `label`), its legend, and the table of the
- * same numbers in a disclosure that starts open (screen readers and keyboards reach it at once).
+ * One chart card: a heading, the chart (an image named `label`, whose name carries the totals), its
+ * legend, and the table of the same numbers in a closed disclosure: the chart reads at a glance,
+ * the table is one click (or Enter) away, and `summary` (the totals) shows on the closed one.
  */
 export function chartCard(
   title: string,
@@ -207,6 +214,7 @@ export function chartCard(
   spec: ChartSpec,
   label: string,
   table: NumbersTable,
+  summary?: string,
 ): HTMLElement {
   return h(
     'section',
@@ -214,6 +222,11 @@ export function chartCard(
     h('h2', {}, title),
     h('p', { class: 'lead' }, description),
     h('figure', {}, canvasOf(spec, label), h('figcaption', {}, legend(spec.series))),
-    h('details', { open: true }, h('summary', {}, `Numbers: ${title.toLowerCase()}`), numbersTable(table)),
+    h(
+      'details',
+      {},
+      h('summary', {}, `Numbers: ${title.toLowerCase()}${summary ? ` (${summary})` : ''}`),
+      numbersTable(table),
+    ),
   );
 }

@@ -23,6 +23,8 @@ const require = createRequire(import.meta.url);
 
 /** The cells of a table region, row by row (header cells included), as the page shows them. */
 async function cellsOf(page: Page, name: string): Promise<string[][]> {
+  // The tables start closed under their charts: open them as a reader would.
+  await page.evaluate(`document.querySelectorAll('.chart-card details').forEach((d) => { d.open = true; })`);
   const region = page.getByRole('region', { name, exact: true });
   await region.waitFor();
   return region.evaluate((el) =>
@@ -151,9 +153,18 @@ describe.skipIf(browserSkipReason !== null)('console overview in Chromium', () =
 
   it('shows the known mix: every table under a chart holds the exact counts; readable at 1280 and 360 px', async () => {
     await showRange('2026-03-01', '2026-03-12');
+    // Charts first; each table closed under its chart, its totals on the closed disclosure.
+    const summaries = page.locator('.chart-card details:not([open]) > summary');
+    await eventually(() => summaries.count()).toBe(4);
+    expect(await summaries.first().textContent()).toBe(
+      'Numbers: impressions and decisions (total: 64 impressions, 40 decisions)',
+    );
     const activity = await cellsOf(page, 'Impressions and decisions per day');
     expect(activity[0]).toEqual(['Period', 'Impressions', 'Decisions', 'Decisions per impression']);
-    expect(activity).toHaveLength(1 + 12 + 1); // header, 12 days (zeros included), total
+    expect(activity).toHaveLength(1 + 1 + 12); // header, total, 12 days (zeros included)
+    // The total under the headings, then the newest period first.
+    expect(activity.map((r) => r[0]).slice(0, 4)).toEqual(['Period', 'Total', '2026-03-12', '2026-03-11']);
+    expect(activity.at(-1)?.[0]).toBe('2026-03-01');
     const rowOf = (table: string[][], head: string) => table.find((r) => r[0] === head);
     expect(rowOf(activity, '2026-03-01')).toEqual(['2026-03-01', '0', '0', '—']);
     expect(rowOf(activity, '2026-03-02')).toEqual(['2026-03-02', '20', '12', '60%']);
@@ -221,10 +232,10 @@ describe.skipIf(browserSkipReason !== null)('console overview in Chromium', () =
     expect(analyticsCalls.length - before).toBe(2); // the totals and groupBy=region
     expect(await cellsOf(page, 'Impressions and decisions per week')).toEqual([
       ['Period', 'Impressions', 'Decisions', 'Decisions per impression'],
-      ['Week of 2026-02-23', '0', '0', '—'],
-      ['Week of 2026-03-02', '45', '26', '58%'],
-      ['Week of 2026-03-09', '19', '14', '74%'],
       ['Total', '64', '40', '63%'],
+      ['Week of 2026-03-09', '19', '14', '74%'],
+      ['Week of 2026-03-02', '45', '26', '58%'],
+      ['Week of 2026-02-23', '0', '0', '—'],
     ]);
 
     await page.getByLabel('Interval').selectOption('day');
@@ -264,7 +275,7 @@ describe.skipIf(browserSkipReason !== null)('console overview in Chromium', () =
     // A good range clears the error.
     await showRange('2026-03-01', '2026-03-12');
     await eventually(() => from.getAttribute('aria-invalid')).toBe(null);
-    await page.getByRole('region', { name: 'Decisions by region' }).waitFor();
+    await page.getByRole('img', { name: /^Bar chart of decisions by region/ }).waitFor();
   });
 
   it('axe finds nothing on the view with its charts, at 1280 and 360 px', async () => {

@@ -39,6 +39,12 @@ function defaultRange() {
 
 const count = (n: number) => n.toLocaleString('en-US');
 const percent = (part: number, whole: number) => (whole ? `${Math.round((100 * part) / whole)}%` : '—');
+/**
+ * Decisions per impression, where it means something: decisions sent through the API or from the
+ * preferences link have no impression, so more decisions than impressions is not a rate over 100%.
+ */
+const answerRate = (decisions: number, impressions: number) =>
+  decisions > impressions ? '—' : percent(decisions, impressions);
 const periodLabel = (period: string, interval: string) =>
   interval === 'month' ? period.slice(0, 7) : interval === 'week' ? `Week of ${period}` : period;
 
@@ -215,18 +221,22 @@ function figures(
   const x = rows.map((r) => r.period);
   const heads = rows.map((r) => periodLabel(r.period, interval));
   const column = (pick: (r: Counts) => number): (number | null)[] => rows.map(pick);
+  /** The tables list the newest period first (today's row without scrolling); the charts run left to right. */
+  const newestFirst = <T>(items: T[]) => [...items].reverse();
 
   const activity: NumbersTable = {
     caption: `Impressions and decisions ${per}`,
     headers: ['Period', 'Impressions', 'Decisions', 'Decisions per impression'],
-    rows: rows.map((r, i) => ({
-      head: heads[i],
-      cells: [count(r.impressions), count(r.decisions), percent(r.decisions, r.impressions)],
-    })),
+    rows: newestFirst(
+      rows.map((r, i) => ({
+        head: heads[i],
+        cells: [count(r.impressions), count(r.decisions), answerRate(r.decisions, r.impressions)],
+      })),
+    ),
     total: [
       count(totals.impressions),
       count(totals.decisions),
-      percent(totals.decisions, totals.impressions),
+      answerRate(totals.decisions, totals.impressions),
     ],
   };
 
@@ -238,10 +248,12 @@ function figures(
   const outcomeTable: NumbersTable = {
     caption: `Accept all, reject all and custom ${per}`,
     headers: ['Period', 'Accept all', 'Reject all', 'Custom', 'Of which GPC'],
-    rows: rows.map((r, i) => ({
-      head: heads[i],
-      cells: [count(r.acceptAll), count(r.rejectAll), count(r.custom), count(r.gpc)],
-    })),
+    rows: newestFirst(
+      rows.map((r, i) => ({
+        head: heads[i],
+        cells: [count(r.acceptAll), count(r.rejectAll), count(r.custom), count(r.gpc)],
+      })),
+    ),
     total: [count(totals.acceptAll), count(totals.rejectAll), count(totals.custom), count(totals.gpc)],
   };
 
@@ -264,7 +276,7 @@ function figures(
   const purposeTable: NumbersTable = {
     caption: `Opt-in rate per purpose ${per}`,
     headers: ['Period', ...purposeSeries.map((s) => s.label)],
-    rows: rows.map((r, i) => ({ head: heads[i], cells: keys.map((k) => optIn(r.purposes[k])) })),
+    rows: newestFirst(rows.map((r, i) => ({ head: heads[i], cells: keys.map((k) => optIn(r.purposes[k])) }))),
     total: keys.map((k) => optIn(totals.purposes[k])),
   };
 
@@ -302,7 +314,7 @@ function figures(
   const cards = [
     chartCard(
       'Impressions and decisions',
-      `How often the banner was shown, and how often a visitor chose, ${per}.`,
+      `How often the banner was shown, and how often a visitor chose, ${per}. Decisions per impression is left out (—) where decisions outnumber impressions: a decision sent through the API or from the preferences link has no impression.`,
       {
         kind: 'lines',
         x,
@@ -313,6 +325,7 @@ function figures(
       },
       `Line chart of impressions and decisions ${per}, ${range}: ${count(totals.impressions)} impressions, ${count(totals.decisions)} decisions in all.`,
       activity,
+      `total: ${count(totals.impressions)} impressions, ${count(totals.decisions)} decisions`,
     ),
     chartCard(
       'Accept all, reject all, custom',
@@ -320,6 +333,7 @@ function figures(
       { kind: 'stacked', x, series: outcomes },
       `Stacked bar chart of decisions ${per} by outcome, ${range}: ${count(totals.acceptAll)} accept all, ${count(totals.rejectAll)} reject all, ${count(totals.custom)} custom.`,
       outcomeTable,
+      `total: ${count(totals.acceptAll)} accept all, ${count(totals.rejectAll)} reject all, ${count(totals.custom)} custom`,
     ),
   ];
   cards.push(

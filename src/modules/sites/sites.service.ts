@@ -58,7 +58,7 @@ export function createSitesService(deps: {
   onGeoIpReloadError?: (error: Error) => void;
 }) {
   const { store, channels, evidence, clock, baseUrl } = deps;
-  const cache = createSiteCache({ channels, clock, listen: store.listen });
+  const cache = createSiteCache({ channels, clock, listen: store.listen, baseUrl });
   // Opens GEOIP_DATABASE now: a file that does not parse stops the process at start (ConfigError).
   const regions: RegionResolver = createRegionResolver(deps.regionSettings, {
     onReloadError: deps.onGeoIpReloadError,
