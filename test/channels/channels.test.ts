@@ -40,6 +40,7 @@ describe('POST /v1/channels', () => {
         'regionRules',
         'consentMaxAgeDays',
         'gppCmpId',
+        'tcf',
         'createdAt',
         'updatedAt',
         'archivedAt',
@@ -49,6 +50,7 @@ describe('POST /v1/channels', () => {
     expect(channel.regionRules).toEqual([{ regions: ['*'], regime: 'opt-in' }]);
     expect(channel.consentMaxAgeDays).toBe(180);
     expect(channel.gppCmpId).toBeNull();
+    expect(channel.tcf).toBeNull();
     expect(channel).toMatchObject({
       name: 'Shop',
       description: null,

@@ -45,6 +45,7 @@ describe('config versions', () => {
         regionRules: [{ regions: ['*'], regime: 'opt-in' }],
         consentMaxAgeDays: 180,
         gppCmpId: null,
+        tcf: null,
         purposes: [],
         technologies: [],
       },
@@ -178,9 +179,12 @@ describe('config versions', () => {
     const channel = await createChannel(t, tenant.testKey);
     await createPurpose(t, tenant.testKey, channel.id, { key: 'ads', name: 'Ads' });
     const served = await t.http.get(`/v1/public/sites/${channel.siteKey}/config`);
-    // The snapshot, resolved for the visitor's region (unknown here: no geo settings).
+    // The snapshot, resolved for the visitor's region (unknown here: no geo settings). Its `tcf`
+    // (null: not a TCF channel) is the snapshot's own: visitors get one only on TCF channels.
+    const { tcf, ...snapshot } = (await get(`/v1/channels/${channel.id}/config-versions/2`)).body.data.config;
+    expect(tcf).toBeNull();
     expect(served.body.data).toEqual({
-      ...(await get(`/v1/channels/${channel.id}/config-versions/2`)).body.data.config,
+      ...snapshot,
       region: { code: null, source: 'unknown' },
       regime: 'opt-in',
       consentRequiredSince: 2,

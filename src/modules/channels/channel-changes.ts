@@ -4,10 +4,12 @@ import type { Db, DbScope, Store, Tx } from '../../platform/db/store.ts';
 import { AppError, notFound } from '../../platform/http/errors.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
 import { isReconsent } from '../regions/regions.service.ts';
+import type { TcfService } from '../tcf/tcf.service.ts';
 import type { EventsService } from '../webhooks/events.service.ts';
 import { presentChannel } from './channels.presenters.ts';
 import { type ChannelRow, channelsRepo, configVersionsRepo } from './channels.repo.ts';
 import { purposesRepo } from './purposes.repo.ts';
+import { isTcfReconsent, snapshotTcf } from './tcf-settings.ts';
 import { technologiesRepo } from './technologies.repo.ts';
 import {
   buildVisitorConfig,
@@ -33,6 +35,8 @@ export function createChannelChanges(deps: {
   store: Pick<Store, 'notify'>;
   clock: Clock;
   events: Pick<EventsService, 'emit'>;
+  /** The vendor list mirror: a TCF channel's snapshot keeps what its vendors declare in the newest list. */
+  vendorLists: Pick<TcfService, 'latestVendorList'>;
 }) {
   const { store, clock } = deps;
 
@@ -40,7 +44,14 @@ export function createChannelChanges(deps: {
     // One after the other: a transaction is one session, it runs one query at a time.
     const purposes = await purposesRepo.all(tx, channel);
     const technologies = await technologiesRepo.all(tx, channel);
-    return buildVisitorConfig(channel, purposes, technologies);
+    let tcf: VisitorConfig['tcf'] = null;
+    if (channel.tcf) {
+      const list = await deps.vendorLists.latestVendorList(tx);
+      // Settings are only saved once a list exists (tcf-settings.ts), and lists are never removed.
+      if (!list) throw new Error(`channel ${channel.id} has TCF settings but no vendor list is stored`);
+      tcf = snapshotTcf(channel.tcf, list, clock.now());
+    }
+    return buildVisitorConfig(channel, purposes, technologies, tcf);
   }
 
   /**
@@ -76,7 +87,7 @@ export function createChannelChanges(deps: {
      */
     async lockActive(
       tx: Tx,
-      context: AuditContext,
+      context: Pick<AuditContext, 'organizationId' | 'environment'>,
       id: string,
       strength: 'update' | 'share' = 'update',
     ): Promise<ChannelRow> {
@@ -124,7 +135,7 @@ export function createChannelChanges(deps: {
       let result = channel;
       if (!previous || !sameVisitorConfig(previous, config)) {
         const version = channel.configVersion + 1;
-        const reconsent = isReconsent(previous, config);
+        const reconsent = isReconsent(previous, config) || isTcfReconsent(previous?.tcf ?? null, config.tcf);
         result = await channelsRepo.update(tx, channel, { configVersion: version, updatedAt: now });
         await configVersionsRepo.insert(tx, {
           organizationId: channel.organizationId,

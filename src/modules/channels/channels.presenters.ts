@@ -22,6 +22,7 @@ export function presentChannel(channel: ChannelRow) {
     regionRules: channel.regionRules,
     consentMaxAgeDays: channel.consentMaxAgeDays,
     gppCmpId: channel.gppCmpId,
+    tcf: channel.tcf,
     createdAt: apiDate(channel.createdAt),
     updatedAt: apiDate(channel.updatedAt),
     archivedAt: apiDate(channel.archivedAt),

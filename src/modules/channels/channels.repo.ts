@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, isNotNull, lt, sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { keysetValues, olderThanPlaceholder, preparedQueries } from '../../platform/db/prepared.ts';
@@ -29,6 +29,7 @@ export type ChannelUpdate = Partial<
     | 'regionRules'
     | 'consentMaxAgeDays'
     | 'gppCmpId'
+    | 'tcf'
     | 'configVersion'
     | 'status'
     | 'archivedAt'
@@ -109,6 +110,15 @@ export const channelsRepo = {
     return after
       ? listQuery(db, 'after').execute({ ...values, ...keysetValues(after) })
       : listQuery(db, 'first').execute(values);
+  },
+
+  /** Every active channel with TCF settings, in every organization (a new vendor list concerns them all). */
+  activeTcfChannels(tx: Tx): Promise<Array<Pick<ChannelRow, 'organizationId' | 'environment' | 'id'>>> {
+    return tx
+      .select({ organizationId: channels.organizationId, environment: channels.environment, id: channels.id })
+      .from(channels)
+      .where(and(isNotNull(channels.tcf), eq(channels.status, 'active')))
+      .orderBy(asc(channels.organizationId), asc(channels.id));
   },
 
   async update(tx: Tx, channel: ChannelRow, changes: ChannelUpdate): Promise<ChannelRow> {

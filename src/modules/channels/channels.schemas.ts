@@ -26,6 +26,48 @@ const NullableGppCmpId = Type.Union([Type.Integer({ minimum: 1, maximum: 65535 }
   description: 'Your IAB CMP id: when set, the SDK provides the GPP API (__gpp) in US opt-out regions',
 });
 
+const TcfFields = {
+  cmpId: Type.Integer({
+    minimum: 2,
+    maximum: 4095,
+    description: 'Your CMP id, registered with IAB Europe (the service never lends one)',
+  }),
+  // 12 bits in a TC string: a larger number could not be carried.
+  cmpVersion: Type.Integer({ minimum: 1, maximum: 4095 }),
+  vendorIds: Type.Array(Type.Integer({ minimum: 1, maximum: 65535 }), {
+    minItems: 1,
+    maxItems: 1000,
+    uniqueItems: true,
+    description: 'Global Vendor List ids of the vendors visitors are asked about',
+  }),
+  publisherCountryCode: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' }),
+  purposeOneTreatment: Type.Boolean({
+    description: 'Purpose 1 is not disclosed (only where the publisher’s country allows it)',
+  }),
+};
+
+/** The channel's IAB TCF settings; null: not a TCF CMP. */
+const NullableTcf = Type.Union([Type.Object(TcfFields), Type.Null()], {
+  description:
+    'IAB TCF v2.3 settings: when set, visitors in opt-in regions get the TCF layers and a TC string',
+});
+
+/** As written: cmpVersion defaults to 1, purposeOneTreatment to false; PATCH replaces the whole. */
+const NullableTcfInput = Type.Union(
+  [
+    Type.Object(
+      {
+        ...TcfFields,
+        cmpVersion: Type.Optional(TcfFields.cmpVersion),
+        purposeOneTreatment: Type.Optional(TcfFields.purposeOneTreatment),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  { description: 'IAB TCF v2.3 settings, replaced as a whole; null turns TCF off' },
+);
+
 export const Channel = Type.Object(
   {
     id: Type.String({ examples: ['ch_4kF9x2mQ7pL1vN8sR3tY6w'] }),
@@ -44,6 +86,7 @@ export const Channel = Type.Object(
     regionRules: RegionRules,
     consentMaxAgeDays: ConsentMaxAgeDays,
     gppCmpId: NullableGppCmpId,
+    tcf: NullableTcf,
     createdAt: ApiDate,
     updatedAt: ApiDate,
     archivedAt: NullableApiDate,
@@ -76,6 +119,7 @@ export const CreateChannelBody = Type.Object(
     regionRules: Type.Optional(RegionRules),
     consentMaxAgeDays: Type.Optional(ConsentMaxAgeDays),
     gppCmpId: Type.Optional(NullableGppCmpId),
+    tcf: Type.Optional(NullableTcfInput),
   },
   { additionalProperties: false },
 );
@@ -96,6 +140,33 @@ const Cookie = Type.Object(
   { additionalProperties: false },
 );
 
+const Ids = Type.Array(Type.Integer());
+
+/**
+ * A TCF channel's part of a config snapshot: its settings, the vendor list version it was made
+ * with, and what each chosen vendor declared in that list (so a vendor that starts declaring more
+ * makes a new, material version). Deleted vendors are left out.
+ */
+const SnapshotTcf = Type.Union([
+  Type.Object({
+    ...TcfFields,
+    vendorListVersion: Type.Integer(),
+    tcfPolicyVersion: Type.Integer(),
+    vendors: Type.Array(
+      Type.Object({
+        id: Type.Integer(),
+        purposes: Ids,
+        legIntPurposes: Ids,
+        flexiblePurposes: Ids,
+        specialPurposes: Ids,
+        features: Ids,
+        specialFeatures: Ids,
+      }),
+    ),
+  }),
+  Type.Null(),
+]);
+
 /**
  * The visitor-facing config of one version (built by visitor-config.ts), as stored per version,
  * as served by the public config route and inside ConfigVersion: the one definition of its shape.
@@ -111,6 +182,7 @@ export const VisitorConfig = Type.Object(
     regionRules: RegionRules,
     consentMaxAgeDays: ConsentMaxAgeDays,
     gppCmpId: NullableGppCmpId,
+    tcf: SnapshotTcf,
     purposes: Type.Array(
       Type.Object({
         key: Type.String(),
@@ -141,8 +213,26 @@ export const VisitorConfig = Type.Object(
  */
 export const SiteConfig = Type.Composite(
   [
-    VisitorConfig,
+    Type.Omit(VisitorConfig, ['tcf']),
     Type.Object({
+      tcf: Type.Optional(
+        Type.Object(
+          {
+            cmpId: Type.Integer(),
+            cmpVersion: Type.Integer(),
+            vendorListVersion: Type.Integer(),
+            tcfPolicyVersion: Type.Integer(),
+            gdprApplies: Type.Literal(true),
+            publisherCountryCode: Type.String(),
+            purposeOneTreatment: Type.Boolean(),
+            vendorListUrl: Type.String({
+              format: 'uri',
+              description: 'The channel’s vendors in that vendor list version; add `&lang=xx` for a language',
+            }),
+          },
+          { description: 'A TCF channel in an opt-in region only: what the TCF CMP (tcf.js) needs' },
+        ),
+      ),
       region: ResolvedRegion,
       regime: Regime,
       consentRequiredSince: Type.Integer({
@@ -159,7 +249,7 @@ export const ConfigVersion = Type.Object(
     createdAt: ApiDate,
     reconsent: Type.Boolean({
       description:
-        'A material change (a purpose added, a purpose’s basis, required flag or text, the policy version, or a region’s regime): visitors who answered an older version are asked again',
+        'A material change (a purpose added, a purpose’s basis, required flag or text, the policy version, a region’s regime, TCF turned on, or a TCF vendor added or declaring more): visitors who answered an older version are asked again',
     }),
     config: VisitorConfig,
   },

@@ -42,6 +42,8 @@ function build(options: { failEmit?: boolean } = {}) {
         if (options.failEmit) throw new Error('outbox unavailable');
       },
     },
+    // No vendor list: these channels have no TCF settings.
+    tcf: { latestVendorList: async () => null },
   });
   return { channels, emitted };
 }

@@ -3,7 +3,7 @@ import type { Environment } from '../../platform/auth/scopes.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { isUniqueViolation } from '../../platform/db/pg-errors.ts';
-import type { Db, DbScope, Store } from '../../platform/db/store.ts';
+import type { Db, DbScope, Store, Tx } from '../../platform/db/store.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
@@ -12,6 +12,7 @@ import {
   DEFAULT_CONSENT_MAX_AGE_DAYS,
   DEFAULT_REGION_RULES,
 } from '../regions/regions.service.ts';
+import type { TcfService } from '../tcf/tcf.service.ts';
 import type { EventsService } from '../webhooks/events.service.ts';
 import { createChannelChanges } from './channel-changes.ts';
 import { type ChannelRow, type ChannelUpdate, channelsRepo, configVersionsRepo } from './channels.repo.ts';
@@ -19,6 +20,7 @@ import type { CreateChannelBody, UpdateChannelBody } from './channels.schemas.ts
 import { originsRepo } from './origins.repo.ts';
 import { createOriginsService } from './origins.service.ts';
 import { createPurposesService } from './purposes.service.ts';
+import { assertTcfVendors, tcfSettings } from './tcf-settings.ts';
 import { createTechnologiesService } from './technologies.service.ts';
 import { snapshotConfig, type VisitorConfig } from './visitor-config.ts';
 
@@ -32,10 +34,20 @@ export function createChannelsService(deps: {
   clock: Clock;
   audit: Pick<AuditService, 'record'>;
   events: Pick<EventsService, 'emit'>;
+  /** The IAB vendor list mirror: TCF settings are checked against its newest list. */
+  tcf: Pick<TcfService, 'latestVendorList'>;
 }) {
   const { store, clock, audit } = deps;
-  const changes = createChannelChanges({ store, clock, events: deps.events });
+  const changes = createChannelChanges({ store, clock, events: deps.events, vendorLists: deps.tcf });
   const parts = { store, clock, audit, changes };
+
+  /** TCF settings as written (null clears them), checked against the newest vendor list in `tx`. */
+  async function checkedTcf(tx: Tx, input: CreateChannelInput['tcf']): Promise<ChannelRow['tcf']> {
+    if (!input) return null;
+    const settings = tcfSettings(input);
+    assertTcfVendors(await deps.tcf.latestVendorList(tx), settings, clock.now());
+    return settings;
+  }
 
   async function insertChannel(
     db: DbScope,
@@ -66,6 +78,7 @@ export function createChannelsService(deps: {
       archivedAt: null,
     };
     return db.write(async (tx) => {
+      channel.tcf = await checkedTcf(tx, input.tcf);
       await channelsRepo.insert(tx, channel);
       await changes.publishFirst(tx, channel);
       await audit.record(tx, context, {
@@ -125,8 +138,8 @@ export function createChannelsService(deps: {
 
     /**
      * Name, description and retentionDays change the channel only; defaultLanguage, the policy's
-     * url and version, regionRules and consentMaxAgeDays change what visitors are shown, so they
-     * publish a new configVersion.
+     * url and version, regionRules, consentMaxAgeDays and tcf change what visitors are shown, so
+     * they publish a new configVersion.
      */
     update(db: DbScope, context: AuditContext, id: string, input: UpdateChannelInput): Promise<ChannelRow> {
       if (input.regionRules) assertRegionRules(input.regionRules);
@@ -143,6 +156,7 @@ export function createChannelsService(deps: {
         if (input.regionRules !== undefined) update.regionRules = input.regionRules;
         if (input.consentMaxAgeDays !== undefined) update.consentMaxAgeDays = input.consentMaxAgeDays;
         if (input.gppCmpId !== undefined) update.gppCmpId = input.gppCmpId;
+        if (input.tcf !== undefined) update.tcf = await checkedTcf(tx, input.tcf);
         const updated = await channelsRepo.update(tx, channel, update);
         await audit.record(tx, context, { action: 'channel.updated', target: { type: 'channel', id } });
         return changes.publish(tx, updated, { changed: true });
@@ -162,6 +176,23 @@ export function createChannelsService(deps: {
         await changes.emitChannelEvent(tx, 'channel.archived', archived);
         return archived;
       });
+    },
+
+    /**
+     * Re-snapshots every active TCF channel after the mirror stored a new vendor list version
+     * (`onNewVendorList`, in the mirror's transaction): each gets a new configVersion made with
+     * it, material only where its vendors now declare more (tcf-settings.ts), or where the TCF
+     * policy version changed. `version` is the one stored; snapshots take the newest list.
+     */
+    async adoptVendorList(tx: Tx, version: number): Promise<number> {
+      void version;
+      let adopted = 0;
+      for (const { organizationId, environment, id } of await channelsRepo.activeTcfChannels(tx)) {
+        const channel = await changes.lockActive(tx, { organizationId, environment }, id);
+        const published = await changes.publish(tx, channel, { changed: false });
+        if (published.configVersion !== channel.configVersion) adopted++;
+      }
+      return adopted;
     },
 
     async listConfigVersions(

@@ -27,6 +27,7 @@ export function buildVisitorConfig(
   channel: ChannelRow,
   purposes: PurposeRow[],
   technologies: TechnologyRow[],
+  tcf: VisitorConfig['tcf'] = null,
 ): VisitorConfig {
   const active = purposes.filter((p) => p.status === 'active').sort(byCreation);
   const activeKeys = new Set(active.map((p) => p.key));
@@ -42,6 +43,7 @@ export function buildVisitorConfig(
     regionRules: channel.regionRules,
     consentMaxAgeDays: channel.consentMaxAgeDays,
     gppCmpId: channel.gppCmpId,
+    tcf,
     purposes: active.map((p) => ({
       key: p.key,
       name: p.name,
@@ -65,17 +67,18 @@ export function buildVisitorConfig(
 
 /**
  * A stored snapshot as a VisitorConfig. Snapshots stored before regions existed lack
- * `regionRules`, `consentMaxAgeDays` and `gppCmpId`; they meant the defaults (opt-in everywhere,
- * 180 days, no GPP), so they read as such, and a channel's first change after the upgrade is
- * compared with what it really showed.
+ * `regionRules`, `consentMaxAgeDays` and `gppCmpId`, and those stored before TCF lack `tcf`; they
+ * meant the defaults (opt-in everywhere, 180 days, no GPP, no TCF), so they read as such, and a
+ * channel's first change after the upgrade is compared with what it really showed.
  */
 export function snapshotConfig(snapshot: unknown): VisitorConfig {
   const config = snapshot as Partial<VisitorConfig> &
-    Omit<VisitorConfig, 'regionRules' | 'consentMaxAgeDays' | 'gppCmpId'>;
+    Omit<VisitorConfig, 'regionRules' | 'consentMaxAgeDays' | 'gppCmpId' | 'tcf'>;
   if (
     config.regionRules !== undefined &&
     config.consentMaxAgeDays !== undefined &&
-    config.gppCmpId !== undefined
+    config.gppCmpId !== undefined &&
+    config.tcf !== undefined
   ) {
     return config as VisitorConfig;
   }
@@ -84,6 +87,7 @@ export function snapshotConfig(snapshot: unknown): VisitorConfig {
     regionRules: config.regionRules ?? (DEFAULT_REGION_RULES as RegionRule[]),
     consentMaxAgeDays: config.consentMaxAgeDays ?? DEFAULT_CONSENT_MAX_AGE_DAYS,
     gppCmpId: config.gppCmpId ?? null,
+    tcf: config.tcf ?? null,
   };
 }
 

@@ -16,6 +16,7 @@ const base: Snapshot = {
   languages: ['de', 'en'],
   privacyPolicy: { url: 'https://example.com/privacy', version: '1' },
   gppCmpId: null,
+  tcf: null,
   purposes: [
     {
       key: 'analytics',

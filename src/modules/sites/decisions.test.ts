@@ -25,6 +25,7 @@ const config: VisitorConfig = {
   regionRules: [{ regions: ['*'], regime: 'opt-in' }],
   consentMaxAgeDays: 180,
   gppCmpId: null,
+  tcf: null,
   purposes: [
     purpose('necessary', { required: true }),
     purpose('analytics'),

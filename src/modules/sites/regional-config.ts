@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { envelope } from '../../platform/http/schemas.ts';
+import type { VisitorConfig } from '../channels/channels.service.ts';
 import { type ResolvedRegion, resolveRegime } from '../regions/regions.service.ts';
 import type { Site } from './site-cache.ts';
 
@@ -16,20 +17,55 @@ export interface RegionalConfig {
  */
 const MAX_REGIONS_PER_SITE = 1_000;
 
+/** The config's `tcf` (docs/guides/tcf.md): what tcf.js needs, in opt-in regions of a TCF channel. */
+export interface SiteTcf {
+  cmpId: number;
+  cmpVersion: number;
+  vendorListVersion: number;
+  tcfPolicyVersion: number;
+  gdprApplies: true;
+  publisherCountryCode: string;
+  purposeOneTreatment: boolean;
+  /** The channel's slice of that vendor list version (immutable per version); the SDK adds `&lang=`. */
+  vendorListUrl: string;
+}
+
+/** A snapshot's TCF part as visitors get it: the settings, not the vendors' declarations. */
+export function publicTcf(config: VisitorConfig, baseUrl: string): SiteTcf | null {
+  const { tcf } = config;
+  if (!tcf) return null;
+  return {
+    cmpId: tcf.cmpId,
+    cmpVersion: tcf.cmpVersion,
+    vendorListVersion: tcf.vendorListVersion,
+    tcfPolicyVersion: tcf.tcfPolicyVersion,
+    gdprApplies: true,
+    publisherCountryCode: tcf.publisherCountryCode,
+    purposeOneTreatment: tcf.purposeOneTreatment,
+    vendorListUrl: `${baseUrl}/v1/public/sites/${config.siteKey}/tcf/vendor-list.json?version=${tcf.vendorListVersion}&configVersion=${config.configVersion}`,
+  };
+}
+
 /**
  * The body of `GET …/config` for a visitor of `region` (docs/regions.md): the snapshot of the current
  * version plus `region`, `regime` (the channel's rules resolved for that region) and
- * `consentRequiredSince`. Built and hashed on the first request from each region and kept on the
- * site's cache entry, which lives as long as its configVersion: the hot path serializes nothing.
+ * `consentRequiredSince`; on a TCF channel in an opt-in region, `tcf` (elsewhere the TCF does not
+ * apply: no `tcf`, and `__tcfapi` says gdprApplies false). Built and hashed on the first request
+ * from each region and kept on the site's cache entry, which lives as long as its configVersion:
+ * the hot path serializes nothing.
  */
 export function regionalConfig(site: Site, region: ResolvedRegion): RegionalConfig {
   const key = region.code === null ? region.source : `${region.source}:${region.code}`;
   const cached = site.regional.get(key);
   if (cached) return cached;
+  // The snapshot's tcf keeps the vendors' declarations (material changes); visitors get site.tcf.
+  const { tcf: _declarations, ...shown } = site.config;
+  const regime = resolveRegime(site.config.regionRules, region.code);
   const body = {
-    ...site.config,
+    ...shown,
+    ...(regime === 'opt-in' && site.tcf ? { tcf: site.tcf } : {}),
     region: { code: region.code, source: region.source },
-    regime: resolveRegime(site.config.regionRules, region.code),
+    regime,
     consentRequiredSince: site.consentRequiredSince,
   };
   const bytes = Buffer.from(JSON.stringify(envelope(body)));

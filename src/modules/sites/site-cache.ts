@@ -3,7 +3,7 @@ import { watchChanges } from '../../platform/db/change-watch.ts';
 import type { Store } from '../../platform/db/store.ts';
 import type { ChannelRow, ChannelsService, VisitorConfig } from '../channels/channels.service.ts';
 import { CHANNEL_CHANGES } from '../channels/channels.service.ts';
-import type { RegionalConfig } from './regional-config.ts';
+import { publicTcf, type RegionalConfig, type SiteTcf } from './regional-config.ts';
 
 /** What the public endpoints know of one site: enough to answer config reads without a query. */
 export interface Site {
@@ -14,6 +14,8 @@ export interface Site {
   config: VisitorConfig;
   /** The newest version that asked visitors again (the config's `consentRequiredSince`). */
   consentRequiredSince: number;
+  /** What the config tells visitors in opt-in regions of a TCF channel; null: not one. */
+  tcf: SiteTcf | null;
   /** `GET …/config`'s answers by region, serialized once per configVersion (regional-config.ts). */
   regional: Map<string, RegionalConfig>;
   checkedAtMs: number;
@@ -41,6 +43,8 @@ export interface SiteCacheDeps {
   channels: Pick<ChannelsService, 'findActiveChannelBySiteKey' | 'activeOrigins' | 'currentNotice'>;
   clock: Clock;
   listen: Store['listen'];
+  /** BASE_URL: the config's links (the TCF vendor list) are absolute. */
+  baseUrl: string;
   ttlMs?: number;
 }
 
@@ -75,6 +79,7 @@ export function createSiteCache(deps: SiteCacheDeps) {
         origins,
         config: notice.config,
         consentRequiredSince: notice.consentRequiredSince,
+        tcf: publicTcf(notice.config, deps.baseUrl),
         regional: new Map(),
         checkedAtMs: clock.now().getTime(),
       };

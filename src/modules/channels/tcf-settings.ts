@@ -1,0 +1,150 @@
+import { AppError, type FieldError, validationFailed } from '../../platform/http/errors.ts';
+import type { VendorListRow } from '../tcf/tcf.service.ts';
+import type { ChannelTcf } from './channels.tables.ts';
+import type { VisitorConfig } from './visitor-config.ts';
+
+/**
+ * A channel's IAB TCF settings against the Global Vendor List (docs/guides/tcf.md): which vendor
+ * ids may be chosen, what a config snapshot keeps of the chosen vendors, and when a change to them
+ * must ask visitors again.
+ */
+
+export type SnapshotTcf = NonNullable<VisitorConfig['tcf']>;
+type VendorDeclarations = SnapshotTcf['vendors'][number];
+
+/** A vendor as GVL v3 lists it: only what is read here. */
+interface GvlVendor {
+  id: number;
+  purposes?: number[];
+  legIntPurposes?: number[];
+  flexiblePurposes?: number[];
+  specialPurposes?: number[];
+  features?: number[];
+  specialFeatures?: number[];
+  deletedDate?: string;
+}
+
+/** What a vendor declares, in the snapshot's fixed member order. */
+const DECLARATIONS = [
+  'purposes',
+  'legIntPurposes',
+  'flexiblePurposes',
+  'specialPurposes',
+  'features',
+  'specialFeatures',
+] as const;
+
+function vendorsOf(list: VendorListRow): Record<string, GvlVendor | undefined> {
+  return (list.body.vendors ?? {}) as Record<string, GvlVendor | undefined>;
+}
+
+/** IAB keeps a vendor that left the list in it, with the date it left: from then on it is deleted. */
+function isDeleted(vendor: GvlVendor, now: Date): boolean {
+  if (vendor.deletedDate === undefined) return false;
+  const at = Date.parse(vendor.deletedDate);
+  return Number.isNaN(at) || at <= now.getTime();
+}
+
+/** The settings as stored, defaults applied (the input's cmpVersion and purposeOneTreatment are optional). */
+export function tcfSettings(input: {
+  cmpId: number;
+  cmpVersion?: number;
+  vendorIds: number[];
+  publisherCountryCode: string;
+  purposeOneTreatment?: boolean;
+}): ChannelTcf {
+  return {
+    cmpId: input.cmpId,
+    cmpVersion: input.cmpVersion ?? 1,
+    vendorIds: [...input.vendorIds],
+    publisherCountryCode: input.publisherCountryCode,
+    purposeOneTreatment: input.purposeOneTreatment ?? false,
+  };
+}
+
+/**
+ * Checks settings about to be written against the newest vendor list: 409 invalid_state when the
+ * mirror has none yet (nothing to check the vendors against), 422 naming each vendor id that is not
+ * in it or was deleted from it.
+ */
+export function assertTcfVendors(list: VendorListRow | null, settings: ChannelTcf, now: Date): void {
+  if (!list) {
+    throw new AppError(
+      'invalid_state',
+      'No IAB Global Vendor List has been loaded yet (the worker fetches it from TCF_GVL_URL); TCF settings can be saved once it has.',
+    );
+  }
+  const vendors = vendorsOf(list);
+  const errors: FieldError[] = [];
+  settings.vendorIds.forEach((id, index) => {
+    const vendor = vendors[String(id)];
+    if (!vendor) {
+      errors.push({
+        path: `/tcf/vendorIds/${index}`,
+        message: `vendor ${id} is not in the Global Vendor List (version ${list.vendorListVersion})`,
+      });
+    } else if (isDeleted(vendor, now)) {
+      errors.push({
+        path: `/tcf/vendorIds/${index}`,
+        message: `vendor ${id} was deleted from the Global Vendor List (version ${list.vendorListVersion})`,
+      });
+    }
+  });
+  if (errors.length > 0) throw validationFailed(errors);
+}
+
+/**
+ * The snapshot's `tcf`: the settings, the list version and what each chosen vendor declares in it,
+ * by vendor id. A vendor deleted since it was chosen is left out: it can no longer be asked about.
+ */
+export function snapshotTcf(settings: ChannelTcf, list: VendorListRow, now: Date): SnapshotTcf {
+  const vendors = vendorsOf(list);
+  const declared: VendorDeclarations[] = [];
+  for (const id of [...settings.vendorIds].sort((a, b) => a - b)) {
+    const vendor = vendors[String(id)];
+    if (!vendor || isDeleted(vendor, now)) continue;
+    declared.push({
+      id,
+      purposes: ids(vendor.purposes),
+      legIntPurposes: ids(vendor.legIntPurposes),
+      flexiblePurposes: ids(vendor.flexiblePurposes),
+      specialPurposes: ids(vendor.specialPurposes),
+      features: ids(vendor.features),
+      specialFeatures: ids(vendor.specialFeatures),
+    });
+  }
+  return {
+    ...settings,
+    vendorIds: [...settings.vendorIds],
+    vendorListVersion: list.vendorListVersion,
+    tcfPolicyVersion: list.tcfPolicyVersion,
+    vendors: declared,
+  };
+}
+
+const ids = (list: number[] | undefined): number[] =>
+  Array.isArray(list) ? [...list].sort((a, b) => a - b) : [];
+
+/**
+ * Whether the TCF part of a new version is a material change (visitors are asked again): TCF
+ * turned on; a new TCF policy version; purpose 1's treatment changed; or a vendor that visitors did
+ * not see before, or one that now declares a purpose, legitimate interest, special purpose, feature
+ * or special feature it did not. A vendor removed, or one declaring less, is not: less is done with
+ * the visitor's data, not more. A new vendor list version alone is not either.
+ */
+export function isTcfReconsent(previous: SnapshotTcf | null, next: SnapshotTcf | null): boolean {
+  if (next === null) return false;
+  if (previous === null) return true;
+  if (previous.tcfPolicyVersion !== next.tcfPolicyVersion) return true;
+  if (previous.purposeOneTreatment !== next.purposeOneTreatment) return true;
+  const before = new Map(previous.vendors.map((vendor) => [vendor.id, vendor]));
+  for (const vendor of next.vendors) {
+    const old = before.get(vendor.id);
+    if (!old) return true;
+    for (const declaration of DECLARATIONS) {
+      const had = new Set(old[declaration]);
+      if (vendor[declaration].some((id) => !had.has(id))) return true;
+    }
+  }
+  return false;
+}
