@@ -1,11 +1,13 @@
 /**
- * Builds the browser SDK (sdk/src) with esbuild into two minified IIFEs: sdk/dist/sdk.js, the file
- * `GET /v1/public/sites/:siteKey/sdk.js` serves, and sdk/dist/gpp.js (sdk/src/gpp), the IAB GPP CMP
+ * Builds the browser SDK (sdk/src) with esbuild into three minified IIFEs: sdk/dist/sdk.js, the file
+ * `GET /v1/public/sites/:siteKey/sdk.js` serves; sdk/dist/gpp.js (sdk/src/gpp), the IAB GPP CMP
  * API that `…/gpp.js` serves and the SDK loads only for US opt-out visitors (it is larger than the
- * SDK's whole budget). src/modules/sites/sdk-bundle.ts reads both. package.json runs this on
- * `postinstall`, and on `prestart` with `--if-changed` (a build only when sdk/src changed since the
- * last one), so `npm install && npm start` serves the current source with no extra step; `npm run build:sdk` runs it by hand, and the browser tests run it before they start
- * the service.
+ * SDK's whole budget); and sdk/dist/tcf.js (sdk/src/tcf), the IAB TCF CMP API and its two layers,
+ * which `…/tcf.js` serves and the SDK loads only for opt-in visitors of TCF channels.
+ * src/modules/sites/sdk-bundle.ts reads them. package.json runs this on `postinstall`, and on
+ * `prestart` with `--if-changed` (a build only when sdk/src changed since the last one), so
+ * `npm install && npm start` serves the current source with no extra step; `npm run build:sdk` runs
+ * it by hand, and the browser tests run it before they start the service.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -18,6 +20,8 @@ export const SDK_ENTRY = path.join(SDK_DIR, 'src', 'index.ts');
 export const SDK_BUNDLE_FILE = path.join(SDK_DIR, 'dist', 'sdk.js');
 export const GPP_ENTRY = path.join(SDK_DIR, 'src', 'gpp', 'index.ts');
 export const GPP_BUNDLE_FILE = path.join(SDK_DIR, 'dist', 'gpp.js');
+export const TCF_ENTRY = path.join(SDK_DIR, 'src', 'tcf', 'index.ts');
+export const TCF_BUNDLE_FILE = path.join(SDK_DIR, 'dist', 'tcf.js');
 
 /** A bundle's text: ASCII only (esbuild escapes the rest), so the page's charset cannot garble it. */
 async function bundle(entry: string): Promise<string> {
@@ -39,6 +43,7 @@ async function bundle(entry: string): Promise<string> {
 
 export const buildSdk = (): Promise<string> => bundle(SDK_ENTRY);
 export const buildGpp = (): Promise<string> => bundle(GPP_ENTRY);
+export const buildTcf = (): Promise<string> => bundle(TCF_ENTRY);
 
 export interface BundleSize {
   file: string;
@@ -55,10 +60,10 @@ function write(file: string, code: string): BundleSize {
   return { file, bytes: Buffer.byteLength(code), gzipBytes: gzipSync(code, { level: 9 }).length };
 }
 
-/** Builds and writes both bundles (sdk.js, gpp.js). */
+/** Builds and writes the three bundles (sdk.js, gpp.js, tcf.js). */
 export async function writeSdkBundle(): Promise<BundleSize[]> {
-  const [sdk, gpp] = await Promise.all([buildSdk(), buildGpp()]);
-  return [write(SDK_BUNDLE_FILE, sdk), write(GPP_BUNDLE_FILE, gpp)];
+  const [sdk, gpp, tcf] = await Promise.all([buildSdk(), buildGpp(), buildTcf()]);
+  return [write(SDK_BUNDLE_FILE, sdk), write(GPP_BUNDLE_FILE, gpp), write(TCF_BUNDLE_FILE, tcf)];
 }
 
 /** Where the hash of the sources the bundles were last built from is kept. */
@@ -87,6 +92,7 @@ async function main(ifChanged: boolean): Promise<BundleSize[] | null> {
   const current =
     fs.existsSync(SDK_BUNDLE_FILE) &&
     fs.existsSync(GPP_BUNDLE_FILE) &&
+    fs.existsSync(TCF_BUNDLE_FILE) &&
     fs.existsSync(STAMP_FILE) &&
     fs.readFileSync(STAMP_FILE, 'utf8') === hash;
   if (ifChanged && current) return null;

@@ -49,8 +49,8 @@ export interface TcfConfig {
   gdprApplies: true;
   /** The channel's vendors in the vendor list of vendorListVersion; tcf.js adds `lang`. */
   vendorListUrl: string;
-  publisherCountryCode?: string;
-  purposeOneTreatment?: boolean;
+  publisherCountryCode: string;
+  purposeOneTreatment: boolean;
 }
 
 /** What the first-party cookie holds. */

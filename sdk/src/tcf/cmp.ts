@@ -1,0 +1,92 @@
+import { CmpApi, CmpApiModel } from '@iabtechlabtcf/cmpapi';
+import { GVL, TCString } from '@iabtechlabtcf/core';
+import { readConsent } from '../storage.ts';
+import { stringsFor } from '../strings.ts';
+import type { TcfStart } from '../tcf-loader.ts';
+import type { Decisions, TcfConfig, TcfHandle } from '../types.ts';
+import { hideTcfLayers, showTcfLayers } from './layers/index.ts';
+import { choiceOf, encodeChoice, stillValid } from './tc-model.ts';
+import { readTcString, writeTcString } from './tc-store.ts';
+
+/**
+ * The channel's slice of the vendor list in the visitor's language, from the service (browsers never
+ * fetch IAB's host). Its path and query are taken from the config and asked of the host sdk.js came
+ * from, as every other request of the SDK is: the service's BASE_URL may name another address for
+ * the same service (a proxy), and the SDK talks to one host only. `getVendorList` of the CMP API
+ * asks GVL for a version by address (its baseUrl plus a file name); pointing both names at this
+ * slice keeps those requests on the service too, and the list fetched here is in GVL's cache
+ * already, so the usual call costs no request at all.
+ */
+async function fetchVendorList(ctx: TcfStart, tcf: TcfConfig): Promise<GVL> {
+  const given = new URL(tcf.vendorListUrl, `${ctx.site}/`);
+  const url = new URL(given.pathname + given.search, ctx.site);
+  url.searchParams.set('lang', ctx.language);
+  const res = await fetch(url.href, { credentials: 'omit' });
+  if (!res.ok) throw new Error(`vendor list: HTTP ${res.status}`);
+  const json = await res.json();
+  const file = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
+  GVL.baseUrl = url.href.slice(0, url.href.length - file.length - url.search.length);
+  GVL.latestFilename = `${file}${url.search}`;
+  GVL.versionedFilename = `${file}${url.search.replace(/([?&]version=)\d+/, '$1[VERSION]')}`;
+  let gvl: GVL;
+  try {
+    gvl = new GVL(json, { language: ctx.language });
+  } catch {
+    // A channel language TCF has no consent language for: the list's own (English) stands.
+    gvl = new GVL(json);
+  }
+  return gvl;
+}
+
+/** The channel's own purposes as the SDK's choice: what the layers' toggles say, required ones on. */
+const own = (decisions: Decisions) =>
+  Object.fromEntries(Object.entries(decisions).map(([key, value]) => [key, value === 'granted']));
+
+/**
+ * Starts the IAB TCF CMP API on this page: `CmpApi` (IAB Tech Lab's own implementation) replaces
+ * the stub's `__tcfapi` and answers what vendors queued there once the first state is known (a
+ * kept string, or the layers showing). `ping` and every event's fields come from the library.
+ */
+export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
+  const tcf = ctx.config.tcf as TcfConfig;
+  const { configVersion } = ctx.config;
+  const gvl = await fetchVendorList(ctx, tcf);
+  const cmp = new CmpApi(tcf.cmpId, tcf.cmpVersion, true);
+  /** The visitor's current TC string; null before any. */
+  let current: string | null = null;
+
+  return {
+    restore() {
+      const kept = readTcString(ctx.siteKey);
+      if (!kept || kept.v !== configVersion || !stillValid(kept.tc, tcf)) return false;
+      current = kept.tc;
+      cmp.update(current, false); // the first update with a string: `tcloaded`
+      return true;
+    },
+
+    show(view, done) {
+      const decoded = current ? TCString.decode(current) : null;
+      const previous = readConsent(ctx.siteKey)?.d;
+      cmp.update(current ?? '', true); // `cmpuishown`
+      // The library's model of the empty string has no vendor list; give it the one shown, so that
+      // `ping` reports gvlVersion and `getVendorList` answers while the layers are up.
+      if (!current && CmpApiModel.tcModel) CmpApiModel.tcModel.gvl = gvl;
+      showTcfLayers({
+        gvl,
+        config: ctx.config,
+        language: ctx.language,
+        strings: stringsFor(ctx.language),
+        previous: decoded && previous ? choiceOf(decoded, previous) : null,
+        view,
+        onChoice(choice, action) {
+          hideTcfLayers();
+          const tcString = encodeChoice(gvl, tcf, choice);
+          current = tcString;
+          writeTcString(ctx.siteKey, { tc: tcString, v: configVersion });
+          cmp.update(tcString, false); // `useractioncomplete`
+          done(action === 'save' ? own(choice.decisions) : action, tcString);
+        },
+      });
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { type GVL, TCModel, TCString } from '@iabtechlabtcf/core';
+import type { TcfConfig } from '../types.ts';
+import { CONSENT_ONLY_PURPOSES, disclosureOf } from './layers/disclosure.ts';
+import type { TcfChoice } from './layers/index.ts';
+
+/**
+ * The visitor's choice in the layers as a TC string, encoded by IAB Tech Lab's own library
+ * (@iabtechlabtcf/core): nothing here writes a bit by hand. The string is service-specific (it
+ * holds for this site only), names the operator's CMP, and takes the vendor list version, policy
+ * version and consent language from the list the layers showed. Legitimate interest is set for
+ * what the visitor did not object to, never for purposes 1 and 3 to 6 (the policy allows consent
+ * only there), and DisclosedVendors lists exactly the vendors the layers showed: the channel's.
+ */
+export function encodeChoice(gvl: GVL, tcf: TcfConfig, choice: TcfChoice): string {
+  const model = new TCModel(gvl);
+  model.cmpId = tcf.cmpId;
+  model.cmpVersion = tcf.cmpVersion;
+  model.isServiceSpecific = true;
+  model.publisherCountryCode = tcf.publisherCountryCode;
+  model.purposeOneTreatment = tcf.purposeOneTreatment;
+  model.purposeConsents.set(choice.purposeConsents);
+  model.purposeLegitimateInterests.set(
+    choice.purposeLegitimateInterests.filter((id) => !CONSENT_ONLY_PURPOSES.includes(id)),
+  );
+  model.vendorConsents.set(choice.vendorConsents);
+  model.vendorLegitimateInterests.set(choice.vendorLegitimateInterests);
+  model.specialFeatureOptins.set(choice.specialFeatureOptins);
+  model.vendorsDisclosed.set(disclosureOf(gvl).vendorIds);
+  return TCString.encode(model);
+}
+
+/** The ids a vector of a decoded string holds, ascending. */
+function ids(vector: TCModel['purposeConsents']): number[] {
+  const out: number[] = [];
+  vector.forEach((on, id) => {
+    if (on) out.push(id);
+  });
+  return out;
+}
+
+/** A kept string back as the layers' choice, so "Manage options" opens on what the visitor chose. */
+export function choiceOf(model: TCModel, decisions: TcfChoice['decisions']): TcfChoice {
+  return {
+    purposeConsents: ids(model.purposeConsents),
+    purposeLegitimateInterests: ids(model.purposeLegitimateInterests),
+    vendorConsents: ids(model.vendorConsents),
+    vendorLegitimateInterests: ids(model.vendorLegitimateInterests),
+    specialFeatureOptins: ids(model.specialFeatureOptins),
+    decisions,
+  };
+}
+
+/**
+ * A kept string, decoded, when it still speaks for this channel: it decodes, names the channel's
+ * CMP and the vendor list's policy version (a new policy version voids earlier strings). Else null:
+ * the visitor is asked again.
+ */
+export function stillValid(tcString: string, tcf: TcfConfig): TCModel | null {
+  try {
+    const model = TCString.decode(tcString);
+    if (model.cmpId !== tcf.cmpId || Number(model.policyVersion) !== tcf.tcfPolicyVersion) return null;
+    return model;
+  } catch {
+    return null;
+  }
+}
