@@ -51,6 +51,10 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     gvlUrl: deps.config.tcfGvlUrl,
     // The languages of TCF channels: the mirror fetches IAB's translations for them.
     languagesInUse: tcfLanguagesInUse,
+    // A new list version re-snapshots every TCF channel with it (material where vendors declare more).
+    onNewVendorList: async (tx, version) => {
+      await channels.adoptVendorList(tx, version);
+    },
     onFetchFailure: metrics.tcfVendorListFetchFailed,
     onVersion: metrics.tcfVendorListVersion,
   });

@@ -147,6 +147,41 @@ describe('channel tcf', () => {
   });
 });
 
+describe('a new vendor list version', () => {
+  it('re-snapshots every TCF channel with it: material where a chosen vendor declares more, not elsewhere', async () => {
+    const withTwo = await tcfChannel();
+    const withoutTwo = await tcfChannel({ tcf: { ...settings, vendorIds: [1, 8] } });
+    const plain = await post({ name: 'Plain' }).then((r) => r.body.data);
+    const before = (await t.app.services.tcf.latestVendorList(t.store.db))!.vendorListVersion;
+    // Vendor 2 now also asks consent for purpose 3; nothing else changes.
+    gvl.publish(
+      buildVendorList({
+        version: before + 1,
+        vendors: TEST_VENDORS.map((v) => (v.id === 2 ? { ...v, purposes: [1, 2, 3] } : v)),
+      }),
+    );
+    await refreshVendorList(t);
+    const current = async (channel: { id: string }) =>
+      (await t.http.get(`/v1/channels/${channel.id}`, { key: tenant.testKey })).body.data;
+
+    const two = await current(withTwo);
+    expect(two.configVersion).toBe(withTwo.configVersion + 1);
+    const twoVersion = (await version(withTwo.id, two.configVersion)).body.data;
+    expect(twoVersion.reconsent).toBe(true);
+    expect(twoVersion.config.tcf.vendorListVersion).toBe(before + 1);
+    expect(twoVersion.config.tcf.vendors[1]).toMatchObject({ id: 2, purposes: [1, 2, 3] });
+
+    const other = await current(withoutTwo);
+    expect(other.configVersion).toBe(withoutTwo.configVersion + 1);
+    expect((await version(withoutTwo.id, other.configVersion)).body.data.reconsent).toBe(false);
+    expect((await current(plain)).configVersion).toBe(plain.configVersion);
+    // The config visitors get names the new list at once.
+    const config = await t.http.get(`/v1/public/sites/${withTwo.siteKey}/config`);
+    expect(config.body.data.tcf.vendorListVersion).toBe(before + 1);
+    expect(config.body.data.consentRequiredSince).toBe(two.configVersion);
+  });
+});
+
 describe('the visitor config of a TCF channel', () => {
   it('carries tcf in opt-in regions only, the same on the fast path and the routed one', async () => {
     const channel = await tcfChannel({
