@@ -75,7 +75,19 @@ describe.skipIf(browserSkipReason !== null)('console flows in Chromium', () => {
   it('requests an export and downloads it once it succeeded', async () => {
     await openView(page, 'Exports');
     await page.getByLabel('Format').selectOption('csv');
+    // The channel is picked by its name, not typed as an id.
+    const requests: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().endsWith('/v1/exports'))
+        requests.push(request.postData() ?? '');
+    });
+    await page.getByLabel('Channel', { exact: true }).selectOption({ label: 'Corner Shop' });
     await page.getByRole('button', { name: 'Request export' }).click();
+    await eventually(() => requests.length).toBe(1);
+    const corner = (await t.http.get('/v1/channels?limit=100', { key: tenant.testKey })).body.data.find(
+      (c: any) => c.name === 'Corner Shop',
+    );
+    expect(JSON.parse(requests[0]).channelId).toBe(corner.id);
     await eventually(() => textOf(page.getByRole('region', { name: 'Exports' }))).toContain('queued');
     await exportWorker(t).runDue();
     await page.getByRole('button', { name: 'Refresh' }).click();

@@ -1,4 +1,5 @@
 import { get, query } from '../api.ts';
+import { channelChoices, channelPicker } from '../channel-picker.ts';
 import { date, field, h, input, select, table } from '../dom.ts';
 import { form, section, type View } from '../ui.ts';
 
@@ -7,12 +8,14 @@ let filters: Record<string, string> = {};
 
 /** Evidence: the consent events, filterable; pseudonyms arrive masked from the API. */
 export const evidenceView: View = async () => {
+  const channels = await channelChoices();
+  const names = new Map(channels.map((c) => [c.id, c.name]));
   const results = h('div', {});
   async function load(cursor?: string) {
     const { data, meta } = await get<any[]>(`/v1/evidence${query({ ...filters, limit: '50', cursor })}`);
     const rows = data.map((e) => [
       date(e.recordedAt),
-      h('code', {}, e.channelId),
+      names.get(e.channelId) ?? h('code', {}, e.channelId),
       h('code', {}, e.subject.pseudonym),
       Object.entries(e.decisions as Record<string, string>)
         .map(([k, v]) => `${k}: ${v}`)
@@ -37,7 +40,7 @@ export const evidenceView: View = async () => {
   const filterForm = form(
     'Evidence filters',
     [
-      field('Channel ID', input('channelId', { value: value('channelId') })),
+      field('Channel', channelPicker('channelId', channels, value('channelId'))),
       field('Purpose', input('purpose', { value: value('purpose') })),
       field(
         'Decision',

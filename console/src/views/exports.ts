@@ -1,10 +1,14 @@
 import { get, post } from '../api.ts';
+import { channelChoices, channelPicker } from '../channel-picker.ts';
 import { button, date, field, h, input, select, table } from '../dom.ts';
 import { badge, form, section, type View } from '../ui.ts';
 
 /** Exports: request one, watch it, download the file (a plain link: the cookie goes with it). */
 export const exportsView: View = async (ctx) => {
-  const { data: exports } = await get<any[]>('/v1/exports?limit=50');
+  const [{ data: exports }, channels] = await Promise.all([
+    get<any[]>('/v1/exports?limit=50'),
+    channelChoices(),
+  ]);
   const canCreate = ctx.can('exports:create');
   const rows = exports.map((x) => [
     h('code', {}, x.id),
@@ -30,7 +34,7 @@ export const exportsView: View = async (ctx) => {
                 ['csv', 'CSV'],
               ]),
             ),
-            field('Channel ID', input('channelId'), 'Optional: all channels when empty.'),
+            field('Channel', channelPicker('channelId', channels)),
             field('From', input('from', { placeholder: '2026-01-01T00:00:00Z' })),
             field('To', input('to', { placeholder: '2026-12-31T23:59:59Z' })),
           ],
