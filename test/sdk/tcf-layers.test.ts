@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TcfChoice } from '../../sdk/src/tcf/layers/types.ts';
 import { buildVendorList } from '../helpers/gvl.ts';
 import { axeViolations, describeViolations } from './axe.ts';
 import { browserSkipReason, launchChromium, type PageServer, startPageServer } from './harness.ts';
@@ -119,5 +120,167 @@ describe.skipIf(browserSkipReason !== null)('TCF layers in Chromium', () => {
     });
     expect(await page.locator(LAYERS).count()).toBe(0); // closed by the page's onChoice
     await Promise.all([page.context().close(), reject.context().close()]);
+  });
+  it('Manage options: purposes with consent and objection toggles, information-only items, special features, vendors, own purposes; axe', async () => {
+    const page = await h.open();
+    await page.click(act('customize'));
+    const dialog = page.locator(LAYERS);
+    expect(await dialog.getAttribute('data-consent-view')).toBe('customize');
+    expect(await dialog.getAttribute('aria-labelledby')).toBe('cs-tcf-manage-title');
+    expect(await page.evaluate(`document.activeElement === document.querySelector('${LAYERS}')`)).toBe(true);
+
+    const boxes = async (attr: string) => ({
+      ids: await ids(page, `${LAYERS} input[${attr}]`, attr),
+      checked: await ids(page, `${LAYERS} input[${attr}]:checked`, attr),
+    });
+    // Defaults: nothing consented, nothing opted in; legitimate interests stand until objected to.
+    expect(await boxes('data-tcf-purpose-consent')).toEqual({ ids: CONSENT_PURPOSES, checked: [] });
+    expect(await boxes('data-tcf-purpose-li')).toEqual({ ids: LI_PURPOSES, checked: LI_PURPOSES });
+    expect(await boxes('data-tcf-special-feature')).toEqual({ ids: [1, 2], checked: [] });
+    expect(await boxes('data-tcf-vendor-consent')).toEqual({ ids: VENDORS, checked: [] });
+    expect(await boxes('data-tcf-vendor-li')).toEqual({ ids: VENDORS, checked: VENDORS });
+    // Special purposes and features are disclosed with no choice.
+    expect(
+      await ids(page, `${LAYERS} [data-tcf-special-purpose-item]`, 'data-tcf-special-purpose-item'),
+    ).toEqual([1, 2, 3]);
+    expect(await ids(page, `${LAYERS} [data-tcf-feature-item]`, 'data-tcf-feature-item')).toEqual([1, 2, 3]);
+    expect(
+      await page
+        .locator(`${LAYERS} [data-tcf-special-purpose-item] input, ${LAYERS} [data-tcf-feature-item] input`)
+        .count(),
+    ).toBe(0);
+    // Sections in the order the policy lists them.
+    const headings = await page.$$eval(`${LAYERS} h3`, (els) => els.map((el) => el.id));
+    expect(headings).toEqual([
+      'cs-tcf-purposes',
+      'cs-tcf-specialPurposes',
+      'cs-tcf-features',
+      'cs-tcf-special-features',
+      'cs-tcf-vendors',
+      'cs-tcf-own',
+    ]);
+    // A toggle's accessible name says what it is for.
+    const objection = page.getByRole('checkbox', {
+      name: 'Use limited data to select advertising Legitimate interest',
+    });
+    expect(await objection.getAttribute('data-tcf-purpose-li')).toBe('2');
+    expect(
+      await page
+        .getByRole('checkbox', { name: 'The Trade Desk Consent' })
+        .getAttribute('data-tcf-vendor-consent'),
+    ).toBe('21');
+
+    // Every vendor's details, names from the vendor list.
+    const tradeDesk = page.locator(`${LAYERS} [data-tcf-vendor="21"]`);
+    await tradeDesk.locator('summary').click();
+    const details = (await tradeDesk.textContent()) ?? '';
+    expect(details).toContain(
+      'Purposes (consent): Store and/or access information on a device; Create profiles for personalised advertising',
+    );
+    expect(details).toContain(
+      'Purposes (legitimate interest): Use limited data to select advertising; Measure advertising performance',
+    );
+    expect(details).toContain('Special purposes: Ensure security, prevent and detect fraud, and fix errors');
+    expect(details).toContain('Features: Match and combine data from other data sources');
+    expect(details).toContain('Special features: Use precise geolocation data');
+    expect(details).toContain('Data kept for: 365 days');
+    expect(details).toContain('Data used: IP addresses; Device characteristics; Device identifiers');
+    expect(await tradeDesk.locator('a', { hasText: 'Privacy policy' }).getAttribute('href')).toBe(
+      'https://the-trade-desk.example/privacy',
+    );
+    // The channel's own purposes: the required one locked on.
+    expect(await page.locator(`${LAYERS} input[data-consent-purpose="necessary"]`).isChecked()).toBe(true);
+    expect(await page.locator(`${LAYERS} input[data-consent-purpose="necessary"]`).isDisabled()).toBe(true);
+    expect(await page.locator(`${LAYERS} input[data-consent-purpose="analytics"]`).isChecked()).toBe(false);
+
+    await page.evaluate(`document.querySelectorAll('${LAYERS} details').forEach((d) => { d.open = true; })`);
+    const violations = await axeViolations(page, LAYERS);
+    expect(violations, describeViolations(violations)).toEqual([]);
+    await page.context().close();
+  });
+
+  it('a custom choice: each toggle lands in its own field (an objection to legitimate interest, a special feature)', async () => {
+    const page = await h.open({ view: 'customize' });
+    const click = (attr: string, id: number | string) => page.click(`${LAYERS} input[${attr}="${id}"]`);
+    for (const id of [1, 2, 7]) await click('data-tcf-purpose-consent', id);
+    await click('data-tcf-purpose-li', 7); // objects to purpose 7's legitimate interest
+    for (const id of [2, 21]) await click('data-tcf-vendor-consent', id);
+    await click('data-tcf-vendor-li', 8); // objects to vendor 8's legitimate interest
+    await click('data-tcf-special-feature', 1);
+    await click('data-consent-purpose', 'analytics');
+    await page.click(act('save'));
+    const custom = {
+      purposeConsents: [1, 2, 7],
+      purposeLegitimateInterests: [2, 8, 9, 10, 11],
+      vendorConsents: [2, 21],
+      vendorLegitimateInterests: [1, 2, 21, 32],
+      specialFeatureOptins: [1],
+      decisions: { necessary: 'granted', analytics: 'granted' },
+    };
+    expect(await h.choices(page)).toEqual([{ action: 'save', choice: custom }]);
+
+    // Reopened with that choice, the toggles show it, and saving unchanged gives it back.
+    const again = await h.open({ view: 'customize', previous: custom as TcfChoice });
+    expect(
+      await ids(again, `${LAYERS} input[data-tcf-purpose-li]:not(:checked)`, 'data-tcf-purpose-li'),
+    ).toEqual([7]);
+    expect(
+      await ids(again, `${LAYERS} input[data-tcf-special-feature]:checked`, 'data-tcf-special-feature'),
+    ).toEqual([1]);
+    await again.click(act('save'));
+    expect(await h.choices(again)).toEqual([{ action: 'save', choice: custom }]);
+    await Promise.all([page.context().close(), again.context().close()]);
+  });
+
+  it('keyboard only: Tab reaches every choice with a visible focus ring; Enter and Space operate them', async () => {
+    const page = await h.open();
+    const focused = () =>
+      page.evaluate(`(() => { const el = document.activeElement; const s = getComputedStyle(el);
+        return { action: el.getAttribute('data-consent-action') || el.getAttribute('href'), show: el.getAttribute('data-tcf-show'),
+          consent: el.getAttribute('data-tcf-purpose-consent'), outline: s.outlineStyle + ' ' + s.outlineWidth }; })()`) as Promise<
+        Record<string, string | null>
+      >;
+    await page.keyboard.press('Tab');
+    expect(await focused()).toMatchObject({ show: 'vendors', outline: 'solid 3px' }); // the vendor list link first
+    const order: (string | null)[] = [];
+    for (let i = 0; i < 4; i++) {
+      await page.keyboard.press('Tab');
+      const f = await focused();
+      expect(f.outline).toBe('solid 3px');
+      order.push(f.action);
+    }
+    expect(order).toEqual(['https://shop.example/privacy', 'accept-all', 'reject-all', 'customize']);
+    await page.keyboard.press('Enter');
+    expect(await page.locator(LAYERS).getAttribute('data-consent-view')).toBe('customize');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toMatchObject({ consent: '1', outline: 'solid 3px' });
+    await page.keyboard.press('Space');
+    for (let i = 0; i < 200 && (await focused()).action !== 'save'; i++) await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    const [{ choice }] = await h.choices(page);
+    expect(choice.purposeConsents).toEqual([1]);
+
+    // The vendor list link opens Manage options at the vendors, focus on their heading.
+    const link = await h.open();
+    await link.click(`${LAYERS} [data-tcf-show="vendors"]`);
+    expect(await link.evaluate('document.activeElement.id')).toBe('cs-tcf-vendors');
+    await Promise.all([page.context().close(), link.context().close()]);
+  });
+
+  it("in the visitor's language: the vendor list's translations and the SDK's own sentences", async () => {
+    const page = await h.open({ language: 'de' });
+    const text = (await page.locator(LAYERS).textContent()) ?? '';
+    expect(text).toContain('Wir arbeiten mit 5 Partnern');
+    expect(text).toContain('[de] Personalised advertising'); // stack 3, from purposes-de.json
+    expect(text).toContain('[de] Store and/or access information on a device');
+    expect(text).toContain('Website-Statistik');
+    expect(await page.locator(act('accept-all')).textContent()).toBe('Alle akzeptieren');
+    expect(await page.locator(act('customize')).textContent()).toBe('Optionen verwalten');
+    await page.click(act('customize'));
+    expect(await page.locator(`${LAYERS} #cs-tcf-p1`).textContent()).toBe(
+      '[de] Store and/or access information on a device',
+    );
+    expect(await page.getAttribute(LAYERS, 'lang')).toBe('de');
+    await page.context().close();
   });
 });

@@ -3,16 +3,19 @@ import { R } from '../../styles.ts';
 const T = `${R}[data-consent-tcf]`;
 
 /**
- * Added to the SDK's banner styles (same theme variables, same buttons). The first layer is capped
- * at half the viewport and scrolls inside itself: a fixed overlay that never covers the page's main
- * content nor moves it, with text no larger than the page's body (no web fonts, no images), so it
- * neither becomes the Largest Contentful Paint nor shifts layout. "Manage options" may take the
- * whole height, as the banner's customize view does.
+ * Added to the SDK's banner styles (same theme variables, same buttons). A fixed overlay at the
+ * bottom that never moves the page (no layout shift), with text no larger than the page's body, no
+ * web fonts and no images, in short blocks (so no block of it outgrows the page's own content as
+ * the Largest Contentful Paint). The purpose list runs in two columns where there is room, so the
+ * whole first layer is usually visible at once; where it is not (a phone), the calls to action stay
+ * pinned at the bottom of the scrolling layer, always in view.
  */
-export const TCF_CSS = `${T}[data-consent-view=banner]{max-height:50vh;font-size:calc(var(--cs-size)*.93)}
+export const TCF_CSS = `${T}{padding-bottom:0}
+${T}[data-consent-view=banner]{font-size:calc(var(--cs-size)*.93)}
+${T} .cs-actions{position:sticky;bottom:0;padding:10px 0 16px;background:var(--cs-bg)}
 ${T} h3{font-size:1.05em;font-weight:700;margin:16px 0 6px;color:var(--cs-fg)}
-${T} .cs-tcf-names{list-style:disc;padding-left:20px}
-${T} .cs-tcf-names li{border:0;padding:1px 0}
+${T} .cs-tcf-names{list-style:disc;padding-left:20px;columns:2 260px;column-gap:32px}
+${T} .cs-tcf-names li{border:0;padding:1px 0;break-inside:avoid}
 ${T} .cs-tcf-link{display:inline;margin:0;padding:0;border:0;background:none;color:var(--cs-link);text-decoration:underline;cursor:pointer;text-align:left}
 ${T} .cs-tcf-name{display:block;font-weight:700}
 ${T} li p{margin:4px 0 0}
