@@ -4,6 +4,7 @@ import { readConsent } from '../storage.ts';
 import { stringsFor } from '../strings.ts';
 import type { TcfStart } from '../tcf-loader.ts';
 import type { Decisions, TcfConfig, TcfHandle } from '../types.ts';
+import { gppForTcf } from './gpp-bridge.ts';
 import { hideTcfLayers, showTcfLayers } from './layers/index.ts';
 import { choiceOf, encodeChoice, stillValid } from './tc-model.ts';
 import { readTcString, writeTcString } from './tc-store.ts';
@@ -50,17 +51,22 @@ const own = (decisions: Decisions) =>
 export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
   const tcf = ctx.config.tcf as TcfConfig;
   const { configVersion } = ctx.config;
-  const gvl = await fetchVendorList(ctx, tcf);
+  const [gvl, gpp] = await Promise.all([fetchVendorList(ctx, tcf), gppForTcf(ctx)]);
   const cmp = new CmpApi(tcf.cmpId, tcf.cmpVersion, true);
   /** The visitor's current TC string; null before any. */
   let current: string | null = null;
+  /** Makes `tcString` the visitor's in both CMP APIs: `__tcfapi` (its event follows) and `__gpp`. */
+  const publish = (tcString: string) => {
+    current = tcString;
+    cmp.update(tcString, false);
+    gpp?.updateTc(tcString);
+  };
 
   return {
     restore() {
       const kept = readTcString(ctx.siteKey);
       if (!kept || kept.v !== configVersion || !stillValid(kept.tc, tcf)) return false;
-      current = kept.tc;
-      cmp.update(current, false); // the first update with a string: `tcloaded`
+      publish(kept.tc); // the first update with a string: `tcloaded`
       return true;
     },
 
@@ -81,9 +87,8 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
         onChoice(choice, action) {
           hideTcfLayers();
           const tcString = encodeChoice(gvl, tcf, choice);
-          current = tcString;
           writeTcString(ctx.siteKey, { tc: tcString, v: configVersion });
-          cmp.update(tcString, false); // `useractioncomplete`
+          publish(tcString); // `useractioncomplete`
           done(action === 'save' ? own(choice.decisions) : action, tcString);
         },
       });
