@@ -102,6 +102,9 @@ describe.skipIf(browserSkipReason !== null)('console tracker scans in Chromium',
     await eventually(() => textOf(scansSection())).toContain('After accept all');
     const text = await textOf(scansSection());
     expect(text).toContain('2 violations');
+    // Counts in words that agree with them: "1 storage key", never "1 storage keys".
+    expect(text).toMatch(/\d+ cookies?, \d+ storage keys?, \d+ third-party requests? on /);
+    expect(text).not.toMatch(/\b1 (cookies|storage keys|third-party requests)\b/);
     expect(text).toContain('The banner applied opt-in regime');
 
     // Three groups, in phase order, each a table whose violations come first.
@@ -122,6 +125,11 @@ describe.skipIf(browserSkipReason !== null)('console tracker scans in Chromium',
     expect(await textOf(rowOf(SDK_PAGE_LABELS.unblocked))).toContain('Inline analytics tag (analytics)');
     expect(await textOf(rowOf('_ga'))).toMatch(/Undeclared.*Analytics · Google/);
     expect(await textOf(rowOf(thirdPartyHost))).toContain('Third party');
+    // A request says its resource type; the service's own requests say whose they are.
+    expect(await textOf(rowOf(thirdPartyHost))).toMatch(/Request \(\w+\)/);
+    const ownRequests = scansSection().getByRole('row').filter({ hasText: 'This service’s request (' });
+    expect(await ownRequests.count()).toBeGreaterThan(0);
+    expect(await textOf(ownRequests.first())).toMatch(/This service’s request \((script|fetch|xhr)\)/);
     // The banner's own cookie (set by the accept click) is the service's: named so, nothing to declare.
     const own = scansSection()
       .getByRole('region', { name: 'Findings after accept all' })

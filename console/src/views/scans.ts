@@ -178,7 +178,7 @@ function scanDetail(
       const declaredNow = f.technologyId === null ? declaringTechnology(f, technologies) : null;
       return [
         f.violation ? badge('violation') : badge('ok'),
-        KIND_NAMES[f.kind],
+        kindOf(f),
         h('code', {}, f.name),
         f.thirdParty ? `Third party (${f.domain})` : `First party (${f.domain})`,
         f.technologyId
@@ -225,7 +225,7 @@ function scanDetail(
     h(
       'p',
       {},
-      `${s.violations} violation${s.violations === 1 ? '' : 's'}, ${s.undeclared} undeclared; ${s.cookies} cookies, ${s.storage} storage keys, ${s.requests} third-party requests on ${scan.urls.join(', ')}. The banner applied ${scan.regime ?? 'no'} regime${scan.regime === 'opt-in' ? ': anything optional before consent or after reject is a violation' : ''}.`,
+      `${counted(s.violations, 'violation')}, ${s.undeclared} undeclared; ${counted(s.cookies, 'cookie')}, ${counted(s.storage, 'storage key')}, ${counted(s.requests, 'third-party request')} on ${scan.urls.join(', ')}. The banner applied ${scan.regime ?? 'no'} regime${scan.regime === 'opt-in' ? ': anything optional before consent or after reject is a violation' : ''}.`,
     ),
     scan.warnings.length
       ? h(
@@ -241,6 +241,20 @@ function scanDetail(
 
 /** The banner's own cookies and requests, which the scan classifies as this service's (never declared). */
 const isOwn = (finding: ScanFinding) => finding.classification?.vendor === OWN_VENDOR;
+
+/** "1 storage key", "2 storage keys". */
+const counted = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/**
+ * What a finding is: a request says its resource type (script, fetch, …), which tells apart two
+ * requests to one host; the service's own requests (its SDK, its config) say so, so they do not
+ * read as a third party to act on.
+ */
+function kindOf(finding: ScanFinding): string {
+  if (finding.kind !== 'request') return KIND_NAMES[finding.kind];
+  const type = finding.detail ? ` (${finding.detail})` : '';
+  return isOwn(finding) ? `This service’s request${type}` : `Request${type}`;
+}
 
 /** A finding the technology API can declare: requests by host (with port), cookies and storage keys by name. */
 function declarable(finding: ScanFinding): boolean {
