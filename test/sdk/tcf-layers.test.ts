@@ -283,4 +283,43 @@ describe.skipIf(browserSkipReason !== null)('TCF layers in Chromium', () => {
     expect(await page.getAttribute(LAYERS, 'lang')).toBe('de');
     await page.context().close();
   });
+  it('the first layer is not the Largest Contentful Paint and shifts no layout (desktop and phone)', async () => {
+    const report: Record<string, unknown> = {};
+    for (const width of [1280, 375]) {
+      const page = await h.open({ width });
+      await page.waitForFunction('window.lcp.length > 0');
+      await page.waitForTimeout(500); // two more frames' worth for any later, larger candidate
+      const measured = (await page.evaluate(`(() => {
+        // The layer's largest text block, as LCP would size it (visible area of the element's box).
+        const blocks = Array.from(document.querySelectorAll('${LAYERS} h2, ${LAYERS} p, ${LAYERS} li, ${LAYERS} button'));
+        const area = (el) => { const r = el.getBoundingClientRect();
+          const w = Math.max(0, Math.min(r.right, innerWidth) - Math.max(r.left, 0));
+          const h = Math.max(0, Math.min(r.bottom, innerHeight) - Math.max(r.top, 0)); return Math.round(w * h); };
+        return { lcp: window.lcp, shifts: window.shifts.slice(), largestLayerBlock: Math.max(...blocks.map(area)) };
+      })()`)) as {
+        lcp: Array<{ size: number; id: string; inLayers: boolean }>;
+        shifts: Array<{ value: number }>;
+        largestLayerBlock: number;
+      };
+      const final = measured.lcp[measured.lcp.length - 1];
+      expect(measured.lcp.filter((e) => e.inLayers)).toEqual([]);
+      expect(['hero-title', 'hero-text']).toContain(final.id);
+      expect(measured.largestLayerBlock).toBeLessThan(final.size);
+      // Closing the layer (a fixed overlay) moves nothing either.
+      await page.click(act('accept-all'));
+      await page.waitForTimeout(300);
+      const shifts = (await page.evaluate('window.shifts')) as Array<{ value: number }>;
+      const cls = shifts.reduce((sum, e) => sum + e.value, 0);
+      expect(cls).toBe(0);
+      report[`${width}px`] = {
+        lcpElement: final.id,
+        lcpSize: final.size,
+        lcpEntries: measured.lcp.length,
+        largestLayerBlock: measured.largestLayerBlock,
+        cls,
+      };
+      await page.context().close();
+    }
+    console.log(`TCF first layer, LCP and CLS: ${JSON.stringify(report)}`);
+  });
 });
