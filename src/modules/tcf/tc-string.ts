@@ -52,10 +52,11 @@ export function createTcStringCheck(deps: {
     async check(value: string, cmpId: number): Promise<TcStringCheck> {
       const model = decode(value);
       if (typeof model === 'string') return { problem: model };
-      if (model.cmpId !== cmpId) {
+      // The model's getters are typed string | number; a decoded string sets numbers.
+      if (Number(model.cmpId) !== cmpId) {
         return { problem: `names CMP id ${model.cmpId}, not this channel's (${cmpId})` };
       }
-      const version = model.vendorListVersion;
+      const version = Number(model.vendorListVersion);
       if (!known.has(version)) {
         if (!Number.isInteger(version) || !(await deps.hasVendorList(version))) {
           return { problem: `names vendor list version ${version}, which this service does not hold` };
