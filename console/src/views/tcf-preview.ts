@@ -1,64 +1,72 @@
+import type { GVL } from '@iabtechlabtcf/core';
+import { disclosureOf, firstLayerItems } from '../../../sdk/src/tcf/layers/disclosure.ts';
 import { h } from '../dom.ts';
 import { section } from '../ui.ts';
-import { listed, type Names, type Vendor } from './tcf-vendors.ts';
+import { listed, type Names, type Stack, type Vendor } from './tcf-vendors.ts';
 
-/** Purposes no vendor may base on legitimate interest (TCF 2.2 and later): consent only. */
-const CONSENT_ONLY = new Set([1, 3, 4, 5, 6]);
-
-const union = (vendors: Vendor[], pick: (v: Vendor) => number[]) =>
-  [...new Set(vendors.flatMap(pick))].sort((a, b) => a - b);
-
-/** What the chosen vendors ask for, as the two layers group it. */
-export function layerContents(vendors: Vendor[]) {
-  const consentPurposes = union(vendors, (v) => [...v.purposes, ...v.flexiblePurposes]);
-  const objectionPurposes = union(vendors, (v) => v.legIntPurposes).filter((id) => !CONSENT_ONLY.has(id));
-  return {
-    purposes: union(vendors, (v) => [...v.purposes, ...v.legIntPurposes, ...v.flexiblePurposes]),
-    consentPurposes,
-    objectionPurposes,
-    specialPurposes: union(vendors, (v) => v.specialPurposes),
-    features: union(vendors, (v) => v.features),
-    specialFeatures: union(vendors, (v) => v.specialFeatures),
-  };
+export interface OwnPurpose {
+  name: string;
+  required: boolean;
 }
 
 /**
  * "Preview of the TCF layers": what the first and the second layer will list for the vendors chosen
- * in the form (it follows the form before saving). A summary of the layers' contents, not the
- * banner itself: the banner draws them in the visitor's language from the list's translations.
+ * in the form (it follows the form before saving). It folds the vendors' declarations with the
+ * layers' own code (sdk/src/tcf/layers/disclosure.ts: which purposes take consent or allow an
+ * objection, which stacks the first layer names), so the summary cannot drift from the banner; it
+ * lists, in English, what the banner draws in the visitor's language.
  */
 export function layersPreview(
   vendors: Vendor[],
   names: Names,
-  ownPurposes: string[],
+  stacks: Stack[],
+  ownPurposes: OwnPurpose[],
 ): { el: HTMLElement; redraw(): void } {
   const body = h('div', { class: 'tcf-preview' });
   const item = (term: string, ...detail: (Node | string)[]) => [h('dt', {}, term), h('dd', {}, ...detail)];
   const bullets = (label: string, lines: string[]) =>
     lines.length ? h('ul', { 'aria-label': label }, ...lines.map((line) => h('li', {}, line))) : 'none';
+  const stackNames = new Map(stacks.map((s) => [s.id, s.name]));
 
   function redraw() {
-    if (vendors.length === 0) {
+    // The layers' slice of the list: the chosen vendors, and the stacks the first layer may name.
+    const gvl = {
+      vendors: Object.fromEntries(vendors.map((v) => [v.id, v])),
+      stacks: Object.fromEntries(stacks.map((s) => [s.id, s])),
+    } as unknown as GVL;
+    const d = disclosureOf(gvl);
+    if (d.vendorIds.length === 0) {
       body.replaceChildren(h('p', { class: 'empty' }, 'Choose vendors to see what the layers will list.'));
       return;
     }
-    const c = layerContents(vendors);
-    const purpose = (id: number) => `${id}. ${names.purposes.get(id) ?? 'unknown'}`;
-    const purposeLines = c.purposes.map((id) => {
-      const choices = [
-        c.consentPurposes.includes(id) ? 'consent' : null,
-        c.objectionPurposes.includes(id) ? 'objection to legitimate interest' : null,
+    const first = firstLayerItems(gvl, d);
+    const shown = vendors.filter((v) => d.vendorIds.includes(v.id));
+    const purposeLines = [...new Set([...d.consentPurposes, ...d.liPurposes])]
+      .sort((a, b) => a - b)
+      .map((id) => {
+        const choices = [
+          d.consentPurposes.includes(id) ? 'consent' : null,
+          d.liPurposes.includes(id) ? 'objection to legitimate interest' : null,
+        ].filter(Boolean);
+        return `${id}. ${names.purposes.get(id) ?? 'unknown'}: ${choices.join(' and ')}`;
+      });
+    const vendorLines = shown.map((v) => {
+      const toggles = [
+        d.consentVendors.includes(v.id) ? 'consent' : null,
+        d.liVendors.includes(v.id) ? 'objection' : null,
       ].filter(Boolean);
-      return `${purpose(id)}: ${choices.join(' and ') || 'for information'}`;
-    });
-    const vendorLines = vendors.map((v) => {
-      const consent = v.purposes.length + v.flexiblePurposes.length > 0;
-      const objection = v.legIntPurposes.some((id) => !CONSENT_ONLY.has(id));
-      const toggles = [consent ? 'consent' : null, objection ? 'objection' : null].filter(Boolean);
       return `${v.name}: its purposes, legitimate interests, retention, data categories and privacy policy; ${
-        toggles.length ? `toggles for ${toggles.join(' and ')}` : 'no toggle (special purposes only)'
+        toggles.length ? `toggles for ${toggles.join(' and ')}` : 'no toggle (nothing to choose)'
       }`;
     });
+    const optional = ownPurposes.filter((p) => !p.required).map((p) => p.name);
+    const firstNames = [
+      ...first.stacks.map((id) => `Stack ${id}: ${stackNames.get(id) ?? 'unknown'}`),
+      ...first.purposes.map((id) => `${id}. ${names.purposes.get(id) ?? 'unknown'}`),
+      ...first.specialFeatures.map(
+        (id) => `Special feature ${id}. ${names.specialFeatures.get(id) ?? 'unknown'}`,
+      ),
+    ];
     body.replaceChildren(
       h(
         'div',
@@ -67,27 +75,35 @@ export function layersPreview(
         h(
           'dl',
           { class: 'facts' },
-          ...item('Vendors', `${vendors.length} ${vendors.length === 1 ? 'vendor' : 'vendors'}, by number`),
-          ...item('Purposes (or a stack covering them)', listed(c.purposes, names.purposes)),
-          ...item('Special features', listed(c.specialFeatures, names.specialFeatures)),
-          ...item('Withdrawal', 'that a choice can be changed or withdrawn at any time'),
+          ...item(
+            'Vendors',
+            `${shown.length} ${shown.length === 1 ? 'vendor' : 'vendors'}, with a link to their list`,
+          ),
+          ...item('Stacks, purposes and special features', bullets('Named in the first layer', firstNames)),
+          ...item(
+            'Legitimate interest',
+            d.liVendors.length
+              ? `${d.liVendors.length} of the vendors rely on it; the layer says the visitor may object`
+              : 'no vendor relies on it',
+          ),
+          ...item('This site’s own purposes', optional.join(', ') || 'none'),
+          ...item('Withdrawal', 'that a choice can be changed or withdrawn at any time, and how'),
           ...item('Buttons, of equal weight', 'Accept all, Reject all, Manage options'),
         ),
       ),
       h(
         'div',
         { class: 'card preview-result' },
-        h('h3', {}, 'Second layer'),
+        h('h3', {}, 'Second layer (Manage options)'),
         h(
           'dl',
           { class: 'facts' },
           ...item('Purposes', bullets('Purposes in the second layer', purposeLines)),
-          ...item('Special purposes (for information)', listed(c.specialPurposes, names.specialPurposes)),
-          ...item('Features (for information)', listed(c.features, names.features)),
-          ...item('Special features (opt-in)', listed(c.specialFeatures, names.specialFeatures)),
+          ...item('Special purposes (for information)', listed(d.specialPurposes, names.specialPurposes)),
+          ...item('Features (for information)', listed(d.features, names.features)),
+          ...item('Special features (opt-in)', listed(d.specialFeatures, names.specialFeatures)),
           ...item('Each vendor', bullets('Vendors in the second layer', vendorLines)),
-          ...item('Then this channel’s own purposes', ownPurposes.join(', ') || 'none'),
-          ...item('Buttons', 'Accept all, Reject all, Save choices'),
+          ...item('Then this site’s own purposes', ownPurposes.map((p) => p.name).join(', ') || 'none'),
         ),
       ),
     );
@@ -98,7 +114,7 @@ export function layersPreview(
     h(
       'p',
       { class: 'lead' },
-      'What the banner will list for the vendors chosen above, before you save: a summary of each layer’s contents in English. Visitors see the layers in their language, from the vendor list’s translations.',
+      'What the banner’s two layers will list for the vendors chosen above, before you save. A summary in English: visitors get the layers themselves, in their language, from the vendor list’s translations.',
     ),
     body,
   );

@@ -119,7 +119,11 @@ export function vendorPicker(options: {
           { class: 'card tcf-vendor', 'aria-describedby': problem ? errorId : null },
           h('h3', {}, `${vendor.name} `, h('span', { class: 'muted' }, `(vendor ${vendor.id})`)),
           vendor.deletedDate
-            ? h('p', { class: 'field-error' }, 'IAB has deleted this vendor from the list: remove it.')
+            ? h(
+                'p',
+                { class: 'field-error' },
+                'Not in the newest vendor list (IAB deleted it, or never listed it): visitors are no longer asked about it. Remove it.',
+              )
             : null,
           problem ? h('p', { class: 'field-error', id: errorId }, problem) : null,
           vendorFacts(vendor, names),

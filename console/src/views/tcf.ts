@@ -2,7 +2,7 @@ import { ApiError, get } from '../api.ts';
 import { h } from '../dom.ts';
 import { messageBox, type ViewContext } from '../ui.ts';
 import { noticeShown, pendingNotice, settingsForm } from './tcf-form.ts';
-import { layersPreview } from './tcf-preview.ts';
+import { layersPreview, type OwnPurpose } from './tcf-preview.ts';
 import { type Names, namesOf, noListYet, type Vendor, type VendorList, vendorFacts } from './tcf-vendors.ts';
 
 /** The channel's `tcf` field: null until the channel runs as an IAB TCF CMP. */
@@ -21,7 +21,7 @@ export interface TcfChannel {
 
 const GUIDE = 'the guide "Run as an IAB TCF CMP" (docs/guides/tcf.md)';
 
-/** A vendor the channel names that the newest list does not have: shown, so it can be removed. */
+/** A vendor the channel names that the newest list does not have (deleted since): shown, so it can be removed. */
 const missingVendor = (id: number): Vendor => ({
   id,
   name: `Vendor ${id}`,
@@ -43,7 +43,7 @@ export async function tcfSections(
   ctx: ViewContext,
   channel: TcfChannel,
   manage: boolean,
-  ownPurposes: string[],
+  ownPurposes: OwnPurpose[],
 ): Promise<HTMLElement[]> {
   const heading = h('h2', { id: `tcf-${channel.id}`, tabindex: -1 }, 'IAB TCF');
   const notice = messageBox();
@@ -77,7 +77,7 @@ export async function tcfSections(
   const names = namesOf(list);
   const byId = new Map(list.vendors.map((v) => [v.id, v]));
   const chosen = (tcf?.vendorIds ?? []).map((id) => byId.get(id) ?? missingVendor(id));
-  const preview = layersPreview(chosen, names, ownPurposes);
+  const preview = layersPreview(chosen, names, list.stacks, ownPurposes);
   const listFacts = h(
     'p',
     {},
