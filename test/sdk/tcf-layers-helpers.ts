@@ -101,6 +101,7 @@ export interface LayersPageOptions {
   language?: string;
   view?: 'banner' | 'customize';
   previous?: TcfChoice | null;
+  config?: SiteConfig;
 }
 
 /**
@@ -112,7 +113,7 @@ export function layersPage(bundle: string, options: LayersPageOptions = {}): str
   const language = options.language ?? 'en';
   const start = {
     list: sliceFor(language),
-    config: CONFIG,
+    config: options.config ?? CONFIG,
     language,
     view: options.view ?? 'banner',
     previous: options.previous ?? null,

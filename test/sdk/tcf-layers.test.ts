@@ -4,7 +4,7 @@ import type { TcfChoice } from '../../sdk/src/tcf/layers/types.ts';
 import { buildVendorList } from '../helpers/gvl.ts';
 import { axeViolations, describeViolations } from './axe.ts';
 import { browserSkipReason, launchChromium, type PageServer, startPageServer } from './harness.ts';
-import { buildLayersBundle, type LayersHarness, layersHarness } from './tcf-layers-helpers.ts';
+import { buildLayersBundle, CONFIG, type LayersHarness, layersHarness } from './tcf-layers-helpers.ts';
 
 /**
  * The two TCF layers (sdk/src/tcf/layers) in Chromium, drawn from the tests' vendor list through
@@ -321,5 +321,33 @@ describe.skipIf(browserSkipReason !== null)('TCF layers in Chromium', () => {
       await page.context().close();
     }
     console.log(`TCF first layer, LCP and CLS: ${JSON.stringify(report)}`);
+  });
+  it('purposeOneTreatment: purpose 1 is neither disclosed nor asked for', async () => {
+    const tcf = {
+      cmpId: 341,
+      cmpVersion: 1,
+      vendorListVersion: 100,
+      tcfPolicyVersion: 5,
+      gdprApplies: true as const,
+      vendorListUrl: '/v1/public/sites/x/tcf/vendor-list.json?version=100',
+      publisherCountryCode: 'DE',
+      purposeOneTreatment: true,
+    };
+    const page = await h.open({ config: { ...CONFIG, tcf } });
+    expect(await ids(page, `${LAYERS} [data-tcf-purpose]`, 'data-tcf-purpose')).toEqual([
+      5, 6, 7, 8, 9, 10, 11,
+    ]);
+    await page.click(act('customize'));
+    expect(await ids(page, `${LAYERS} [data-tcf-purpose-item]`, 'data-tcf-purpose-item')).toEqual([
+      2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
+    ]);
+    expect(await page.locator(`${LAYERS} [data-tcf-vendor="21"]`).textContent()).not.toContain(
+      'Store and/or access',
+    );
+    await page.click(act('accept-all'));
+    const [{ choice }] = await h.choices(page);
+    expect(choice.purposeConsents).toEqual([2, 3, 4, 5, 6, 7]);
+    expect(choice.vendorConsents).toEqual(VENDORS);
+    await page.context().close();
   });
 });

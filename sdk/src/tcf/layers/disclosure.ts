@@ -31,18 +31,24 @@ export const allowedLegInt = (purposes: number[]) =>
 
 const sorted = (ids: Iterable<number>) => Array.from(new Set(ids)).sort((a, b) => a - b);
 
-export function disclosureOf(gvl: GVL): Disclosure {
+/**
+ * `purposeOneTreatment`: the publisher's country does not ask consent for storing or reading
+ * information on a device, so purpose 1 is neither disclosed nor asked for (the string says so).
+ */
+export function disclosureOf(gvl: GVL, options: { purposeOneTreatment?: boolean } = {}): Disclosure {
   const vendors = Object.values(gvl.vendors).filter((v) => !v.deletedDate);
   const collect = (pick: (v: (typeof vendors)[number]) => number[]) => sorted(vendors.flatMap(pick));
+  const consentPurposes = (v: (typeof vendors)[number]) =>
+    options.purposeOneTreatment ? v.purposes.filter((id) => id !== 1) : v.purposes;
   return {
     vendorIds: sorted(vendors.map((v) => v.id)),
-    consentPurposes: collect((v) => v.purposes),
+    consentPurposes: collect(consentPurposes),
     liPurposes: collect((v) => allowedLegInt(v.legIntPurposes)),
     specialPurposes: collect((v) => v.specialPurposes),
     features: collect((v) => v.features),
     specialFeatures: collect((v) => v.specialFeatures),
     consentVendors: sorted(
-      vendors.filter((v) => v.purposes.length || v.specialFeatures.length).map((v) => v.id),
+      vendors.filter((v) => consentPurposes(v).length || v.specialFeatures.length).map((v) => v.id),
     ),
     liVendors: sorted(vendors.filter((v) => allowedLegInt(v.legIntPurposes).length).map((v) => v.id)),
   };

@@ -132,7 +132,7 @@ export function showTcfLayers(options: TcfLayersContext): void {
   hideTcfLayers(false);
   const ctx: LayerContext = {
     ...options,
-    disclosure: disclosureOf(options.gvl),
+    disclosure: disclosureOf(options.gvl, { purposeOneTreatment: options.config.tcf?.purposeOneTreatment }),
     t: tcfStringsFor(options.language),
   };
   returnFocus = document.activeElement instanceof HTMLElement ? document.activeElement : null;

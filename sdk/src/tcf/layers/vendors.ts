@@ -32,7 +32,14 @@ function vendorDetails(ctx: LayerContext, vendor: Vendor): HTMLElement {
   const line = (label: string, text: string) => {
     if (text) lines.push(h('p', {}, h('strong', {}, `${label}: `), text));
   };
-  line(t.vendorPurposes, names(vendor.purposes, gvl.purposes));
+  // Only what the layers disclose (no purpose 1 under purposeOneTreatment).
+  line(
+    t.vendorPurposes,
+    names(
+      vendor.purposes.filter((id) => ctx.disclosure.consentPurposes.includes(id)),
+      gvl.purposes,
+    ),
+  );
   line(t.vendorLegInt, names(allowedLegInt(vendor.legIntPurposes), gvl.purposes));
   line(t.vendorSpecialPurposes, names(vendor.specialPurposes, gvl.specialPurposes));
   line(t.vendorFeatures, names(vendor.features, gvl.features));
