@@ -16,6 +16,8 @@ import { receiptsRoutes } from './modules/receipts/receipts.routes.ts';
 import { scansRoutes } from './modules/scans/scans.routes.ts';
 import { configFastPath } from './modules/sites/config-fast-path.ts';
 import { siteAuditContextOf, sitesRoutes } from './modules/sites/sites.routes.ts';
+import { tcfVendorListRoutes } from './modules/sites/tcf-vendor-list.routes.ts';
+import { tcfRoutes } from './modules/tcf/tcf.routes.ts';
 import { deliveriesRoutes } from './modules/webhooks/deliveries.routes.ts';
 import { destinationsRoutes } from './modules/webhooks/destinations.routes.ts';
 import { auditContextOf, installAuth, type RouteTableEntry } from './platform/auth/auth.hooks.ts';
@@ -163,6 +165,9 @@ export async function buildApp(deps: AppDeps) {
   auditRoutes(app, { audit: services.audit, cursors });
   channelsRoutes(app, { channels: services.channels, cursors });
   sitesRoutes(app, { sites: services.sites, analytics: services.analytics, metrics: services.metrics });
+  // The channel's slice of the IAB Global Vendor List (its config's vendorListUrl), and the whole list.
+  tcfVendorListRoutes(app, { tcf: services.tcf, channels: services.channels, sites: services.sites });
+  tcfRoutes(app, { tcf: services.tcf });
   fastPaths.push(
     configFastPath({
       sites: services.sites,

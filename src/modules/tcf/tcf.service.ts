@@ -11,6 +11,7 @@ import {
 
 export type { MirrorStateRow, VendorListLanguageRow, VendorListRow } from './tcf.repo.ts';
 export { VENDOR_LIST_JOB, VENDOR_LIST_POLL_MS, vendorListLanguage } from './vendor-list-mirror.ts';
+export { vendorListArrays, vendorListSlice } from './vendor-list-view.ts';
 
 /**
  * The IAB TCF module (docs/guides/tcf.md): the Global Vendor List mirror the worker keeps, and what

@@ -22,6 +22,17 @@ const DECLARATION_MAPS = [
   'dataCategories',
 ] as const;
 
+/** The fields of vendors and stacks that list ids of declarations (what slices and TC strings use). */
+const ID_LISTS = [
+  'purposes',
+  'legIntPurposes',
+  'flexiblePurposes',
+  'specialPurposes',
+  'features',
+  'specialFeatures',
+  'dataDeclaration',
+] as const;
+
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -56,9 +67,6 @@ export function checkVendorList(body: unknown, name = 'vendor-list.json'): Check
     throw new SourceError(`${name}: lastUpdated is not a date`);
   for (const field of DECLARATION_MAPS) checkIdMap(body[field], field, name, field === 'dataCategories');
   checkIdMap(body.vendors, 'vendors', name);
-  for (const vendor of Object.values(body.vendors as Record<string, Record<string, unknown>>)) {
-    if (typeof vendor.name !== 'string') throw new SourceError(`${name}: vendor ${vendor.id} has no name`);
-  }
   return {
     vendorListVersion: body.vendorListVersion,
     tcfPolicyVersion: body.tcfPolicyVersion,

@@ -1,0 +1,102 @@
+import { Type } from '@sinclair/typebox';
+import { ApiDate } from '../../platform/http/schemas.ts';
+import { MAX_VENDOR_QUERY } from './vendor-list-view.ts';
+
+/**
+ * The Global Vendor List as the API and the public slice serve it. Entries keep IAB's field names
+ * (GVL v3); the fields below are those the console and tcf.js read, and anything else IAB adds is
+ * passed through as it is (additionalProperties), so a newer list is never cut down.
+ */
+
+const Ids = Type.Array(Type.Integer());
+const open = { additionalProperties: true } as const;
+
+export const GvlDeclaration = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    description: Type.Optional(Type.String()),
+    illustrations: Type.Optional(Type.Array(Type.String())),
+  },
+  { ...open, description: 'A purpose, special purpose, feature, special feature or data category' },
+);
+
+export const GvlStack = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    description: Type.Optional(Type.String()),
+    purposes: Ids,
+    specialFeatures: Ids,
+  },
+  open,
+);
+
+export const GvlVendor = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    purposes: Ids,
+    legIntPurposes: Ids,
+    flexiblePurposes: Ids,
+    specialPurposes: Ids,
+    features: Ids,
+    specialFeatures: Ids,
+    cookieMaxAgeSeconds: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
+    usesCookies: Type.Optional(Type.Boolean()),
+    cookieRefresh: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+    usesNonCookieAccess: Type.Optional(Type.Boolean()),
+    dataRetention: Type.Optional(Type.Object({}, open)),
+    urls: Type.Optional(Type.Array(Type.Object({ langId: Type.String() }, open))),
+    dataDeclaration: Type.Optional(Ids),
+    deviceStorageDisclosureUrl: Type.Optional(Type.String()),
+  },
+  open,
+);
+
+export const VendorListQuery = Type.Object({
+  q: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: MAX_VENDOR_QUERY,
+      description: 'Only vendors whose name contains this (case-insensitive)',
+    }),
+  ),
+});
+
+export const VendorList = Type.Object(
+  {
+    vendorListVersion: Type.Integer(),
+    tcfPolicyVersion: Type.Integer(),
+    lastUpdated: ApiDate,
+    purposes: Type.Array(GvlDeclaration),
+    specialPurposes: Type.Array(GvlDeclaration),
+    features: Type.Array(GvlDeclaration),
+    specialFeatures: Type.Array(GvlDeclaration),
+    stacks: Type.Array(GvlStack),
+    dataCategories: Type.Array(GvlDeclaration),
+    vendors: Type.Array(GvlVendor, { description: 'Deleted vendors are left out' }),
+  },
+  { $id: 'VendorList' },
+);
+
+const IdMap = <T extends Parameters<typeof Type.Record>[1]>(entry: T) =>
+  Type.Record(Type.String({ pattern: '^[0-9]+$' }), entry);
+
+/** One channel's part of a list, in IAB's `vendor-list.json` format (maps keyed by id). */
+export const VendorListSlice = Type.Object(
+  {
+    gvlSpecificationVersion: Type.Literal(3),
+    vendorListVersion: Type.Integer(),
+    tcfPolicyVersion: Type.Integer(),
+    lastUpdated: Type.String(),
+    purposes: IdMap(GvlDeclaration),
+    specialPurposes: IdMap(GvlDeclaration),
+    features: IdMap(GvlDeclaration),
+    specialFeatures: IdMap(GvlDeclaration),
+    stacks: IdMap(GvlStack),
+    dataCategories: IdMap(GvlDeclaration),
+    vendors: IdMap(GvlVendor),
+  },
+  { $id: 'VendorListSlice' },
+);

@@ -1,0 +1,160 @@
+/**
+ * What the routes make of a stored vendor list (its body as IAB published it): the whole list as
+ * arrays for the console's vendor picker, and one channel's slice in IAB's own GVL v3 shape for the
+ * browser (tcf.js reads it with @iabtechlabtcf/core's GVL). Pure: the same body gives the same bytes,
+ * which is what makes a slice cacheable for ever.
+ */
+
+type Entry = Record<string, unknown> & { id: number; name: string };
+type IdMap<T extends Entry = Entry> = Record<string, T>;
+
+export interface GvlVendor extends Entry {
+  purposes?: number[];
+  legIntPurposes?: number[];
+  flexiblePurposes?: number[];
+  specialPurposes?: number[];
+  features?: number[];
+  specialFeatures?: number[];
+  dataDeclaration?: number[];
+  deletedDate?: string;
+}
+
+interface GvlStack extends Entry {
+  purposes?: number[];
+  specialFeatures?: number[];
+}
+
+/** The declaration maps of a list and of its language files, in the order IAB lists them. */
+export const DECLARATIONS = [
+  'purposes',
+  'specialPurposes',
+  'features',
+  'specialFeatures',
+  'stacks',
+  'dataCategories',
+] as const;
+type Declaration = (typeof DECLARATIONS)[number];
+
+/** A vendor IAB removed stays in the list with a deletedDate; nobody may choose it any more. */
+export const isDeleted = (vendor: GvlVendor) => typeof vendor.deletedDate === 'string';
+
+const mapOf = <T extends Entry = Entry>(body: Record<string, unknown>, field: string): IdMap<T> =>
+  (body[field] ?? {}) as IdMap<T>;
+
+const byId = <T extends Entry>(map: IdMap<T>): T[] => Object.values(map).sort((a, b) => a.id - b.id);
+
+/** Longest `?q=` the API accepts; a vendor name is far shorter. */
+export const MAX_VENDOR_QUERY = 100;
+
+/**
+ * The list as arrays sorted by id (the API's `GET /v1/tcf/vendor-list`): every declaration, and the
+ * vendors not deleted whose name contains `query` (case-insensitive) when one is given.
+ */
+export function vendorListArrays(body: Record<string, unknown>, query?: string) {
+  const needle = query?.trim().toLocaleLowerCase('en');
+  const vendors = byId(mapOf<GvlVendor>(body, 'vendors'))
+    .filter((v) => !isDeleted(v) && (!needle || v.name.toLocaleLowerCase('en').includes(needle)))
+    .map(withIdLists);
+  const list = (d: Exclude<Declaration, 'stacks'>) => byId(mapOf(body, d));
+  return {
+    purposes: list('purposes'),
+    specialPurposes: list('specialPurposes'),
+    features: list('features'),
+    specialFeatures: list('specialFeatures'),
+    stacks: byId(mapOf<GvlStack>(body, 'stacks')).map((s) => ({
+      ...s,
+      purposes: s.purposes ?? [],
+      specialFeatures: s.specialFeatures ?? [],
+    })),
+    dataCategories: list('dataCategories'),
+    vendors,
+  };
+}
+
+const VENDOR_ID_LISTS = [
+  'purposes',
+  'legIntPurposes',
+  'flexiblePurposes',
+  'specialPurposes',
+  'features',
+  'specialFeatures',
+] as const;
+
+/** A vendor with every id list present (an older list may leave an empty one out). */
+function withIdLists(vendor: GvlVendor) {
+  const lists = Object.fromEntries(VENDOR_ID_LISTS.map((k) => [k, vendor[k] ?? []])) as Record<
+    (typeof VENDOR_ID_LISTS)[number],
+    number[]
+  >;
+  return { ...vendor, ...lists };
+}
+
+/** What a language file replaces in an entry: its words, never its ids or the purposes a stack groups. */
+const TRANSLATED = ['name', 'description', 'illustrations'] as const;
+
+function translate<T extends Entry>(entry: T, translated: Entry | undefined): T {
+  if (!translated) return entry;
+  const words = Object.fromEntries(TRANSLATED.filter((k) => k in translated).map((k) => [k, translated[k]]));
+  return { ...entry, ...words };
+}
+
+const pick = <T extends Entry>(map: IdMap<T>, ids: Set<number>, translated?: IdMap): IdMap<T> =>
+  Object.fromEntries(
+    byId(map)
+      .filter((e) => ids.has(e.id))
+      .map((e) => [String(e.id), translate(e, translated?.[String(e.id)])]),
+  );
+
+/**
+ * One channel's part of a list, in IAB's GVL v3 shape (maps keyed by id): the chosen vendors that
+ * are in the list and not deleted, and only the purposes, special purposes, features, special
+ * features and data categories they declare, and the stacks made only of those purposes and
+ * special features. `translation` (a `purposes-<lang>.json`) replaces the declarations' words.
+ */
+export function vendorListSlice(
+  body: Record<string, unknown>,
+  vendorIds: number[],
+  translation: Record<string, unknown> | null,
+): Record<string, unknown> {
+  const chosen = new Set(vendorIds);
+  const vendors = byId(mapOf<GvlVendor>(body, 'vendors')).filter((v) => chosen.has(v.id) && !isDeleted(v));
+  const used = (field: keyof GvlVendor) =>
+    new Set(vendors.flatMap((v) => (v[field] as number[] | undefined) ?? []));
+  const purposes = new Set([...used('purposes'), ...used('legIntPurposes'), ...used('flexiblePurposes')]);
+  const specialFeatures = used('specialFeatures');
+  const stackIds = new Set(
+    byId(mapOf<GvlStack>(body, 'stacks'))
+      .filter((s) => {
+        const sp = s.purposes ?? [];
+        const sf = s.specialFeatures ?? [];
+        return (
+          sp.length + sf.length > 0 &&
+          sp.every((p) => purposes.has(p)) &&
+          sf.every((f) => specialFeatures.has(f))
+        );
+      })
+      .map((s) => s.id),
+  );
+  const ids: Record<Declaration, Set<number>> = {
+    purposes,
+    specialPurposes: used('specialPurposes'),
+    features: used('features'),
+    specialFeatures,
+    stacks: stackIds,
+    dataCategories: used('dataDeclaration'),
+  };
+  const declarations = Object.fromEntries(
+    DECLARATIONS.map((d) => [
+      d,
+      pick(mapOf(body, d), ids[d], translation ? mapOf(translation, d) : undefined),
+    ]),
+  );
+  return {
+    gvlSpecificationVersion: body.gvlSpecificationVersion,
+    vendorListVersion: body.vendorListVersion,
+    tcfPolicyVersion: body.tcfPolicyVersion,
+    lastUpdated: body.lastUpdated,
+    ...declarations,
+    vendors: Object.fromEntries(vendors.map((v) => [String(v.id), withIdLists(v)])),
+  };
+}
