@@ -104,10 +104,38 @@ export interface LayersPageOptions {
   config?: SiteConfig;
 }
 
+/** Records LCP entries (and whether each is inside the consent layers) and layout shifts. */
+const OBSERVERS = `<script>
+window.lcp = []; window.shifts = [];
+new PerformanceObserver((l) => { for (const e of l.getEntries()) window.lcp.push({ size: e.size, id: e.element && e.element.id, inLayers: !!(e.element && e.element.closest('[data-consent-banner]')), tag: e.element && e.element.tagName }); }).observe({ type: 'largest-contentful-paint', buffered: true });
+new PerformanceObserver((l) => { for (const e of l.getEntries()) window.shifts.push({ value: e.value, recent: e.hadRecentInput }); }).observe({ type: 'layout-shift', buffered: true });
+</script>`;
+
 /**
- * A page with real content (a hero heading and paragraph, as a publisher's article starts) that
- * opens the layers as soon as its body is parsed: the harshest case for LCP, where the layers paint
- * in the same frame as the page's own content. Observers record LCP entries and layout shifts.
+ * A page with real content (a hero heading and paragraph, as a publisher's article starts), with
+ * `head` (the SDK's snippet, or the test bundle) and `bodyEnd` added, and observers of LCP entries
+ * and layout shifts.
+ */
+export function heroPage(language: string, head: string, bodyEnd = ''): string {
+  return `<!doctype html>
+<html lang="${language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Daily News</title>
+${OBSERVERS}
+${head}
+</head><body style="margin:0;font-family:Georgia,serif">
+<header style="padding:24px 32px;background:#123;color:#fff"><a href="#" style="color:#fff">Daily News</a></header>
+<main style="padding:32px;max-width:900px">
+<h1 id="hero-title" style="font-size:44px;line-height:1.15;margin:0 0 16px">City council approves the new riverside park after a decade of debate</h1>
+<p id="hero-text" style="font-size:20px;line-height:1.5">The park will open next spring with playgrounds, a cycling path along the water and a weekly farmers' market. Residents who campaigned for it since 2015 gathered outside the town hall to celebrate the vote, which passed by a wide margin.</p>
+<p>More stories below.</p>
+</main>
+${bodyEnd}
+</body></html>`;
+}
+
+/**
+ * The hero page opening the layers from the test bundle as soon as its body is parsed: the
+ * harshest case for LCP, where the layers paint in the same frame as the page's own content.
  */
 export function layersPage(bundle: string, options: LayersPageOptions = {}): string {
   const language = options.language ?? 'en';
@@ -118,25 +146,27 @@ export function layersPage(bundle: string, options: LayersPageOptions = {}): str
     view: options.view ?? 'banner',
     previous: options.previous ?? null,
   };
-  return `<!doctype html>
-<html lang="${language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Daily News</title>
-<script>
-window.lcp = []; window.shifts = [];
-new PerformanceObserver((l) => { for (const e of l.getEntries()) window.lcp.push({ size: e.size, id: e.element && e.element.id, inLayers: !!(e.element && e.element.closest('[data-consent-banner]')), tag: e.element && e.element.tagName }); }).observe({ type: 'largest-contentful-paint', buffered: true });
-new PerformanceObserver((l) => { for (const e of l.getEntries()) window.shifts.push({ value: e.value, recent: e.hadRecentInput }); }).observe({ type: 'layout-shift', buffered: true });
-</script>
-<script>${bundle.replace(/<\/script/gi, '<\\/script')}</script>
-</head><body style="margin:0;font-family:Georgia,serif">
-<header style="padding:24px 32px;background:#123;color:#fff"><a href="#" style="color:#fff">Daily News</a></header>
-<main style="padding:32px;max-width:900px">
-<h1 id="hero-title" style="font-size:44px;line-height:1.15;margin:0 0 16px">City council approves the new riverside park after a decade of debate</h1>
-<p id="hero-text" style="font-size:20px;line-height:1.5">The park will open next spring with playgrounds, a cycling path along the water and a weekly farmers' market. Residents who campaigned for it since 2015 gathered outside the town hall to celebrate the vote, which passed by a wide margin.</p>
-<p>More stories below.</p>
-</main>
-<script>startTcfLayers(${JSON.stringify(start).replace(/</g, '\\u003c')});</script>
-</body></html>`;
+  const script = `<script>${bundle.replace(/<\/script/gi, '<\\/script')}</script>`;
+  const call = `<script>startTcfLayers(${JSON.stringify(start).replace(/</g, '\\u003c')});</script>`;
+  return heroPage(language, script, call);
 }
+
+/** LCP entries, layout shifts, and the layer's largest text block sized as LCP sizes elements. */
+export interface PaintMeasure {
+  lcp: Array<{ size: number; id: string; inLayers: boolean }>;
+  shifts: Array<{ value: number }>;
+  largestLayerBlock: number;
+}
+
+export const measurePaint = (page: Page): Promise<PaintMeasure> =>
+  page.evaluate(`(() => {
+    const blocks = Array.from(document.querySelectorAll(
+      '[data-consent-tcf] h2, [data-consent-tcf] p, [data-consent-tcf] li, [data-consent-tcf] button'));
+    const area = (el) => { const r = el.getBoundingClientRect();
+      const w = Math.max(0, Math.min(r.right, innerWidth) - Math.max(r.left, 0));
+      const h = Math.max(0, Math.min(r.bottom, innerHeight) - Math.max(r.top, 0)); return Math.round(w * h); };
+    return { lcp: window.lcp, shifts: window.shifts.slice(), largestLayerBlock: Math.max(...blocks.map(area)) };
+  })()`) as Promise<PaintMeasure>;
 
 export interface LayersHarness {
   open(options?: LayersPageOptions & { width?: number }): Promise<Page>;

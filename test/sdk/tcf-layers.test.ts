@@ -4,7 +4,13 @@ import type { TcfChoice } from '../../sdk/src/tcf/layers/types.ts';
 import { buildVendorList } from '../helpers/gvl.ts';
 import { axeViolations, describeViolations } from './axe.ts';
 import { browserSkipReason, launchChromium, type PageServer, startPageServer } from './harness.ts';
-import { buildLayersBundle, CONFIG, type LayersHarness, layersHarness } from './tcf-layers-helpers.ts';
+import {
+  buildLayersBundle,
+  CONFIG,
+  type LayersHarness,
+  layersHarness,
+  measurePaint,
+} from './tcf-layers-helpers.ts';
 
 /**
  * The two TCF layers (sdk/src/tcf/layers) in Chromium, drawn from the tests' vendor list through
@@ -289,18 +295,7 @@ describe.skipIf(browserSkipReason !== null)('TCF layers in Chromium', () => {
       const page = await h.open({ width });
       await page.waitForFunction('window.lcp.length > 0');
       await page.waitForTimeout(500); // two more frames' worth for any later, larger candidate
-      const measured = (await page.evaluate(`(() => {
-        // The layer's largest text block, as LCP would size it (visible area of the element's box).
-        const blocks = Array.from(document.querySelectorAll('${LAYERS} h2, ${LAYERS} p, ${LAYERS} li, ${LAYERS} button'));
-        const area = (el) => { const r = el.getBoundingClientRect();
-          const w = Math.max(0, Math.min(r.right, innerWidth) - Math.max(r.left, 0));
-          const h = Math.max(0, Math.min(r.bottom, innerHeight) - Math.max(r.top, 0)); return Math.round(w * h); };
-        return { lcp: window.lcp, shifts: window.shifts.slice(), largestLayerBlock: Math.max(...blocks.map(area)) };
-      })()`)) as {
-        lcp: Array<{ size: number; id: string; inLayers: boolean }>;
-        shifts: Array<{ value: number }>;
-        largestLayerBlock: number;
-      };
+      const measured = await measurePaint(page);
       const final = measured.lcp[measured.lcp.length - 1];
       expect(measured.lcp.filter((e) => e.inLayers)).toEqual([]);
       expect(['hero-title', 'hero-text']).toContain(final.id);
