@@ -64,8 +64,12 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
 
   return {
     restore() {
+      // The SDK judged its kept decision still good (age, material changes); the string must be the
+      // one made with that decision. A newer vendor list alone asks nothing again: the string keeps
+      // the version it was made with, as the TCF allows.
       const kept = readTcString(ctx.siteKey);
-      if (!kept || kept.v !== configVersion || !stillValid(kept.tc, tcf)) return false;
+      const decided = readConsent(ctx.siteKey);
+      if (!kept || kept.v !== decided?.v || !stillValid(kept.tc, tcf)) return false;
       publish(kept.tc); // the first update with a string: `tcloaded`
       return true;
     },

@@ -1,9 +1,9 @@
 /**
  * The visitor's TC string, kept first-party beside the SDK's own records: in localStorage (never a
  * cookie: the site's server has no use for it, and ad tech reads it through `__tcfapi`), with the
- * configVersion it was made for. The SDK's consent cookie still decides whether a decision holds
- * (age, material changes); this only says which string goes with it. Without storage the string
- * lives for this page only, and the next page asks again.
+ * configVersion it was made for, as the SDK's consent cookie records its decision. The cookie still
+ * decides whether a decision holds (age, material changes); this only says which string goes with
+ * it. Without storage the string lives for this page only, and the next page asks again.
  */
 export interface KeptTcString {
   tc: string;
