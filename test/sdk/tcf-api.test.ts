@@ -1,0 +1,238 @@
+import { GppModel } from '@iabgpp/cmpapi';
+import { describe, expect, it } from 'vitest';
+import { buildVendorList } from '../helpers/gvl.ts';
+import { expectProblemShape } from '../helpers/http.ts';
+import { refreshVendorList } from '../helpers/tcf.ts';
+import { action, BANNER } from './fixture.ts';
+import { browserSkipReason } from './harness.ts';
+import {
+  CMP_ID,
+  CMP_VERSION,
+  decodeTc,
+  heard,
+  LAYERS,
+  TCF_SETTINGS,
+  tcfapi,
+  tcfFixture,
+  VENDOR_IDS,
+} from './tcf-helpers.ts';
+
+/**
+ * Issue 31 item 3 (docs/guides/tcf.md): the IAB TCF CMP API of a TCF channel's pages. The page is
+ * the customer's: the snippet as the service hands it out (IAB's stub, then sdk.js), a vendor's tag
+ * that calls `__tcfapi` before the SDK has loaded, and a vendor's frame from another origin.
+ */
+describe.skipIf(browserSkipReason !== null)('TCF CMP API (issue 31)', () => {
+  const f = tcfFixture();
+  const get = (siteKey: string, part: string, headers: Record<string, string> = {}) =>
+    f.t.http.get(`/v1/public/sites/${siteKey}/${part}`, { headers });
+
+  it('tcf.js is JavaScript, cacheable, with an ETag (304), built from sdk/src/tcf; unknown sites 404', async () => {
+    const site = await f.tcfSite();
+    const res = await get(site.siteKey, 'tcf.js');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/javascript/);
+    expect(res.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
+    expect(res.text).toContain('__consentServiceTcf');
+    expect(() => new Function(res.text)).not.toThrow();
+    const etag = res.headers.get('etag') as string;
+    expect((await get(site.siteKey, 'tcf.js', { 'if-none-match': etag })).status).toBe(304);
+    expectProblemShape(await get('site_test_doesNotExist000000000000', 'tcf.js'), 404, 'not_found');
+  });
+
+  it('the snippet: a TCF channel gets IAB’s stub (with the __tcfapiLocator frame) before sdk.js; without tcf it is unchanged', async () => {
+    const site = await f.tcfSite(null);
+    const plain = (await get(site.siteKey, 'snippet')).body.data.html;
+    expect(plain).toMatch(/^<script src="[^"]+\/sdk\.js" data-site-key="site_test_\w+" async><\/script>$/);
+    const res = await f.t.http.patch(`/v1/channels/${site.channelId}`, {
+      key: f.key,
+      body: { tcf: TCF_SETTINGS },
+    });
+    expect(res.status, res.text).toBe(200);
+    const [stub, tag] = (await get(site.siteKey, 'snippet')).body.data.html.split('\n');
+    expect(tag).toBe(plain);
+    expect(stub).toMatch(/^<script>\(function\(module\)\{"use strict";.*\}\)\(\);<\/script>$/);
+    expect(stub).toContain('__tcfapiLocator');
+    expect(stub).toContain('setGdprApplies');
+  });
+
+  it('first visit: the stub queues the vendor’s calls, the CMP answers them, ping and cmpuishown, then useractioncomplete after "Accept all"', async () => {
+    const site = await f.tcfSite();
+    const { context, page, urls, posts, tcfJs } = await f.visit(site, 'FR');
+    await page.locator(`${LAYERS}[data-consent-view="banner"]`).waitFor();
+    expect(urls.filter((u) => u === tcfJs)).toHaveLength(1);
+    // Before the SDK: the stub answered ping as a stub.
+    expect(await page.evaluate('window.stubPing')).toMatchObject({ cmpStatus: 'stub', cmpLoaded: false });
+    // The CMP took over: the listener queued with the stub heard the layers shown.
+    const shown = await heard(page, 'cmpuishown');
+    expect(shown).toMatchObject({ ok: true, cmpStatus: 'loaded', tcString: '' });
+    expect(await page.evaluate('window.queuedTcData')).toMatchObject({ ok: true, eventStatus: 'cmpuishown' });
+    const ping = (await tcfapi(page, 'ping')).value;
+    expect(ping).toMatchObject({
+      cmpLoaded: true,
+      cmpStatus: 'loaded',
+      displayStatus: 'visible',
+      apiVersion: '2',
+      cmpId: CMP_ID,
+      cmpVersion: CMP_VERSION,
+      gdprApplies: true,
+      gvlVersion: 100,
+      tcfPolicyVersion: 5,
+    });
+    // getVendorList: the channel's slice, from the library, while the layers are up.
+    const list = await tcfapi(page, 'getVendorList');
+    expect(list.ok).toBe(true);
+    expect(list.value.vendorListVersion).toBe(100);
+    expect(
+      Object.keys(list.value.vendors)
+        .map(Number)
+        .sort((a, b) => a - b),
+    ).toEqual(VENDOR_IDS);
+
+    await page.click(`${LAYERS} ${action('accept-all')}`);
+    const done = await heard(page, 'useractioncomplete');
+    expect(done.ok).toBe(true);
+    expect(done.tcString).toMatch(/^[\w-]+(\.[\w-]+)+$/);
+    expect(await page.locator(BANNER).count()).toBe(0);
+    expect((await tcfapi(page, 'ping')).value).toMatchObject({
+      displayStatus: 'hidden',
+      cmpStatus: 'loaded',
+    });
+    const data = await tcfapi(page, 'getTCData');
+    expect(data.value).toMatchObject({
+      tcString: done.tcString,
+      eventStatus: 'useractioncomplete',
+      gdprApplies: true,
+    });
+    expect(decodeTc(done.tcString).vendorsDisclosed).toEqual(VENDOR_IDS);
+
+    // The decision posted carries the string; the evidence keeps the browser's string as it was.
+    const [event] = await f.recorded(context, site, 1);
+    expect(posts).toHaveLength(1);
+    expect(posts[0]).toMatchObject({ source: 'banner', tcString: done.tcString });
+    expect(event).toMatchObject({ tcString: done.tcString, regime: 'opt-in', region: 'FR' });
+    expect(event.decisions).toEqual({ necessary: 'granted', analytics: 'granted', marketing: 'granted' });
+
+    // A returning visitor (the same browser, a new page): no layers, `tcloaded` with the same string.
+    const again = await f.visit(site, 'FR', { context });
+    const loaded = await heard(again.page, 'tcloaded');
+    expect(loaded).toMatchObject({ ok: true, tcString: done.tcString });
+    expect(await again.page.evaluate('window.queuedTcData')).toMatchObject({ tcString: done.tcString });
+    expect(await again.page.locator(BANNER).count()).toBe(0);
+    expect(await again.page.evaluate('window.ConsentService.getDecisions()')).toMatchObject({
+      analytics: 'granted',
+    });
+    expect((await tcfapi(again.page, 'ping')).value).toMatchObject({ cmpStatus: 'loaded', gvlVersion: 100 });
+    // Nothing was asked or recorded again.
+    await f.recorded(context, site, 1);
+    await context.close();
+  });
+
+  it('a vendor’s frame on another origin reaches the API through __tcfapiLocator by postMessage', async () => {
+    const site = await f.tcfSite();
+    const { context, page } = await f.visit(site, 'FR');
+    await page.locator(LAYERS).waitFor();
+    expect(await page.locator('iframe[name="__tcfapiLocator"]').count()).toBe(1);
+    const frame = f.vendorFrame(page);
+    expect(new URL(frame.url()).origin).not.toBe(new URL(page.url()).origin);
+    const ping = await frame.evaluate("callTcf('ping')");
+    expect(ping).toMatchObject({
+      success: true,
+      returnValue: { cmpId: CMP_ID, cmpStatus: 'loaded', gdprApplies: true },
+    });
+    await page.click(`${LAYERS} ${action('reject-all')}`);
+    const { tcString } = await heard(page, 'useractioncomplete');
+    const data: any = await frame.evaluate("callTcf('getTCData')");
+    expect(data.success).toBe(true);
+    expect(data.returnValue).toMatchObject({ tcString, eventStatus: 'useractioncomplete' });
+    await context.close();
+  });
+
+  it('with a gppCmpId too, __gpp carries the EU TCF section (tcfeuv2) made from the same TC string', async () => {
+    const site = await f.tcfSite();
+    const res = await f.t.http.patch(`/v1/channels/${site.channelId}`, {
+      key: f.key,
+      body: { gppCmpId: CMP_ID },
+    });
+    expect(res.status, res.text).toBe(200);
+    const { context, page, urls } = await f.visit(site, 'FR');
+    await page.locator(LAYERS).waitFor();
+    expect(urls.filter((u) => u.endsWith('/gpp.js'))).toHaveLength(1);
+    await page.click(`${LAYERS} ${action('accept-all')}`);
+    const { tcString } = await heard(page, 'useractioncomplete');
+    const ready =
+      "(() => { let ok = false; __gpp('ping', (p) => { ok = p.signalStatus === 'ready'; }); return ok; })()";
+    await page.waitForFunction(ready);
+    const ping: Record<string, any> = await page.evaluate("new Promise((resolve) => __gpp('ping', resolve))");
+    expect(ping).toMatchObject({ cmpId: CMP_ID, cmpStatus: 'loaded', applicableSections: [2] });
+    // Read by the two IAB libraries: the GPP section holds what the TC string holds.
+    const gppModel = new GppModel(ping.gppString);
+    expect(gppModel.getHeader().SectionIds).toEqual([2]);
+    const tc = decodeTc(tcString);
+    expect(gppModel.getFieldValue('tcfeuv2', 'VendorConsents')).toEqual(tc.vendorConsents);
+    expect(gppModel.getFieldValue('tcfeuv2', 'VendorsDisclosed')).toEqual(VENDOR_IDS);
+    expect(gppModel.getFieldValue('tcfeuv2', 'CmpId')).toBe(CMP_ID);
+    await context.close();
+  });
+
+  it('outside opt-in regions and on channels without tcf: no tcf.js; the stub says GDPR does not apply', async () => {
+    const site = await f.tcfSite();
+    const rules = [
+      { regions: ['US'], regime: 'opt-out' },
+      { regions: ['*'], regime: 'opt-in' },
+    ];
+    const res = await f.t.http.patch(`/v1/channels/${site.channelId}`, {
+      key: f.key,
+      body: { regionRules: rules },
+    });
+    expect(res.status, res.text).toBe(200);
+    const us = await f.visit(site, 'US-CA');
+    await us.page.waitForFunction('window.ConsentService && window.ConsentService.getDecisions() !== null');
+    expect(us.urls).not.toContain(us.tcfJs);
+    expect((await tcfapi(us.page, 'ping')).value).toEqual({
+      gdprApplies: false,
+      cmpLoaded: false,
+      cmpStatus: 'stub',
+    });
+    await us.context.close();
+
+    // A channel that is no TCF CMP: the plain snippet, the SDK's banner, tcf.js never requested.
+    const plain = await f.tcfSite(null);
+    const visit = await f.visit(plain, 'FR');
+    await visit.page.locator(BANNER).waitFor();
+    expect(await visit.page.locator(LAYERS).count()).toBe(0);
+    await visit.page.click(action('accept-all'));
+    await f.recorded(visit.context, plain, 1);
+    expect(visit.urls.filter((u) => u.endsWith('/tcf.js') || u.includes('/tcf/'))).toEqual([]);
+    expect(visit.posts[0]).not.toHaveProperty('tcString');
+    expect(await visit.page.evaluate('typeof window.__tcfapi')).toBe('undefined');
+    await visit.context.close();
+  });
+
+  // Last in the file: it publishes a newer vendor list, which every channel of this app adopts.
+  it('a newer vendor list with the same declarations asks nobody again: the kept string (of version 100) is loaded', async () => {
+    const site = await f.tcfSite();
+    const first = await f.visit(site, 'FR');
+    await first.page.locator(LAYERS).waitFor();
+    await first.page.click(`${LAYERS} ${action('accept-all')}`);
+    const { tcString } = await heard(first.page, 'useractioncomplete');
+    await f.recorded(first.context, site, 1);
+
+    f.gvl.publish(buildVendorList({ version: 101 }));
+    await refreshVendorList(f.t);
+    const config = async () =>
+      (await f.t.http.get(`/v1/public/sites/${site.siteKey}/config?region=FR`)).body.data;
+    await expect.poll(async () => (await config()).tcf.vendorListVersion, { timeout: 10_000 }).toBe(101);
+    expect((await config()).configVersion).toBeGreaterThan(site.configVersion);
+
+    const again = await f.visit(site, 'FR', { context: first.context });
+    expect(await heard(again.page, 'tcloaded')).toMatchObject({ ok: true, tcString });
+    expect(await again.page.locator(BANNER).count()).toBe(0);
+    expect((await tcfapi(again.page, 'ping')).value).toMatchObject({
+      gvlVersion: 100,
+      displayStatus: 'disabled',
+    });
+    await f.recorded(first.context, site, 1);
+    await first.context.close();
+  });
+});
