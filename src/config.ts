@@ -58,6 +58,8 @@ export interface Config {
    * holding IAB's files (installs without internet). Always ends with '/'.
    */
   tcfGvlUrl: string;
+  /** Time limit of one vendor list file fetch (connect, headers and body). */
+  tcfGvlFetchTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -316,6 +318,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     geoSubdivisionHeader: geoHeaders[1],
     geoipDatabase: read(() => geoipDatabaseSetting(env), null),
     tcfGvlUrl: read(() => gvlUrlSetting(env), DEFAULT_TCF_GVL_URL),
+    tcfGvlFetchTimeoutMs: 1000 * read(() => intSetting(env, 'TCF_GVL_FETCH_TIMEOUT_SECONDS', 20, 1, 300), 20),
   };
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return config;

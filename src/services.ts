@@ -49,6 +49,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     clock,
     jobs,
     gvlUrl: deps.config.tcfGvlUrl,
+    fetchTimeoutMs: deps.config.tcfGvlFetchTimeoutMs,
     // The languages of TCF channels: the mirror fetches IAB's translations for them.
     languagesInUse: tcfLanguagesInUse,
     // A new list version re-snapshots every TCF channel with it (material where vendors declare more).

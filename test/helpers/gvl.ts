@@ -226,6 +226,8 @@ export function buildLanguageFile(language: string, options: { version?: number 
   };
 }
 
+export type FailureMode = number | 'garbage' | 'hang' | 'stall' | 'huge' | 'html';
+
 export interface VendorListServer {
   /** The base URL to give as TCF_GVL_URL (ends with '/'). */
   url: string;
@@ -233,8 +235,12 @@ export interface VendorListServer {
   requests: string[];
   /** Publishes another vendor list (the next version, say). */
   publish(list: ReturnType<typeof buildVendorList>): void;
-  /** Answers every request with this status until heal(); 'hang' never answers; 'garbage' sends invalid JSON. */
-  fail(mode: number | 'garbage'): void;
+  /**
+   * Answers every request with this status until heal(); 'garbage' sends invalid JSON; 'hang' never
+   * answers; 'stall' sends the headers and part of the body, then nothing; 'huge' streams more than
+   * 16 MiB; 'html' sends a 200 page that is not JSON.
+   */
+  fail(mode: FailureMode): void;
   heal(): void;
   /** The max-age the server sends in Cache-Control. */
   maxAgeSeconds: number;
@@ -247,12 +253,36 @@ export async function serveVendorList(
   options: { maxAgeSeconds?: number } = {},
 ): Promise<VendorListServer> {
   let current = list;
-  let failure: number | 'garbage' | null = null;
+  let failure: FailureMode | null = null;
   const requests: string[] = [];
   const state = { maxAgeSeconds: options.maxAgeSeconds ?? 600 };
   const server = http.createServer((req, res) => {
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
     requests.push(pathname);
+    if (failure === 'hang') return;
+    if (failure === 'stall') {
+      res.writeHead(200, { 'content-type': 'application/json' }).write('{"gvlSpecificationVersion": 3,');
+      return;
+    }
+    if (failure === 'huge') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(1024 * 1024, 0x20);
+      let sent = 0;
+      const pump = () => {
+        while (sent < 17 && !res.destroyed) {
+          sent++;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end('{}');
+      };
+      res.on('error', () => {});
+      pump();
+      return;
+    }
+    if (failure === 'html') {
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<html>Captive portal</html>');
+      return;
+    }
     if (failure === 'garbage') {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"vendorListVersion": ');
       return;

@@ -30,6 +30,8 @@ export interface VendorListMirrorDeps {
   clock: Clock;
   /** TCF_GVL_URL. */
   baseUrl: string;
+  /** TCF_GVL_FETCH_TIMEOUT_SECONDS, in ms (default FETCH_TIMEOUT_MS). */
+  fetchTimeoutMs?: number;
   /** The languages TCF channels are shown in (any BCP 47 tag; the mirror keeps the primary subtag). */
   languagesInUse: (db: Db) => Promise<string[]>;
   /** Called in the transaction that stores a version newer than every other (channels adopt it). */
@@ -91,7 +93,7 @@ export function createVendorListMirror(deps: VendorListMirrorDeps) {
     for (const language of missing) {
       const name = `purposes-${language}.json`;
       try {
-        const body = checkLanguageFile((await readSourceFile(baseUrl, name)).body, name);
+        const body = checkLanguageFile((await readSourceFile(baseUrl, name, deps.fetchTimeoutMs)).body, name);
         await store.tx((tx) =>
           tcfRepo.insertLanguageFile(tx, { vendorListVersion: version, language, body, fetchedAt: now }),
         );
@@ -120,7 +122,7 @@ export function createVendorListMirror(deps: VendorListMirrorDeps) {
       }
       let next: Omit<MirrorStateRow, 'id'>;
       try {
-        const file = await readSourceFile(baseUrl, 'vendor-list.json');
+        const file = await readSourceFile(baseUrl, 'vendor-list.json', deps.fetchTimeoutMs);
         const list = checkVendorList(file.body);
         if (await storeList(list, now)) {
           log.info(

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 /** IAB's vendor-list.json is a few MiB; far more is not a vendor list. */
 export const MAX_FILE_BYTES = 16 * 1024 * 1024;
-/** The whole request (connect, headers, body). */
+/** The whole request (connect, headers, body), unless TCF_GVL_FETCH_TIMEOUT_SECONDS says otherwise. */
 export const FETCH_TIMEOUT_MS = 20_000;
 
 export interface SourceFile {
@@ -69,14 +69,14 @@ async function readFileSource(baseUrl: string, name: string): Promise<SourceFile
   }
 }
 
-async function readHttpSource(baseUrl: string, name: string): Promise<SourceFile> {
+async function readHttpSource(baseUrl: string, name: string, timeoutMs: number): Promise<SourceFile> {
   const url = new URL(name, baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
-  const signal = AbortSignal.timeout(FETCH_TIMEOUT_MS);
+  const signal = AbortSignal.timeout(timeoutMs);
   let response: Response;
   try {
     response = await fetch(url, { signal, headers: { accept: 'application/json' }, redirect: 'follow' });
   } catch (error) {
-    const reason = signal.aborted ? `no answer within ${FETCH_TIMEOUT_MS} ms` : (error as Error).message;
+    const reason = signal.aborted ? `no answer within ${timeoutMs} ms` : (error as Error).message;
     throw new SourceError(`${name}: request failed (${reason})`);
   }
   try {
@@ -89,7 +89,7 @@ async function readHttpSource(baseUrl: string, name: string): Promise<SourceFile
     }
     const declared = Number(response.headers.get('content-length') ?? 0);
     if (declared > MAX_FILE_BYTES) throw new SourceError(`${name} is larger than ${MAX_FILE_BYTES} bytes`);
-    const text = await readBounded(response, name, signal);
+    const text = await readBounded(response, name, signal, timeoutMs);
     return { body: parseJson(text, name), maxAgeSeconds: maxAgeOf(response.headers.get('cache-control')) };
   } finally {
     // An unread or partly read body would hold the connection.
@@ -98,7 +98,12 @@ async function readHttpSource(baseUrl: string, name: string): Promise<SourceFile
 }
 
 /** The body as text, stopping at MAX_FILE_BYTES whatever Content-Length said. */
-async function readBounded(response: Response, name: string, signal: AbortSignal): Promise<string> {
+async function readBounded(
+  response: Response,
+  name: string,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<string> {
   if (!response.body) return '';
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -113,7 +118,7 @@ async function readBounded(response: Response, name: string, signal: AbortSignal
     }
   } catch (error) {
     if (error instanceof SourceError) throw error;
-    const reason = signal.aborted ? `no complete answer within ${FETCH_TIMEOUT_MS} ms` : 'connection lost';
+    const reason = signal.aborted ? `no complete answer within ${timeoutMs} ms` : 'connection lost';
     throw new SourceError(`${name}: ${reason}`);
   } finally {
     reader.releaseLock();
@@ -122,8 +127,12 @@ async function readBounded(response: Response, name: string, signal: AbortSignal
 }
 
 /** Reads `name` (`vendor-list.json`, `purposes-fr.json`) under the base URL. */
-export function readSourceFile(baseUrl: string, name: string): Promise<SourceFile> {
+export function readSourceFile(
+  baseUrl: string,
+  name: string,
+  timeoutMs = FETCH_TIMEOUT_MS,
+): Promise<SourceFile> {
   return new URL(baseUrl).protocol === 'file:'
     ? readFileSource(baseUrl, name)
-    : readHttpSource(baseUrl, name);
+    : readHttpSource(baseUrl, name, timeoutMs);
 }
