@@ -1,5 +1,7 @@
+import { gzipSync } from 'node:zlib';
 import { GppModel } from '@iabgpp/cmpapi';
 import { describe, expect, it } from 'vitest';
+import { buildSdk, buildTcf } from '../../sdk/build.ts';
 import { buildVendorList } from '../helpers/gvl.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import { refreshVendorList } from '../helpers/tcf.ts';
@@ -22,6 +24,35 @@ import {
  * the customer's: the snippet as the service hands it out (IAB's stub, then sdk.js), a vendor's tag
  * that calls `__tcfapi` before the SDK has loaded, and a vendor's frame from another origin.
  */
+/**
+ * sdk.js before TCF (commit da34b36): 24,300 bytes, 9,414 gzipped (esbuild, gzip -9). Every visitor
+ * loads it, so TCF may add to it only the loader (at most 300 bytes gzipped); IAB's libraries and the
+ * layers are in tcf.js, which only opt-in visitors of TCF channels load.
+ */
+const SDK_GZIP_BEFORE_TCF = 9414;
+const TCF_SDK_GROWTH_LIMIT = 300;
+/** tcf.js is IAB's CMP API and encoder plus the layers; the bound only catches a doubling (a second copy). */
+const MAX_TCF_GZIP_BYTES = 48 * 1024;
+
+describe('TCF bundles (issue 31)', () => {
+  it('sdk.js grows by at most 300 bytes gzipped and holds none of IAB’s TCF code; tcf.js is a minified IIFE of its own with no host baked in', async () => {
+    const [sdk, tcf] = await Promise.all([buildSdk(), buildTcf()]);
+    const sdkGzip = gzipSync(sdk, { level: 9 }).length;
+    const tcfGzip = gzipSync(tcf, { level: 9 }).length;
+    console.log(
+      `sdk.js: ${sdk.length} bytes, ${sdkGzip} gzipped (before TCF ${SDK_GZIP_BEFORE_TCF}); tcf.js: ${tcf.length} bytes, ${tcfGzip} gzipped`,
+    );
+    expect(sdkGzip - SDK_GZIP_BEFORE_TCF).toBeLessThanOrEqual(TCF_SDK_GROWTH_LIMIT);
+    for (const name of ['vendorsDisclosed', 'getVendorList', 'tcfapiLocator'])
+      expect(sdk).not.toContain(name);
+    expect(tcf.startsWith('"use strict";(()=>{')).toBe(true);
+    expect(tcf).not.toMatch(/\bimport\s*\(|\brequire\(/);
+    expect(tcf).not.toMatch(/https?:\/\//);
+    expect(tcf).toContain('__consentServiceTcf');
+    expect(tcfGzip).toBeLessThanOrEqual(MAX_TCF_GZIP_BYTES);
+  });
+});
+
 describe.skipIf(browserSkipReason !== null)('TCF CMP API (issue 31)', () => {
   const f = tcfFixture();
   const get = (siteKey: string, part: string, headers: Record<string, string> = {}) =>
