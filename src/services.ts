@@ -15,6 +15,7 @@ import { createOrganizationsService } from './modules/organizations/organization
 import { createReceiptsService } from './modules/receipts/receipts.service.ts';
 import { createScansService } from './modules/scans/scans.service.ts';
 import { createSitesService } from './modules/sites/sites.service.ts';
+import { createTcStringCheck } from './modules/tcf/tc-string.ts';
 import { createTcfService } from './modules/tcf/tcf.service.ts';
 import { createEventsService } from './modules/webhooks/events.service.ts';
 import { createWebhooksService } from './modules/webhooks/webhooks.service.ts';
@@ -74,6 +75,10 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     store,
     channels,
     evidence,
+    // A decision's TC string, decoded with IAB's library against the versions the mirror holds.
+    tcStrings: createTcStringCheck({
+      hasVendorList: async (version) => (await tcf.vendorList(store.db, version)) !== null,
+    }),
     clock,
     baseUrl: deps.config.baseUrl,
     regionSettings: deps.config,

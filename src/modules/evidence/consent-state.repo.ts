@@ -50,6 +50,27 @@ const STATE_FIELDS = sql.raw(`s.subject_pseudonym, s.purpose_key, s.decision, s.
   s.config_version, s.source, s.region, s.region_source, s.regime, c.consent_max_age_days`);
 
 export const consentStateRepo = {
+  /**
+   * Per subject of `pseudonyms`, the TC string of its newest unpurged event on the channel that
+   * carried one (docs/guides/tcf.md). A walk of the subjects' own events (evidence_events_subject_idx);
+   * only events with a string qualify, and a purge empties tc_string.
+   */
+  async newestTcStrings(
+    db: Db,
+    scope: EvidenceScope,
+    channelId: string,
+    pseudonyms: string[],
+  ): Promise<Map<string, string>> {
+    const result = await db.execute(sql`
+      select distinct on (e.subject_pseudonym) e.subject_pseudonym, e.tc_string
+      from evidence_events e
+      where e.organization_id = ${scope.organizationId} and e.environment = ${scope.environment}
+        and e.channel_id = ${channelId} and e.tc_string is not null
+        and e.subject_pseudonym = any(${sql.param(pseudonyms)}::text[])
+      order by e.subject_pseudonym, e.seq desc`);
+    return new Map(rowsOf(result).map((r) => [r.subject_pseudonym as string, r.tc_string as string]));
+  },
+
   /** The state rows of `pseudonyms` on a channel of the scope: one indexed read (the primary key). */
   async read(
     db: Db,

@@ -39,6 +39,10 @@ export const ConsentState = Type.Object(
         'Where the subject was at their newest decision (null: unknown, or recorded before regions)',
     }),
     regime: Type.Union([Regime, Type.Null()]),
+    tcString: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The IAB TC string of the subject’s newest decision that carried one (TCF channels); null when none did',
+    }),
   },
   { $id: 'ConsentState' },
 );

@@ -12,7 +12,12 @@ const DAY_MS = 24 * 3600_000;
 export const BACKFILL_BATCH = 5_000;
 
 /** A subject's consent state on a channel, as `GET /v1/consent-state` shows it. */
-export function presentState(channelId: string, rows: StatePurposeRow[], now: Date) {
+export function presentState(
+  channelId: string,
+  rows: StatePurposeRow[],
+  now: Date,
+  tcString: string | null = null,
+) {
   const sorted = [...rows].sort((a, b) => a.purposeKey.localeCompare(b.purposeKey));
   // The newest event among the purposes gives lastRecordedAt and where the subject was then.
   const newest = rows.reduce((a, b) =>
@@ -42,6 +47,7 @@ export function presentState(channelId: string, rows: StatePurposeRow[], now: Da
     expired: now.getTime() >= expiresAt.getTime(),
     region: newest.region,
     regime: newest.regime,
+    tcString,
   };
 }
 
@@ -82,10 +88,15 @@ export function createConsentStateReader(deps: {
         if (list) list.push(row);
         else bySubject.set(row.subjectPseudonym, [row]);
       }
+      // Only subjects with a state can have a TC string: none, no second read.
+      const tcStrings =
+        bySubject.size === 0
+          ? new Map<string, string>()
+          : await consentStateRepo.newestTcStrings(store.db, scope, channelId, [...bySubject.keys()]);
       const now = clock.now();
       return pseudonyms.map((p) => {
         const subjectRows = bySubject.get(p);
-        return subjectRows ? presentState(channelId, subjectRows, now) : null;
+        return subjectRows ? presentState(channelId, subjectRows, now, tcStrings.get(p) ?? null) : null;
       });
     },
 

@@ -28,7 +28,7 @@ import { consentStateCtes } from './consent-state.sql.ts';
 /** The Idempotency-Key records of the batch, one per keyed write, keys distinct ($1–$12). */
 const KEY_COLUMNS = IDEMPOTENCY_KEY_COLUMNS;
 
-/** The batch's events ($13–$33), and $34: the 1-based position of its write's key record, or null. */
+/** The batch's events ($13–$35), and $36: the 1-based position of its write's key record, or null. */
 const EVENT_COLUMNS = [
   'organization_id',
   'id',
@@ -48,6 +48,8 @@ const EVENT_COLUMNS = [
   'region_source',
   'regime',
   'gpp_string',
+  'tc_string',
+  'tcf',
   'recorded_at',
   'receipt_hash',
   'receipt_token_hash',
@@ -56,6 +58,7 @@ const EVENT_COLUMNS = [
 /** SQL types of the event columns not stored as text (the arrays are cast back to them). */
 const CASTS: Record<string, string> = {
   decisions: 'jsonb',
+  tcf: 'jsonb',
   config_version: 'integer',
   gpc: 'boolean',
   recorded_at: 'timestamptz',
@@ -67,9 +70,9 @@ const list = (columns: readonly string[], map: (column: string, i: number) => st
 
 export const KEY_PARAMS = KEY_COLUMNS.length;
 export const EVENT_PARAMS = EVENT_COLUMNS.length;
-/** $34: per event, the position (from 1, as text) of its write's key record, null for a write without a key. */
+/** $36: per event, the position (from 1, as text) of its write's key record, null for a write without a key. */
 const KEY_NO = KEY_PARAMS + EVENT_PARAMS + 1;
-/** $35: the batch's time, for the outbox rows. */
+/** $37: the batch's time, for the outbox rows. */
 const NOW = KEY_NO + 1;
 export const CONSENT_WRITE_PARAMS = NOW;
 
@@ -90,7 +93,9 @@ function maskedEventJsonb(e: string): string {
       'receipt', jsonb_build_object('hash', ${e}.receipt_hash))
     || CASE WHEN ${e}.region_source IS NULL THEN '{}'::jsonb ELSE jsonb_build_object(
       'region', ${e}.region, 'regionSource', ${e}.region_source, 'regime', ${e}.regime) END
-    || CASE WHEN ${e}.gpp_string IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('gppString', ${e}.gpp_string) END`;
+    || CASE WHEN ${e}.gpp_string IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('gppString', ${e}.gpp_string) END
+    || CASE WHEN ${e}.tc_string IS NULL THEN '{}'::jsonb
+      ELSE jsonb_build_object('tcString', ${e}.tc_string, 'tcf', ${e}.tcf) END`;
 }
 
 /** How the outbox rows are made: the webhooks module's attempt job (omitted when no outbox is wired). */

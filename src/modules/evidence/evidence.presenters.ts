@@ -8,12 +8,12 @@ import { maskPseudonym } from './pseudonym.ts';
  * `masked`. Only for rows not purged: a purged row has no content to show.
  */
 export function evidenceEventBody(row: EvidenceRow, pseudonym: 'masked' | 'unmasked') {
-  return { ...eventCore(row, pseudonym), ...regionMembers(row), ...gppMembers(row) };
+  return { ...eventCore(row, pseudonym), ...regionMembers(row), ...gppMembers(row), ...tcfMembers(row) };
 }
 
 /**
  * The event with its receipt, members in the order reads serialize them: the optional members
- * (region, gppString) last, since the response serializer writes them after the others. Reads (`masked`) and
+ * (region, gppString, tcString and tcf) last, since the response serializer writes them after the others. Reads (`masked`) and
  * export lines (`unmasked`) are this object.
  */
 export function evidenceWithReceipt(row: EvidenceRow, pseudonym: 'masked' | 'unmasked') {
@@ -22,6 +22,7 @@ export function evidenceWithReceipt(row: EvidenceRow, pseudonym: 'masked' | 'unm
     receipt: { hash: row.receiptHash },
     ...regionMembers(row),
     ...gppMembers(row),
+    ...tcfMembers(row),
   };
 }
 
@@ -53,6 +54,20 @@ function eventCore(row: EvidenceRow, pseudonym: 'masked' | 'unmasked') {
 /** `gppString`, only on an event sent with one: every other event's canonical form lacks it. */
 function gppMembers(row: EvidenceRow) {
   return row.gppString === null ? {} : { gppString: row.gppString };
+}
+
+/**
+ * `tcString` and the `tcf` the service decoded from it (docs/guides/tcf.md), only on an event sent
+ * with one: every other event's canonical form lacks both, so events recorded before TCF keep
+ * their bytes and leaf hashes. `tcf`'s members in a fixed order (the export's COPY writes the same).
+ */
+function tcfMembers(row: EvidenceRow) {
+  if (row.tcString === null || row.tcf === null) return {};
+  const { vendorListVersion, purposeConsents, vendorConsents, specialFeatureOptins } = row.tcf;
+  return {
+    tcString: row.tcString,
+    tcf: { vendorListVersion, purposeConsents, vendorConsents, specialFeatureOptins },
+  };
 }
 
 /**

@@ -46,6 +46,8 @@ const PURGED_CONTENT = {
   regionSource: null,
   regime: null,
   gppString: null,
+  tcString: null,
+  tcf: null,
   receiptTokenHash: null,
 } as const;
 

@@ -41,6 +41,22 @@ export const EvidenceEvent = Type.Object(
     gppString: Type.Optional(
       Type.String({ description: 'The IAB GPP string sent with the decision (absent when none was sent)' }),
     ),
+    tcString: Type.Optional(
+      Type.String({ description: 'The IAB TC string sent with the decision (absent when none was sent)' }),
+    ),
+    tcf: Type.Optional(
+      Type.Object(
+        {
+          vendorListVersion: Type.Integer(),
+          purposeConsents: Type.Array(Type.Integer()),
+          vendorConsents: Type.Array(Type.Integer()),
+          specialFeatureOptins: Type.Array(Type.Integer()),
+        },
+        {
+          description: 'What the service decoded from tcString with @iabtechlabtcf/core (absent without one)',
+        },
+      ),
+    ),
     recordedAt: ApiDate,
     receipt: Type.Object({
       hash: Type.String({

@@ -12,7 +12,7 @@ import { createConsentStateReader } from './consent-state.ts';
 import type { OutboxJob } from './consent-write.sql.ts';
 import { evidenceEventBody } from './evidence.presenters.ts';
 import { type EvidenceFilters, type EvidenceScope, evidenceRepo } from './evidence.repo.ts';
-import type { Decision, EvidenceRow } from './evidence.tables.ts';
+import type { Decision, EvidenceRow, EvidenceTcf } from './evidence.tables.ts';
 import { createEvidenceWriter } from './evidence-writer.ts';
 import { evidenceLeafHash } from './leaf-hash.ts';
 import { pseudonymOf } from './pseudonym.ts';
@@ -46,6 +46,9 @@ export interface RecordInput {
   regime: Regime;
   /** The IAB GPP string the SDK sent with the decision, already checked to decode; or null. */
   gppString: string | null;
+  /** The IAB TC string sent with the decision, already checked, and what was decoded of it; or both null. */
+  tcString: string | null;
+  tcf: EvidenceTcf | null;
 }
 
 export type ListFilters = Omit<EvidenceFilters, 'subjectPseudonym'> & { subjectId?: string };
@@ -135,8 +138,8 @@ export function createEvidenceService(deps: {
         regionSource: input.region.source,
         regime: input.regime,
         gppString: input.gppString,
-        tcString: null,
-        tcf: null,
+        tcString: input.tcString,
+        tcf: input.tcf,
         recordedAt: new Date(Math.floor(clock.now().getTime() / 1000) * 1000),
         receiptHash: '',
         receiptTokenHash: receiptTokenHash(receiptToken),

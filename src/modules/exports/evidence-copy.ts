@@ -25,7 +25,9 @@ const jsonText = (column: string) => `coalesce(to_json(${column})::text, 'null')
  * two), and the members keep jsonb's order, the order the batch path shows (it parses the same
  * jsonb). Dates as apiDate writes them (whole seconds, UTC, Z). The region members (docs/regions.md)
  * come last and only on events that have them (region_source set), as evidenceWithReceipt writes
- * them; their source and regime are service-made words.
+ * them; their source and regime are service-made words. So do tcString and tcf (docs/guides/tcf.md):
+ * tcf's members in the presenter's fixed order, its id lists as jsonb writes integer arrays with the
+ * spaces removed.
  */
 const LINE = `'{"id":"' || e.id || '","type":"consent.recorded","channelId":"' || e.channel_id
     || '","environment":"' || e.environment
@@ -44,6 +46,11 @@ const LINE = `'{"id":"' || e.id || '","type":"consent.recorded","channelId":"' |
     || CASE WHEN e.region_source IS NULL THEN '' ELSE ',"region":' || ${jsonText('e.region')}
       || ',"regionSource":"' || e.region_source || '","regime":"' || e.regime || '"' END
     || CASE WHEN e.gpp_string IS NULL THEN '' ELSE ',"gppString":' || ${jsonText('e.gpp_string')} END
+    || CASE WHEN e.tc_string IS NULL OR e.tcf IS NULL THEN '' ELSE ',"tcString":' || ${jsonText('e.tc_string')}
+      || ',"tcf":{"vendorListVersion":' || (e.tcf->>'vendorListVersion')
+      || ',"purposeConsents":' || replace((e.tcf->'purposeConsents')::text, ' ', '')
+      || ',"vendorConsents":' || replace((e.tcf->'vendorConsents')::text, ' ', '')
+      || ',"specialFeatureOptins":' || replace((e.tcf->'specialFeatureOptins')::text, ' ', '') || '}' END
     || '}'`;
 
 /** The selection as SQL (COPY takes no bind parameters: every value is an escaped literal). */

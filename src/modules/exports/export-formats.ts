@@ -27,6 +27,12 @@ export const CSV_COLUMNS = [
   'regionSource',
   'regime',
   'gppString',
+  // Empty unless the decision carried a TC string (docs/guides/tcf.md); the id lists as JSON.
+  'tcString',
+  'tcf.vendorListVersion',
+  'tcf.purposeConsents',
+  'tcf.vendorConsents',
+  'tcf.specialFeatureOptins',
 ] as const;
 
 export const CONTENT_TYPES: Record<ExportFormat, string> = {

@@ -39,6 +39,15 @@ export const PreferencesBody = Type.Object(
           'The IAB GPP string of the decision (US opt-out regions); one that does not decode is a 422',
       }),
     ),
+    tcString: Type.Optional(
+      Type.String({
+        minLength: 1,
+        // The tcf module's bound (tc-string-bounds.ts): a real string is well under 2,000 characters.
+        maxLength: 10_000,
+        description:
+          "The IAB TC string of the decision (TCF channels, opt-in regions): it must decode, carry the channel's CMP id and a vendor list version the service holds, else 422",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -7,6 +7,7 @@ import { notFound, validationFailed } from '../../platform/http/errors.ts';
 import { decisionOutcome } from '../analytics/analytics.service.ts';
 import type { ChannelsService, VisitorConfig } from '../channels/channels.service.ts';
 import type { EvidenceService, RecordedEvent, RecordInput } from '../evidence/evidence.service.ts';
+import type { EvidenceTcf } from '../evidence/evidence.tables.ts';
 import {
   createRegionResolver,
   declaredRegionError,
@@ -43,6 +44,14 @@ export interface VisitorLocation {
   ip: string | undefined;
 }
 
+/**
+ * Checks a decision's TC string: the tcf module's (tc-string.ts, wired in services.ts). The summary
+ * the evidence keeps, or why the string is refused.
+ */
+export interface TcStringChecker {
+  check(value: string, cmpId: number): Promise<{ tcf: EvidenceTcf; problem?: never } | { problem: string }>;
+}
+
 /** The settings the visitor's region is resolved from (config.ts). */
 export type RegionSettings = Parameters<typeof createRegionResolver>[0];
 
@@ -51,6 +60,7 @@ export function createSitesService(deps: {
   store: Pick<Store, 'listen'>;
   channels: Pick<ChannelsService, 'findConfigVersion'> & SiteCacheDeps['channels'];
   evidence: Pick<EvidenceService, 'write' | 'stage' | 'commitStaged'>;
+  tcStrings: TcStringChecker;
   clock: Clock;
   baseUrl: string;
   regionSettings: RegionSettings;
@@ -64,6 +74,25 @@ export function createSitesService(deps: {
     onReloadError: deps.onGeoIpReloadError,
   });
   const caching = configCaching(regions.varyHeaders, deps.regionSettings.geoipDatabase !== null);
+
+  /**
+   * A decision's TC string against the notice it answered: that version's TCF settings (none: 422)
+   * and CMP id. Only called when a string was sent; decisions without one pay nothing.
+   */
+  async function checkedTcString(notice: VisitorConfig, value: string): Promise<EvidenceTcf> {
+    if (!notice.tcf) {
+      throw validationFailed([
+        {
+          path: '/tcString',
+          message: `was sent, but configVersion ${notice.configVersion} of this channel has no TCF settings`,
+        },
+      ]);
+    }
+    const checked = await deps.tcStrings.check(value, notice.tcf.cmpId);
+    if (checked.problem !== undefined)
+      throw validationFailed([{ path: '/tcString', message: checked.problem }]);
+    return checked.tcf;
+  }
 
   /** The notice the visitor answered, or a 422 if the channel never had that configVersion. */
   async function noticeAnswered(site: Site, version: number): Promise<VisitorConfig> {
@@ -166,6 +195,7 @@ export function createSitesService(deps: {
         const problem = await gppDecodeError(input.gppString);
         if (problem) throw validationFailed([{ path: '/gppString', message: problem }]);
       }
+      const tcf = input.tcString === undefined ? null : await checkedTcString(notice, input.tcString);
       // The regime of the notice the visitor answered, where the visitor was.
       const regime = resolveRegime(notice.regionRules, facts.region.code);
       const gpc = (input.gpc ?? false) || facts.secGpc;
@@ -192,6 +222,8 @@ export function createSitesService(deps: {
         region: facts.region,
         regime,
         gppString: input.gppString ?? null,
+        tcString: input.tcString ?? null,
+        tcf,
       };
       return unit ? evidence.stage(unit, decision) : evidence.write(decision);
     },
