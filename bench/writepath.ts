@@ -3,7 +3,7 @@
  * subject and an `Idempotency-Key` on every write), in one run on PostgreSQL:
  *
  *   npx tsx bench/writepath.ts [--before DIR] [--scenario b|a] [--connections 10,32] [--rounds 3]
- *                              [--seconds 3] [--profile DIR] [--fastify]
+ *                              [--seconds 3] [--profile DIR] [--fastify] [--tcf]
  *
  * `--scenario a` measures config reads instead, against the static server of bench a (issue 17
  * item 9 compares a compiled start with tsx this way: a checkout holding build/main.js is started
@@ -13,6 +13,9 @@
  * worktree of main with node_modules linked), the same-shape INSERT server (bench_evidence, like
  * evidence_events) and the minimal INSERT server. Every round runs each side once, in a rotating
  * order (the machine is shared and drifts: ratios are taken within a round, then the median).
+ * `--tcf` adds `after+tc`: this checkout's service again, its channel now an IAB TCF channel and every
+ * write carrying a TC string, which the service decodes and checks (bench/lib/tcf.ts); `after+tc/after`
+ * is what the decode costs a write.
  * `--profile DIR` starts the services under `node --cpu-prof` (the profiles are written at exit).
  * Each side also reports its server CPU milliseconds per request (its process tree, from /proc):
  * on a 2-core machine shared with the load generator and PostgreSQL, that bounds throughput. With
@@ -30,6 +33,7 @@ import { type LoadFigures, type LoadSpec, load, median } from './lib/load.ts';
 import { type Child, startChild } from './lib/processes.ts';
 import { startServiceAt } from './lib/service-at.ts';
 import { DEFAULT_DATABASE_URL, freshPostgres, prepare } from './lib/setup.ts';
+import { prepareTcf } from './lib/tcf.ts';
 import { consentWriteRequest } from './scenarios/http.ts';
 
 const { values: flags } = parseArgs({
@@ -43,12 +47,15 @@ const { values: flags } = parseArgs({
     profile: { type: 'string' },
     // Also the same-shape INSERT behind a bare Fastify route (baselines/fastify-insert-server.ts).
     fastify: { type: 'boolean', default: false },
+    // Also `after+tc`: the same service, every write carrying a TC string (its TCF channel's).
+    tcf: { type: 'boolean', default: false },
   },
 });
 const say = (line: string) => process.stderr.write(`writepath: ${line}\n`);
 const url = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
 const bench = await freshPostgres(url);
 const fixture = await prepare(bench, '/tmp/consent-writepath-bench');
+const tcf = flags.tcf ? await prepareTcf(bench, fixture, '/tmp/consent-writepath-bench') : null;
 const env = { ...bench.env, ORGANIZATION_ID: fixture.organizationId, CHANNEL_ID: fixture.channelId };
 const reads = flags.scenario === 'a';
 const postmaster = await postmasterPid(url);
@@ -85,6 +92,7 @@ const sides: Side[] = [];
 const servicePath = `/v1/public/sites/${fixture.siteKey}/${reads ? 'config' : 'preferences'}`;
 const after = await startServiceAt(process.cwd(), bench.env, flags.profile);
 sides.push({ name: 'after', child: after, path: servicePath, service: true });
+if (tcf) sides.push({ name: 'after+tc', child: after, path: servicePath, service: true });
 if (flags.before) {
   const prepared = prepareBefore(path.resolve(flags.before), beforeDatabaseUrl(url));
   const before = await startServiceAt(flags.before, prepared.env, flags.profile);
@@ -110,6 +118,10 @@ if (reads) {
 }
 
 const { body, headers } = consentWriteRequest(fixture);
+/** after+tc's body: the same write for the TCF config version, with the visitor's TC string. */
+const tcBody = tcf
+  ? () => JSON.stringify({ ...JSON.parse(body()), configVersion: tcf.configVersion, tcString: tcf.tcString })
+  : body;
 const specOf = (side: Side): LoadSpec =>
   reads
     ? { url: `${side.child.baseUrl}${side.path}` }
@@ -117,7 +129,7 @@ const specOf = (side: Side): LoadSpec =>
         url: `${side.child.baseUrl}${side.path}`,
         method: 'POST',
         headers,
-        body,
+        body: side.name === 'after+tc' ? tcBody : body,
         // The SDK sends a fresh Idempotency-Key with every write.
         idempotencyKey: side.service,
       };
@@ -170,10 +182,12 @@ try {
         row[`${service.name}/${baseline.name}`] = Number(ratio(service.name, baseline.name).toFixed(2));
     }
     if (flags.before) row['after/before'] = Number(ratio('after', 'before').toFixed(2));
+    if (tcf) row['after+tc/after'] = Number(ratio('after+tc', 'after').toFixed(2));
     report[`${connections} connections`] = row;
     say(`${connections} connections: ${JSON.stringify(row)}`);
   }
 } finally {
-  for (const side of sides) await side.child.stop();
+  // after+tc shares after's process: each child is stopped once.
+  for (const child of new Set(sides.map((side) => side.child))) await child.stop();
 }
 process.stdout.write(`${JSON.stringify({ rounds, seconds, report }, null, 2)}\n`);
