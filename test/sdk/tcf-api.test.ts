@@ -179,6 +179,20 @@ describe.skipIf(browserSkipReason !== null)('TCF CMP API (issue 31)', () => {
     await context.close();
   });
 
+  it('a page whose snippet predates tcf (no stub): tcf.js installs IAB’s stub, so frames still find __tcfapiLocator', async () => {
+    const site = await f.tcfSite();
+    const { context, page, urls, tcfJs } = await f.visit(site, 'FR', { bare: true });
+    await page.locator(LAYERS).waitFor();
+    expect(urls).toContain(tcfJs);
+    expect(await page.locator('iframe[name="__tcfapiLocator"]').count()).toBe(1);
+    const ping = await f.vendorFrame(page).evaluate("callTcf('ping')");
+    expect(ping).toMatchObject({
+      success: true,
+      returnValue: { cmpId: CMP_ID, cmpStatus: 'loaded', displayStatus: 'visible' },
+    });
+    await context.close();
+  });
+
   it('with a gppCmpId too, __gpp carries the EU TCF section (tcfeuv2) made from the same TC string', async () => {
     const site = await f.tcfSite();
     const res = await f.t.http.patch(`/v1/channels/${site.channelId}`, {

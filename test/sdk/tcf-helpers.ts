@@ -141,7 +141,12 @@ export function tcfFixture() {
     async visit(
       site: Site,
       region = 'FR',
-      options: { context?: BrowserContext; locale?: string } = {},
+      options: {
+        context?: BrowserContext;
+        locale?: string;
+        /** The SDK tag alone, as pasted before the channel had tcf: no stub, no vendor's tag. */
+        bare?: boolean;
+      } = {},
     ): Promise<TcfVisit> {
       const snippet: string = (await f.t.http.get(`/v1/public/sites/${site.siteKey}/snippet`)).body.data.html;
       const tagged = snippet
@@ -151,11 +156,14 @@ export function tcfFixture() {
       const bare = `<script src="${sdkSrc}" data-site-key="${site.siteKey}" async></script>`;
       const frameSrc = `${f.pages.origin.replace('127.0.0.1', 'localhost')}/vendor-frame.html`;
       const frame = `<iframe src="${frameSrc}" title="Vendor" name="vendor" width="300" height="60"></iframe>`;
+      const tags = options.bare
+        ? bare.replace(' async>', ` data-region="${region}" async>`)
+        : `${tagged}\n${VENDOR_TAG}`;
       const html = shopPage(sdkSrc, site.siteKey, { gtag: true })
-        .replace(bare, `${tagged}\n${VENDOR_TAG}`)
+        .replace(bare, tags)
         .replace('</main>', `${frame}</main>`);
-      expect(html).toContain(VENDOR_TAG);
-      const path = `/tcf-${site.siteKey}-${region}.html`;
+      expect(html).toContain(tags);
+      const path = `/tcf-${site.siteKey}-${region}${options.bare ? '-bare' : ''}.html`;
       f.pages.setPage(path, html);
       f.pages.setPage('/vendor-frame.html', VENDOR_FRAME);
       const context =

@@ -1,5 +1,6 @@
 import { CmpApi, CmpApiModel } from '@iabtechlabtcf/cmpapi';
 import { GVL, TCString } from '@iabtechlabtcf/core';
+import installStub from '@iabtechlabtcf/stub';
 import { readConsent } from '../storage.ts';
 import { stringsFor } from '../strings.ts';
 import type { TcfStart } from '../tcf-loader.ts';
@@ -52,6 +53,9 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
   const tcf = ctx.config.tcf as TcfConfig;
   const { configVersion } = ctx.config;
   const [gvl, gpp] = await Promise.all([fetchVendorList(ctx, tcf), gppForTcf(ctx)]);
+  // CmpApi answers calls on this page only; the stub adds the `__tcfapiLocator` frame and answers
+  // frames' postMessage calls. A snippet pasted before the channel had tcf lacks it: install it now.
+  if (typeof (window as { __tcfapi?: unknown }).__tcfapi !== 'function') installStub();
   const cmp = new CmpApi(tcf.cmpId, tcf.cmpVersion, true);
   /** The visitor's current TC string; null before any. */
   let current: string | null = null;
@@ -75,8 +79,10 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
     },
 
     show(view, done) {
-      const decoded = current ? TCString.decode(current) : null;
       const previous = readConsent(ctx.siteKey)?.d;
+      // No kept decision (reset() forgot it): the visitor's string is forgotten with it.
+      if (!previous) current = null;
+      const decoded = current ? TCString.decode(current) : null;
       cmp.update(current ?? '', true); // `cmpuishown`
       // The library's model of the empty string has no vendor list; give it the one shown, so that
       // `ping` reports gvlVersion and `getVendorList` answers while the layers are up.
