@@ -89,19 +89,21 @@ export const CONFIG: SiteConfig = {
   regime: 'opt-in',
 };
 
-/** The vendor list slice as the service would serve it: the test list, its declarations in `language`. */
+/** An illustration of purpose 2, as IAB's language files give most purposes. */
+export const ILLUSTRATION = 'A car company shows an advert for its new model to people who read about cars.';
+
+/**
+ * The vendor list slice as the service would serve it: the test list, its declarations in
+ * `language`, and an illustration on purpose 2.
+ */
 export function sliceFor(language: string) {
   const list = buildVendorList();
-  return language === 'en'
-    ? list
-    : { ...list, ...buildLanguageFile(language, { version: list.vendorListVersion }) };
-}
-
-export interface LayersPageOptions {
-  language?: string;
-  view?: 'banner' | 'customize';
-  previous?: TcfChoice | null;
-  config?: SiteConfig;
+  const slice =
+    language === 'en'
+      ? list
+      : { ...list, ...buildLanguageFile(language, { version: list.vendorListVersion }) };
+  (slice.purposes['2'] as { illustrations: string[] }).illustrations = [ILLUSTRATION];
+  return slice;
 }
 
 /** Records LCP entries (and whether each is inside the consent layers) and layout shifts. */

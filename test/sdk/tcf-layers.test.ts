@@ -7,6 +7,7 @@ import { browserSkipReason, launchChromium, type PageServer, startPageServer } f
 import {
   buildLayersBundle,
   CONFIG,
+  ILLUSTRATION,
   type LayersHarness,
   layersHarness,
   measurePaint,
@@ -175,6 +176,11 @@ describe.skipIf(browserSkipReason !== null)('TCF layers in Chromium', () => {
         .getByRole('checkbox', { name: 'The Trade Desk Consent' })
         .getAttribute('data-tcf-vendor-consent'),
     ).toBe('21');
+
+    // A purpose's illustrations, folded under "Examples".
+    const purpose2 = page.locator(`${LAYERS} [data-tcf-purpose-item="2"]`);
+    await purpose2.locator('summary', { hasText: 'Examples' }).click();
+    expect(await purpose2.locator('details li').textContent()).toBe(ILLUSTRATION);
 
     // Every vendor's details, names from the vendor list.
     const tradeDesk = page.locator(`${LAYERS} [data-tcf-vendor="21"]`);

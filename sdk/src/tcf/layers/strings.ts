@@ -36,7 +36,6 @@ export interface TcfStrings {
   vendorSpecialFeatures: string;
   retention: string;
   retentionFor: string;
-  days: string;
   dataCategories: string;
   storage: string;
   nonCookie: string;
@@ -81,7 +80,6 @@ const en: TcfStrings = {
   vendorSpecialFeatures: 'Special features',
   retention: 'Data kept for',
   retentionFor: '{n} days',
-  days: 'days',
   dataCategories: 'Data used',
   storage: 'Stores cookies for up to {n} days.',
   nonCookie: 'Also uses other ways to store or access information on your device.',
@@ -127,7 +125,6 @@ const de: TcfStrings = {
   vendorSpecialFeatures: 'Besondere Merkmale',
   retention: 'Speicherdauer',
   retentionFor: '{n} Tage',
-  days: 'Tage',
   dataCategories: 'Verwendete Daten',
   storage: 'Speichert Cookies bis zu {n} Tage.',
   nonCookie: 'Nutzt auch andere Wege, um Informationen auf Ihrem Gerät zu speichern oder abzurufen.',
@@ -174,7 +171,6 @@ const fr: TcfStrings = {
   vendorSpecialFeatures: 'Fonctionnalités spéciales',
   retention: 'Durée de conservation',
   retentionFor: '{n} jours',
-  days: 'jours',
   dataCategories: 'Données utilisées',
   storage: 'Stocke des cookies jusqu’à {n} jours.',
   nonCookie: 'Utilise aussi d’autres moyens de stocker ou lire des informations sur votre appareil.',
@@ -220,7 +216,6 @@ const es: TcfStrings = {
   vendorSpecialFeatures: 'Características especiales',
   retention: 'Conservación de datos',
   retentionFor: '{n} días',
-  days: 'días',
   dataCategories: 'Datos usados',
   storage: 'Guarda cookies hasta {n} días.',
   nonCookie: 'También usa otros medios para guardar o leer información en su dispositivo.',
