@@ -90,6 +90,18 @@ describe.skipIf(browserSkipReason !== null)('TC strings (issue 31)', () => {
     expect(decoded.vendorLegitimateInterests).toEqual([]);
     expect(decoded.specialFeatureOptins).toEqual([]);
     expect(event.decisions).toEqual({ necessary: 'granted', analytics: 'denied', marketing: 'denied' });
+
+    // reset() forgets the decision, and the string with it: the layers show again with none.
+    const shown = "window.tcfEvents.filter((e) => e.status === 'cmpuishown').length";
+    const before: number = await visit.page.evaluate(shown);
+    await visit.page.evaluate('window.ConsentService.reset()');
+    await visit.page.waitForFunction(`${shown} > ${before}`);
+    expect(await heard(visit.page, 'cmpuishown')).toMatchObject({ ok: true, tcString: '' });
+    expect((await tcfapi(visit.page, 'getTCData')).value).toMatchObject({
+      tcString: '',
+      eventStatus: 'cmpuishown',
+    });
+    await visit.page.locator(`${LAYERS}[data-consent-view="banner"]`).waitFor();
     await visit.context.close();
   });
 
