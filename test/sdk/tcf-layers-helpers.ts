@@ -106,6 +106,13 @@ export function sliceFor(language: string) {
   return slice;
 }
 
+export interface LayersPageOptions {
+  language?: string;
+  view?: 'banner' | 'customize';
+  previous?: TcfChoice | null;
+  config?: SiteConfig;
+}
+
 /** Records LCP entries (and whether each is inside the consent layers) and layout shifts. */
 const OBSERVERS = `<script>
 window.lcp = []; window.shifts = [];
