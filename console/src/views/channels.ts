@@ -3,11 +3,13 @@ import { button, copyField, date, field, h, input, select, table } from '../dom.
 import { act, badge, form, messageBox, section, type View, type ViewContext } from '../ui.ts';
 import { configVersionsSection, previewSection, type RegionChannel, regionRulesSection } from './regions.ts';
 import { scansSection } from './scans.ts';
+import { type ChannelTcf, tcfSections } from './tcf.ts';
 
 interface Channel extends RegionChannel {
   configVersion: number;
   defaultLanguage: string;
   createdAt: string;
+  tcf?: ChannelTcf | null;
 }
 
 // Which channel is open survives a redraw (after a change) but not a reload.
@@ -213,6 +215,12 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
     ),
     await scansSection(ctx, channel, technologies.data, purposes.data, manage),
     regionRulesSection(ctx, channel, manage),
+    ...(await tcfSections(
+      ctx,
+      channel,
+      manage,
+      purposes.data.filter((p) => p.status === 'active'),
+    )),
     previewSection(channel),
     versions,
   );
