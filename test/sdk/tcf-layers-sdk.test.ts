@@ -43,6 +43,10 @@ describe.skipIf(browserSkipReason !== null)('TCF layers through the real SDK', (
     expect(first, `first layer:\n${describeViolations(first)}`).toEqual([]);
     await page.click(`${LAYERS} [data-consent-action="customize"]`);
     await page.evaluate(`document.querySelectorAll('${LAYERS} details').forEach((d) => { d.open = true; })`);
+    // The service's slice carries what the vendor details need: data categories and retention by name.
+    const tradeDesk = (await page.locator(`${LAYERS} [data-tcf-vendor="21"]`).textContent()) ?? '';
+    expect(tradeDesk).toContain('Data used: IP addresses; Device characteristics; Device identifiers');
+    expect(tradeDesk).toContain('Data kept for: 365 days');
     const second = await axeViolations(page, LAYERS);
     expect(second, `second layer:\n${describeViolations(second)}`).toEqual([]);
     console.log(
