@@ -148,6 +148,12 @@ describe.skipIf(browserSkipReason !== null)('console IAB TCF section in Chromium
         '11. Use limited data to select content',
         'Special feature 1. Use precise geolocation data',
       ]);
+      // Purpose one treatment: the layers leave purpose 1 out, and the preview follows the checkbox.
+      await page.getByLabel('Purpose one treatment').check();
+      await eventually(() => textOf(firstLayer)).not.toContain('1. Store and/or access');
+      expect(await textOf(preview)).toContain('not disclosed nor asked for');
+      await page.getByLabel('Purpose one treatment').uncheck();
+      await eventually(() => textOf(firstLayer)).toContain('1. Store and/or access');
       // Purpose 3 takes consent only; purpose 2 also allows an objection (The Trade Desk claims it).
       const second = await preview
         .getByRole('list', { name: 'Purposes in the second layer' })

@@ -21,6 +21,7 @@ export function settingsForm(
   chosen: Vendor[],
   names: Names,
   changed: () => void,
+  treatmentState: { on: boolean },
 ): HTMLElement {
   const tcf = channel.tcf ?? null;
   const base = `tcf-${channel.id}`;
@@ -75,7 +76,11 @@ export function settingsForm(
     id: `${base}-purposeOneTreatment`,
     'aria-describedby': `${base}-purposeOneTreatment-hint`,
   });
-  treatment.checked = tcf?.purposeOneTreatment ?? false;
+  treatment.checked = treatmentState.on;
+  treatment.addEventListener('change', () => {
+    treatmentState.on = treatment.checked;
+    changed();
+  });
   const picker = vendorPicker({ channelId: channel.id, chosen, names, changed });
   const formError = h('div', { class: 'field-error', id: `${base}-form-error`, hidden: true });
   const box = messageBox();

@@ -21,6 +21,8 @@ export function layersPreview(
   names: Names,
   stacks: Stack[],
   ownPurposes: OwnPurpose[],
+  /** The form's purpose one treatment, as it is now (the preview follows the checkbox). */
+  purposeOneTreatment: () => boolean,
 ): { el: HTMLElement; redraw(): void } {
   const body = h('div', { class: 'tcf-preview' });
   const item = (term: string, ...detail: (Node | string)[]) => [h('dt', {}, term), h('dd', {}, ...detail)];
@@ -34,7 +36,7 @@ export function layersPreview(
       vendors: Object.fromEntries(vendors.map((v) => [v.id, v])),
       stacks: Object.fromEntries(stacks.map((s) => [s.id, s])),
     } as unknown as GVL;
-    const d = disclosureOf(gvl);
+    const d = disclosureOf(gvl, { purposeOneTreatment: purposeOneTreatment() });
     if (d.vendorIds.length === 0) {
       body.replaceChildren(h('p', { class: 'empty' }, 'Choose vendors to see what the layers will list.'));
       return;
@@ -86,6 +88,9 @@ export function layersPreview(
               ? `${d.liVendors.length} of the vendors rely on it; the layer says the visitor may object`
               : 'no vendor relies on it',
           ),
+          ...(purposeOneTreatment()
+            ? item('Purpose 1', 'not disclosed nor asked for (purpose one treatment)')
+            : []),
           ...item('This site’s own purposes', optional.join(', ') || 'none'),
           ...item('Withdrawal', 'that a choice can be changed or withdrawn at any time, and how'),
           ...item('Buttons, of equal weight', 'Accept all, Reject all, Manage options'),

@@ -77,14 +77,16 @@ export async function tcfSections(
   const names = namesOf(list);
   const byId = new Map(list.vendors.map((v) => [v.id, v]));
   const chosen = (tcf?.vendorIds ?? []).map((id) => byId.get(id) ?? missingVendor(id));
-  const preview = layersPreview(chosen, names, list.stacks, ownPurposes);
+  // The form's purpose one treatment, read by the preview and set by the form's checkbox.
+  const treatment = { on: tcf?.purposeOneTreatment ?? false };
+  const preview = layersPreview(chosen, names, list.stacks, ownPurposes, () => treatment.on);
   const listFacts = h(
     'p',
     {},
     `IAB vendor list version ${list.vendorListVersion} (policy version ${list.tcfPolicyVersion}), updated ${list.lastUpdated.slice(0, 10)}: ${list.vendors.filter((v) => !v.deletedDate).length} vendors.`,
   );
   const body = manage
-    ? settingsForm(ctx, channel, chosen, names, preview.redraw)
+    ? settingsForm(ctx, channel, chosen, names, preview.redraw, treatment)
     : h('div', {}, settingsFacts(tcf), chosenFacts(chosen, names));
   return [h('section', { class: 'card tcf-section' }, heading, notice, intro, listFacts, body), preview.el];
 }
