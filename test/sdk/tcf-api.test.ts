@@ -7,6 +7,7 @@ import { expectProblemShape } from '../helpers/http.ts';
 import { refreshVendorList } from '../helpers/tcf.ts';
 import { action, BANNER } from './fixture.ts';
 import { browserSkipReason } from './harness.ts';
+import { US_OPT_OUT } from './regions-helpers.ts';
 import {
   CMP_ID,
   CMP_VERSION,
@@ -193,6 +194,23 @@ describe.skipIf(browserSkipReason !== null)('TCF CMP API (issue 31)', () => {
     await context.close();
   });
 
+  it('tcf.js unavailable: the SDK shows its own banner and records the decision without a TC string', async () => {
+    const site = await f.tcfSite();
+    const context = await f.browser.newContext({ locale: 'en-US' });
+    await context.route('**/tcf.js', (route) => route.abort());
+    const { page, urls, posts, tcfJs } = await f.visit(site, 'FR', { context });
+    await page.locator(BANNER).waitFor();
+    expect(urls).toContain(tcfJs);
+    expect(await page.locator(LAYERS).count()).toBe(0);
+    await page.click(action('reject-all'));
+    const [event] = await f.recorded(context, site, 1);
+    expect(posts[0]).not.toHaveProperty('tcString');
+    expect(event.tcString ?? null).toBeNull();
+    // The stub stays, saying what a stub says.
+    expect((await tcfapi(page, 'ping')).value).toMatchObject({ cmpStatus: 'stub', cmpLoaded: false });
+    await context.close();
+  });
+
   it('with a gppCmpId too, __gpp carries the EU TCF section (tcfeuv2) made from the same TC string', async () => {
     const site = await f.tcfSite();
     const res = await f.t.http.patch(`/v1/channels/${site.channelId}`, {
@@ -222,14 +240,8 @@ describe.skipIf(browserSkipReason !== null)('TCF CMP API (issue 31)', () => {
 
   it('outside opt-in regions and on channels without tcf: no tcf.js; the stub says GDPR does not apply', async () => {
     const site = await f.tcfSite();
-    const rules = [
-      { regions: ['US'], regime: 'opt-out' },
-      { regions: ['*'], regime: 'opt-in' },
-    ];
-    const res = await f.t.http.patch(`/v1/channels/${site.channelId}`, {
-      key: f.key,
-      body: { regionRules: rules },
-    });
+    const body = { regionRules: US_OPT_OUT };
+    const res = await f.t.http.patch(`/v1/channels/${site.channelId}`, { key: f.key, body });
     expect(res.status, res.text).toBe(200);
     const us = await f.visit(site, 'US-CA');
     await us.page.waitForFunction('window.ConsentService && window.ConsentService.getDecisions() !== null');
