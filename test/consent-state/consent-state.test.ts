@@ -61,6 +61,8 @@ describe('consent state', () => {
       expired: false,
       region: null,
       regime: 'opt-in',
+      // Not a TCF channel: no decision carried a TC string.
+      tcString: null,
     });
     expect(first.id).not.toBe(second.id);
     // The masked pseudonym is the one evidence reads show for the subject; the raw id appears nowhere.
