@@ -84,6 +84,25 @@ describe('the vendor list mirror over http', () => {
       /vendorListVersion/,
     ],
     [
+      'a vendor without a name',
+      (g) => {
+        const list = buildVendorList({ version: 102 });
+        g.publish({ ...list, vendors: { ...list.vendors, '2': { ...list.vendors['2'], name: 7 as never } } });
+      },
+      /vendors\[2\] has no name/,
+    ],
+    [
+      'a vendor whose purposes are not ids',
+      (g) => {
+        const list = buildVendorList({ version: 102 });
+        g.publish({
+          ...list,
+          vendors: { ...list.vendors, '8': { ...list.vendors['8'], purposes: ['1'] as never } },
+        });
+      },
+      /vendors\[8\]\.purposes is not a list of ids/,
+    ],
+    [
       'vendors that are not a map keyed by id',
       (g) => g.publish({ ...buildVendorList({ version: 102 }), vendors: [] as never }),
       /vendors/,

@@ -20,6 +20,16 @@ export const tcfRepo = {
     return row ?? null;
   },
 
+  /** The newest version's number only (the bodies are large; callers cache them by version). */
+  async latestVersion(db: Db): Promise<number | null> {
+    const [row] = await db
+      .select({ version: tcfVendorLists.vendorListVersion })
+      .from(tcfVendorLists)
+      .orderBy(desc(tcfVendorLists.vendorListVersion))
+      .limit(1);
+    return row?.version ?? null;
+  },
+
   async byVersion(db: Db, vendorListVersion: number): Promise<VendorListRow | null> {
     const [row] = await db
       .select()

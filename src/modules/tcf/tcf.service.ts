@@ -13,6 +13,17 @@ export type { MirrorStateRow, VendorListLanguageRow, VendorListRow } from './tcf
 export { VENDOR_LIST_JOB, VENDOR_LIST_POLL_MS, vendorListLanguage } from './vendor-list-mirror.ts';
 export { vendorListArrays, vendorListSlice } from './vendor-list-view.ts';
 
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+/** Versions whose bodies a process keeps in memory (the newest and the few strings still name). */
+const CACHED_VERSIONS = 4;
+
 /**
  * The IAB TCF module (docs/guides/tcf.md): the Global Vendor List mirror the worker keeps, and what
  * other modules ask of it (the newest list to check a channel's vendors against; whether a TC
@@ -28,17 +39,30 @@ export function createTcfService(
   },
 ) {
   const mirror = createVendorListMirror({ ...deps, baseUrl: deps.gvlUrl });
+  // A version never changes once stored, so its parsed body (IAB's is a few MiB of JSON) is kept in
+  // memory: the public slice and the TC string checks then read no large row per request.
+  const cached = new Map<number, VendorListRow>();
+  async function vendorList(db: Db, vendorListVersion: number): Promise<VendorListRow | null> {
+    const hit = cached.get(vendorListVersion);
+    if (hit) return hit;
+    const row = await tcfRepo.byVersion(db, vendorListVersion);
+    if (row) {
+      if (cached.size >= CACHED_VERSIONS) cached.delete(cached.keys().next().value as number);
+      // Shared by every caller: frozen, so a caller that changed it would fail loudly, not corrupt it.
+      cached.set(vendorListVersion, deepFreeze(row));
+    }
+    return row;
+  }
   return {
     /** The worker's job (worker.ts runs it every VENDOR_LIST_POLL_MS); the API role never fetches. */
     mirror,
     /** The newest vendor list the mirror holds; null before the first successful fetch. */
-    latestVendorList(db: Db): Promise<VendorListRow | null> {
-      return tcfRepo.latest(db);
+    async latestVendorList(db: Db): Promise<VendorListRow | null> {
+      const version = await tcfRepo.latestVersion(db);
+      return version === null ? null : vendorList(db, version);
     },
     /** One version of the vendor list; null when the mirror never fetched it. */
-    vendorList(db: Db, vendorListVersion: number): Promise<VendorListRow | null> {
-      return tcfRepo.byVersion(db, vendorListVersion);
-    },
+    vendorList,
     /**
      * The translations of a version in `language` (a BCP 47 tag: `fr-CA` reads `fr`); null when
      * the mirror holds none (English is the list itself: always null).

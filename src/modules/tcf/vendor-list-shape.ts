@@ -49,6 +49,13 @@ function checkIdMap(value: unknown, field: string, name: string, optional = fals
         `${name}: ${field}[${JSON.stringify(key.slice(0, 20))}] is not an entry with that id`,
       );
     }
+    if (typeof entry.name !== 'string') throw new SourceError(`${name}: ${field}[${key}] has no name`);
+    for (const list of ID_LISTS) {
+      const ids = entry[list];
+      if (ids !== undefined && !(Array.isArray(ids) && ids.every(positiveInt))) {
+        throw new SourceError(`${name}: ${field}[${key}].${list} is not a list of ids`);
+      }
+    }
   }
 }
 
