@@ -63,7 +63,7 @@ export interface FirstLayerItems {
 
 /**
  * The first layer may name stacks instead of the purposes and special features they group, but
- * none may appear twice (TCF policy, Appendix A and B: a purpose is presented once). Greedy: the
+ * nothing may be presented twice (the TCF policy's rule for stacks). Greedy: the
  * stack covering most of what is still unshown first, taking only stacks whose every item the
  * vendors actually pursue (a stack naming a purpose nobody pursues would overstate the processing).
  */

@@ -18,7 +18,8 @@ export function firstLayer(ctx: LayerContext): Node[] {
   const { gvl, t, strings, config, disclosure: d } = ctx;
   const items = firstLayerItems(gvl, d);
   const names = h('ul', { class: 'cs-tcf-names', 'aria-labelledby': 'cs-tcf-purposes-heading' });
-  // Stacks and purposes by their standard names from the vendor list's language file.
+  // Rule: name the purposes and special features pursued, by their standard names (from the vendor
+  // list's language file), stacks allowed in their place, none shown twice.
   for (const id of items.stacks) names.append(h('li', { 'data-tcf-stack': String(id) }, gvl.stacks[id].name));
   for (const id of items.purposes)
     names.append(h('li', { 'data-tcf-purpose': String(id) }, gvl.purposes[id].name));
@@ -27,24 +28,28 @@ export function firstLayer(ctx: LayerContext): Node[] {
   }
 
   const count = h('p', { id: 'cs-consent-desc' }, fill(t.vendorCount, { n: d.vendorIds.length }), ' ');
-  // The policy asks for a link to the vendor list on this layer: it opens "Manage options" at the list.
+  // Rule: the number of vendors, and a direct way to their list (it opens "Manage options" at it).
   count.append(
     h('button', { type: 'button', class: 'cs-tcf-link', 'data-tcf-show': 'vendors' }, t.seeVendors),
   );
 
   const nodes: Node[] = [
     h('h2', { id: 'cs-tcf-title' }, strings.title),
+    // Rule: say that information is stored on and read from the device and personal data processed.
     h('p', {}, t.intro),
     count,
     h('p', { id: 'cs-tcf-purposes-heading' }, t.purposesHeading),
     names,
   ];
   if (d.specialFeatures.length) nodes.push(h('p', {}, t.specialFeaturesNote));
+  // Rule: say that some vendors rely on legitimate interest, and that the visitor may object.
   if (d.liVendors.length) nodes.push(h('p', { 'data-tcf-legitimate-interest': true }, t.legitimateInterest));
 
+  // Not a TCF rule but the same promise: "Accept all" also grants the site's own purposes, so they are named.
   const own = config.purposes.filter((p) => !p.required).map((p) => purposeText(p, ctx.language).name);
   if (own.length) nodes.push(h('p', {}, `${t.ownPurposes} ${own.join(', ')}.`));
 
+  // Rules: consent can be withdrawn at any time, and how; the scope of the choice (this site only).
   const withdraw = h(
     'p',
     { 'data-tcf-withdraw': true },
@@ -56,7 +61,8 @@ export function firstLayer(ctx: LayerContext): Node[] {
     withdraw.append(' ', h('a', { href: config.privacyPolicy.url }, strings.policy));
   nodes.push(withdraw);
 
-  // One class and one style for the three (the policy's matching text treatment): equal size and weight.
+  // Rule: calls to action visible, legible, with matching text treatment. One class and one style for
+  // the three, so they have equal size, weight and contrast; none is pre-selected (focus is on the dialog).
   nodes.push(
     h(
       'div',
