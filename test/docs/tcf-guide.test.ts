@@ -134,6 +134,29 @@ describe('guide "Run as an IAB TCF CMP"', () => {
     expect(off.body.data.tcf).toBeNull();
   });
 
+  it('the evidence and consent state fields the guide names are the API’s', async () => {
+    const spec = (await t.http.get('/v1/openapi.json')).body;
+    const resolve = (schema: any): any =>
+      schema?.$ref ? resolve(spec.components.schemas[schema.$ref.split('/').pop()]) : schema;
+    const dataOf = (pattern: RegExp) => {
+      const path = Object.keys(spec.paths).find((p) => pattern.test(p));
+      expect(path, String(pattern)).toBeDefined();
+      const body = resolve(spec.paths[path!].get.responses['200'].content['application/json'].schema);
+      return resolve(body.properties.data);
+    };
+    const event = dataOf(/^\/v1\/evidence\/\{[^}]+\}$/);
+    expect(Object.keys(event.properties)).toEqual(expect.arrayContaining(['tcString', 'tcf']));
+    const decoded = Object.keys(resolve(event.properties.tcf).properties).sort();
+    expect(decoded).toEqual([
+      'purposeConsents',
+      'specialFeatureOptins',
+      'vendorConsents',
+      'vendorListVersion',
+    ]);
+    for (const field of decoded) expect(GUIDE).toContain(`\`${field}\``);
+    expect(Object.keys(dataOf(/^\/v1\/consent-state$/).properties)).toContain('tcString');
+  });
+
   it('the metrics the guide names exist', async () => {
     const res = await t.http.get('/metrics');
     expect(res.status).toBe(200);
