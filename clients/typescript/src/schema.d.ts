@@ -369,6 +369,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/public/sites/{siteKey}/tcf.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The IAB TCF CMP API and its two layers (application/javascript), which the SDK loads for visitors of opt-in regions when the channel has tcf */
+        get: operations["getTcfBundle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/public/sites/{siteKey}/preferences": {
         parameters: {
             query?: never;
@@ -401,6 +418,46 @@ export interface paths {
         delete?: never;
         /** CORS preflight: 204 with CORS headers for registered origins only, else 403 */
         options: operations["preflightImpressions"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/public/sites/{siteKey}/tcf/vendor-list.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The channel’s vendors of a Global Vendor List version, with the declarations they use, in IAB’s vendor-list.json format
+         * @description The vendors of config version `configVersion` (default: the current one) that are in vendor list `version` (default: the one that config was made with) and not deleted, and only the purposes, special purposes, features, special features, stacks and data categories they use, translated into `lang` when the service holds that translation (`Content-Language` says which). With `version` and `configVersion` both given the answer never changes and is cached for a year. 404 for a channel without TCF, or a version it or the service never had.
+         */
+        get: operations["getSiteTcfVendorList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tcf/vendor-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The newest IAB Global Vendor List the service holds (`?q=` filters vendors by name)
+         * @description The version the worker last fetched from TCF_GVL_URL: its purposes, special purposes, features, special features, stacks, data categories and vendors, each sorted by id and keeping the list’s own field names. Deleted vendors are left out. Before the first successful fetch: 409 `invalid_state`.
+         */
+        get: operations["getTcfVendorList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -901,6 +958,18 @@ export interface components {
             consentMaxAgeDays: number;
             /** @description Your IAB CMP id: when set, the SDK provides the GPP API (__gpp) in US opt-out regions */
             gppCmpId: number | null;
+            /** @description IAB TCF v2.3 settings: when set, visitors in opt-in regions get the TCF layers and a TC string */
+            tcf: {
+                /** @description Your CMP id, registered with IAB Europe (the service never lends one) */
+                cmpId: number;
+                cmpVersion: number;
+                /** @description Global Vendor List ids of the vendors visitors are asked about */
+                vendorIds: number[];
+                /** @description ISO 3166-1 alpha-2 */
+                publisherCountryCode: string;
+                /** @description Purpose 1 is not disclosed (only where the publisher’s country allows it) */
+                purposeOneTreatment: boolean;
+            } | null;
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00Z
@@ -992,7 +1061,7 @@ export interface components {
              * @example 2026-11-21T10:00:00Z
              */
             createdAt: string;
-            /** @description A material change (a purpose added, a purpose’s basis, required flag or text, the policy version, or a region’s regime): visitors who answered an older version are asked again */
+            /** @description A material change (a purpose added, a purpose’s basis, required flag or text, the policy version, a region’s regime, TCF turned on, or a TCF vendor added or declaring more): visitors who answered an older version are asked again */
             reconsent: boolean;
             config: components["schemas"]["VisitorConfig"];
         };
@@ -1016,6 +1085,28 @@ export interface components {
             consentMaxAgeDays: number;
             /** @description Your IAB CMP id: when set, the SDK provides the GPP API (__gpp) in US opt-out regions */
             gppCmpId: number | null;
+            tcf: {
+                /** @description Your CMP id, registered with IAB Europe (the service never lends one) */
+                cmpId: number;
+                cmpVersion: number;
+                /** @description Global Vendor List ids of the vendors visitors are asked about */
+                vendorIds: number[];
+                /** @description ISO 3166-1 alpha-2 */
+                publisherCountryCode: string;
+                /** @description Purpose 1 is not disclosed (only where the publisher’s country allows it) */
+                purposeOneTreatment: boolean;
+                vendorListVersion: number;
+                tcfPolicyVersion: number;
+                vendors: {
+                    id: number;
+                    purposes: number[];
+                    legIntPurposes: number[];
+                    flexiblePurposes: number[];
+                    specialPurposes: number[];
+                    features: number[];
+                    specialFeatures: number[];
+                }[];
+            } | null;
             purposes: {
                 key: string;
                 name: string;
@@ -1091,6 +1182,22 @@ export interface components {
                     maxAgeSeconds: number | null;
                 }[];
             }[];
+            /** @description A TCF channel in an opt-in region only: what the TCF CMP (tcf.js) needs */
+            tcf?: {
+                cmpId: number;
+                cmpVersion: number;
+                vendorListVersion: number;
+                tcfPolicyVersion: number;
+                /** @enum {boolean} */
+                gdprApplies: true;
+                publisherCountryCode: string;
+                purposeOneTreatment: boolean;
+                /**
+                 * Format: uri
+                 * @description The channel’s vendors in that vendor list version; add `&lang=xx` for a language
+                 */
+                vendorListUrl: string;
+            };
             region: components["schemas"]["ResolvedRegion"];
             /** @description opt-in: ask first; opt-out: run until the visitor opts out; notice-only: inform */
             regime: "opt-in" | "opt-out" | "notice-only";
@@ -1119,6 +1226,91 @@ export interface components {
                  */
                 url: string;
             };
+        };
+        VendorList: {
+            vendorListVersion: number;
+            tcfPolicyVersion: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00Z
+             */
+            lastUpdated: string;
+            purposes: ({
+                id: number;
+                name: string;
+                description?: string;
+                illustrations?: string[];
+            } & {
+                [key: string]: unknown;
+            })[];
+            specialPurposes: ({
+                id: number;
+                name: string;
+                description?: string;
+                illustrations?: string[];
+            } & {
+                [key: string]: unknown;
+            })[];
+            features: ({
+                id: number;
+                name: string;
+                description?: string;
+                illustrations?: string[];
+            } & {
+                [key: string]: unknown;
+            })[];
+            specialFeatures: ({
+                id: number;
+                name: string;
+                description?: string;
+                illustrations?: string[];
+            } & {
+                [key: string]: unknown;
+            })[];
+            stacks: ({
+                id: number;
+                name: string;
+                description?: string;
+                purposes: number[];
+                specialFeatures: number[];
+            } & {
+                [key: string]: unknown;
+            })[];
+            dataCategories: ({
+                id: number;
+                name: string;
+                description?: string;
+                illustrations?: string[];
+            } & {
+                [key: string]: unknown;
+            })[];
+            /** @description Deleted vendors are left out */
+            vendors: ({
+                id: number;
+                name: string;
+                purposes: number[];
+                legIntPurposes: number[];
+                flexiblePurposes: number[];
+                specialPurposes: number[];
+                features: number[];
+                specialFeatures: number[];
+                cookieMaxAgeSeconds?: number | null;
+                usesCookies?: boolean;
+                cookieRefresh?: boolean | null;
+                usesNonCookieAccess?: boolean;
+                dataRetention?: {
+                    [key: string]: unknown;
+                };
+                urls?: ({
+                    langId: string;
+                } & {
+                    [key: string]: unknown;
+                })[];
+                dataDeclaration?: number[];
+                deviceStorageDisclosureUrl?: string;
+            } & {
+                [key: string]: unknown;
+            })[];
         };
         EvidenceEvent: {
             /** @example evt_4kF9x2mQ7pL1vN8sR3tY6w */
@@ -1149,6 +1341,15 @@ export interface components {
             regime?: "opt-in" | "opt-out" | "notice-only";
             /** @description The IAB GPP string sent with the decision (absent when none was sent) */
             gppString?: string;
+            /** @description The IAB TC string sent with the decision (absent when none was sent) */
+            tcString?: string;
+            /** @description What the service decoded from tcString with @iabtechlabtcf/core (absent without one) */
+            tcf?: {
+                vendorListVersion: number;
+                purposeConsents: number[];
+                vendorConsents: number[];
+                specialFeatureOptins: number[];
+            };
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00Z
@@ -1193,6 +1394,8 @@ export interface components {
             /** @description Where the subject was at their newest decision (null: unknown, or recorded before regions) */
             region: string | null;
             regime: ("opt-in" | "opt-out" | "notice-only") | null;
+            /** @description The IAB TC string of the subject’s newest decision that carried one (TCF channels); null when none did */
+            tcString: string | null;
         };
         ConsentStateLookupResult: {
             subjectId: string;
@@ -1580,6 +1783,12 @@ export interface components {
         /** PreferencesReceiptEnvelope */
         PreferencesReceiptEnvelope: {
             data: components["schemas"]["PreferencesReceipt"];
+            meta: Record<string, never>;
+            error: null;
+        };
+        /** VendorListEnvelope */
+        VendorListEnvelope: {
+            data: components["schemas"]["VendorList"];
             meta: Record<string, never>;
             error: null;
         };
@@ -3064,6 +3273,18 @@ export interface operations {
                     consentMaxAgeDays?: number;
                     /** @description Your IAB CMP id: when set, the SDK provides the GPP API (__gpp) in US opt-out regions */
                     gppCmpId?: number | null;
+                    /** @description IAB TCF v2.3 settings, replaced as a whole; null turns TCF off */
+                    tcf?: {
+                        /** @description Your CMP id, registered with IAB Europe (the service never lends one) */
+                        cmpId: number;
+                        cmpVersion?: number;
+                        /** @description Global Vendor List ids of the vendors visitors are asked about */
+                        vendorIds: number[];
+                        /** @description ISO 3166-1 alpha-2 */
+                        publisherCountryCode: string;
+                        /** @description Purpose 1 is not disclosed (only where the publisher’s country allows it) */
+                        purposeOneTreatment?: boolean;
+                    } | null;
                 };
             };
         };
@@ -3451,6 +3672,18 @@ export interface operations {
                     consentMaxAgeDays?: number;
                     /** @description Your IAB CMP id: when set, the SDK provides the GPP API (__gpp) in US opt-out regions */
                     gppCmpId?: number | null;
+                    /** @description IAB TCF v2.3 settings, replaced as a whole; null turns TCF off */
+                    tcf?: {
+                        /** @description Your CMP id, registered with IAB Europe (the service never lends one) */
+                        cmpId: number;
+                        cmpVersion?: number;
+                        /** @description Global Vendor List ids of the vendors visitors are asked about */
+                        vendorIds: number[];
+                        /** @description ISO 3166-1 alpha-2 */
+                        publisherCountryCode: string;
+                        /** @description Purpose 1 is not disclosed (only where the publisher’s country allows it) */
+                        purposeOneTreatment?: boolean;
+                    } | null;
                 };
             };
         };
@@ -7363,6 +7596,146 @@ export interface operations {
             };
         };
     };
+    getTcfBundle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example site_live_4kF9x2mQ7pL1vN8sR3tY6wQa */
+                siteKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The TCF bundle */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control"?: string;
+                    /** @description Send it back as If-None-Match to get a 304 when unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/javascript": string;
+                };
+            };
+            /** @description Not modified: the ETag sent still matches */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control"?: string;
+                    /** @description Send it back as If-None-Match to get a 304 when unchanged */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     recordPreferences: {
         parameters: {
             query?: {
@@ -7396,6 +7769,8 @@ export interface operations {
                     gpc?: boolean;
                     /** @description The IAB GPP string of the decision (US opt-out regions); one that does not decode is a 422 */
                     gppString?: string;
+                    /** @description The IAB TC string of the decision (TCF channels, opt-in regions): it must decode, carry the channel's CMP id and a vendor list version the service holds, else 422 */
+                    tcString?: string;
                 };
             };
         };
@@ -7957,6 +8332,385 @@ export interface operations {
             };
             /** @description RFC 9457 problem details (application/problem+json) */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSiteTcfVendorList: {
+        parameters: {
+            query?: {
+                /** @description Vendor list version (default: the config’s) */
+                version?: number;
+                /** @description The config version whose vendors to serve (default: the current one) */
+                configVersion?: number;
+                /** @description Language of the declarations; English when the service holds no translation for it */
+                lang?: string;
+            };
+            header?: never;
+            path: {
+                /** @example site_live_4kF9x2mQ7pL1vN8sR3tY6wQa */
+                siteKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The slice */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Cache-Control"?: string;
+                    /** @description The language the declarations are in (`en` on fallback) */
+                    "Content-Language"?: string;
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        gvlSpecificationVersion: 3;
+                        vendorListVersion: number;
+                        tcfPolicyVersion: number;
+                        lastUpdated: string;
+                        purposes: {
+                            [key: string]: {
+                                id: number;
+                                name: string;
+                                description?: string;
+                                illustrations?: string[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                        specialPurposes: {
+                            [key: string]: {
+                                id: number;
+                                name: string;
+                                description?: string;
+                                illustrations?: string[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                        features: {
+                            [key: string]: {
+                                id: number;
+                                name: string;
+                                description?: string;
+                                illustrations?: string[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                        specialFeatures: {
+                            [key: string]: {
+                                id: number;
+                                name: string;
+                                description?: string;
+                                illustrations?: string[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                        stacks: {
+                            [key: string]: {
+                                id: number;
+                                name: string;
+                                description?: string;
+                                purposes: number[];
+                                specialFeatures: number[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                        dataCategories: {
+                            [key: string]: {
+                                id: number;
+                                name: string;
+                                description?: string;
+                                illustrations?: string[];
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                        vendors: {
+                            [key: string]: {
+                                id: number;
+                                name: string;
+                                purposes: number[];
+                                legIntPurposes: number[];
+                                flexiblePurposes: number[];
+                                specialPurposes: number[];
+                                features: number[];
+                                specialFeatures: number[];
+                                cookieMaxAgeSeconds?: number | null;
+                                usesCookies?: boolean;
+                                cookieRefresh?: boolean | null;
+                                usesNonCookieAccess?: boolean;
+                                dataRetention?: {
+                                    [key: string]: unknown;
+                                };
+                                urls?: ({
+                                    langId: string;
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                                dataDeclaration?: number[];
+                                deviceStorageDisclosureUrl?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTcfVendorList: {
+        parameters: {
+            query?: {
+                /** @description Only vendors whose name contains this (case-insensitive) */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VendorListEnvelope"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
