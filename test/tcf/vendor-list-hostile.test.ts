@@ -15,7 +15,7 @@ let gvl: VendorListServer;
 let tenant: Tenant;
 
 beforeAll(async () => {
-  ({ t, gvl } = await startTcfTestApp({ env: { TCF_GVL_FETCH_TIMEOUT_SECONDS: '3' }, load: false }));
+  ({ t, gvl } = await startTcfTestApp({ env: { TCF_GVL_FETCH_TIMEOUT_SECONDS: '8' }, load: false }));
   tenant = await t.tenant();
 });
 afterAll(() => t.close());
@@ -37,8 +37,8 @@ describe('the API role', () => {
 
 describe('a hostile or broken host', () => {
   const modes: Array<[FailureMode, RegExp]> = [
-    ['hang', /no answer within 3000 ms/],
-    ['stall', /no complete answer within 3000 ms/],
+    ['hang', /no answer within 8000 ms/],
+    ['stall', /no complete answer within 8000 ms/],
     ['huge', new RegExp(`larger than ${MAX_FILE_BYTES} bytes`)],
     ['html', /not JSON/],
     [404, /answered 404/],
@@ -50,7 +50,7 @@ describe('a hostile or broken host', () => {
       gvl.fail(mode);
       const started = Date.now();
       const state = await refreshVendorList(t);
-      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(Date.now() - started).toBeLessThan(20_000);
       expect(state?.lastError).toMatch(error);
       expect(state?.consecutiveFailures).toBeGreaterThan(0);
       expect((await tcf().latestVendorList(t.store.db))?.vendorListVersion).toBe(100);
@@ -102,5 +102,28 @@ describe('language files', () => {
     const before = gvl.requests.filter((r) => r === '/purposes-de.json').length;
     await refreshVendorList(t);
     expect(gvl.requests.filter((r) => r === '/purposes-de.json').length).toBe(before);
+  });
+
+  it('fetches a language a channel starts using at the next poll, without waiting for the list to be due', async () => {
+    const res = await t.http.post('/v1/channels', {
+      key: tenant.testKey,
+      body: {
+        name: 'es',
+        defaultLanguage: 'es',
+        tcf: { cmpId: 300, vendorIds: [1], publisherCountryCode: 'ES' },
+      },
+    });
+    expect(res.status, res.text).toBe(201);
+    const count = (path: string) => gvl.requests.filter((r) => r === path).length;
+    const [lists, haw] = [count('/vendor-list.json'), count('/purposes-haw.json')];
+    t.clock.advance(61_000);
+    await t.worker.runDue();
+    expect(count('/purposes-es.json')).toBe(1);
+    expect((await tcf().languageFile(t.store.db, 100, 'es'))?.language).toBe('es');
+    // The list is not due yet, and a language IAB lacks waits for the list's next fetch.
+    expect(count('/vendor-list.json')).toBe(lists);
+    t.clock.advance(61_000);
+    await t.worker.runDue();
+    expect(count('/purposes-haw.json')).toBe(haw);
   });
 });

@@ -77,7 +77,19 @@ export function createVendorListMirror(deps: VendorListMirrorDeps) {
   }
 
   /** Fetches the missing language files of `version`; returns the failures' messages. */
-  async function fetchLanguages(version: number, now: Date, log: Log): Promise<string[]> {
+  /**
+   * Languages tried for a version by this process since the list was last due: a channel that
+   * starts using a language gets it at the next poll, while one IAB has no file for is asked again
+   * only when the list is (not every minute).
+   */
+  const tried = new Set<string>();
+
+  async function fetchLanguages(
+    version: number,
+    now: Date,
+    log: Log,
+    onlyUntried = false,
+  ): Promise<string[]> {
     const wanted = new Set<string>();
     for (const tag of await deps.languagesInUse(store.db)) {
       const language = vendorListLanguage(tag);
@@ -86,12 +98,13 @@ export function createVendorListMirror(deps: VendorListMirrorDeps) {
     }
     const held = new Set(await tcfRepo.languagesOf(store.db, version));
     const missing = [...wanted]
-      .filter((l) => !held.has(l))
+      .filter((l) => !held.has(l) && !(onlyUntried && tried.has(`${version}:${l}`)))
       .sort()
       .slice(0, MAX_LANGUAGES_PER_RUN);
     const errors: string[] = [];
     for (const language of missing) {
       const name = `purposes-${language}.json`;
+      tried.add(`${version}:${language}`);
       try {
         const body = checkLanguageFile((await readSourceFile(baseUrl, name, deps.fetchTimeoutMs)).body, name);
         await store.tx((tx) =>
@@ -116,10 +129,15 @@ export function createVendorListMirror(deps: VendorListMirrorDeps) {
       const now = clock.now();
       const state = await tcfRepo.state(store.db);
       if (state?.nextFetchAt && state.nextFetchAt.getTime() > now.getTime()) {
-        const latest = await tcfRepo.latest(store.db);
-        if (latest) deps.onVersion?.(latest.vendorListVersion);
+        const latest = await tcfRepo.latestVersion(store.db);
+        if (latest !== null) {
+          deps.onVersion?.(latest);
+          // A language a channel started using since: fetched now, not when the list is next due.
+          await fetchLanguages(latest, now, log, true);
+        }
         return 'not_due';
       }
+      tried.clear();
       let next: Omit<MirrorStateRow, 'id'>;
       try {
         const file = await readSourceFile(baseUrl, 'vendor-list.json', deps.fetchTimeoutMs);
