@@ -211,6 +211,11 @@ describe('the visitor config of a TCF channel', () => {
     expect(fast.body.data.tcf.vendorListUrl).toMatch(
       `/v1/public/sites/${channel.siteKey}/tcf/vendor-list.json?version=${list.vendorListVersion}&configVersion=${channel.configVersion}`,
     );
+    // The address serves the channel's vendors of that list version (the SDK adds &lang=).
+    const listUrl = new URL(fast.body.data.tcf.vendorListUrl);
+    const slice = await t.http.get(`${listUrl.pathname}${listUrl.search}&lang=fr`);
+    expect(slice.status, slice.text.slice(0, 200)).toBe(200);
+    expect(Object.keys(slice.body.vendors).map(Number)).toEqual([1, 2, 8]);
     // The same answer through Fastify (a query string is never taken by the fast path).
     const routed = await t.http.get(`${url}?region=FR`);
     expect(routed.body.data.regime).toBe('opt-in');
