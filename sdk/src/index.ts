@@ -252,6 +252,8 @@ function boot() {
     showPreferences: () => later(() => open('customize', 'preference_center')),
     /** The receipt of the visitor's last delivered decision; null when none yet. */
     getReceiptUrl: () => receiptUrl(self.siteKey),
+    /** The id the service knows this visitor by (the subjectId of their decisions); null before the first. */
+    getSubjectId: () => readConsent(self.siteKey)?.s ?? null,
     /** Forgets this visitor's decision and id here (recorded evidence stays) and asks again. */
     reset: () =>
       later(() => {

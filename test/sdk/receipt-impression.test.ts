@@ -56,6 +56,8 @@ describe.skipIf(browserSkipReason !== null)('browser SDK in Chromium: receipts a
     await page.locator(PREFS).waitFor();
     expect(await page.locator(RECEIPT).count()).toBe(0);
 
+    // Before a decision the visitor has no id yet (the SDK makes one with the first decision).
+    expect(await page.evaluate('window.ConsentService.getSubjectId()')).toBeNull();
     const url = nextReceipt(page);
     await page.click(action('accept-all'));
     const receipt = await url;
@@ -66,6 +68,15 @@ describe.skipIf(browserSkipReason !== null)('browser SDK in Chromium: receipts a
     await expect.poll(() => receiptOf(page)).toBe(receipt);
     const [event] = await recorded(context, site, 1);
     expect(receipt).toContain(`/receipts/${event.id}?`);
+    // getSubjectId() is the id a backend looks the visitor up by (docs/guides/check-consent.md).
+    const subjectId = (await page.evaluate('window.ConsentService.getSubjectId()')) as string;
+    expect(subjectId).toBe(await f.subjectIdOf(context, site));
+    const state = await f.t.http.get(
+      `/v1/consent-state?${new URLSearchParams({ channelId: site.channelId, subjectId })}`,
+      { key: f.key },
+    );
+    expect(state.status, state.text).toBe(200);
+    expect(Object.values(state.body.data.purposes).every((p: any) => p.decision === 'granted')).toBe(true);
 
     const link = async (p: Page) => {
       await p.evaluate('window.ConsentService.showPreferences()');
