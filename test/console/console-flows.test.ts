@@ -83,7 +83,7 @@ describe.skipIf(browserSkipReason !== null)('console flows in Chromium', () => {
     });
     await page.getByLabel('Channel', { exact: true }).selectOption({ label: 'Corner Shop' });
     await page.getByRole('button', { name: 'Request export' }).click();
-    await eventually(() => requests.length).toBe(1);
+    await eventually(async () => requests.length).toBe(1);
     const corner = (await t.http.get('/v1/channels?limit=100', { key: tenant.testKey })).body.data.find(
       (c: any) => c.name === 'Corner Shop',
     );
