@@ -122,21 +122,29 @@ interface AjvIssue {
 
 /**
  * With allErrors, a value matching no branch of a union gets one issue per branch plus the anyOf
- * itself: the branch issues are dropped so that the value is listed once.
+ * itself. Where the value reached inside a branch (an object of a nullable object, say `tcf`, whose
+ * members are wrong), those inner issues are the ones that say what to fix: they are kept, at
+ * their members' paths, and the union's own issue and the other branches' type mismatches go.
+ * Otherwise (a value of no allowed type at all) the branch issues go, and the value is listed once.
  */
 function withoutBranchIssues(issues: AjvIssue[]): AjvIssue[] {
   const unions = issues.filter((i) => i.keyword === 'anyOf' || i.keyword === 'oneOf');
   if (unions.length === 0) return issues;
-  return issues.filter(
-    (i) =>
-      !unions.some(
-        (u) =>
-          u !== i &&
-          u.schemaPath &&
-          i.instancePath.startsWith(u.instancePath) &&
-          i.schemaPath?.startsWith(`${u.schemaPath}/`),
-      ),
-  );
+  const under = (u: AjvIssue, i: AjvIssue) =>
+    u !== i &&
+    !!u.schemaPath &&
+    i.instancePath.startsWith(u.instancePath) &&
+    !!i.schemaPath?.startsWith(`${u.schemaPath}/`);
+  /** An issue about the value's members rather than its type: the value matched a branch's type. */
+  const inner = (u: AjvIssue, i: AjvIssue) =>
+    i.instancePath.length > u.instancePath.length ||
+    i.keyword === 'required' ||
+    i.keyword === 'additionalProperties';
+  const reached = new Set(unions.filter((u) => issues.some((i) => under(u, i) && inner(u, i))));
+  return issues.filter((i) => {
+    if (reached.has(i)) return false;
+    return !unions.some((u) => under(u, i) && !(reached.has(u) && inner(u, i)));
+  });
 }
 
 /** Ajv issues as the problem's `errors: [{path, message}]` (JSON Pointer paths), at most MAX_FIELD_ERRORS. */
