@@ -96,7 +96,7 @@ function header(s: Session): HTMLElement {
       signInPage('You are signed out.');
     }),
   );
-  const current = location.hash.replace(/^#\//, '') || 'overview';
+  const [current] = route();
   return h(
     'header',
     { class: `top env-${s.environment}` },
@@ -136,11 +136,20 @@ function header(s: Session): HTMLElement {
   );
 }
 
+/**
+ * The view and its parameters from the address: `#/channels/ch_…` is the Channels view with that
+ * channel open, so every view (and an open channel) has a URL to reload, bookmark or share.
+ */
+function route(): string[] {
+  const [path, ...params] = (location.hash.replace(/^#\//, '') || 'overview').split('/');
+  return [path, ...params.map(decodeURIComponent)];
+}
+
 let renderCount = 0;
 async function render() {
   if (!session) return;
   const s = session;
-  const path = location.hash.replace(/^#\//, '') || 'overview';
+  const [path, ...params] = route();
   const entry = VIEWS.find((v) => v.path === path) ?? VIEWS[0];
   const main = h('main', { id: 'main', tabindex: -1 }, h('p', { class: 'loading' }, 'Loading…'));
   app.replaceChildren(h('a', { href: '#main', class: 'skip' }, 'Skip to content'), header(s), main);
@@ -150,6 +159,7 @@ async function render() {
     session: s,
     can: (scope) => s.scopes.includes(scope),
     refresh: () => void render(),
+    params,
   };
   try {
     const content = await entry.view(ctx);

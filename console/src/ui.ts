@@ -6,6 +6,8 @@ export interface ViewContext {
   session: Session;
   can(scope: string): boolean;
   refresh(): void;
+  /** What follows the view in the address (`#/channels/<id>`: the channel's id). */
+  params: string[];
 }
 
 export type View = (ctx: ViewContext) => Promise<HTMLElement>;

@@ -51,6 +51,10 @@ describe.skipIf(browserSkipReason !== null)('console flows in Chromium', () => {
     await page.getByLabel('Channel name').fill('Blog');
     await page.getByRole('button', { name: 'Create channel' }).click();
     await page.getByRole('heading', { name: 'Channel: Blog' }).waitFor();
+    // The open channel has an address of its own: a reload (or a shared link) opens it again.
+    expect(new URL(page.url()).hash).toMatch(/^#\/channels\/ch_\w+$/);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Channel: Blog' }).waitFor();
     await page.getByLabel('Purpose key', { exact: true }).fill('analytics');
     await page.getByLabel('Purpose name').fill('Analytics');
     await page.getByRole('button', { name: 'Add purpose' }).click();

@@ -12,23 +12,20 @@ interface Channel extends RegionChannel {
   tcf?: ChannelTcf | null;
 }
 
-// Which channel is open survives a redraw (after a change) but not a reload.
-let openChannelId: string | null = null;
+/** Opens a channel by its address (`#/channels/<id>`), so the open channel survives a reload. */
+function openChannel(ctx: ViewContext, id: string) {
+  const hash = `#/channels/${encodeURIComponent(id)}`;
+  if (location.hash === hash) ctx.refresh();
+  else location.hash = hash;
+}
 
 /** Channels: create, then per channel its purposes, technologies, origins and snippet. */
 export const channelsView: View = async (ctx) => {
   const { data: channels } = await get<Channel[]>('/v1/channels?limit=100');
   const manage = ctx.can('channels:manage');
-  const open = channels.find((c) => c.id === openChannelId) ?? null;
+  const open = channels.find((c) => c.id === ctx.params[0]) ?? null;
   const rows = channels.map((c) => [
-    button(
-      c.name,
-      () => {
-        openChannelId = c.id;
-        ctx.refresh();
-      },
-      { class: 'link', 'aria-label': `Open ${c.name}` },
-    ),
+    button(c.name, () => openChannel(ctx, c.id), { class: 'link', 'aria-label': `Open ${c.name}` }),
     h('code', {}, c.siteKey),
     badge(c.status),
     String(c.configVersion),
@@ -51,8 +48,7 @@ export const channelsView: View = async (ctx) => {
               '/v1/channels',
               url ? { name, privacyPolicy: { url } } : { name },
             );
-            openChannelId = data.id;
-            ctx.refresh();
+            openChannel(ctx, data.id);
           },
         ),
       )
@@ -66,7 +62,15 @@ export const channelsView: View = async (ctx) => {
       'Your channels',
       table(['Name', 'Site key', 'Status', 'Config version', 'Created'], rows, 'Channels'),
     ),
-    open ? await channelDetail(ctx, open, manage) : '',
+    open
+      ? await channelDetail(ctx, open, manage)
+      : ctx.params[0]
+        ? // A link to a channel of the other environment, or to one that is gone.
+          section(
+            'Channel not found',
+            h('p', {}, `No channel ${ctx.params[0]} in ${ctx.session.environment} data.`),
+          )
+        : '',
   );
 };
 
