@@ -16,9 +16,16 @@ let t: TestApp;
 let gvl: VendorListServer;
 let tenant: Tenant;
 
-/** The test list, plus a vendor IAB has deleted (it stays in the list, marked). */
+/**
+ * The test list, plus a vendor IAB has deleted (it stays in the list, marked) and one whose removal
+ * is announced for a date after the list's (still a vendor until then).
+ */
 const LIST = buildVendorList({
-  vendors: [...TEST_VENDORS, { id: 40, name: 'Gone Media', deletedDate: '2025-06-01T00:00:00Z' }],
+  vendors: [
+    ...TEST_VENDORS,
+    { id: 40, name: 'Gone Media', deletedDate: '2025-06-01T00:00:00Z' },
+    { id: 41, name: 'Leaving Soon Ltd', deletedDate: '2099-01-01T00:00:00Z' },
+  ],
 });
 
 beforeAll(async () => {
@@ -62,7 +69,7 @@ describe('GET /v1/tcf/vendor-list', () => {
     expect(ids(data.specialFeatures)).toEqual([1, 2]);
     expect(ids(data.stacks)).toEqual([1, 2, 3]);
     expect(ids(data.dataCategories)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
-    expect(ids(data.vendors)).toEqual([1, 2, 8, 21, 32]);
+    expect(ids(data.vendors)).toEqual([1, 2, 8, 21, 32, 41]);
     // Items keep the list's own fields, those the schema does not name included.
     expect(data.vendors[1]).toEqual(LIST.vendors['2']);
     expect(data.purposes[0]).toEqual(LIST.purposes['1']);

@@ -1,5 +1,5 @@
 import { AppError, type FieldError, validationFailed } from '../../platform/http/errors.ts';
-import type { VendorListRow } from '../tcf/tcf.service.ts';
+import { type GvlVendor, isDeleted, VENDOR_ID_LISTS, type VendorListRow } from '../tcf/tcf.service.ts';
 import type { ChannelTcf } from './channels.tables.ts';
 import type { VisitorConfig } from './visitor-config.ts';
 
@@ -12,37 +12,8 @@ import type { VisitorConfig } from './visitor-config.ts';
 export type SnapshotTcf = NonNullable<VisitorConfig['tcf']>;
 type VendorDeclarations = SnapshotTcf['vendors'][number];
 
-/** A vendor as GVL v3 lists it: only what is read here. */
-interface GvlVendor {
-  id: number;
-  purposes?: number[];
-  legIntPurposes?: number[];
-  flexiblePurposes?: number[];
-  specialPurposes?: number[];
-  features?: number[];
-  specialFeatures?: number[];
-  deletedDate?: string;
-}
-
-/** What a vendor declares, in the snapshot's fixed member order. */
-const DECLARATIONS = [
-  'purposes',
-  'legIntPurposes',
-  'flexiblePurposes',
-  'specialPurposes',
-  'features',
-  'specialFeatures',
-] as const;
-
 function vendorsOf(list: VendorListRow): Record<string, GvlVendor | undefined> {
   return (list.body.vendors ?? {}) as Record<string, GvlVendor | undefined>;
-}
-
-/** IAB keeps a vendor that left the list in it, with the date it left: from then on it is deleted. */
-function isDeleted(vendor: GvlVendor, now: Date): boolean {
-  if (vendor.deletedDate === undefined) return false;
-  const at = Date.parse(vendor.deletedDate);
-  return Number.isNaN(at) || at <= now.getTime();
 }
 
 /** The settings as stored, defaults applied (the input's cmpVersion and purposeOneTreatment are optional). */
@@ -141,7 +112,7 @@ export function isTcfReconsent(previous: SnapshotTcf | null, next: SnapshotTcf |
   for (const vendor of next.vendors) {
     const old = before.get(vendor.id);
     if (!old) return true;
-    for (const declaration of DECLARATIONS) {
+    for (const declaration of VENDOR_ID_LISTS) {
       const had = new Set(old[declaration]);
       if (vendor[declaration].some((id) => !had.has(id))) return true;
     }

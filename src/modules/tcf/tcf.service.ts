@@ -11,7 +11,13 @@ import {
 
 export type { MirrorStateRow, VendorListLanguageRow, VendorListRow } from './tcf.repo.ts';
 export { VENDOR_LIST_JOB, VENDOR_LIST_POLL_MS, vendorListLanguage } from './vendor-list-mirror.ts';
-export { vendorListArrays, vendorListSlice } from './vendor-list-view.ts';
+export {
+  type GvlVendor,
+  isDeleted,
+  VENDOR_ID_LISTS,
+  vendorListArrays,
+  vendorListSlice,
+} from './vendor-list-view.ts';
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {

@@ -35,8 +35,20 @@ export const DECLARATIONS = [
 ] as const;
 type Declaration = (typeof DECLARATIONS)[number];
 
-/** A vendor IAB removed stays in the list with a deletedDate; nobody may choose it any more. */
-export const isDeleted = (vendor: GvlVendor) => typeof vendor.deletedDate === 'string';
+/**
+ * A vendor IAB removes stays in the list with its deletedDate, from which it must no longer be
+ * disclosed or chosen (a date in the future announces a removal). Deleted at `at`: when the date
+ * has come, or cannot be read. The views below judge at the list's own lastUpdated, so a version's
+ * slice is the same bytes for ever; choosing a vendor is judged now (channels' tcf-settings.ts).
+ */
+export function isDeleted(vendor: GvlVendor, at: Date): boolean {
+  if (vendor.deletedDate === undefined) return false;
+  const deleted = Date.parse(vendor.deletedDate);
+  return Number.isNaN(deleted) || deleted <= at.getTime();
+}
+
+/** When a stored list was published: the time its views judge deletions at. */
+const publishedAt = (body: Record<string, unknown>) => new Date(String(body.lastUpdated));
 
 const mapOf = <T extends Entry = Entry>(body: Record<string, unknown>, field: string): IdMap<T> =>
   (body[field] ?? {}) as IdMap<T>;
@@ -53,7 +65,9 @@ export const MAX_VENDOR_QUERY = 100;
 export function vendorListArrays(body: Record<string, unknown>, query?: string) {
   const needle = query?.trim().toLocaleLowerCase('en');
   const vendors = byId(mapOf<GvlVendor>(body, 'vendors'))
-    .filter((v) => !isDeleted(v) && (!needle || v.name.toLocaleLowerCase('en').includes(needle)))
+    .filter(
+      (v) => !isDeleted(v, publishedAt(body)) && (!needle || v.name.toLocaleLowerCase('en').includes(needle)),
+    )
     .map(withIdLists);
   const list = (d: Exclude<Declaration, 'stacks'>) => byId(mapOf(body, d));
   return {
@@ -71,7 +85,8 @@ export function vendorListArrays(body: Record<string, unknown>, query?: string) 
   };
 }
 
-const VENDOR_ID_LISTS = [
+/** What a vendor declares by id lists (the snapshot's order too: channels' tcf-settings.ts). */
+export const VENDOR_ID_LISTS = [
   'purposes',
   'legIntPurposes',
   'flexiblePurposes',
@@ -117,7 +132,9 @@ export function vendorListSlice(
   translation: Record<string, unknown> | null,
 ): Record<string, unknown> {
   const chosen = new Set(vendorIds);
-  const vendors = byId(mapOf<GvlVendor>(body, 'vendors')).filter((v) => chosen.has(v.id) && !isDeleted(v));
+  const vendors = byId(mapOf<GvlVendor>(body, 'vendors')).filter(
+    (v) => chosen.has(v.id) && !isDeleted(v, publishedAt(body)),
+  );
   const used = (field: keyof GvlVendor) =>
     new Set(vendors.flatMap((v) => (v[field] as number[] | undefined) ?? []));
   const purposes = new Set([...used('purposes'), ...used('legIntPurposes'), ...used('flexiblePurposes')]);
