@@ -13,9 +13,9 @@
  * worktree of main with node_modules linked), the same-shape INSERT server (bench_evidence, like
  * evidence_events) and the minimal INSERT server. Every round runs each side once, in a rotating
  * order (the machine is shared and drifts: ratios are taken within a round, then the median).
- * `--tcf` adds `after+tc`: this checkout's service again, its channel now an IAB TCF channel and every
- * write carrying a TC string, which the service decodes and checks (bench/lib/tcf.ts); `after+tc/after`
- * is what the decode costs a write.
+ * `--tcf` adds `after+tc`: this checkout's service again, writing to a second channel, made the same
+ * but an IAB TCF channel, every write carrying a TC string, which the service decodes and checks
+ * (bench/lib/tcf.ts); `after+tc/after` is what the decode costs a write.
  * `--profile DIR` starts the services under `node --cpu-prof` (the profiles are written at exit).
  * Each side also reports its server CPU milliseconds per request (its process tree, from /proc):
  * on a 2-core machine shared with the load generator and PostgreSQL, that bounds throughput. With
@@ -92,7 +92,13 @@ const sides: Side[] = [];
 const servicePath = `/v1/public/sites/${fixture.siteKey}/${reads ? 'config' : 'preferences'}`;
 const after = await startServiceAt(process.cwd(), bench.env, flags.profile);
 sides.push({ name: 'after', child: after, path: servicePath, service: true });
-if (tcf) sides.push({ name: 'after+tc', child: after, path: servicePath, service: true });
+if (tcf)
+  sides.push({
+    name: 'after+tc',
+    child: after,
+    path: `/v1/public/sites/${tcf.siteKey}/preferences`,
+    service: true,
+  });
 if (flags.before) {
   const prepared = prepareBefore(path.resolve(flags.before), beforeDatabaseUrl(url));
   const before = await startServiceAt(flags.before, prepared.env, flags.profile);
@@ -118,7 +124,7 @@ if (reads) {
 }
 
 const { body, headers } = consentWriteRequest(fixture);
-/** after+tc's body: the same write for the TCF config version, with the visitor's TC string. */
+/** after+tc's body: the same write to the TCF channel (at its current version), with the visitor's TC string. */
 const tcBody = tcf
   ? () => JSON.stringify({ ...JSON.parse(body()), configVersion: tcf.configVersion, tcString: tcf.tcString })
   : body;

@@ -11,46 +11,77 @@ import { loadConfig } from '../../src/config.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 import { createServices } from '../../src/services.ts';
 import { buildVendorList, serveVendorList, TEST_VENDORS } from '../../test/helpers/gvl.ts';
-import type { BenchStore, Fixture } from './setup.ts';
+import { type BenchStore, type Fixture, SITE_ORIGIN } from './setup.ts';
 
 const CMP_ID = 300;
 
-/** The new configVersion of the TCF channel and a TC string of a visitor who accepted all. */
+/**
+ * A TCF channel of the fixture's organization, made like the fixture's own channel (the same
+ * purposes and origin, so one request body fits both) with `tcf` set at creation: its site key, its
+ * configVersion and a TC string of a visitor who accepted all. A channel of its own, so that the
+ * fixture's channel (the `after` and `before` sides) stays as it was, at its current version.
+ */
 export async function prepareTcf(
   bench: BenchStore,
   fixture: Fixture,
   dataDir: string,
-): Promise<{ configVersion: number; tcString: string }> {
+): Promise<{ siteKey: string; configVersion: number; tcString: string }> {
   const list = buildVendorList();
   const server = await serveVendorList(list);
   const store = await bench.open();
   try {
-    const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', TCF_GVL_URL: server.url });
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      TCF_GVL_URL: server.url,
+    });
     const services = createServices({ store, clock: systemClock, config });
     const quiet = { warn: () => {}, info: () => {} };
     await services.tcf.mirror.run(quiet as never);
     const app = await buildApp({ config, store, clock: systemClock, services, logger: false });
+    const call = async (method: 'GET' | 'POST', url: string, payload?: object) => {
+      const res = await app.inject({
+        method,
+        url,
+        payload,
+        headers: { authorization: `Bearer ${fixture.liveKey}` },
+      });
+      if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
+      return res.json().data;
+    };
     const vendorIds = TEST_VENDORS.map((v) => v.id);
-    const res = await app.inject({
-      method: 'PATCH',
-      url: `/v1/channels/${fixture.channelId}`,
-      headers: { authorization: `Bearer ${fixture.liveKey}` },
-      payload: { tcf: { cmpId: CMP_ID, vendorIds, publisherCountryCode: 'DE' } },
+    const channel = await call('POST', '/v1/channels', {
+      name: 'TCF shop',
+      privacyPolicy: { url: 'https://shop.example.com/privacy', version: '2024-05', retentionDays: 365 },
+      tcf: { cmpId: CMP_ID, vendorIds, publisherCountryCode: 'DE' },
     });
+    const model = await call('GET', `/v1/channels/${fixture.channelId}/purposes?limit=100`);
+    for (const p of model) {
+      const { key, name, required, gpcOptOut, consentModeSignals } = p;
+      await call('POST', `/v1/channels/${channel.id}/purposes`, {
+        key,
+        name,
+        required,
+        gpcOptOut,
+        consentModeSignals,
+      });
+    }
+    await call('POST', `/v1/channels/${channel.id}/origins`, { origin: SITE_ORIGIN });
+    const current = await call('GET', `/v1/channels/${channel.id}`);
     await app.close();
-    if (res.statusCode !== 200) throw new Error(`PATCH tcf: ${res.statusCode} ${res.body}`);
-    const model = new TCModel(new GVL(list as never));
-    model.cmpId = CMP_ID;
-    model.cmpVersion = 1;
-    model.isServiceSpecific = true;
-    model.publisherCountryCode = 'DE';
-    model.setAllPurposeConsents();
-    model.setAllVendorConsents();
-    model.setAllPurposeLegitimateInterests();
-    model.setAllVendorLegitimateInterests();
-    model.setAllSpecialFeatureOptins();
-    model.vendorsDisclosed.set(vendorIds);
-    return { configVersion: res.json().data.configVersion, tcString: TCString.encode(model) };
+    const tc = new TCModel(new GVL(list as never));
+    tc.cmpId = CMP_ID;
+    tc.cmpVersion = 1;
+    tc.isServiceSpecific = true;
+    tc.publisherCountryCode = 'DE';
+    tc.setAllPurposeConsents();
+    tc.setAllVendorConsents();
+    tc.setAllPurposeLegitimateInterests();
+    tc.setAllVendorLegitimateInterests();
+    tc.setAllSpecialFeatureOptins();
+    tc.vendorsDisclosed.set(vendorIds);
+    return { siteKey: current.siteKey, configVersion: current.configVersion, tcString: TCString.encode(tc) };
   } finally {
     await store.close();
     await server.close();
