@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import { compress, ENCODING_SUFFIX, ENCODINGS } from '../src/modules/sites/bundle-encodings.ts';
 
 const SDK_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const SDK_ENTRY = path.join(SDK_DIR, 'src', 'index.ts');
@@ -49,15 +49,27 @@ export interface BundleSize {
   file: string;
   bytes: number;
   gzipBytes: number;
+  brBytes: number;
 }
 
-/** Writes one bundle; write-then-rename, so a server or test reading it never sees half. */
+/** Writes a file; write-then-rename, so a server or test reading it never sees half. */
+function writeWhole(file: string, content: string | Buffer) {
+  const temp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temp, content);
+  fs.renameSync(temp, file);
+}
+
+/**
+ * Writes one bundle and its brotli and gzip copies (`.br`, `.gz`), which the service sends to
+ * browsers that accept them (src/modules/sites/bundle-encodings.ts).
+ */
 function write(file: string, code: string): BundleSize {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, code);
-  fs.renameSync(temp, file);
-  return { file, bytes: Buffer.byteLength(code), gzipBytes: gzipSync(code, { level: 9 }).length };
+  const [br, gzip] = ENCODINGS.map((encoding) => compress(encoding, code));
+  writeWhole(`${file}${ENCODING_SUFFIX.br}`, br);
+  writeWhole(`${file}${ENCODING_SUFFIX.gzip}`, gzip);
+  writeWhole(file, code);
+  return { file, bytes: Buffer.byteLength(code), gzipBytes: gzip.length, brBytes: br.length };
 }
 
 /** Builds and writes the three bundles (sdk.js, gpp.js, tcf.js). */
@@ -108,8 +120,10 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
         console.log('sdk/dist is up to date with sdk/src');
         return;
       }
-      for (const { file, bytes, gzipBytes } of sizes) {
-        console.log(`${path.relative(process.cwd(), file)}: ${bytes} bytes, ${gzipBytes} gzipped`);
+      for (const { file, bytes, gzipBytes, brBytes } of sizes) {
+        console.log(
+          `${path.relative(process.cwd(), file)}: ${bytes} bytes, ${gzipBytes} gzipped, ${brBytes} brotli`,
+        );
       }
     },
     (error) => {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { type BundleEncoding, compress, ENCODING_SUFFIX, ENCODINGS, holds } from './bundle-encodings.ts';
 
 /**
  * Where the browser SDK's built bundles are served from: `sdk/dist/sdk.js`, `sdk/dist/gpp.js` and
@@ -25,6 +26,18 @@ export interface SdkBundle {
   etag: string;
   /** Whether this is the real bundle (false: the placeholder). */
   built: boolean;
+  /** The bundle compressed, with its own ETag (a strong ETag names one representation). */
+  encoded: Record<BundleEncoding, { body: Buffer; etag: string }>;
+}
+
+/** The build's precompressed copy when it holds this very source; else compressed here, once. */
+function encodedCopy(path: string, encoding: BundleEncoding, source: string): Buffer {
+  const file = `${path}${ENCODING_SUFFIX[encoding]}`;
+  if (fs.existsSync(file)) {
+    const copy = fs.readFileSync(file);
+    if (holds(encoding, copy, source)) return copy;
+  }
+  return compress(encoding, source);
 }
 
 const loaded = new Map<string, SdkBundle>();
@@ -34,8 +47,14 @@ function read(path: string, placeholder: () => string): SdkBundle {
   if (cached) return cached;
   const built = fs.existsSync(path);
   const source = built ? fs.readFileSync(path, 'utf8') : placeholder();
-  const etag = `"${createHash('sha256').update(source).digest('base64url').slice(0, 27)}"`;
-  const bundle = { source, etag, built };
+  const hash = createHash('sha256').update(source).digest('base64url').slice(0, 27);
+  const encoded = Object.fromEntries(
+    ENCODINGS.map((encoding) => [
+      encoding,
+      { body: encodedCopy(path, encoding, source), etag: `"${hash}-${encoding}"` },
+    ]),
+  ) as SdkBundle['encoded'];
+  const bundle = { source, etag: `"${hash}"`, built, encoded };
   loaded.set(path, bundle);
   return bundle;
 }

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify
 import { notModified } from '../../platform/http/conditional.ts';
 import { Envelope, envelope, NotModified, Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
+import { negotiate } from './bundle-encodings.ts';
 import { configResponse } from './config-response.ts';
 import { gppBundle, type SdkBundle, sdkBundle, tcfBundle } from './sdk-bundle.ts';
 import { locationOf, publicProblems, siteOf, tags } from './site-requests.ts';
@@ -13,6 +14,14 @@ const STATIC_CACHE_CONTROL = 'public, max-age=300';
 const cacheHeaders = {
   'Cache-Control': Type.String(),
   ETag: Type.String({ description: 'Send it back as If-None-Match to get a 304 when unchanged' }),
+};
+/** A bundle is sent brotli- or gzip-compressed when the request accepts it. */
+const bundleHeaders = {
+  ...cacheHeaders,
+  Vary: Type.String({ description: 'Accept-Encoding' }),
+  'Content-Encoding': Type.Optional(
+    Type.String({ description: 'br or gzip, as Accept-Encoding allows; absent: sent as it is' }),
+  ),
 };
 const configCacheHeaders = {
   ...cacheHeaders,
@@ -31,9 +40,17 @@ function sendCacheable(
   return reply.type(type).send(body);
 }
 
+/** A bundle compressed as the request accepts (bundle-encodings.ts), or as it is. */
 function sendBundle(request: FastifyRequest, reply: FastifyReply, bundle: SdkBundle) {
   reply.header('Cache-Control', STATIC_CACHE_CONTROL);
-  return sendCacheable(request, reply, bundle.etag, 'application/javascript; charset=utf-8', bundle.source);
+  reply.header('Vary', 'Accept-Encoding');
+  const type = 'application/javascript; charset=utf-8';
+  const encoding = negotiate(request.headers['accept-encoding']);
+  if (!encoding) return sendCacheable(request, reply, bundle.etag, type, bundle.source);
+  const { body, etag } = bundle.encoded[encoding];
+  reply.header('ETag', etag);
+  if (notModified(request.headers['if-none-match'], etag)) return reply.code(304).send();
+  return reply.header('Content-Encoding', encoding).type(type).send(body);
 }
 
 /**
@@ -139,10 +156,10 @@ export function siteAssetsRoutes(
           response: {
             200: {
               description: what,
-              headers: cacheHeaders,
+              headers: bundleHeaders,
               content: { 'application/javascript': { schema: Type.String() } },
             },
-            304: { ...NotModified, headers: cacheHeaders },
+            304: { ...NotModified, headers: { ...cacheHeaders, Vary: bundleHeaders.Vary } },
             ...publicProblems,
           },
         },
