@@ -7340,6 +7340,10 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description Send it back as If-None-Match to get a 304 when unchanged */
                     ETag?: string;
+                    /** @description Accept-Encoding */
+                    Vary?: string;
+                    /** @description br or gzip, as Accept-Encoding allows; absent: sent as it is */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7358,6 +7362,8 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description Send it back as If-None-Match to get a 304 when unchanged */
                     ETag?: string;
+                    /** @description Accept-Encoding */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7480,6 +7486,10 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description Send it back as If-None-Match to get a 304 when unchanged */
                     ETag?: string;
+                    /** @description Accept-Encoding */
+                    Vary?: string;
+                    /** @description br or gzip, as Accept-Encoding allows; absent: sent as it is */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7498,6 +7508,8 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description Send it back as If-None-Match to get a 304 when unchanged */
                     ETag?: string;
+                    /** @description Accept-Encoding */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -7620,6 +7632,10 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description Send it back as If-None-Match to get a 304 when unchanged */
                     ETag?: string;
+                    /** @description Accept-Encoding */
+                    Vary?: string;
+                    /** @description br or gzip, as Accept-Encoding allows; absent: sent as it is */
+                    "Content-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7638,6 +7654,8 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description Send it back as If-None-Match to get a 304 when unchanged */
                     ETag?: string;
+                    /** @description Accept-Encoding */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
