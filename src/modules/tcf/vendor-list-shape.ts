@@ -1,4 +1,5 @@
 import { SourceError } from './vendor-list-source.ts';
+import { DECLARATIONS } from './vendor-list-view.ts';
 
 /**
  * Checks of what the host sent before it is stored: the GVL v3 format, whole version numbers, and
@@ -12,15 +13,6 @@ export interface CheckedVendorList {
   lastUpdated: Date;
   body: Record<string, unknown>;
 }
-
-const DECLARATION_MAPS = [
-  'purposes',
-  'specialPurposes',
-  'features',
-  'specialFeatures',
-  'stacks',
-  'dataCategories',
-] as const;
 
 /** The fields of vendors and stacks that list ids of declarations (what slices and TC strings use). */
 const ID_LISTS = [
@@ -72,7 +64,7 @@ export function checkVendorList(body: unknown, name = 'vendor-list.json'): Check
   const lastUpdated = typeof body.lastUpdated === 'string' ? new Date(body.lastUpdated) : null;
   if (!lastUpdated || Number.isNaN(lastUpdated.getTime()))
     throw new SourceError(`${name}: lastUpdated is not a date`);
-  for (const field of DECLARATION_MAPS) checkIdMap(body[field], field, name, field === 'dataCategories');
+  for (const field of DECLARATIONS) checkIdMap(body[field], field, name, field === 'dataCategories');
   checkIdMap(body.vendors, 'vendors', name);
   return {
     vendorListVersion: body.vendorListVersion,
@@ -85,7 +77,7 @@ export function checkVendorList(body: unknown, name = 'vendor-list.json'): Check
 /** `purposes-<lang>.json`: the declarations translated (no vendors). */
 export function checkLanguageFile(body: unknown, name: string): Record<string, unknown> {
   if (!isObject(body)) throw new SourceError(`${name} is not a JSON object`);
-  for (const field of DECLARATION_MAPS) checkIdMap(body[field], field, name, true);
+  for (const field of DECLARATIONS) checkIdMap(body[field], field, name, true);
   if (!isObject(body.purposes)) throw new SourceError(`${name}: purposes is not a map keyed by id`);
   return body;
 }
