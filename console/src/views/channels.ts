@@ -1,7 +1,9 @@
 import { call, get, post } from '../api.ts';
 import { button, copyField, date, field, h, input, select, table } from '../dom.ts';
 import { act, badge, form, messageBox, section, type View, type ViewContext } from '../ui.ts';
+import { identitySecretsSection } from './identity-secrets.ts';
 import { configVersionsSection, previewSection, type RegionChannel, regionRulesSection } from './regions.ts';
+import { rejectCooldownSection } from './reject-cooldown.ts';
 import { scansSection } from './scans.ts';
 import { type ChannelTcf, tcfSections } from './tcf.ts';
 
@@ -10,6 +12,7 @@ interface Channel extends RegionChannel {
   defaultLanguage: string;
   createdAt: string;
   tcf?: ChannelTcf | null;
+  rejectCooldownDays?: number;
 }
 
 /** Opens a channel by its address (`#/channels/<id>`), so the open channel survives a reload. */
@@ -76,12 +79,13 @@ export const channelsView: View = async (ctx) => {
 
 async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean): Promise<HTMLElement> {
   const base = `/v1/channels/${channel.id}`;
-  const [purposes, technologies, origins, snippet, versions] = await Promise.all([
+  const [purposes, technologies, origins, snippet, versions, identitySecrets] = await Promise.all([
     get<any[]>(`${base}/purposes?limit=100`),
     get<any[]>(`${base}/technologies?limit=100`),
     get<any[]>(`${base}/origins?limit=100`),
     get<{ html: string }>(`/v1/public/sites/${channel.siteKey}/snippet`).catch(() => null),
     configVersionsSection(channel),
+    identitySecretsSection(channel, manage),
   ]);
   const box = messageBox();
   const change = (method: string, path: string, body?: unknown) =>
@@ -219,6 +223,8 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
     ),
     await scansSection(ctx, channel, technologies.data, purposes.data, manage),
     regionRulesSection(ctx, channel, manage),
+    rejectCooldownSection(ctx, channel, manage),
+    identitySecrets,
     ...(await tcfSections(
       ctx,
       channel,

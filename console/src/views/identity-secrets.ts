@@ -1,0 +1,122 @@
+import { ApiError, call, get, post } from '../api.ts';
+import { button, copyField, date, h, table } from '../dom.ts';
+import { act, messageBox } from '../ui.ts';
+
+interface IdentitySecret {
+  id: string;
+  createdAt: string;
+}
+
+/** The service keeps two active secrets at most: one in use and its successor while rotating. */
+const MAX_ACTIVE = 2;
+const GUIDE = 'the guide "Signed-in visitors" (docs/guides/signed-in-visitors.md)';
+
+/**
+ * "Identity secrets" (issue 32): the secrets a site's backend signs its visitors' identity tokens
+ * with, so a signed-in visitor's choice applies on every device. Listed without secrets; a new
+ * secret is shown once, here, and lives only in this closure: the section redraws itself instead of
+ * the whole view, and a reload or another view loses it for good.
+ */
+export async function identitySecretsSection(
+  channel: { id: string; siteKey: string },
+  manage: boolean,
+): Promise<HTMLElement> {
+  const base = `/v1/channels/${channel.id}/identity-secrets`;
+  const box = messageBox();
+  const secretSlot = h('div', { 'aria-live': 'polite' });
+  const listSlot = h('div', {});
+  const heading = h('h2', { id: `identity-${channel.id}` }, 'Identity secrets');
+
+  const create = button('Create identity secret', () => {
+    void act(box, create, async () => {
+      const { data } = await post<IdentitySecret & { secret: string }>(base, {});
+      await load();
+      showSecret(data);
+    });
+  });
+  const limitNote = h('p', { class: 'muted', id: `identity-${channel.id}-limit` });
+  create.setAttribute('aria-describedby', limitNote.id);
+
+  function showSecret(created: IdentitySecret & { secret: string }) {
+    secretSlot.replaceChildren(
+      h(
+        'div',
+        { class: 'card secret' },
+        h('h3', {}, `Identity secret ${created.id} created`),
+        h(
+          'p',
+          {},
+          h('strong', {}, 'Copy it now: you will not see this secret again.'),
+          ' Keep it on your backend only (never in a page or an app): whoever holds it can sign in any account.',
+        ),
+        copyField('Identity secret', created.secret),
+        button('Done', () => {
+          secretSlot.replaceChildren();
+          create.focus();
+        }),
+      ),
+    );
+    secretSlot.querySelector('input')?.focus();
+  }
+
+  function revoke(secret: IdentitySecret) {
+    const question = `Revoke the identity secret ${secret.id}? Tokens signed with it are refused from now on, so visitors whose backend still signs with it are no longer recognized.`;
+    if (!window.confirm(question)) return;
+    void act(box, null, async () => {
+      await call('DELETE', `${base}/${encodeURIComponent(secret.id)}`);
+      await load();
+      box.ok(`Identity secret ${secret.id} revoked.`);
+      heading.focus();
+    });
+  }
+
+  async function load() {
+    const { data } = await get<IdentitySecret[]>(base);
+    const rows = data.map((s) => [
+      h('code', {}, s.id),
+      date(s.createdAt),
+      manage ? button('Revoke', () => revoke(s), { class: 'danger', 'aria-label': `Revoke ${s.id}` }) : '',
+    ]);
+    listSlot.replaceChildren(table(['ID', 'Created', 'Actions'], rows, 'Identity secrets'));
+    const full = data.length >= MAX_ACTIVE;
+    create.disabled = full;
+    limitNote.textContent = full
+      ? `${MAX_ACTIVE} secrets are active, the most a channel has: revoke one before creating another.`
+      : `${data.length} of ${MAX_ACTIVE} secrets active.`;
+  }
+
+  heading.tabIndex = -1;
+  try {
+    await load();
+  } catch (error) {
+    // A role that cannot read them still sees the section, with why it is empty.
+    box.show(error);
+    if (error instanceof ApiError && error.status === 403) {
+      box.textContent = 'Your role cannot see this channel’s identity secrets.';
+    }
+  }
+  return h(
+    'section',
+    { class: 'card identity-secrets', 'aria-labelledby': heading.id },
+    heading,
+    h(
+      'p',
+      { class: 'lead' },
+      'For signed-in visitors: your backend signs a short-lived token for the visitor’s account with one of these secrets (HS256, audience ',
+      h('code', {}, channel.siteKey),
+      '), and the visitor’s choice then applies on every device where they are signed in. How to mint a token: ',
+      GUIDE,
+      '.',
+    ),
+    h(
+      'p',
+      {},
+      `At most ${MAX_ACTIVE} secrets are active at once, so you can rotate without downtime: create a second secret, move your backend to it, then revoke the first. A token signed with a revoked secret is refused.`,
+    ),
+    box,
+    secretSlot,
+    listSlot,
+    manage ? h('div', { class: 'row' }, create) : null,
+    manage ? limitNote : null,
+  );
+}
