@@ -52,7 +52,7 @@ export async function identitySecretsSection(
         copyField('Identity secret', created.secret),
         button('Done', () => {
           secretSlot.replaceChildren();
-          create.focus();
+          (create.disabled ? heading : create).focus();
         }),
       ),
     );
@@ -97,7 +97,7 @@ export async function identitySecretsSection(
   }
   return h(
     'section',
-    { class: 'card identity-secrets', 'aria-labelledby': heading.id },
+    { class: 'card identity-secrets' },
     heading,
     h(
       'p',

@@ -39,7 +39,7 @@ export function rejectCooldownSection(
   }
   return h(
     'section',
-    { class: 'card reject-cooldown', 'aria-labelledby': heading.id },
+    { class: 'card reject-cooldown' },
     heading,
     notice,
     h('p', {}, effect(days)),
