@@ -1,0 +1,79 @@
+/**
+ * Builds the npm packages under packages/ into each package's dist/: the ESM bundle with esbuild
+ * (the bundler that already builds sdk.js) and the `.d.ts` declarations with tsc. Each package's
+ * `npm run build` runs it with the package's name; `npm run packages:build` builds all three.
+ *
+ * The browser package is bundled from sdk/src/consent.ts, the same source as the snippet's sdk.js,
+ * and the client package from clients/typescript/src, where `npm run client:generate` writes the
+ * API's types: neither package keeps a copy that could drift from the source.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const PACKAGES_DIR = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.dirname(PACKAGES_DIR);
+const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+
+interface PackageSpec {
+  /** The entry esbuild bundles into dist/index.js. */
+  entry: string;
+  platform: 'browser' | 'neutral';
+  /** Imports left to the consumer's bundler: the package's dependencies and peer dependencies. */
+  external: string[];
+  /** Text put before the bundle. */
+  banner?: string;
+  /** Declaration files tsc does not copy (a hand-written or generated `.d.ts` the sources import). */
+  copyTypes?: Array<{ from: string; to: string }>;
+}
+
+export const PACKAGES: Record<string, PackageSpec> = {
+  // Order matters: react's declarations import @consent-service/browser's.
+  browser: { entry: 'packages/browser/src/index.ts', platform: 'browser', external: [] },
+  client: {
+    entry: 'clients/typescript/src/index.ts',
+    platform: 'neutral',
+    external: ['openapi-fetch'],
+    copyTypes: [{ from: 'clients/typescript/src/schema.d.ts', to: 'dist/types/schema.d.ts' }],
+  },
+  react: {
+    entry: 'packages/react/src/index.tsx',
+    platform: 'browser',
+    external: ['react', 'react/jsx-runtime', '@consent-service/browser'],
+    // Its components hold state and effects: Next.js's App Router may render them only on the client.
+    banner: "'use client';",
+  },
+};
+
+/** Builds packages/<name>: dist/index.js (ESM) and dist/types (declarations). */
+export async function buildPackage(name: string): Promise<void> {
+  const spec = PACKAGES[name];
+  if (!spec) throw new Error(`no package ${name}; one of ${Object.keys(PACKAGES).join(', ')}`);
+  const dir = path.join(PACKAGES_DIR, name);
+  const dist = path.join(dir, 'dist');
+  fs.rmSync(dist, { recursive: true, force: true });
+  const { build } = await import('esbuild');
+  await build({
+    entryPoints: [path.join(ROOT, spec.entry)],
+    outfile: path.join(dist, 'index.js'),
+    bundle: true,
+    format: 'esm',
+    platform: spec.platform,
+    // The consumer's bundler minifies and lowers further; this is the floor the sources need.
+    target: ['es2020'],
+    jsx: 'automatic',
+    external: spec.external,
+    banner: spec.banner ? { js: spec.banner } : undefined,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  execFileSync(process.execPath, [TSC, '-p', path.join(dir, 'tsconfig.json')], { stdio: 'inherit' });
+  for (const { from, to } of spec.copyTypes ?? []) fs.copyFileSync(path.join(ROOT, from), path.join(dir, to));
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const names = process.argv.slice(2);
+  for (const name of names.length ? names : Object.keys(PACKAGES)) await buildPackage(name);
+}

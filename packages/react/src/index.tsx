@@ -1,0 +1,120 @@
+/**
+ * @consent-service/react: React bindings of @consent-service/browser. The provider starts the SDK in
+ * an effect (a dynamic import, so the SDK is not even loaded on the server), and every hook reads
+ * "no decision yet" until then: a server render, and the first client render that hydrates it, show
+ * each gate's fallback, and nothing touches `window` before the effect runs.
+ */
+import type { ConsentApi, Decisions } from '@consent-service/browser';
+import { createContext, type JSX, type ReactNode, useContext, useEffect, useMemo, useState } from 'react';
+
+export type { ConsentApi, Decision, Decisions } from '@consent-service/browser';
+
+export interface ConsentProviderProps {
+  /** The service's base URL, e.g. `https://consent.example.com`. */
+  baseUrl: string;
+  /** The site key of your channel (the snippet's `data-site-key`). */
+  siteKey: string;
+  /** Test channels only: the region to act as if the visitor were in (the snippet's `data-region`). */
+  region?: string;
+  children?: ReactNode;
+}
+
+/** What useConsent() returns. */
+export interface ConsentState {
+  /** False until the SDK has started in the browser (always false on the server). */
+  ready: boolean;
+  /** The decisions in force on this page; null until the visitor decided (or the regime's defaults apply). */
+  decisions: Decisions | null;
+  /** Opens the preferences (the customize view). */
+  showPreferences(): void;
+  /** Grants every purpose, recorded with source "api". */
+  acceptAll(): void;
+  /** Denies every optional purpose, recorded with source "api". */
+  rejectAll(): void;
+  /** The SDK itself (getReceiptUrl, getSubjectId, reset, …); null until ready. */
+  api: ConsentApi | null;
+}
+
+const ConsentContext = createContext<ConsentState | null>(null);
+
+/**
+ * One SDK per site on a page, whatever React does: a provider mounted twice (StrictMode's double
+ * effect in development, a remount) gets the SDK the first one started instead of a second banner.
+ */
+const started = new Map<string, Promise<ConsentApi>>();
+
+function startConsent(baseUrl: string, siteKey: string, region?: string): Promise<ConsentApi> {
+  const id = `${baseUrl}\n${siteKey}\n${region ?? ''}`;
+  let api = started.get(id);
+  if (!api) {
+    api = import('@consent-service/browser').then(({ createConsent }) =>
+      createConsent({ baseUrl, siteKey, region }),
+    );
+    started.set(id, api);
+  }
+  return api;
+}
+
+/** Starts the consent SDK for `siteKey` in the browser and gives its state to the hooks below it. */
+export function ConsentProvider({ baseUrl, siteKey, region, children }: ConsentProviderProps): JSX.Element {
+  const [api, setApi] = useState<ConsentApi | null>(null);
+  const [decisions, setDecisions] = useState<Decisions | null>(null);
+
+  useEffect(() => {
+    let stop: (() => void) | undefined;
+    let unmounted = false;
+    startConsent(baseUrl, siteKey, region).then((sdk) => {
+      if (unmounted) return;
+      setApi(sdk);
+      setDecisions(sdk.getDecisions());
+      stop = sdk.onChange(setDecisions);
+    });
+    return () => {
+      unmounted = true;
+      stop?.();
+    };
+  }, [baseUrl, siteKey, region]);
+
+  const state = useMemo<ConsentState>(() => {
+    // Before the SDK is ready a call waits for it, as the snippet's API does for its config.
+    const call = (fn: (sdk: ConsentApi) => void) => () => {
+      if (api) fn(api);
+      else if (typeof window !== 'undefined') void startConsent(baseUrl, siteKey, region).then(fn);
+    };
+    return {
+      ready: api !== null,
+      decisions,
+      showPreferences: call((sdk) => sdk.showPreferences()),
+      acceptAll: call((sdk) => sdk.acceptAll()),
+      rejectAll: call((sdk) => sdk.rejectAll()),
+      api,
+    };
+  }, [api, decisions, baseUrl, siteKey, region]);
+
+  return <ConsentContext.Provider value={state}>{children}</ConsentContext.Provider>;
+}
+
+/** The consent state and actions of the nearest ConsentProvider. */
+export function useConsent(): ConsentState {
+  const state = useContext(ConsentContext);
+  if (!state) throw new Error('useConsent() and ConsentGate need a <ConsentProvider> above them');
+  return state;
+}
+
+/** Whether the visitor has granted `purposeKey` (false before a decision, and on the server). */
+export function useConsentFor(purposeKey: string): boolean {
+  return useConsent().decisions?.[purposeKey] === 'granted';
+}
+
+export interface ConsentGateProps {
+  /** The purpose key (e.g. `analytics`) the children need. */
+  purpose: string;
+  /** What to render until the purpose is granted (and on the server); nothing when absent. */
+  fallback?: ReactNode;
+  children?: ReactNode;
+}
+
+/** Renders its children only while `purpose` is granted, else `fallback`. */
+export function ConsentGate({ purpose, fallback = null, children }: ConsentGateProps): JSX.Element {
+  return <>{useConsentFor(purpose) ? children : fallback}</>;
+}
