@@ -13,7 +13,12 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { compress, ENCODING_SUFFIX, ENCODINGS } from '../src/modules/sites/bundle-encodings.ts';
+import {
+  compress,
+  contentVersion,
+  ENCODING_SUFFIX,
+  ENCODINGS,
+} from '../src/modules/sites/bundle-encodings.ts';
 
 const SDK_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const SDK_ENTRY = path.join(SDK_DIR, 'src', 'index.ts');
@@ -23,8 +28,11 @@ export const GPP_BUNDLE_FILE = path.join(SDK_DIR, 'dist', 'gpp.js');
 export const TCF_ENTRY = path.join(SDK_DIR, 'src', 'tcf', 'index.ts');
 export const TCF_BUNDLE_FILE = path.join(SDK_DIR, 'dist', 'tcf.js');
 
-/** A bundle's text: ASCII only (esbuild escapes the rest), so the page's charset cannot garble it. */
-async function bundle(entry: string): Promise<string> {
+/**
+ * A bundle's text: ASCII only (esbuild escapes the rest), so the page's charset cannot garble it.
+ * `define`: the versions of the bundles it loads (sdk/src/bundle-urls.ts).
+ */
+async function bundle(entry: string, define: Record<string, string> = {}): Promise<string> {
   // Loaded lazily: esbuild is a dev dependency here and a dependency of tsx, which runs the service.
   const { build } = await import('esbuild');
   const result = await build({
@@ -35,15 +43,32 @@ async function bundle(entry: string): Promise<string> {
     platform: 'browser',
     target: ['es2019'],
     legalComments: 'none',
+    define,
     write: false,
     logLevel: 'silent',
   });
   return result.outputFiles[0].text;
 }
 
-export const buildSdk = (): Promise<string> => bundle(SDK_ENTRY);
+const versionOf = (source: string) => JSON.stringify(contentVersion(source));
+
+/**
+ * The three bundles, in the order their URLs need: gpp.js first, then tcf.js (which loads gpp.js),
+ * then sdk.js (which loads both), each given the versions of those it loads.
+ */
+export async function buildAll(): Promise<{ sdk: string; gpp: string; tcf: string }> {
+  const gpp = await bundle(GPP_ENTRY);
+  const tcf = await bundle(TCF_ENTRY, { __CONSENT_GPP_VERSION__: versionOf(gpp) });
+  const sdk = await bundle(SDK_ENTRY, {
+    __CONSENT_GPP_VERSION__: versionOf(gpp),
+    __CONSENT_TCF_VERSION__: versionOf(tcf),
+  });
+  return { sdk, gpp, tcf };
+}
+
+export const buildSdk = async (): Promise<string> => (await buildAll()).sdk;
 export const buildGpp = (): Promise<string> => bundle(GPP_ENTRY);
-export const buildTcf = (): Promise<string> => bundle(TCF_ENTRY);
+export const buildTcf = async (): Promise<string> => (await buildAll()).tcf;
 
 export interface BundleSize {
   file: string;
@@ -74,7 +99,7 @@ function write(file: string, code: string): BundleSize {
 
 /** Builds and writes the three bundles (sdk.js, gpp.js, tcf.js). */
 export async function writeSdkBundle(): Promise<BundleSize[]> {
-  const [sdk, gpp, tcf] = await Promise.all([buildSdk(), buildGpp(), buildTcf()]);
+  const { sdk, gpp, tcf } = await buildAll();
   return [write(SDK_BUNDLE_FILE, sdk), write(GPP_BUNDLE_FILE, gpp), write(TCF_BUNDLE_FILE, tcf)];
 }
 

@@ -17,10 +17,10 @@ export interface BannerContext {
    * the toggles stay free and the view says so in the regulation's words (CCPA regs §7025(c)(6)).
    */
   gpcHonored?: boolean;
-  /** The earlier decision, to prefill the customize view. */
-  previous: Decisions | null;
+  /** The earlier decision, to prefill the customize view (read only when it is drawn). */
+  previous(): Decisions | null;
   /** The receipt URL of the last delivered decision, linked from the customize view; null: none yet. */
-  receipt: string | null;
+  receipt(): string | null;
   onAction(action: Action): void;
 }
 
@@ -59,13 +59,14 @@ function intro(ctx: BannerContext, title: string, body: string) {
 
 function purposeList(ctx: BannerContext) {
   const list = h('ul');
+  const previous = ctx.previous();
   ctx.config.purposes.forEach((purpose, i) => {
     const text = purposeText(purpose, ctx.language);
     const descId = `cs-consent-p${i}`;
     const box = h('input', {
       type: 'checkbox',
       'data-consent-purpose': purpose.key,
-      checked: initialToggle(purpose, ctx.previous, ctx.gpc),
+      checked: initialToggle(purpose, previous, ctx.gpc),
       disabled: purpose.required || gpcBlocks(purpose, ctx.gpc),
       'aria-describedby': descId,
     });
@@ -92,8 +93,10 @@ function purposeList(ctx: BannerContext) {
  * "Your receipt": what the service recorded, which the visitor can verify (docs/receipts.md). A new tab,
  * so the choices stay open here; noopener and noreferrer, so neither page can reach the other.
  */
-function receiptLink({ receipt, strings }: BannerContext) {
+function receiptLink(ctx: BannerContext) {
+  const receipt = ctx.receipt();
   if (!receipt) return [];
+  const { strings } = ctx;
   const attrs = { href: receipt, target: '_blank', rel: 'noopener noreferrer', 'data-consent-receipt': true };
   return [h('p', {}, h('a', attrs, strings.receipt), ' ', strings.newTab)];
 }

@@ -1,3 +1,4 @@
+import { gppUrl } from './bundle-urls.ts';
 import { gppApplies } from './gpp-applies.ts';
 import { loadBundle } from './load-bundle.ts';
 import type { GppHandle, SiteConfig } from './types.ts';
@@ -10,12 +11,13 @@ type Registered = { start(cmpId: number): GppHandle };
 
 /**
  * Loads gpp.js from the service (the only host the SDK talks to) and starts it with the channel's
- * CMP id. Null at once when GPP does not apply, and null when the bundle fails to load or register
- * within GPP_TIMEOUT_MS: the SDK works without GPP, it only loses the IAB signal.
+ * CMP id. Null (not a promise) when GPP does not apply, so the SDK goes on in the same task; a promise
+ * of null when the bundle fails to load or register within GPP_TIMEOUT_MS: the SDK works without
+ * GPP, it only loses the IAB signal.
  */
-export function loadGpp(base: string, siteKey: string, config: SiteConfig): Promise<GppHandle | null> {
-  if (!gppApplies(config)) return Promise.resolve(null);
-  const src = `${base}/v1/public/sites/${encodeURIComponent(siteKey)}/gpp.js`;
+export function loadGpp(base: string, siteKey: string, config: SiteConfig): Promise<GppHandle | null> | null {
+  if (!gppApplies(config)) return null;
+  const src = gppUrl(`${base}/v1/public/sites/${encodeURIComponent(siteKey)}`);
   return loadBundle(src, '__consentServiceGpp', GPP_TIMEOUT_MS, (gpp: Registered) =>
     gpp.start(config.gppCmpId as number),
   );

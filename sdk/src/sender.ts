@@ -15,7 +15,12 @@ const MAX_BACKOFF_MS = 60_000;
  * visitor's choice, so `enqueue` clears it. The URL is a capability: it is never logged or sent on.
  */
 export function createSender(endpoint: string, siteKey: string) {
-  let queue = readPending(siteKey);
+  // Read from localStorage on first use (the idle flush, or a decision), not while the banner is drawn.
+  let stored: PendingPost[] | null = null;
+  const pending = () => {
+    stored ??= readPending(siteKey);
+    return stored;
+  };
   let busy = false;
   let failures = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -56,15 +61,15 @@ export function createSender(endpoint: string, siteKey: string) {
     busy = true;
     clearTimeout(timer);
     try {
-      while (queue.length) {
-        if (!(await send(queue[0]))) {
+      while (pending().length) {
+        if (!(await send(pending()[0]))) {
           timer = setTimeout(flush, Math.min(MAX_BACKOFF_MS, 1000 * 2 ** failures++));
           return;
         }
         failures = 0;
-        queue = queue.slice(1);
-        writePending(siteKey, queue);
-        if (!queue.length) receiptUrl(siteKey, receipt);
+        stored = pending().slice(1);
+        writePending(siteKey, stored);
+        if (!stored.length) receiptUrl(siteKey, receipt);
       }
     } finally {
       busy = false;
@@ -76,8 +81,8 @@ export function createSender(endpoint: string, siteKey: string) {
   return {
     flush,
     enqueue(item: PendingPost) {
-      queue = [...queue, item];
-      writePending(siteKey, queue);
+      stored = [...pending(), item];
+      writePending(siteKey, stored);
       receiptUrl(siteKey, null);
       void flush();
     },

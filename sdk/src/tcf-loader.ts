@@ -1,3 +1,4 @@
+import { tcfUrl } from './bundle-urls.ts';
 import { loadBundle } from './load-bundle.ts';
 import type { SiteConfig, TcfHandle } from './types.ts';
 
@@ -21,15 +22,16 @@ type TcfApi = (command: string, version: number, callback: () => void, value: bo
  * `tcf` (a TCF channel, an opt-in region) and starts it; tcf.js then owns `__tcfapi` and the
  * visitor's choice. Anyone else gets null at once, and the snippet's IAB stub is told that GDPR
  * does not apply here, so vendors asking it (`ping`) stop waiting. Null too when tcf.js or its
- * vendor list cannot be had in time: the visitor still gets the SDK's own banner.
+ * vendor list cannot be had in time: the visitor still gets the SDK's own banner. Null (not a
+ * promise) when the TCF does not apply, so the SDK goes on in the same task.
  */
-export function loadTcf(ctx: TcfStart): Promise<TcfHandle | null> {
+export function loadTcf(ctx: TcfStart): Promise<TcfHandle | null> | null {
   const win = window as unknown as { __tcfapi?: TcfApi };
   if (!ctx.config.tcf) {
     if (win.__tcfapi) win.__tcfapi('setGdprApplies', 2, () => {}, false);
-    return Promise.resolve(null);
+    return null;
   }
-  return loadBundle(`${ctx.site}/tcf.js`, '__consentServiceTcf', TCF_TIMEOUT_MS, (tcf: Registered) =>
+  return loadBundle(tcfUrl(ctx.site), '__consentServiceTcf', TCF_TIMEOUT_MS, (tcf: Registered) =>
     tcf.start(ctx),
   );
 }

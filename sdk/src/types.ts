@@ -1,7 +1,7 @@
 /** The shapes the SDK reads from `GET …/config` (built by the service's buildVisitorConfig). */
 export type Decision = 'granted' | 'denied';
 export type Decisions = Record<string, Decision>;
-export type Source = 'banner' | 'preference_center' | 'gpc';
+export type Source = 'banner' | 'preference_center' | 'api' | 'gpc';
 /** What the law of the visitor's region asks of the page (docs/regions.md). */
 export type Regime = 'opt-in' | 'opt-out' | 'notice-only';
 
@@ -63,6 +63,28 @@ export interface StoredConsent {
   t?: number;
   /** 1 when the decision is the SDK's record of a GPC signal (source gpc), not the visitor's own. */
   g?: 1;
+}
+
+export type ConsentListener = (decisions: Decisions | null) => void;
+
+/** What the SDK offers the page: `window.ConsentService`, and `createConsent` of the npm package. */
+export interface ConsentApi {
+  /** The decisions in force on this page; null until the visitor decided (or the regime's defaults apply). */
+  getDecisions(): Decisions | null;
+  /** Calls `listener` with each new state; returns the function that stops it. */
+  onChange(listener: ConsentListener): () => void;
+  /** Opens the preferences (the customize view). */
+  showPreferences(): void;
+  /** Grants every purpose, recorded with source "api", as if the visitor had clicked "Accept all". */
+  acceptAll(): void;
+  /** Denies every optional purpose, recorded with source "api". */
+  rejectAll(): void;
+  /** The receipt of the visitor's last delivered decision; null when none yet. */
+  getReceiptUrl(): string | null;
+  /** The id the service knows this visitor by (the subjectId of their decisions); null before the first. */
+  getSubjectId(): string | null;
+  /** Forgets this visitor's decision and id here (recorded evidence stays) and asks again. */
+  reset(): void;
 }
 
 /** A decision not yet acknowledged by the service; kept in localStorage so a reload retries it. */

@@ -237,7 +237,7 @@ describe('GET …/config per region', () => {
         consentMaxAgeDays: 180,
         regionRules: US_OPT_OUT,
       });
-      expect(res.headers.get('cache-control')).toBe('public, max-age=60');
+      expect(res.headers.get('cache-control')).toBe('public, max-age=60, stale-while-revalidate=600');
       const etag = res.headers.get('etag') as string;
       etags.add(etag);
       // The ETag is the region's: a 304 for it, a 200 for another region's.
@@ -435,45 +435,45 @@ describe('resolution from trusted geo headers and GEOIP_DATABASE', () => {
         { 'cloudfront-viewer-country': 'US', 'cloudfront-viewer-country-region': 'CA' },
         { code: 'US-CA', source: 'header' },
         'opt-out',
-        'public, max-age=60',
+        'public, max-age=60, stale-while-revalidate=600',
       ],
       [
         { 'cloudfront-viewer-country': 'fr' },
         { code: 'FR', source: 'header' },
         'opt-in',
-        'public, max-age=60',
+        'public, max-age=60, stale-while-revalidate=600',
       ],
       // A subdivision that is not the country's is dropped; the country still counts.
       [
         { 'cloudfront-viewer-country': 'BR', 'cloudfront-viewer-country-region': 'CA' },
         { code: 'BR', source: 'header' },
         'notice-only',
-        'public, max-age=60',
+        'public, max-age=60, stale-while-revalidate=600',
       ],
       // Not a country (Cloudflare's XX): the next source, the address.
       [
         { 'cloudfront-viewer-country': 'XX', 'x-forwarded-for': '198.51.100.7' },
         { code: 'US-CA', source: 'geoip' },
         'opt-out',
-        'private, max-age=60',
+        'private, max-age=60, stale-while-revalidate=600',
       ],
       [
         { 'x-forwarded-for': '192.0.2.10' },
         { code: 'FR-IDF', source: 'geoip' },
         'opt-in',
-        'private, max-age=60',
+        'private, max-age=60, stale-while-revalidate=600',
       ],
       [
         { 'x-forwarded-for': '2001:db8::1' },
         { code: 'DE-BY', source: 'geoip' },
         'opt-in',
-        'private, max-age=60',
+        'private, max-age=60, stale-while-revalidate=600',
       ],
       [
         { 'x-forwarded-for': '203.0.113.9' },
         { code: null, source: 'unknown' },
         'opt-in',
-        'private, max-age=60',
+        'private, max-age=60, stale-while-revalidate=600',
       ],
     ];
     for (const [headers, region, regime, cacheControl] of cases) {

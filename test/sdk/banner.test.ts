@@ -191,11 +191,13 @@ describe.skipIf(browserSkipReason !== null)(
       await context.close();
     });
 
-    it('serves the bundle built from sdk/src at …/sdk.js', async () => {
+    it('serves the bundle built from sdk/src at …/sdk.js, after the config it carries', async () => {
       const site = await createSite(f.t, f.key, f.pages.origin);
       const res = await f.t.http.get(`/v1/public/sites/${site.siteKey}/sdk.js`);
       expect(res.status).toBe(200);
-      expect(res.text).toBe(await buildSdk());
+      const config = await f.t.http.get(`/v1/public/sites/${site.siteKey}/config`);
+      const statement = `(self.__consentServiceConfigs=self.__consentServiceConfigs||{})[${JSON.stringify(site.siteKey)}]=${config.text}.data;\n`;
+      expect(res.text).toBe(statement + (await buildSdk()));
     });
   },
 );

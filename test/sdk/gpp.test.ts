@@ -1,6 +1,7 @@
 import { GppModel } from '@iabgpp/cmpapi';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { gppBundle } from '../../src/modules/sites/sdk-bundle.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import { action, BANNER, sdkFixture } from './fixture.ts';
 import { browserSkipReason, shopPage } from './harness.ts';
@@ -120,7 +121,11 @@ describe.skipIf(browserSkipReason !== null)('GPP CMP API (issue 19)', () => {
           "Object.defineProperty(Navigator.prototype, 'globalPrivacyControl', { get: () => true, configurable: true });",
         );
       }
-      if (options.blockGpp) await context.route('**/gpp.js', (route) => route.abort());
+      if (options.blockGpp)
+        await context.route(
+          (url) => url.pathname.endsWith('/gpp.js'),
+          (route) => route.abort(),
+        );
       const urls: string[] = [];
       context.on('request', (r) => urls.push(`${r.method()} ${r.url().replace(f.t.baseUrl, '')}`));
       const posts: Array<Record<string, any>> = [];
@@ -129,7 +134,13 @@ describe.skipIf(browserSkipReason !== null)('GPP CMP API (issue 19)', () => {
       });
       const page = await context.newPage();
       await page.goto(f.pages.origin + path);
-      return { context, page, urls, posts, gppJs: `GET /v1/public/sites/${site.siteKey}/gpp.js` };
+      return {
+        context,
+        page,
+        urls,
+        posts,
+        gppJs: `GET /v1/public/sites/${site.siteKey}/gpp.js?v=${gppBundle().version}`,
+      };
     }
 
     it('US-CA: __gpp answers as the CMP (section 7, nothing opted out), the vendor queued before load is answered, iframes get answers by postMessage', async () => {

@@ -3,6 +3,7 @@ import { TCString } from '@iabtechlabtcf/core';
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { writeSdkBundle } from '../../sdk/build.ts';
+import { tcfBundle } from '../../src/modules/sites/sdk-bundle.ts';
 import type { TestApp } from '../helpers/app.ts';
 import type { VendorListServer } from '../helpers/gvl.ts';
 import { SITES_TEST_ENV } from '../helpers/sites.ts';
@@ -180,7 +181,13 @@ export function tcfFixture() {
       });
       const page = await context.newPage();
       await page.goto(f.pages.origin + path);
-      return { context, page, urls, posts, tcfJs: `GET /v1/public/sites/${site.siteKey}/tcf.js` };
+      return {
+        context,
+        page,
+        urls,
+        posts,
+        tcfJs: `GET /v1/public/sites/${site.siteKey}/tcf.js?v=${tcfBundle().version}`,
+      };
     },
 
     /** The vendor's cross-origin frame of a page. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync, gzipSync } from 'node:zlib';
 
 /**
@@ -11,6 +12,15 @@ export type BundleEncoding = 'br' | 'gzip';
 export const ENCODINGS: BundleEncoding[] = ['br', 'gzip'];
 /** The file suffix of each precompressed copy. */
 export const ENCODING_SUFFIX: Record<BundleEncoding, string> = { br: '.br', gzip: '.gz' };
+
+/**
+ * The version of a bundle in its immutable URL (`…/gpp.js?v=<hash>`): the start of the SHA-256 of
+ * its text, the same at build time (sdk/build.ts puts it in the bundles that load it) and in the
+ * service (sdk-bundle.ts), which checks it before it lets a browser keep the answer for a year.
+ */
+export function contentVersion(source: string): string {
+  return createHash('sha256').update(source).digest('base64url').slice(0, 16);
+}
 
 export function compress(encoding: BundleEncoding, source: string): Buffer {
   const input = Buffer.from(source, 'utf8');

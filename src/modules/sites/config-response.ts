@@ -23,6 +23,8 @@ export interface ConfigRequest {
 export interface ConfigCaching {
   /** `Vary`: Origin (CORS), and the trusted geo headers when they are set. */
   vary: string;
+  /** The trusted geo headers alone (GEO_COUNTRY_HEADER, GEO_SUBDIVISION_HEADER), when set. */
+  geoHeaders: string[];
   /**
    * Whether an answer not resolved from the URL or the geo headers depends on the client address
    * (GEOIP_DATABASE is set): then no shared cache may keep it.
@@ -31,11 +33,21 @@ export interface ConfigCaching {
 }
 
 export function configCaching(geoHeaders: readonly string[], geoip: boolean): ConfigCaching {
-  return { vary: ['Origin', ...geoHeaders].join(', '), byAddress: geoip };
+  return { vary: ['Origin', ...geoHeaders].join(', '), geoHeaders: [...geoHeaders], byAddress: geoip };
 }
 
-const PUBLIC = 'public, max-age=60';
-const PRIVATE = 'private, max-age=60';
+/**
+ * A minute fresh, then ten more minutes in which a cache may answer with the old config while it
+ * fetches the new one (RFC 5861): a returning visitor's banner never waits on a revalidation, and
+ * a change reaches every visitor within about a minute of their next page after it.
+ */
+const PUBLIC = 'public, max-age=60, stale-while-revalidate=600';
+const PRIVATE = 'private, max-age=60, stale-while-revalidate=600';
+
+/** The Cache-Control of an answer made for a visitor's region (the config, and sdk.js that carries it). */
+export function regionalCacheControl(caching: ConfigCaching, region: ResolvedRegion): string {
+  return caching.byAddress && (region.source === 'geoip' || region.source === 'unknown') ? PRIVATE : PUBLIC;
+}
 
 /**
  * The answer to `GET /v1/public/sites/:siteKey/config` for a resolved site and region, built once
@@ -45,11 +57,10 @@ const PRIVATE = 'private, max-age=60';
  */
 export function configResponse(site: Site, request: ConfigRequest, caching: ConfigCaching): ConfigResponse {
   const answer = regionalConfig(site, request.region);
-  const source = request.region.source;
   const headers: Record<string, string | number> = {
     ...corsHeaders(allowedOrigin(site, request.origin)),
     vary: caching.vary,
-    'cache-control': caching.byAddress && (source === 'geoip' || source === 'unknown') ? PRIVATE : PUBLIC,
+    'cache-control': regionalCacheControl(caching, request.region),
     etag: answer.etag,
   };
   if (notModified(request.ifNoneMatch, answer.etag)) return { statusCode: 304, headers, body: null };

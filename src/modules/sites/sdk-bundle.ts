@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type BundleEncoding, compress, ENCODING_SUFFIX, ENCODINGS, holds } from './bundle-encodings.ts';
+import {
+  type BundleEncoding,
+  compress,
+  contentVersion,
+  ENCODING_SUFFIX,
+  ENCODINGS,
+  holds,
+} from './bundle-encodings.ts';
 
 /**
  * Where the browser SDK's built bundles are served from: `sdk/dist/sdk.js`, `sdk/dist/gpp.js` and
@@ -24,6 +31,8 @@ const TCF_PLACEHOLDER = '/* consent-service: tcf.js is not built (npm run build:
 export interface SdkBundle {
   source: string;
   etag: string;
+  /** The version in its immutable URL (`?v=`), which the bundles that load it name. */
+  version: string;
   /** Whether this is the real bundle (false: the placeholder). */
   built: boolean;
   /** The bundle compressed, with its own ETag (a strong ETag names one representation). */
@@ -54,7 +63,7 @@ function read(path: string, placeholder: () => string): SdkBundle {
       { body: encodedCopy(path, encoding, source), etag: `"${hash}-${encoding}"` },
     ]),
   ) as SdkBundle['encoded'];
-  const bundle = { source, etag: `"${hash}"`, built, encoded };
+  const bundle = { source, etag: `"${hash}"`, version: contentVersion(source), built, encoded };
   loaded.set(path, bundle);
   return bundle;
 }

@@ -4,13 +4,26 @@ import { notModified } from '../../platform/http/conditional.ts';
 import { Envelope, envelope, NotModified, Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { negotiate } from './bundle-encodings.ts';
-import { configResponse } from './config-response.ts';
+import { configResponse, regionalCacheControl } from './config-response.ts';
+import { regionalConfig } from './regional-config.ts';
 import { gppBundle, type SdkBundle, sdkBundle, tcfBundle } from './sdk-bundle.ts';
+import { sdkWithConfig } from './sdk-with-config.ts';
 import { locationOf, publicProblems, siteOf, tags } from './site-requests.ts';
 import { RegionQuery, SiteConfigSchema, SiteParams, Snippet } from './sites.schemas.ts';
 import type { SitesService } from './sites.service.ts';
 
 const STATIC_CACHE_CONTROL = 'public, max-age=300';
+/** A bundle asked for by its version (`?v=`, its content hash): that URL never names other bytes. */
+const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+const BundleQuery = Type.Object({
+  v: Type.Optional(
+    Type.String({
+      maxLength: 64,
+      description:
+        'The version the SDK names (its content hash): when it is the bundle served, the answer may be kept for a year',
+    }),
+  ),
+});
 const cacheHeaders = {
   'Cache-Control': Type.String(),
   ETag: Type.String({ description: 'Send it back as If-None-Match to get a 304 when unchanged' }),
@@ -22,6 +35,13 @@ const bundleHeaders = {
   'Content-Encoding': Type.Optional(
     Type.String({ description: 'br or gzip, as Accept-Encoding allows; absent: sent as it is' }),
   ),
+};
+/** sdk.js carries the visitor's config, so it is cached as the config is (per region). */
+const sdkHeaders = {
+  ...bundleHeaders,
+  Vary: Type.String({
+    description: 'Accept-Encoding, and the trusted geo headers when GEO_COUNTRY_HEADER is set',
+  }),
 };
 const configCacheHeaders = {
   ...cacheHeaders,
@@ -40,9 +60,14 @@ function sendCacheable(
   return reply.type(type).send(body);
 }
 
-/** A bundle compressed as the request accepts (bundle-encodings.ts), or as it is. */
+/**
+ * A bundle compressed as the request accepts (bundle-encodings.ts), or as it is. Kept a year when
+ * asked for by its own version; any other version (an SDK of an older build) or none gets the
+ * current bundle for minutes only, so a stale name never pins it.
+ */
 function sendBundle(request: FastifyRequest, reply: FastifyReply, bundle: SdkBundle) {
-  reply.header('Cache-Control', STATIC_CACHE_CONTROL);
+  const { v } = request.query as { v?: string };
+  reply.header('Cache-Control', v === bundle.version ? IMMUTABLE_CACHE_CONTROL : STATIC_CACHE_CONTROL);
   reply.header('Vary', 'Accept-Encoding');
   const type = 'application/javascript; charset=utf-8';
   const encoding = negotiate(request.headers['accept-encoding']);
@@ -153,6 +178,7 @@ export function siteAssetsRoutes(
           tags,
           summary,
           params: SiteParams,
+          querystring: BundleQuery,
           response: {
             200: {
               description: what,
@@ -168,7 +194,49 @@ export function siteAssetsRoutes(
     );
   }
 
-  bundleRoute('sdk.js', 'getSiteSdk', 'The browser SDK (application/javascript)', 'The SDK', sdkBundle);
+  app.get(
+    '/v1/public/sites/:siteKey/sdk.js',
+    {
+      config: { auth: 'public' },
+      onRequest: publicHooks,
+      schema: {
+        operationId: 'getSiteSdk',
+        tags,
+        summary:
+          "The browser SDK (application/javascript), with the site's config for the visitor's region in front of it: the banner needs no further request",
+        params: SiteParams,
+        response: {
+          200: {
+            description: 'The SDK and the config',
+            headers: sdkHeaders,
+            content: { 'application/javascript': { schema: Type.String() } },
+          },
+          304: { ...NotModified, headers: { ...cacheHeaders, Vary: sdkHeaders.Vary } },
+          ...publicProblems,
+        },
+      },
+    },
+    async (request, reply) => {
+      const site = siteOf(request);
+      // No declared region here: on test channels the SDK asks `…/config?region=` itself.
+      const region = sites.regionOf(site, { declared: undefined, headers: request.headers, ip: request.ip });
+      const encoding = negotiate(request.headers['accept-encoding']);
+      const config = regionalConfig(site, region);
+      const { body, etag } = await sdkWithConfig(
+        site.channel.siteKey,
+        config,
+        sdkBundle(),
+        encoding ?? 'identity',
+      );
+      reply.header('Cache-Control', regionalCacheControl(sites.caching, region));
+      reply.header('Vary', ['Accept-Encoding', ...sites.caching.geoHeaders].join(', '));
+      reply.header('ETag', etag);
+      if (notModified(request.headers['if-none-match'], etag))
+        return (reply as FastifyReply).code(304).send();
+      if (encoding) reply.header('Content-Encoding', encoding);
+      return (reply as FastifyReply).type('application/javascript; charset=utf-8').send(body);
+    },
+  );
   bundleRoute(
     'gpp.js',
     'getGppBundle',

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
 import { apiDate } from '../../platform/http/dates.ts';
 import { AppError, validationFailed } from '../../platform/http/errors.ts';
@@ -13,6 +13,24 @@ import { allowedOrigin, setCorsHeaders, setPreflightHeaders } from './cors.ts';
 import { locationOf, publicProblems, siteOf, tags } from './site-requests.ts';
 import { PreferencesBody, PreferencesReceipt, RegionQuery, SiteParams } from './sites.schemas.ts';
 import type { SitesService } from './sites.service.ts';
+
+const IMPRESSIONS = '/v1/public/sites/:siteKey/impressions';
+
+/**
+ * The impression may come as text/plain holding JSON: a CORS-simple request, which a browser sends
+ * without a preflight, so counting one costs the page one request, not two (the SDK sends it so).
+ * Parsed by Fastify's own JSON parser (which refuses `__proto__` keys), for this one route; every
+ * other route keeps answering text/plain with 415 (app.ts).
+ */
+function acceptTextPlainJson(app: App, url: string) {
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (request, body, done) => {
+    if (request.routeOptions.url !== url) {
+      return done(new AppError('unsupported_media_type', 'Send the body as application/json.'), undefined);
+    }
+    json(request, body as string, done);
+  });
+}
 
 /**
  * What a customer's pages post: their visitors' decisions (preferences) and banner impressions.
@@ -144,10 +162,11 @@ export function siteWritesRoutes(
   );
 
   // One impression per banner shown, counted in the day's aggregates (nothing per visitor).
-  preflight('/v1/public/sites/:siteKey/impressions', 'preflightImpressions');
+  preflight(IMPRESSIONS, 'preflightImpressions');
+  acceptTextPlainJson(app, IMPRESSIONS);
 
   app.post(
-    '/v1/public/sites/:siteKey/impressions',
+    IMPRESSIONS,
     {
       // Nothing is stored per request, so there is nothing an Idempotency-Key could protect.
       config: { auth: 'public', idempotency: false },
@@ -158,7 +177,12 @@ export function siteWritesRoutes(
         summary: 'Count one banner impression (aggregates only: no subject id, cookie or address is kept)',
         params: SiteParams,
         querystring: RegionQuery,
-        body: ImpressionBody,
+        body: {
+          content: {
+            'application/json': { schema: ImpressionBody },
+            'text/plain': { schema: ImpressionBody },
+          },
+        },
         response: {
           204: Type.Null({ description: 'Counted' }),
           400: Problem,
@@ -172,7 +196,8 @@ export function siteWritesRoutes(
     },
     async (request, reply) => {
       const site = siteOf(request);
-      const { configVersion } = request.body;
+      // The body's schema is per media type, which TypeBox's inference does not follow.
+      const { configVersion } = request.body as Static<typeof ImpressionBody>;
       if (configVersion > site.config.configVersion) {
         throw validationFailed([
           { path: '/configVersion', message: 'is not a version of this site’s config' },

@@ -1,0 +1,289 @@
+import { type Action, hideBanner, showBanner, type View } from './banner.ts';
+import { activateBlocked, watchBlocked } from './blocking.ts';
+import { setConsentDefaults, updateConsentMode } from './consent-mode.ts';
+import { consentModeState, decide, decidedByGpc, pickLanguage } from './decisions.ts';
+import { regionQuery } from './declared-region.ts';
+import { fetchConfig } from './fetch-config.ts';
+import { loadGpp } from './gpp-loader.ts';
+import { sendImpression } from './impression.ts';
+import { CHOICES, hideChoicesLink, hideNotice, showChoicesLink, showNotice } from './notice.ts';
+import {
+  gpcOptOutDue,
+  honorsGpc,
+  initialState,
+  type Policy,
+  policyOf,
+  stillHolds,
+  withGpcOptOut,
+} from './regime.ts';
+import { deactivateDenied } from './revoke.ts';
+import { createSender } from './sender.ts';
+import { noticeSeen, randomId, readConsent, receiptUrl, writeConsent } from './storage.ts';
+import { stringsFor } from './strings.ts';
+import { loadTcf } from './tcf-loader.ts';
+import type {
+  ConsentApi,
+  ConsentListener,
+  Decisions,
+  GppHandle,
+  SiteConfig,
+  Source,
+  TcfHandle,
+} from './types.ts';
+import { whenBody, whenIdle } from './when.ts';
+
+export interface ConsentOptions {
+  /** The service's base URL, e.g. `https://consent.example.com` (the only host the SDK talks to). */
+  baseUrl: string;
+  siteKey: string;
+  /** Test channels only: the region to act as if the visitor were in (`data-region`). */
+  region?: string | null;
+  /**
+   * The site's config for this visitor's region when the page already has it (the snippet's sdk.js
+   * carries it): the banner then needs no request to the service. Absent: fetched from `…/config`.
+   */
+  config?: SiteConfig;
+}
+
+/**
+ * Starts the consent SDK for one site on this page and returns its API (what the snippet puts on
+ * `window.ConsentService`): it applies the stored decision or asks for one, records each decision
+ * with the service, and tells listeners. Both the snippet's sdk.js (index.ts) and the npm package
+ * start it, so the two cannot drift.
+ */
+export function createConsent(options: ConsentOptions): ConsentApi {
+  // First, before any tag can run: Consent Mode denied until the visitor decides.
+  setConsentDefaults();
+  const siteKey = options.siteKey;
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const site = `${base}/v1/public/sites/${encodeURIComponent(siteKey)}`;
+  const region = regionQuery(siteKey, options.region ?? null);
+  const sender = createSender(`${site}/preferences${region}`, siteKey);
+  // Decisions a previous page could not deliver: they wait until the page is idle, off the banner's path.
+  whenIdle(() => void sender.flush());
+  const gpc = (navigator as Navigator & { globalPrivacyControl?: boolean }).globalPrivacyControl === true;
+  const listeners: ConsentListener[] = [];
+  let config: SiteConfig | null = null;
+  let policy: Policy;
+  let language = '';
+  let decisions: Decisions | null = null;
+  /** The IAB GPP CMP API (gpp.js), for US opt-out visitors of channels with a gppCmpId; else null. */
+  let gpp: GppHandle | null = null;
+  /** The IAB TCF CMP (tcf.js), for opt-in visitors of TCF channels: it shows its layers, not the banner. */
+  let tcf: TcfHandle | null = null;
+  const whenReady: Array<() => void> = [];
+  /** Whether this page view has counted its banner (or notice) impression; reset() starts over. */
+  let counted = false;
+
+  function impression() {
+    if (counted) return;
+    counted = true;
+    sendImpression(`${site}/impressions${region}`, { configVersion: config!.configVersion, language });
+  }
+
+  function emit() {
+    const copy = decisions ? { ...decisions } : null;
+    for (const listener of listeners) {
+      try {
+        listener(copy ? { ...copy } : null);
+      } catch (error) {
+        console.error(error);
+      }
+    }
+    const detail = { decisions: copy, configVersion: config?.configVersion ?? null };
+    document.dispatchEvent(new CustomEvent('consentservice:change', { detail }));
+  }
+
+  /** Makes `next` the state of the page: Consent Mode first, so tags activated next see it. */
+  function apply(next: Decisions | null) {
+    decisions = next;
+    gpp?.update(next, config!.purposes, gpc);
+    updateConsentMode(consentModeState(config!.purposes, next || {}));
+    deactivateDenied(next || {});
+    if (next) {
+      activateBlocked(next);
+      watchBlocked(() => decisions);
+    }
+    emit();
+  }
+
+  function record(next: Decisions, source: Source, tcString?: string) {
+    const cfg = config!;
+    const subjectId = readConsent(siteKey)?.s || randomId(16);
+    writeConsent(
+      siteKey,
+      {
+        s: subjectId,
+        d: next,
+        v: cfg.configVersion,
+        t: Date.now(),
+        ...(source === 'gpc' && { g: 1 as const }),
+      },
+      policy.maxAgeDays,
+    );
+    const gppString = gpp?.update(next, cfg.purposes, gpc);
+    sender.enqueue({
+      key: randomId(16),
+      body: {
+        subjectId,
+        decisions: next,
+        configVersion: cfg.configVersion,
+        source,
+        language,
+        gpc,
+        ...(gppString && { gppString }),
+        ...(tcString && { tcString }),
+      },
+    });
+    apply(next);
+  }
+
+  /**
+   * The non-blocking UI of opt-out and notice-only: the notice until the visitor dismisses it (or
+   * decides through the preferences), then, in opt-out, the "Your Privacy Choices" button.
+   */
+  function passive() {
+    const cfg = config!;
+    if (policy.regime === 'opt-in') return;
+    const seen = noticeSeen(siteKey);
+    const stored = readConsent(siteKey);
+    // A decision of the visitor's own means they saw the notice; the SDK's GPC record does not.
+    const noticed = (stored?.d && !stored.g) || stillHolds(seen?.v, seen?.t, policy, Date.now());
+    const strings = stringsFor(language);
+    const optOut = policy.regime === 'opt-out';
+    whenBody(() => {
+      if (!noticed) {
+        const onDismiss = () => {
+          noticeSeen(siteKey, { v: cfg.configVersion, t: Date.now() });
+          passive();
+        };
+        const gpcHonored = optOut && gpc && honorsGpc(cfg, decisions);
+        showNotice({ strings, language, policyUrl: cfg.privacyPolicy.url, optOut, gpcHonored, onDismiss });
+        impression();
+      } else if (optOut) showChoicesLink(strings.choices, language);
+    });
+  }
+
+  function open(view: View, source: Source) {
+    const cfg = config!;
+    // In opt-out regions the signal is an opt-out the visitor may take back: it does
+    // not lock the toggles there, and the service lets the explicit choice win. Elsewhere it does.
+    const optOut = policy.regime === 'opt-out';
+    const locks = gpc && !optOut;
+    const onAction = (action: Action, tcString?: string) => {
+      hideBanner();
+      record(decide(cfg.purposes, action, locks), source, tcString);
+      passive();
+    };
+    whenBody(() => {
+      hideNotice();
+      hideChoicesLink();
+      if (tcf) tcf.show(view, onAction);
+      else
+        showBanner(
+          {
+            config: cfg,
+            language,
+            strings: stringsFor(language),
+            gpc: locks,
+            gpcHonored: gpc && optOut && honorsGpc(cfg, decisions),
+            // Read when the preferences are drawn, not before the banner: they prefill its toggles.
+            previous: () => decisions || readConsent(siteKey)?.d || null,
+            receipt: () => receiptUrl(siteKey),
+            onAction,
+          },
+          view,
+        );
+      // The banner a visitor is asked with, not the preferences they opened themselves.
+      if (view === 'banner') impression();
+    });
+  }
+
+  /** Applies the stored decision or the regime's defaults, and shows what the regime asks for. */
+  function settle() {
+    const cfg = config!;
+    const stored = readConsent(siteKey);
+    const now = Date.now();
+    const state = initialState(cfg, stored, gpc, now);
+    if (gpcOptOutDue(cfg, stored, gpc, now)) record(withGpcOptOut(cfg, state.decisions!), 'gpc');
+    // A TCF visitor's decision holds only with its TC string (tcf.js keeps it; then `tcloaded`).
+    else if (!state.ask && (!tcf || tcf.restore())) apply(state.decisions);
+    // GPC makes no TC string: a TCF visitor is asked in the layers.
+    else if (!tcf && decidedByGpc(cfg.purposes, gpc)) record(decide(cfg.purposes, 'accept-all', gpc), 'gpc');
+    else open('banner', 'banner');
+    passive();
+  }
+
+  function begin(cfg: SiteConfig) {
+    config = cfg;
+    policy = policyOf(cfg);
+    settle();
+    for (const fn of whenReady.splice(0)) fn();
+  }
+
+  /**
+   * The GPP and TCF CMP APIs before anything is applied or recorded, so that both carry their
+   * strings. Visitors with neither (most) start at once, in this task: the banner is drawn in the
+   * same task that evaluated the SDK, with no await between.
+   */
+  function start(cfg: SiteConfig) {
+    language = pickLanguage(cfg, navigator.language);
+    const gppLoad = loadGpp(base, siteKey, cfg);
+    const tcfLoad = loadTcf({ site, siteKey, config: cfg, language });
+    if (!gppLoad && !tcfLoad) return begin(cfg);
+    void Promise.all([gppLoad, tcfLoad]).then(([g, t]) => {
+      gpp = g;
+      tcf = t;
+      begin(cfg);
+    });
+  }
+
+  const later = (fn: () => void) => (config ? fn() : whenReady.push(fn));
+  /** A decision the page makes through the API (source "api"), as if the visitor had clicked it. */
+  const decideByApi = (action: 'accept-all' | 'reject-all') =>
+    later(() => {
+      hideBanner();
+      record(decide(config!.purposes, action, gpc && policy.regime !== 'opt-out'), 'api');
+      passive();
+    });
+
+  // Any "Your Privacy Choices" element opens the preferences: the SDK's own, or the page's footer link.
+  document.addEventListener('click', (event) => {
+    if (!(event.target as Element).closest?.(CHOICES)) return;
+    event.preventDefault();
+    later(() => open('customize', 'preference_center'));
+  });
+
+  // A declared region (test channels) is the service's to resolve: a config made without it does not do.
+  if (options.config && !region) start(options.config);
+  else
+    fetchConfig(`${site}/config${region}`).then(start, (error) =>
+      console.warn('[consent-service] site config unavailable; nothing optional will run', error),
+    );
+
+  return {
+    getDecisions: () => (decisions ? { ...decisions } : null),
+    onChange(listener: ConsentListener) {
+      listeners.push(listener);
+      return () => {
+        const i = listeners.indexOf(listener);
+        if (i >= 0) listeners.splice(i, 1);
+      };
+    },
+    showPreferences: () => later(() => open('customize', 'preference_center')),
+    acceptAll: () => decideByApi('accept-all'),
+    rejectAll: () => decideByApi('reject-all'),
+    getReceiptUrl: () => receiptUrl(siteKey),
+    getSubjectId: () => readConsent(siteKey)?.s ?? null,
+    reset: () =>
+      later(() => {
+        writeConsent(siteKey, null);
+        noticeSeen(siteKey, null);
+        receiptUrl(siteKey, null);
+        counted = false;
+        if (policy.regime !== 'opt-in') return settle();
+        apply(null);
+        open('banner', 'banner');
+      }),
+  };
+}
