@@ -1,9 +1,10 @@
 /**
  * One Lighthouse run of one page in one preset, reduced to the figures the bench reports.
  *
- * Only the five scored metrics and the network-requests audit run: Lighthouse 12.2.3's
- * largest-contentful-paint-element and layout-shifts audits (and the RootCauses gatherer behind
- * them) fail on the traces of current Chromium, so the LCP element is read from the trace itself.
+ * Only the five scored metrics and the network-requests and final-screenshot audits run:
+ * Lighthouse 12.2.3's largest-contentful-paint-element and layout-shifts audits (and the RootCauses
+ * gatherer behind them) fail on the traces of current Chromium, so the LCP element is read from the
+ * trace itself.
  */
 import type { Deps, RunnerResult, TraceEvent } from './deps.ts';
 
@@ -34,6 +35,8 @@ export interface Measurement {
   metrics: Record<Metric, number>;
   lcpElement: LcpElement | null;
   requests: Request[];
+  /** The page as Lighthouse last saw it (a JPEG data URL), to check the banner was drawn. */
+  screenshot?: string;
 }
 
 /** The last LCP candidate of the outermost main frame: the element the page's LCP is. */
@@ -65,7 +68,8 @@ function figures(result: RunnerResult): Measurement {
     resourceType: String(item.resourceType ?? 'Other'),
     transferSize: Number(item.transferSize ?? 0),
   }));
-  return { metrics, lcpElement: lcpElementOf(result.artifacts.Trace.traceEvents), requests };
+  const screenshot = (audits['final-screenshot']?.details as { data?: string } | undefined)?.data;
+  return { metrics, lcpElement: lcpElementOf(result.artifacts.Trace.traceEvents), requests, screenshot };
 }
 
 /** Runs Lighthouse on `url` in the Chromium listening on `port`, with `preset`'s settings. */
@@ -74,7 +78,7 @@ export async function measure(deps: Deps, port: number, url: string, preset: Pre
     port,
     logLevel: 'error',
     output: 'json',
-    onlyAudits: [...Object.values(METRIC_AUDITS), 'network-requests'],
+    onlyAudits: [...Object.values(METRIC_AUDITS), 'network-requests', 'final-screenshot'],
   };
   const result = await deps.lighthouse(url, flags, preset === 'desktop' ? deps.desktopConfig : undefined);
   if (!result) throw new Error(`Lighthouse gave no result for ${url}`);

@@ -27,6 +27,7 @@ import {
   table,
 } from './report.ts';
 import { type BannerService, startBannerService } from './service.ts';
+import { checkBannersShow } from './visible.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const { values: flags } = parseArgs({
@@ -40,6 +41,7 @@ const runs = Number(flags.runs);
 if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs must be a whole number ≥ 1');
 const CHROME_PATH = process.env.CHROME_PATH || '/usr/bin/chromium';
 const PRESETS: Preset[] = ['mobile', 'desktop'];
+const SHOTS_DIR = path.join(ROOT, 'test-results/bench-banner');
 const say = (line: string) => process.stderr.write(`bench/banner: ${line}\n`);
 
 ensureInstalled(say);
@@ -69,6 +71,14 @@ async function variants(): Promise<{ name: string; url: string }[]> {
   });
 }
 
+/** What Lighthouse saw at the end of the first round's run, beside the check's screenshots. */
+function keepScreenshot(variant: string, preset: Preset, dataUrl: string | undefined) {
+  const base64 = dataUrl?.split(',')[1];
+  if (!base64) return;
+  const file = path.join(SHOTS_DIR, `lighthouse-${variant.replace(/\W+/g, '-')}-${preset}.jpg`);
+  fs.writeFileSync(file, Buffer.from(base64, 'base64'));
+}
+
 async function rounds(list: { name: string; url: string }[], deps: Deps, port: number): Promise<Sample[]> {
   // One unrecorded pass first: the services' first requests (cold code, bundles read once) are not a visitor's.
   for (const v of list) await measure(deps, port, v.url, 'mobile');
@@ -79,6 +89,7 @@ async function rounds(list: { name: string; url: string }[], deps: Deps, port: n
     for (const preset of presets) {
       for (const v of order) {
         const measurement = await measure(deps, port, v.url, preset);
+        if (round === 0) keepScreenshot(v.name, preset, measurement.screenshot);
         samples.push({
           variant: v.name,
           preset,
@@ -100,6 +111,8 @@ try {
   say(
     `page server ${pages.origin}; services ${services.map((s) => s.baseUrl).join(', ')}; ${runs} runs per preset`,
   );
+  await checkBannersShow(CHROME_PATH, list, SHOTS_DIR);
+  say('every banner shows its title (screenshots in test-results/bench-banner/)');
   chrome = await deps.launchChrome({
     chromePath: CHROME_PATH,
     chromeFlags: ['--headless=new', '--no-sandbox'],
