@@ -186,6 +186,12 @@ const exports = Object.fromEntries(
 console.log(JSON.stringify({ html, window: typeof window, exports }));
 `;
 
+/** The smallest use of the browser package: what its size in a customer's bundle is measured on. */
+export const MINIMAL_JS = `
+import { createConsent } from '@consent-service/browser';
+createConsent({ baseUrl: 'https://consent.example.com', siteKey: 'site_1' });
+`;
+
 export function pageHtml(siteKey: string, baseUrl: string, bundle: string): string {
   const config = JSON.stringify({ baseUrl, siteKey });
   return `<!doctype html>

@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildSdk } from '../../sdk/build.ts';
 import { action, BANNER, sdkFixture } from '../sdk/fixture.ts';
 import { browserSkipReason, createSite } from '../sdk/harness.ts';
-import { EXAMPLE_TSX, PAGE_TSX, pageHtml, SSR_MJS, TSCONFIG } from './app-files.ts';
+import { EXAMPLE_TSX, MINIMAL_JS, PAGE_TSX, pageHtml, SSR_MJS, TSCONFIG } from './app-files.ts';
 import { installThrowawayApp, type ThrowawayApp } from './throwaway-app.ts';
 
 /**
@@ -26,6 +28,7 @@ describe.skipIf(browserSkipReason !== null)('npm packages installed from their t
       'example.tsx': EXAMPLE_TSX,
       'page.tsx': PAGE_TSX,
       'ssr.mjs': SSR_MJS,
+      'minimal.js': MINIMAL_JS,
     });
   }, 300_000);
   afterAll(() => app?.remove());
@@ -64,6 +67,19 @@ describe.skipIf(browserSkipReason !== null)('npm packages installed from their t
     });
   });
 
+  it('bundles the browser package, minified, to about the size of the snippet sdk.js (the same source)', async () => {
+    const [{ code }, sdk] = await Promise.all([app.bundle('minimal.js'), buildSdk()]);
+    const gzipped = gzipSync(code, { level: 9 }).length;
+    const sdkGzipped = gzipSync(sdk, { level: 9 }).length;
+    console.log(
+      `@consent-service/browser, createConsent in a minimal bundle: ${code.length} bytes, ${gzipped} gzipped; ` +
+        `sdk.js: ${sdk.length} bytes, ${sdkGzipped} gzipped`,
+    );
+    // sdk.js is the package plus the snippet's boot (finding its script tag): a little larger, never much.
+    expect(gzipped).toBeLessThanOrEqual(sdkGzipped);
+    expect(gzipped).toBeGreaterThan(sdkGzipped * 0.9);
+  });
+
   it('opens a ConsentGate in Chromium after "Accept all" and closes it when the preferences withdraw it', async () => {
     const { code, inputs } = await app.bundle('page.tsx');
     const outside = inputs.filter((input) => !input.startsWith(`${app.dir}${path.sep}`));
@@ -91,6 +107,7 @@ describe.skipIf(browserSkipReason !== null)('npm packages installed from their t
       decisions: { analytics: 'granted', marketing: 'granted' },
       source: 'banner',
     });
+    f.t.clock.advance(1000); // the evidence list is newest first: keep the two recordedAt apart
 
     await page.click('#privacy-settings');
     const analytics = page.locator('input[data-consent-purpose="analytics"]');
