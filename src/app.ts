@@ -11,6 +11,7 @@ import { sessionAuthenticator } from './modules/console/session-auth.ts';
 import { consentStateRoutes } from './modules/evidence/consent-state.routes.ts';
 import { evidenceRoutes } from './modules/evidence/evidence.routes.ts';
 import { exportsRoutes } from './modules/exports/exports.routes.ts';
+import { identitySecretsRoutes } from './modules/identity/identity-secrets.routes.ts';
 import { ledgerRoutes } from './modules/ledger/ledger.routes.ts';
 import { receiptsRoutes } from './modules/receipts/receipts.routes.ts';
 import { scansRoutes } from './modules/scans/scans.routes.ts';
@@ -164,7 +165,13 @@ export async function buildApp(deps: AppDeps) {
   apiKeysRoutes(app, { apiKeys: services.apiKeys, cursors });
   auditRoutes(app, { audit: services.audit, cursors });
   channelsRoutes(app, { channels: services.channels, cursors });
-  sitesRoutes(app, { sites: services.sites, analytics: services.analytics, metrics: services.metrics });
+  sitesRoutes(app, {
+    sites: services.sites,
+    analytics: services.analytics,
+    identity: services.identity,
+    metrics: services.metrics,
+  });
+  identitySecretsRoutes(app, { identity: services.identity });
   // The channel's slice of the IAB Global Vendor List (its config's vendorListUrl), and the whole list.
   tcfVendorListRoutes(app, { tcf: services.tcf, channels: services.channels, sites: services.sites });
   tcfRoutes(app, { tcf: services.tcf });

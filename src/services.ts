@@ -10,6 +10,7 @@ import { createEvidenceService } from './modules/evidence/evidence.service.ts';
 import { createExportsService } from './modules/exports/exports.service.ts';
 import { createLocalFileStorage } from './modules/exports/file-storage.ts';
 import { ledgerProofs } from './modules/exports/ledger-proofs.ts';
+import { createIdentityService } from './modules/identity/identity.service.ts';
 import { createLedgerService } from './modules/ledger/ledger.service.ts';
 import { createOrganizationsService } from './modules/organizations/organizations.service.ts';
 import { createReceiptsService } from './modules/receipts/receipts.service.ts';
@@ -71,10 +72,21 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     events,
     findChannel: channels.findChannel,
   });
+  // Signed-in visitors (docs/guides/signed-in-visitors.md): identity secrets, sealed like webhook
+  // secrets, and the tokens signed with them.
+  const identity = createIdentityService({
+    store,
+    clock,
+    audit,
+    channels,
+    secretBox: webhooks.secretBox,
+    evidence,
+  });
   const sites = createSitesService({
     store,
     channels,
     evidence,
+    identity,
     // A decision's TC string, decoded with IAB's library against the versions the mirror holds.
     tcStrings: createTcStringCheck({
       hasVendorList: async (version) => (await tcf.vendorList(store.db, version)) !== null,
@@ -143,6 +155,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     channels,
     evidence,
     analytics,
+    identity,
     sites,
     exports,
     ledger,

@@ -81,7 +81,8 @@ export type IdPrefix =
   | 'mem'
   | 'job'
   | 'msg'
-  | 'ses';
+  | 'ses'
+  | 'isk';
 
 /** Opaque resource identifier: `<prefix>_` + 22 base62 chars (about 131 bits). */
 export function newId(prefix: IdPrefix): string {

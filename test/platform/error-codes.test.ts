@@ -19,6 +19,7 @@ const CONTRACT_STATUSES: Record<string, number> = {
   invalid_idempotency_key: 400,
   authentication_required: 401,
   invalid_api_key: 401,
+  invalid_identity_token: 401,
   insufficient_scope: 403,
   scope_not_allowed: 403,
   origin_not_allowed: 403,

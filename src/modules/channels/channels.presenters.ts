@@ -21,6 +21,7 @@ export function presentChannel(channel: ChannelRow) {
     defaultLanguage: channel.defaultLanguage,
     regionRules: channel.regionRules,
     consentMaxAgeDays: channel.consentMaxAgeDays,
+    rejectCooldownDays: channel.rejectCooldownDays,
     gppCmpId: channel.gppCmpId,
     tcf: channel.tcf,
     createdAt: apiDate(channel.createdAt),

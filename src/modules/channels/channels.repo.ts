@@ -28,6 +28,7 @@ export type ChannelUpdate = Partial<
     | 'retentionDays'
     | 'regionRules'
     | 'consentMaxAgeDays'
+    | 'rejectCooldownDays'
     | 'gppCmpId'
     | 'tcf'
     | 'configVersion'

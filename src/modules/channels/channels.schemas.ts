@@ -26,6 +26,14 @@ const NullableGppCmpId = Type.Union([Type.Integer({ minimum: 1, maximum: 65535 }
   description: 'Your IAB CMP id: when set, the SDK provides the GPP API (__gpp) in US opt-out regions',
 });
 
+/** Days without a banner after a refusal of every optional purpose (docs/guides/signed-in-visitors.md). */
+export const RejectCooldownDays = Type.Integer({
+  minimum: 0,
+  maximum: 395,
+  description:
+    'After a decision that denies every optional purpose, the banner is not shown again for this many days, not even after a material change (the privacy choices link still opens the preferences); 0 (the default) asks as usual',
+});
+
 const TcfFields = {
   cmpId: Type.Integer({
     minimum: 2,
@@ -85,6 +93,7 @@ export const Channel = Type.Object(
     defaultLanguage: Type.String(),
     regionRules: RegionRules,
     consentMaxAgeDays: ConsentMaxAgeDays,
+    rejectCooldownDays: RejectCooldownDays,
     gppCmpId: NullableGppCmpId,
     tcf: NullableTcf,
     createdAt: ApiDate,
@@ -118,6 +127,7 @@ export const CreateChannelBody = Type.Object(
     ),
     regionRules: Type.Optional(RegionRules),
     consentMaxAgeDays: Type.Optional(ConsentMaxAgeDays),
+    rejectCooldownDays: Type.Optional(RejectCooldownDays),
     gppCmpId: Type.Optional(NullableGppCmpId),
     tcf: Type.Optional(NullableTcfInput),
   },
@@ -181,6 +191,7 @@ export const VisitorConfig = Type.Object(
     privacyPolicy: Type.Object({ url: Type.Union([Type.String(), Type.Null()]), version: Type.String() }),
     regionRules: RegionRules,
     consentMaxAgeDays: ConsentMaxAgeDays,
+    rejectCooldownDays: RejectCooldownDays,
     gppCmpId: NullableGppCmpId,
     tcf: SnapshotTcf,
     purposes: Type.Array(

@@ -71,6 +71,7 @@ export function createChannelsService(deps: {
       defaultLanguage: input.defaultLanguage ?? 'en',
       regionRules: input.regionRules ?? structuredClone(DEFAULT_REGION_RULES as ChannelRow['regionRules']),
       consentMaxAgeDays: input.consentMaxAgeDays ?? DEFAULT_CONSENT_MAX_AGE_DAYS,
+      rejectCooldownDays: input.rejectCooldownDays ?? 0,
       gppCmpId: input.gppCmpId ?? null,
       tcf: null,
       createdAt: now,
@@ -138,8 +139,8 @@ export function createChannelsService(deps: {
 
     /**
      * Name, description and retentionDays change the channel only; defaultLanguage, the policy's
-     * url and version, regionRules, consentMaxAgeDays and tcf change what visitors are shown, so
-     * they publish a new configVersion.
+     * url and version, regionRules, consentMaxAgeDays, rejectCooldownDays and tcf change what
+     * visitors are shown, so they publish a new configVersion (rejectCooldownDays never a material one).
      */
     update(db: DbScope, context: AuditContext, id: string, input: UpdateChannelInput): Promise<ChannelRow> {
       if (input.regionRules) assertRegionRules(input.regionRules);
@@ -155,6 +156,7 @@ export function createChannelsService(deps: {
         if (policy.retentionDays !== undefined) update.retentionDays = policy.retentionDays;
         if (input.regionRules !== undefined) update.regionRules = input.regionRules;
         if (input.consentMaxAgeDays !== undefined) update.consentMaxAgeDays = input.consentMaxAgeDays;
+        if (input.rejectCooldownDays !== undefined) update.rejectCooldownDays = input.rejectCooldownDays;
         if (input.gppCmpId !== undefined) update.gppCmpId = input.gppCmpId;
         if (input.tcf !== undefined) update.tcf = await checkedTcf(tx, input.tcf);
         const updated = await channelsRepo.update(tx, channel, update);

@@ -47,6 +47,8 @@ export const channels = pgTable(
       .default(sql`'[{"regions":["*"],"regime":"opt-in"}]'::jsonb`),
     /** A stored decision older than this is asked again. */
     consentMaxAgeDays: integer('consent_max_age_days').notNull().default(180),
+    /** Days without a banner after a refusal of every optional purpose (0: asked as usual). */
+    rejectCooldownDays: integer('reject_cooldown_days').notNull().default(0),
     /** The operator's IAB CMP id; when set, the SDK provides the GPP API in US opt-out regions. */
     gppCmpId: integer('gpp_cmp_id'),
     /** The channel's IAB TCF settings (docs/guides/tcf.md); null: not a TCF CMP. */

@@ -42,6 +42,7 @@ export function buildVisitorConfig(
     privacyPolicy: { url: channel.privacyPolicyUrl, version: channel.privacyPolicyVersion },
     regionRules: channel.regionRules,
     consentMaxAgeDays: channel.consentMaxAgeDays,
+    rejectCooldownDays: channel.rejectCooldownDays,
     gppCmpId: channel.gppCmpId,
     tcf,
     purposes: active.map((p) => ({
@@ -67,16 +68,18 @@ export function buildVisitorConfig(
 
 /**
  * A stored snapshot as a VisitorConfig. Snapshots stored before regions existed lack
- * `regionRules`, `consentMaxAgeDays` and `gppCmpId`, and those stored before TCF lack `tcf`; they
- * meant the defaults (opt-in everywhere, 180 days, no GPP, no TCF), so they read as such, and a
- * channel's first change after the upgrade is compared with what it really showed.
+ * `regionRules`, `consentMaxAgeDays` and `gppCmpId`, those stored before TCF lack `tcf`, and those
+ * stored before the refusal cooldown lack `rejectCooldownDays`; they meant the defaults (opt-in
+ * everywhere, 180 days, no GPP, no TCF, no cooldown), so they read as such, and a channel's first
+ * change after the upgrade is compared with what it really showed.
  */
 export function snapshotConfig(snapshot: unknown): VisitorConfig {
   const config = snapshot as Partial<VisitorConfig> &
-    Omit<VisitorConfig, 'regionRules' | 'consentMaxAgeDays' | 'gppCmpId' | 'tcf'>;
+    Omit<VisitorConfig, 'regionRules' | 'consentMaxAgeDays' | 'rejectCooldownDays' | 'gppCmpId' | 'tcf'>;
   if (
     config.regionRules !== undefined &&
     config.consentMaxAgeDays !== undefined &&
+    config.rejectCooldownDays !== undefined &&
     config.gppCmpId !== undefined &&
     config.tcf !== undefined
   ) {
@@ -86,6 +89,7 @@ export function snapshotConfig(snapshot: unknown): VisitorConfig {
     ...config,
     regionRules: config.regionRules ?? (DEFAULT_REGION_RULES as RegionRule[]),
     consentMaxAgeDays: config.consentMaxAgeDays ?? DEFAULT_CONSENT_MAX_AGE_DAYS,
+    rejectCooldownDays: config.rejectCooldownDays ?? 0,
     gppCmpId: config.gppCmpId ?? null,
     tcf: config.tcf ?? null,
   };

@@ -1,6 +1,6 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { principalOf } from '../../platform/auth/auth.hooks.ts';
-import { notFound } from '../../platform/http/errors.ts';
+import { notFound, validationFailed } from '../../platform/http/errors.ts';
 import { authProblems, Envelope, envelope, Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import {
@@ -11,9 +11,31 @@ import {
 } from './consent-state.schemas.ts';
 import type { EvidenceService } from './evidence.service.ts';
 
+type LookupResult = Static<typeof ConsentStateLookupResult>;
+
+/**
+ * The one subject selector sent, devices' (`subject…`) or accounts' (`account…`), with its kind:
+ * neither or both is a 422 naming the two (`prefix` places them: 'query:/' or '/' for a body).
+ */
+function exactlyOne<T>(prefix: string, given: Record<string, T | undefined>): ['device' | 'account', T] {
+  const sent = Object.entries(given).filter(([, value]) => value !== undefined);
+  if (sent.length !== 1) {
+    const names = Object.keys(given);
+    throw validationFailed(
+      names.map((name) => ({
+        path: `${prefix}${name}`,
+        message: `send exactly one of ${names.join(' and ')}`,
+      })),
+    );
+  }
+  const [name, value] = sent[0];
+  return [name.startsWith('account') ? 'account' : 'device', value as T];
+}
+
 /**
  * "May I use this person's data for this purpose now?" (docs/guides/check-consent.md): the newest decision
- * per purpose, one indexed read. Raw subject ids come in (the query's is redacted from logs) and are
+ * per purpose, one indexed read. Raw subject ids (a device's subjectId, or a signed-in visitor's
+ * accountId: docs/guides/signed-in-visitors.md) come in (the query's are redacted from logs) and are
  * pseudonymized at once; the lookup echoes the ids it was given and stores nothing.
  */
 export function consentStateRoutes(app: App, deps: { evidence: EvidenceService }) {
@@ -33,8 +55,9 @@ export function consentStateRoutes(app: App, deps: { evidence: EvidenceService }
       },
     },
     async (request) => {
-      const { channelId, subjectId } = request.query;
-      const [state] = await consentState.states(principalOf(request), channelId, [subjectId]);
+      const { channelId, subjectId, accountId } = request.query;
+      const [kind, id] = exactlyOne('query:/', { subjectId, accountId });
+      const [state] = await consentState.states(principalOf(request), channelId, [id], kind);
       if (!state) throw notFound('consent state');
       return envelope(state);
     },
@@ -59,9 +82,11 @@ export function consentStateRoutes(app: App, deps: { evidence: EvidenceService }
       },
     },
     async (request) => {
-      const { channelId, subjectIds } = request.body;
-      const states = await consentState.states(principalOf(request), channelId, subjectIds);
-      return envelope(subjectIds.map((subjectId, i) => ({ subjectId, state: states[i] })));
+      const { channelId, subjectIds, accountIds } = request.body;
+      const [kind, ids] = exactlyOne('/', { subjectIds, accountIds });
+      const states = await consentState.states(principalOf(request), channelId, ids, kind);
+      const name = kind === 'account' ? 'accountId' : 'subjectId';
+      return envelope(ids.map((id, i) => ({ [name]: id, state: states[i] }) as LookupResult));
     },
   );
 }

@@ -9,6 +9,12 @@ const SubjectId = Type.String({
   description: "The visitor's raw id; pseudonymized server-side, never stored or logged",
 });
 const ChannelId = Type.String({ minLength: 1, maxLength: 64 });
+const AccountId = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  description:
+    "A signed-in visitor's account id, as your backend puts it in identity tokens (sub); pseudonymized server-side, never stored or logged",
+});
 
 /** A subject's consent state on a channel (docs/guides/check-consent.md). */
 export const ConsentState = Type.Object(
@@ -47,22 +53,27 @@ export const ConsentState = Type.Object(
   { $id: 'ConsentState' },
 );
 
+/** Exactly one of subjectId (a device) and accountId (a signed-in visitor's account); else 422. */
 export const ConsentStateQuery = Type.Object(
-  { channelId: ChannelId, subjectId: SubjectId },
+  { channelId: ChannelId, subjectId: Type.Optional(SubjectId), accountId: Type.Optional(AccountId) },
   { additionalProperties: false },
 );
 
+/** Exactly one of subjectIds and accountIds; else 422. */
 export const ConsentStateLookupBody = Type.Object(
   {
     channelId: ChannelId,
-    subjectIds: Type.Array(SubjectId, { minItems: 1, maxItems: 100 }),
+    subjectIds: Type.Optional(Type.Array(SubjectId, { minItems: 1, maxItems: 100 })),
+    accountIds: Type.Optional(Type.Array(AccountId, { minItems: 1, maxItems: 100 })),
   },
   { additionalProperties: false, $id: 'ConsentStateLookupBody' },
 );
 
+/** One subject of a lookup: its id as sent (subjectId, or accountId for accountIds) and its state. */
 export const ConsentStateLookupResult = Type.Object(
   {
-    subjectId: Type.String(),
+    subjectId: Type.Optional(Type.String({ description: 'When subjectIds were sent' })),
+    accountId: Type.Optional(Type.String({ description: 'When accountIds were sent' })),
     state: Type.Union([ConsentState, Type.Null()]),
   },
   { $id: 'ConsentStateLookupResult' },

@@ -54,6 +54,30 @@ export function presentState(
 export type ConsentStateView = ReturnType<typeof presentState>;
 
 /**
+ * What a signed-in visitor's page is told of the account's choice (docs/guides/signed-in-visitors.md):
+ * the newest decision per purpose, and the version and time of the newest of them.
+ */
+export function presentChoice(rows: StatePurposeRow[]) {
+  const newest = rows.reduce((a, b) =>
+    a.recordedAt.getTime() > b.recordedAt.getTime() ||
+    (a.recordedAt.getTime() === b.recordedAt.getTime() && a.eventId > b.eventId)
+      ? a
+      : b,
+  );
+  const sorted = [...rows].sort((a, b) => a.purposeKey.localeCompare(b.purposeKey));
+  return {
+    purposes: Object.fromEntries(sorted.map((r) => [r.purposeKey, r.decision])),
+    configVersion: newest.configVersion,
+    recordedAt: apiDate(newest.recordedAt) as string,
+  };
+}
+
+export type AccountChoice = ReturnType<typeof presentChoice>;
+
+/** Whose state a read asks for: devices by their subjectId, accounts by the site's account id. */
+export type SubjectKind = 'device' | 'account';
+
+/**
  * Reads of the consent state (docs/guides/check-consent.md) and the backfill of events older than its table.
  * Until the backfill is done the answers are computed from the evidence (the same rows, slower), so a
  * lookup is never wrong while it runs.
@@ -61,25 +85,34 @@ export type ConsentStateView = ReturnType<typeof presentState>;
 export function createConsentStateReader(deps: {
   store: Store;
   clock: Clock;
-  pseudonymize: (organizationId: string, subjectId: string) => Promise<string>;
+  pseudonymize: (organizationId: string, kind: SubjectKind, id: string) => Promise<string>;
   findChannel: ChannelsService['findChannel'];
 }) {
   const { store, clock } = deps;
   let backfilled = false;
 
+  /** The state rows of the pseudonyms on the channel, from the table once the backfill is done. */
+  async function stateRows(scope: EvidenceScope, channelId: string, pseudonyms: string[]) {
+    backfilled ||= await consentStateRepo.backfillDone(store.db);
+    const read = backfilled ? consentStateRepo.read : consentStateRepo.replay;
+    return read(store.db, scope, channelId, [...new Set(pseudonyms)]);
+  }
+
   return {
-    /** The state of each subject (null: no decision on the channel), in input order; 404 for an unknown channel. */
+    /**
+     * The state of each subject (null: no decision on the channel), in input order; 404 for an
+     * unknown channel. `kind` says whose ids they are: devices' subjectIds or accounts' ids.
+     */
     async states(
       scope: EvidenceScope,
       channelId: string,
       subjectIds: string[],
+      kind: SubjectKind = 'device',
     ): Promise<Array<ConsentStateView | null>> {
       const pseudonyms = await Promise.all(
-        subjectIds.map((id) => deps.pseudonymize(scope.organizationId, id)),
+        subjectIds.map((id) => deps.pseudonymize(scope.organizationId, kind, id)),
       );
-      backfilled ||= await consentStateRepo.backfillDone(store.db);
-      const read = backfilled ? consentStateRepo.read : consentStateRepo.replay;
-      const rows = await read(store.db, scope, channelId, [...new Set(pseudonyms)]);
+      const rows = await stateRows(scope, channelId, pseudonyms);
       if (rows.length === 0 && !(await deps.findChannel(scope.organizationId, scope.environment, channelId)))
         throw notFound('channel');
       const bySubject = new Map<string, StatePurposeRow[]>();
@@ -98,6 +131,16 @@ export function createConsentStateReader(deps: {
         const subjectRows = bySubject.get(p);
         return subjectRows ? presentState(channelId, subjectRows, now, tcStrings.get(p) ?? null) : null;
       });
+    },
+
+    /** An account's current choice on a channel the caller knows exists (the public identify call), or null. */
+    async accountChoice(
+      channel: EvidenceScope & { id: string },
+      accountId: string,
+    ): Promise<AccountChoice | null> {
+      const pseudonym = await deps.pseudonymize(channel.organizationId, 'account', accountId);
+      const rows = await stateRows(channel, channel.id, [pseudonym]);
+      return rows.length === 0 ? null : presentChoice(rows);
     },
 
     /**

@@ -56,6 +56,7 @@ function eventValues(e: EvidenceRow): Array<string | null> {
     e.gppString,
     e.tcString,
     e.tcf === null ? null : JSON.stringify(e.tcf),
+    e.subjectKind ?? null,
     iso(e.recordedAt),
     e.receiptHash,
     e.receiptTokenHash,
@@ -65,7 +66,7 @@ function eventValues(e: EvidenceRow): Array<string | null> {
 /**
  * A text[] parameter as the array literal pg would send for it (every element quoted, `\` and `"`
  * escaped, null as NULL), without pg's two regular-expression replacements per element when there
- * is nothing to escape: 37 columns of every write of a batch go through here (pg's escaping was
+ * is nothing to escape: 38 columns of every write of a batch go through here (pg's escaping was
  * about 2 % of the write path's CPU profile).
  */
 export function textArrayLiteral(values: ReadonlyArray<string | null>): string {

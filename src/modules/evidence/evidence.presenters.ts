@@ -8,12 +8,18 @@ import { maskPseudonym } from './pseudonym.ts';
  * `masked`. Only for rows not purged: a purged row has no content to show.
  */
 export function evidenceEventBody(row: EvidenceRow, pseudonym: 'masked' | 'unmasked') {
-  return { ...eventCore(row, pseudonym), ...regionMembers(row), ...gppMembers(row), ...tcfMembers(row) };
+  return {
+    ...eventCore(row, pseudonym),
+    ...regionMembers(row),
+    ...gppMembers(row),
+    ...tcfMembers(row),
+    ...subjectKindMember(row),
+  };
 }
 
 /**
  * The event with its receipt, members in the order reads serialize them: the optional members
- * (region, gppString, tcString and tcf) last, since the response serializer writes them after the others. Reads (`masked`) and
+ * (region, gppString, tcString, tcf and subjectKind) last, since the response serializer writes them after the others. Reads (`masked`) and
  * export lines (`unmasked`) are this object.
  */
 export function evidenceWithReceipt(row: EvidenceRow, pseudonym: 'masked' | 'unmasked') {
@@ -23,6 +29,7 @@ export function evidenceWithReceipt(row: EvidenceRow, pseudonym: 'masked' | 'unm
     ...regionMembers(row),
     ...gppMembers(row),
     ...tcfMembers(row),
+    ...subjectKindMember(row),
   };
 }
 
@@ -82,6 +89,15 @@ function regionMembers(row: EvidenceRow) {
     regionSource: row.regionSource,
     regime: row.regime as NonNullable<EvidenceRow['regime']>,
   };
+}
+
+/**
+ * `subjectKind` (docs/guides/signed-in-visitors.md): "account" for a signed-in visitor's decision,
+ * "device" otherwise, on every event recorded since accounts exist. Older events never had it (they
+ * are all device decisions): their canonical form lacks it, so their leaf hashes stay what they were.
+ */
+function subjectKindMember(row: EvidenceRow) {
+  return row.subjectKind == null ? {} : { subjectKind: row.subjectKind };
 }
 
 /** The event of `GET /v1/evidence/:id`: masked, with its receipt. */

@@ -48,6 +48,7 @@ const PURGED_CONTENT = {
   gppString: null,
   tcString: null,
   tcf: null,
+  subjectKind: null,
   receiptTokenHash: null,
 } as const;
 

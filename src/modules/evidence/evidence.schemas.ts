@@ -57,6 +57,12 @@ export const EvidenceEvent = Type.Object(
         },
       ),
     ),
+    subjectKind: Type.Optional(
+      Type.Union([Type.Literal('device'), Type.Literal('account')], {
+        description:
+          'Whose decision: "account" (a signed-in visitor, with an identity token: the pseudonym is the account’s) or "device" (the visitor’s subjectId). Absent on events recorded before accounts existed, which are device decisions',
+      }),
+    ),
     recordedAt: ApiDate,
     receipt: Type.Object({
       hash: Type.String({

@@ -15,7 +15,7 @@ import { type EvidenceFilters, type EvidenceScope, evidenceRepo } from './eviden
 import type { Decision, EvidenceRow, EvidenceTcf } from './evidence.tables.ts';
 import { createEvidenceWriter } from './evidence-writer.ts';
 import { evidenceLeafHash } from './leaf-hash.ts';
-import { pseudonymOf } from './pseudonym.ts';
+import { accountPseudonymOf, pseudonymOf } from './pseudonym.ts';
 import { purgeExpiredEvidence } from './retention.ts';
 
 /**
@@ -30,7 +30,13 @@ export interface EventOutbox {
 /** A decision to record, already validated against the notice it answered (see the sites module). */
 export interface RecordInput {
   channel: { organizationId: string; id: string; environment: EvidenceScope['environment'] };
-  /** The visitor's raw id: pseudonymized here and never stored, returned or logged. */
+  /**
+   * Whose decision: the visitor's device (subjectId is the SDK's id) or a signed-in visitor's
+   * account (subjectId is the account id from a verified identity token). Each kind has its own
+   * pseudonyms (pseudonym.ts), so a device can never pose as an account.
+   */
+  subjectKind: 'device' | 'account';
+  /** The raw id of that subject: pseudonymized here and never stored, returned or logged. */
   subjectId: string;
   decisions: Record<string, Decision>;
   configVersion: number;
@@ -110,6 +116,16 @@ export function createEvidenceService(deps: {
       return pseudonymOf(await secretOf(organizationId), subjectId);
     },
 
+    /** The pseudonym of a subject of either kind: a device's subjectId or an account id. */
+    async pseudonymizeSubject(
+      organizationId: string,
+      kind: RecordInput['subjectKind'],
+      id: string,
+    ): Promise<string> {
+      const secret = await secretOf(organizationId);
+      return kind === 'account' ? accountPseudonymOf(secret, id) : pseudonymOf(secret, id);
+    },
+
     /**
      * The consent event of a decision, not yet stored. The receipt hash is computed from the row as
      * reads will show it (recordedAt at whole seconds, pseudonym unmasked), so anyone can recompute
@@ -118,7 +134,11 @@ export function createEvidenceService(deps: {
     async event(input: RecordInput): Promise<RecordedEvent> {
       const { channel } = input;
       const receiptToken = newReceiptToken(channel.organizationId);
-      const pseudonym = await service.pseudonymize(channel.organizationId, input.subjectId);
+      const pseudonym = await service.pseudonymizeSubject(
+        channel.organizationId,
+        input.subjectKind,
+        input.subjectId,
+      );
       const row: EvidenceRow = {
         organizationId: channel.organizationId,
         id: newId('evt'),
@@ -140,6 +160,7 @@ export function createEvidenceService(deps: {
         gppString: input.gppString,
         tcString: input.tcString,
         tcf: input.tcf,
+        subjectKind: input.subjectKind,
         recordedAt: new Date(Math.floor(clock.now().getTime() / 1000) * 1000),
         receiptHash: '',
         receiptTokenHash: receiptTokenHash(receiptToken),
@@ -215,8 +236,8 @@ export function createEvidenceService(deps: {
     consentState: createConsentStateReader({
       store,
       clock,
-      pseudonymize: async (organizationId: string, subjectId: string): Promise<string> =>
-        pseudonymOf(await secretOf(organizationId), subjectId),
+      pseudonymize: (organizationId: string, kind: RecordInput['subjectKind'], id: string): Promise<string> =>
+        service.pseudonymizeSubject(organizationId, kind, id),
       findChannel: deps.findChannel,
     }),
   };

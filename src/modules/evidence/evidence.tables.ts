@@ -64,6 +64,12 @@ export const evidenceEvents = pgTable(
     tcString: text('tc_string'),
     /** What the service decoded from tcString (vendorListVersion, consents, opt-ins); null without one. */
     tcf: jsonb('tcf').$type<EvidenceTcf>(),
+    /**
+     * Whose decision it is: 'device' (the visitor's subjectId) or 'account' (a signed-in visitor's
+     * account id, from an identity token; docs/guides/signed-in-visitors.md). Null on events recorded
+     * before accounts existed, whose canonical form lacks it: they are all device decisions.
+     */
+    subjectKind: text('subject_kind', { enum: ['device', 'account'] }),
     /** Whole seconds, as shown: the stored value is exactly the one the receipt hash covers. */
     recordedAt: at('recorded_at').notNull(),
     /** The ledger leaf hash (hex) of the event as first recorded; survives the purge. */
@@ -98,5 +104,10 @@ export const evidenceEvents = pgTable(
   ],
 );
 
-/** An event as the code handles it. `seq` is left to SQL: only the consent state's ordering reads it. */
-export type EvidenceRow = Omit<typeof evidenceEvents.$inferSelect, 'seq'>;
+/**
+ * An event as the code handles it. `seq` is left to SQL: only the consent state's ordering reads it.
+ * `subjectKind` may be left out where an event from before accounts is made (it reads as null).
+ */
+export type EvidenceRow = Omit<typeof evidenceEvents.$inferSelect, 'seq' | 'subjectKind'> & {
+  subjectKind?: (typeof evidenceEvents.$inferSelect)['subjectKind'];
+};

@@ -27,7 +27,8 @@ const jsonText = (column: string) => `coalesce(to_json(${column})::text, 'null')
  * come last and only on events that have them (region_source set), as evidenceWithReceipt writes
  * them; their source and regime are service-made words. So do tcString and tcf (docs/guides/tcf.md):
  * tcf's members in the presenter's fixed order, its id lists as jsonb writes integer arrays with the
- * spaces removed.
+ * spaces removed. subjectKind (docs/guides/signed-in-visitors.md) last, only on events recorded
+ * since accounts exist, as the presenter writes it; its value is a service-made word.
  */
 const LINE = `'{"id":"' || e.id || '","type":"consent.recorded","channelId":"' || e.channel_id
     || '","environment":"' || e.environment
@@ -51,6 +52,7 @@ const LINE = `'{"id":"' || e.id || '","type":"consent.recorded","channelId":"' |
       || ',"purposeConsents":' || replace((e.tcf->'purposeConsents')::text, ' ', '')
       || ',"vendorConsents":' || replace((e.tcf->'vendorConsents')::text, ' ', '')
       || ',"specialFeatureOptins":' || replace((e.tcf->'specialFeatureOptins')::text, ' ', '') || '}' END
+    || CASE WHEN e.subject_kind IS NULL THEN '' ELSE ',"subjectKind":"' || e.subject_kind || '"' END
     || '}'`;
 
 /** The selection as SQL (COPY takes no bind parameters: every value is an escaped literal). */

@@ -33,6 +33,8 @@ export const CSV_COLUMNS = [
   'tcf.purposeConsents',
   'tcf.vendorConsents',
   'tcf.specialFeatureOptins',
+  // "account" or "device"; empty on events recorded before accounts existed (device decisions).
+  'subjectKind',
 ] as const;
 
 export const CONTENT_TYPES: Record<ExportFormat, string> = {

@@ -15,6 +15,7 @@ const base: Snapshot = {
   defaultLanguage: 'en',
   languages: ['de', 'en'],
   privacyPolicy: { url: 'https://example.com/privacy', version: '1' },
+  rejectCooldownDays: 0,
   gppCmpId: null,
   tcf: null,
   purposes: [

@@ -24,6 +24,7 @@ const config: VisitorConfig = {
   privacyPolicy: { url: null, version: '1' },
   regionRules: [{ regions: ['*'], regime: 'opt-in' }],
   consentMaxAgeDays: 180,
+  rejectCooldownDays: 0,
   gppCmpId: null,
   tcf: null,
   purposes: [

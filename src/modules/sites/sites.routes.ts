@@ -4,7 +4,9 @@ import type { App } from '../../platform/http/types.ts';
 import type { Metrics } from '../../platform/metrics/metrics.ts';
 import type { AnalyticsService } from '../analytics/analytics.service.ts';
 import type { AuditContext } from '../audit/audit.service.ts';
+import type { IdentityService } from '../identity/identity.service.ts';
 import { siteAssetsRoutes } from './site-assets.routes.ts';
+import { siteIdentityRoutes } from './site-identity.routes.ts';
 import { siteResolver } from './site-requests.ts';
 import { siteWritesRoutes } from './site-writes.routes.ts';
 import type { SitesService } from './sites.service.ts';
@@ -27,7 +29,8 @@ export function siteAuditContextOf(request: FastifyRequest): AuditContext | null
 
 /**
  * The public site endpoints: the snippet, config and SDK a customer's pages load (site-assets),
- * and the endpoints their visitors' decisions and impressions are posted to (site-writes). No API
+ * the endpoints their visitors' decisions and impressions are posted to (site-writes), and the one
+ * a signed-in visitor's page identifies the account at (site-identity). No API
  * key: each route is rate limited per site and client address, and resolves its site first (404
  * for unknown or archived sites, before anything else).
  */
@@ -36,6 +39,7 @@ export function sitesRoutes(
   deps: {
     sites: SitesService;
     analytics: AnalyticsService;
+    identity: IdentityService;
     metrics: Pick<Metrics, 'decisionRecorded' | 'impressionCounted'>;
   },
 ) {
@@ -46,4 +50,6 @@ export function sitesRoutes(
   const publicHooks: onRequestHookHandler[] = [app.publicRateLimit, siteResolver(sites)];
   siteAssetsRoutes(app, { sites, publicHooks });
   siteWritesRoutes(app, { sites, analytics, metrics, publicHooks });
+  // Signed-in visitors: an identity token in, the account's current choice out.
+  siteIdentityRoutes(app, { identity: deps.identity, publicHooks });
 }

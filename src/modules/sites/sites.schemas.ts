@@ -39,6 +39,12 @@ export const PreferencesBody = Type.Object(
           'The IAB GPP string of the decision (US opt-out regions); one that does not decode is a 422',
       }),
     ),
+    identityToken: Type.Optional(
+      Type.String({
+        description:
+          'A signed-in visitor’s identity token (docs/guides/signed-in-visitors.md): the decision is then recorded for the account (subjectKind "account", the account’s pseudonym), not the device. A token that is not accepted is a 401 invalid_identity_token and nothing is recorded',
+      }),
+    ),
     tcString: Type.Optional(
       Type.String({
         minLength: 1,

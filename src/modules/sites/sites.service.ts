@@ -8,6 +8,7 @@ import { decisionOutcome } from '../analytics/analytics.service.ts';
 import type { ChannelsService, VisitorConfig } from '../channels/channels.service.ts';
 import type { EvidenceService, RecordedEvent, RecordInput } from '../evidence/evidence.service.ts';
 import type { EvidenceTcf } from '../evidence/evidence.tables.ts';
+import type { IdentityService } from '../identity/identity.service.ts';
 import {
   createRegionResolver,
   declaredRegionError,
@@ -61,6 +62,8 @@ export function createSitesService(deps: {
   channels: Pick<ChannelsService, 'findConfigVersion'> & SiteCacheDeps['channels'];
   evidence: Pick<EvidenceService, 'write' | 'stage' | 'commitStaged'>;
   tcStrings: TcStringChecker;
+  /** Signed-in visitors: whose account an identity token names. */
+  identity: Pick<IdentityService, 'accountOf'>;
   clock: Clock;
   baseUrl: string;
   regionSettings: RegionSettings;
@@ -190,6 +193,11 @@ export function createSitesService(deps: {
       facts: RequestFacts,
       unit: UnitOfWork | null,
     ): Promise<RecordedEvent> {
+      // Only a decision sent with a token pays for its check (the keys are cached per channel).
+      const accountId =
+        input.identityToken === undefined
+          ? null
+          : await deps.identity.accountOf(site.channel, input.identityToken);
       const notice = await noticeAnswered(site, input.configVersion);
       if (input.gppString !== undefined) {
         const problem = await gppDecodeError(input.gppString);
@@ -209,7 +217,9 @@ export function createSitesService(deps: {
       });
       const decision: RecordInput = {
         channel: site.channel,
-        subjectId: input.subjectId,
+        // A signed-in visitor's decision is the account's: its id, never stored, is pseudonymized.
+        subjectKind: accountId === null ? 'device' : 'account',
+        subjectId: accountId ?? input.subjectId,
         decisions,
         configVersion: notice.configVersion,
         policyVersion: notice.privacyPolicy.version,

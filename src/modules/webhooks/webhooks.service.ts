@@ -49,6 +49,11 @@ export function createWebhooksService(deps: {
       retryScheduleSeconds: config.webhookRetryScheduleSeconds,
       onAttempt: deps.onAttempt,
     }),
+    /**
+     * Seals and opens secrets at rest with the webhook secrets' key: identity secrets are kept the
+     * same way (docs/guides/signed-in-visitors.md), under the same WEBHOOK_SECRET_KEY rules.
+     */
+    secretBox,
     /** Resolves the secrets key at start, so a missing WEBHOOK_SECRET_KEY is warned about in the log then. */
     async prepare(log: FastifyBaseLogger): Promise<void> {
       warn = (message) => log.warn(message);
@@ -67,3 +72,4 @@ export {
   refusedAddressReason,
   vetDestination,
 } from './address-guard.ts';
+export type { SecretBox } from './webhook-secrets.ts';

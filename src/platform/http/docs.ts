@@ -15,6 +15,8 @@ const ERROR_HELP: Record<ErrorCode, string> = {
     'The Idempotency-Key header must be 1–255 printable ASCII characters, bare or as a quoted string.',
   authentication_required: 'Send an API key as Authorization: Bearer <key>.',
   invalid_api_key: 'The API key is malformed, unknown, revoked or expired.',
+  invalid_identity_token:
+    'The identity token of a signed-in visitor was refused: not a JWT signed with HS256 and an active identity secret of the channel, aud not the siteKey, expired, iat in the future, exp more than 24 hours after iat, or sub missing or over 200 characters; detail says which.',
   insufficient_scope: 'The API key is valid but lacks the scope this operation needs; detail names it.',
   scope_not_allowed:
     'The requested scopes are in the catalogue but the member’s role may not hold them, or the calling key does not hold them itself.',

@@ -8,6 +8,7 @@ export const ERROR_CODES = {
   invalid_idempotency_key: { status: 400, title: 'Invalid Idempotency-Key' },
   authentication_required: { status: 401, title: 'Authentication required' },
   invalid_api_key: { status: 401, title: 'Invalid API key' },
+  invalid_identity_token: { status: 401, title: 'Invalid identity token' },
   insufficient_scope: { status: 403, title: 'Insufficient scope' },
   scope_not_allowed: { status: 403, title: 'Scope not allowed' },
   origin_not_allowed: { status: 403, title: 'Origin not allowed' },

@@ -2,10 +2,11 @@ import type { FastifyRequest } from 'fastify';
 
 /**
  * Query parameters whose values never reach a log line: `subjectId` is a visitor's raw id (an
- * evidence and consent-state filter), which the service must neither store nor log; `token` is a
- * visitor receipt's capability.
+ * evidence and consent-state filter) and `accountId` a signed-in visitor's account id (a
+ * consent-state filter), which the service must neither store nor log; `token` is a visitor
+ * receipt's capability.
  */
-const SECRET_QUERY_PARAMS = new Set(['subjectid', 'token']);
+const SECRET_QUERY_PARAMS = new Set(['subjectid', 'accountid', 'token']);
 
 /** A parameter's name as the query parser reads it ('+' is a space, %XX decoded); null if it cannot be. */
 function decodedName(raw: string): string | null {
