@@ -127,7 +127,10 @@ try {
     compared[preset] = comparisons(results[preset]);
     process.stdout.write(`\n${table(preset, results[preset])}\n\n${compared[preset].join('\n')}\n`);
   }
-  const chromium = execFileSync(CHROME_PATH, ['--version'], { encoding: 'utf8' }).trim();
+  const chromium = execFileSync(CHROME_PATH, ['--version'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  }).trim();
   fs.mkdirSync(path.dirname(flags.out!), { recursive: true });
   fs.writeFileSync(
     flags.out!,
