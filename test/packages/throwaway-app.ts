@@ -32,11 +32,16 @@ export interface ThrowawayApp {
   remove(): void;
 }
 
-/** Builds and packs every package, then installs the tarballs into a new app in the temp directory. */
-export async function installThrowawayApp(): Promise<ThrowawayApp> {
+/**
+ * Builds and packs the packages (all three by default), then installs the tarballs into a new app in
+ * the temp directory, with React from the registry unless `registry` says otherwise.
+ */
+export async function installThrowawayApp(
+  options: { packages?: string[]; registry?: string[] } = {},
+): Promise<ThrowawayApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-packages-'));
   const tarballs: string[] = [];
-  for (const name of Object.keys(PACKAGES)) {
+  for (const name of options.packages ?? Object.keys(PACKAGES)) {
     await buildPackage(name);
     const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], {
       cwd: path.join(ROOT, 'packages', name),
@@ -58,7 +63,7 @@ export async function installThrowawayApp(): Promise<ThrowawayApp> {
       '--prefer-offline',
       '--ignore-scripts',
       ...tarballs,
-      ...REGISTRY_DEPENDENCIES,
+      ...(options.registry ?? REGISTRY_DEPENDENCIES),
     ],
     { cwd: app },
   );
