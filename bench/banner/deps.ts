@@ -12,7 +12,7 @@ export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const MODULES = path.join(BENCH_DIR, 'node_modules');
 
 /** The versions package.json pins, by package. */
-function pinned(): Record<string, string> {
+export function pinned(): Record<string, string> {
   return JSON.parse(fs.readFileSync(path.join(BENCH_DIR, 'package.json'), 'utf8')).dependencies;
 }
 

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { machine } from '../lib/report.ts';
 import { articlePage, HERO_PATH, heroPng } from './article.ts';
-import { type Chrome, type Deps, ensureInstalled, loadDeps, MODULES } from './deps.ts';
+import { type Chrome, type Deps, ensureInstalled, loadDeps, MODULES, pinned } from './deps.ts';
 import { measure, type Preset } from './measure.ts';
 import { startPageServer } from './page-server.ts';
 import { type BannerInstall, cookieconsent, klaro } from './peers.ts';
@@ -69,6 +69,23 @@ async function variants(): Promise<{ name: string; url: string }[]> {
     pages.set(page, { type: 'text/html; charset=utf-8', body: Buffer.from(articlePage(install.head)) });
     return { name, url: `${pages.origin}${page}` };
   });
+}
+
+/** The checkout's commit, and whether its service or SDK differ from it (the bench serves the working tree). */
+function checkout(root: string): { commit: string; uncommitted: boolean } | null {
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-C', root, ...args], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  try {
+    return {
+      commit: git('rev-parse', 'HEAD'),
+      uncommitted: git('status', '--porcelain', '--', 'src', 'sdk') !== '',
+    };
+  } catch {
+    return null; // not a git checkout (an exported tree, say)
+  }
 }
 
 /** What Lighthouse saw at the end of the first round's run, beside the check's screenshots. */
@@ -139,6 +156,11 @@ try {
         startedAt,
         finishedAt: new Date().toISOString(),
         machine: { ...machine(), chromium },
+        checkouts: {
+          ours: checkout(ROOT),
+          before: flags.before ? checkout(path.resolve(flags.before)) : null,
+        },
+        packages: pinned(),
         settings: {
           runs,
           presets: PRESETS,
