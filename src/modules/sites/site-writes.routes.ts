@@ -124,6 +124,7 @@ export function siteWritesRoutes(
         response: {
           201: Envelope(PreferencesReceipt),
           400: Problem,
+          401: Problem,
           403: Problem,
           409: Problem,
           413: Problem,
