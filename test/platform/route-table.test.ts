@@ -92,6 +92,7 @@ async function createOwnersResources() {
   ownersIds.scans = (
     await data(t.http.post(`${channel}/scans`, { key, body: { url: 'http://127.0.0.1:9/' } }))
   ).id;
+  ownersIds['identity-secrets'] = (await data(t.http.post(`${channel}/identity-secrets`, { key }))).id;
   ownersIds.evidence = (await recordConsent(t, site)).id;
   ownersIds.exports = (await data(t.http.post('/v1/exports', { key, body: {} }))).id;
   ownersIds['webhook-deliveries'] = (await data(t.http.get('/v1/webhook-deliveries', { key })))[0].id;
