@@ -47,12 +47,14 @@ export const PACKAGES: Record<string, PackageSpec> = {
   },
 };
 
-/** Builds packages/<name>: dist/index.js (ESM) and dist/types (declarations). */
-export async function buildPackage(name: string): Promise<void> {
+/**
+ * Builds packages/<name>: dist/index.js (ESM) and dist/types (declarations), in the package's folder
+ * or in `into` (a copy of the package elsewhere: the tests pack their own, so two never share a dist).
+ */
+export async function buildPackage(name: string, into = path.join(PACKAGES_DIR, name)): Promise<void> {
   const spec = PACKAGES[name];
   if (!spec) throw new Error(`no package ${name}; one of ${Object.keys(PACKAGES).join(', ')}`);
-  const dir = path.join(PACKAGES_DIR, name);
-  const dist = path.join(dir, 'dist');
+  const dist = path.join(into, 'dist');
   fs.rmSync(dist, { recursive: true, force: true });
   const { build } = await import('esbuild');
   await build({
@@ -69,8 +71,12 @@ export async function buildPackage(name: string): Promise<void> {
     legalComments: 'none',
     logLevel: 'warning',
   });
-  execFileSync(process.execPath, [TSC, '-p', path.join(dir, 'tsconfig.json')], { stdio: 'inherit' });
-  for (const { from, to } of spec.copyTypes ?? []) fs.copyFileSync(path.join(ROOT, from), path.join(dir, to));
+  const tsconfig = path.join(PACKAGES_DIR, name, 'tsconfig.json');
+  execFileSync(process.execPath, [TSC, '-p', tsconfig, '--outDir', path.join(dist, 'types')], {
+    stdio: 'inherit',
+  });
+  for (const { from, to } of spec.copyTypes ?? [])
+    fs.copyFileSync(path.join(ROOT, from), path.join(into, to));
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

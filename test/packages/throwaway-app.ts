@@ -42,10 +42,13 @@ export async function installThrowawayApp(
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-packages-'));
   const tarballs: string[] = [];
   for (const name of options.packages ?? Object.keys(PACKAGES)) {
-    await buildPackage(name);
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], {
-      cwd: path.join(ROOT, 'packages', name),
-    });
+    // Built and packed from a copy, so test files running at once never share (or delete) a dist.
+    const staged = path.join(dir, 'staged', name);
+    fs.mkdirSync(staged, { recursive: true });
+    for (const file of ['package.json', 'README.md', 'LICENSE'])
+      fs.copyFileSync(path.join(ROOT, 'packages', name, file), path.join(staged, file));
+    await buildPackage(name, staged);
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: staged });
     tarballs.push(path.join(dir, JSON.parse(stdout)[0].filename));
   }
   const app = path.join(dir, 'app');
