@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+
 /**
  * The throwaway app's own files (test/packages/throwaway-app.ts installs the packages beside them):
  * kept as text here so the repository's type check does not read them without the app's packages.
@@ -15,7 +17,7 @@ export const TSCONFIG = JSON.stringify({
     noEmit: true,
     skipLibCheck: false,
   },
-  files: ['example.tsx', 'page.tsx'],
+  include: ['*.tsx'],
 });
 
 /**
@@ -185,6 +187,26 @@ const exports = Object.fromEntries(
 );
 console.log(JSON.stringify({ html, window: typeof window, exports }));
 `;
+
+/** Names the examples of the docs use without defining them. */
+const DOC_GLOBALS = `declare function startAnalytics(): void;
+declare const process: { env: Record<string, string | undefined> };
+`;
+
+/**
+ * The TypeScript examples of the guide and the package READMEs that use the packages, as files of
+ * the app (doc-1.tsx, …): they are type-checked with example.tsx. Examples that need Next.js itself
+ * (next/script) or the files beside them (a layout importing './…') are left out.
+ */
+export function docExamples(markdownFiles: string[]): Record<string, string> {
+  const blocks = markdownFiles.flatMap((file) =>
+    [...fs.readFileSync(file, 'utf8').matchAll(/^```tsx?\n([\s\S]*?)^```/gm)].map((m) => m[1]),
+  );
+  const usable = blocks.filter(
+    (code) => /@consent-service\/(browser|react)'/.test(code) && !/from '(next\/|\.\/)/.test(code),
+  );
+  return Object.fromEntries(usable.map((code, i) => [`doc-${i + 1}.tsx`, DOC_GLOBALS + code]));
+}
 
 /** The smallest use of the browser package: what its size in a customer's bundle is measured on. */
 export const MINIMAL_JS = `

@@ -5,13 +5,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSdk } from '../../sdk/build.ts';
 import { action, BANNER, sdkFixture } from '../sdk/fixture.ts';
 import { browserSkipReason, createSite } from '../sdk/harness.ts';
-import { EXAMPLE_TSX, MINIMAL_JS, PAGE_TSX, pageHtml, SSR_MJS, TSCONFIG } from './app-files.ts';
+import { docExamples, EXAMPLE_TSX, MINIMAL_JS, PAGE_TSX, pageHtml, SSR_MJS, TSCONFIG } from './app-files.ts';
 import { installThrowawayApp, type ThrowawayApp } from './throwaway-app.ts';
 
 /**
  * The npm packages as a customer gets them: packed, installed from the tarballs into an app outside
  * the repository, then type-checked, rendered on the server, and run in Chromium against the service.
  */
+/** The docs whose TypeScript examples are type-checked against the installed packages. */
+const DOCS = ['docs/guides/bundlers-and-react.md', 'packages/browser/README.md', 'packages/react/README.md'];
+const examples = docExamples(DOCS.map((file) => path.resolve(import.meta.dirname, '../..', file)));
+
 describe.skipIf(browserSkipReason !== null)('npm packages installed from their tarballs', () => {
   let installing: Promise<ThrowawayApp>;
   let app: ThrowawayApp;
@@ -23,6 +27,7 @@ describe.skipIf(browserSkipReason !== null)('npm packages installed from their t
   const f = sdkFixture();
   beforeAll(async () => {
     app = await installing;
+    app.write(examples);
     app.write({
       'tsconfig.json': TSCONFIG,
       'example.tsx': EXAMPLE_TSX,
@@ -33,7 +38,8 @@ describe.skipIf(browserSkipReason !== null)('npm packages installed from their t
   }, 300_000);
   afterAll(() => app?.remove());
 
-  it('type-checks, strict, an example that uses every export of the three packages', async () => {
+  it('type-checks, strict, an example that uses every export of the three packages, and the docs examples', async () => {
+    expect(Object.keys(examples)).toHaveLength(5);
     const { code, output } = await app.typecheck();
     expect(output).toBe('');
     expect(code).toBe(0);
