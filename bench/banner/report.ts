@@ -23,6 +23,8 @@ export interface Summary {
   median: Record<Metric, number>;
   /** Median over rounds of (this variant − no banner) in the same round. */
   added: Record<Metric, number>;
+  /** The smallest and largest of those per-round differences: how far the runs spread. */
+  addedRange: Record<Metric, [number, number]>;
   requestsAdded: number;
   jsCssBytes: number;
   allBytes: number;
@@ -68,20 +70,21 @@ export function summarize(samples: Sample[], preset: Preset, variants: string[])
   const base = new Map(of(NO_BANNER).map((s) => [s.round, s.measurement.metrics]));
   return variants.map((variant) => {
     const runs = of(variant);
-    const metricMedian = (pick: (s: Sample) => number | undefined) =>
-      median(runs.map(pick).filter((v): v is number => v !== undefined));
+    const metricMedian = (pick: (s: Sample) => number) => median(runs.map(pick));
     const keys = Object.keys(runs[0].measurement.metrics) as Metric[];
-    const per = (f: (metric: Metric) => number) => Object.fromEntries(keys.map((k) => [k, f(k)]));
+    const per = <T>(f: (metric: Metric) => T) =>
+      Object.fromEntries(keys.map((k) => [k, f(k)])) as Record<Metric, T>;
+    const differences = (k: Metric) =>
+      runs.flatMap((s) => {
+        const b = base.get(s.round);
+        return b ? [s.measurement.metrics[k] - b[k]] : [];
+      });
     return {
       variant,
       runs: runs.length,
-      median: per((k) => metricMedian((s) => s.measurement.metrics[k])) as Record<Metric, number>,
-      added: per((k) =>
-        metricMedian((s) => {
-          const b = base.get(s.round);
-          return b ? s.measurement.metrics[k] - b[k] : undefined;
-        }),
-      ) as Record<Metric, number>,
+      median: per((k) => metricMedian((s) => s.measurement.metrics[k])),
+      added: per((k) => median(differences(k))),
+      addedRange: per((k) => [Math.min(...differences(k)), Math.max(...differences(k))] as [number, number]),
       requestsAdded: metricMedian((s) => s.banner.requests),
       jsCssBytes: metricMedian((s) => s.banner.jsCssBytes),
       allBytes: metricMedian((s) => s.banner.allBytes),
@@ -148,7 +151,7 @@ export function comparisons(rows: Summary[]): string[] {
       const times = (a: number, b: number) =>
         b > 0 && a >= 0 ? `${(a / b).toFixed(2)}×` : a <= b ? 'at or under' : 'over';
       out.push(
-        `${r.variant}: ${metric.toUpperCase()} ${n0(r.median[metric])} ms (${times(r.median[metric], base.median[metric])} the page without a banner), adds ${signed(r.added[metric])} ms vs ${peers.map((p) => `${p.variant} ${signed(p.added[metric])}`).join(', ')}: ${times(r.added[metric], best.added[metric])} the best peer's (${best.variant})`,
+        `${r.variant}: ${metric.toUpperCase()} ${n0(r.median[metric])} ms (${times(r.median[metric], base.median[metric])} the page without a banner), adds ${signed(r.added[metric])} ms (runs ${signed(r.addedRange[metric][0])} to ${signed(r.addedRange[metric][1])}) vs ${peers.map((p) => `${p.variant} ${signed(p.added[metric])}`).join(', ')}: ${times(r.added[metric], best.added[metric])} the best peer's (${best.variant})`,
       );
     }
     const lightest = [...peers].sort((a, b) => a.jsCssBytes - b.jsCssBytes)[0];
