@@ -39,6 +39,7 @@ describe('POST /v1/channels', () => {
         'defaultLanguage',
         'regionRules',
         'consentMaxAgeDays',
+        'rejectCooldownDays',
         'gppCmpId',
         'tcf',
         'createdAt',

@@ -44,6 +44,7 @@ describe('config versions', () => {
         privacyPolicy: { url: 'https://example.com/privacy', version: '7' },
         regionRules: [{ regions: ['*'], regime: 'opt-in' }],
         consentMaxAgeDays: 180,
+        rejectCooldownDays: 0,
         gppCmpId: null,
         tcf: null,
         purposes: [],

@@ -86,6 +86,14 @@ const routes: Route[] = [
     path: () => `/v1/channels/${ids.channel}/technologies/${ids.technology}`,
     scope: 'channels:manage',
   },
+  // Identity secrets (signed-in visitors); their own tests cover a real secret's revocation.
+  { method: 'GET', path: () => `/v1/channels/${ids.channel}/identity-secrets`, scope: 'channels:read' },
+  { method: 'POST', path: () => `/v1/channels/${ids.channel}/identity-secrets`, scope: 'channels:manage' },
+  {
+    method: 'DELETE',
+    path: () => `/v1/channels/${ids.channel}/identity-secrets/isk_none`,
+    scope: 'channels:manage',
+  },
   { method: 'GET', path: () => `/v1/channels/${ids.channel}/origins`, scope: 'channels:read' },
   {
     method: 'POST',

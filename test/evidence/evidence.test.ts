@@ -92,7 +92,10 @@ describe('GET /v1/evidence/:id', () => {
       'region',
       'regionSource',
       'regime',
+      // Whose decision, on events recorded since accounts exist (a device's here).
+      'subjectKind',
     ]);
+    expect(event.subjectKind).toBe('device');
     const pseudonym = pseudonymOf(await pseudonymSecret(), visitor);
     expect(event.subject).toEqual({ pseudonym: `psn_****${pseudonym.slice(-4)}` });
     expect(res.text).not.toContain(visitor);

@@ -70,10 +70,10 @@ describe('identity secrets', () => {
     expect(audit.text).not.toContain(first.body.data.secret);
 
     // At rest: sealed (AES-256-GCM), never the secret itself.
-    const stored = await t.store.db.execute(
+    const stored = (await t.store.db.execute(
       sql`select secret_ciphertext from identity_secrets where channel_id = ${site.channelId}`,
-    );
-    const rows = ('rows' in stored ? stored.rows : stored) as Array<{ secret_ciphertext: string }>;
+    )) as unknown as { rows: Array<{ secret_ciphertext: string }> };
+    const rows = stored.rows;
     expect(rows).toHaveLength(3);
     for (const row of rows) {
       expect(row.secret_ciphertext).toMatch(/^v1\./);

@@ -124,7 +124,8 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
     },
     async lookupConsentState(channelId, subjectIds) {
       const { data } = await api.POST('/v1/consent-state/lookups', { body: { channelId, subjectIds } });
-      return data!.data;
+      // In input order; a lookup by subjectIds answers subjectId (accountIds would answer accountId).
+      return data!.data.map(({ state }, i) => ({ subjectId: subjectIds[i], state }));
     },
   };
 }

@@ -85,7 +85,8 @@ export type SubjectKind = 'device' | 'account';
 export function createConsentStateReader(deps: {
   store: Store;
   clock: Clock;
-  pseudonymize: (organizationId: string, kind: SubjectKind, id: string) => Promise<string>;
+  /** A subject's pseudonym: devices' and accounts' are keyed apart (pseudonym.ts). */
+  pseudonymize: (organizationId: string, id: string, kind: SubjectKind) => Promise<string>;
   findChannel: ChannelsService['findChannel'];
 }) {
   const { store, clock } = deps;
@@ -110,7 +111,7 @@ export function createConsentStateReader(deps: {
       kind: SubjectKind = 'device',
     ): Promise<Array<ConsentStateView | null>> {
       const pseudonyms = await Promise.all(
-        subjectIds.map((id) => deps.pseudonymize(scope.organizationId, kind, id)),
+        subjectIds.map((id) => deps.pseudonymize(scope.organizationId, id, kind)),
       );
       const rows = await stateRows(scope, channelId, pseudonyms);
       if (rows.length === 0 && !(await deps.findChannel(scope.organizationId, scope.environment, channelId)))
@@ -138,7 +139,7 @@ export function createConsentStateReader(deps: {
       channel: EvidenceScope & { id: string },
       accountId: string,
     ): Promise<AccountChoice | null> {
-      const pseudonym = await deps.pseudonymize(channel.organizationId, 'account', accountId);
+      const pseudonym = await deps.pseudonymize(channel.organizationId, accountId, 'account');
       const rows = await stateRows(channel, channel.id, [pseudonym]);
       return rows.length === 0 ? null : presentChoice(rows);
     },

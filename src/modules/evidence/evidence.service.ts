@@ -111,16 +111,14 @@ export function createEvidenceService(deps: {
   }
 
   const service = {
-    /** The pseudonym an organization's evidence knows a visitor by. */
-    async pseudonymize(organizationId: string, subjectId: string): Promise<string> {
-      return pseudonymOf(await secretOf(organizationId), subjectId);
-    },
-
-    /** The pseudonym of a subject of either kind: a device's subjectId or an account id. */
-    async pseudonymizeSubject(
+    /**
+     * The pseudonym an organization's evidence knows a subject by: a visitor's subjectId (a device),
+     * or a signed-in visitor's account id, each kind with its own key.
+     */
+    async pseudonymize(
       organizationId: string,
-      kind: RecordInput['subjectKind'],
       id: string,
+      kind: RecordInput['subjectKind'] = 'device',
     ): Promise<string> {
       const secret = await secretOf(organizationId);
       return kind === 'account' ? accountPseudonymOf(secret, id) : pseudonymOf(secret, id);
@@ -134,10 +132,10 @@ export function createEvidenceService(deps: {
     async event(input: RecordInput): Promise<RecordedEvent> {
       const { channel } = input;
       const receiptToken = newReceiptToken(channel.organizationId);
-      const pseudonym = await service.pseudonymizeSubject(
+      const pseudonym = await service.pseudonymize(
         channel.organizationId,
-        input.subjectKind,
         input.subjectId,
+        input.subjectKind,
       );
       const row: EvidenceRow = {
         organizationId: channel.organizationId,
@@ -236,8 +234,8 @@ export function createEvidenceService(deps: {
     consentState: createConsentStateReader({
       store,
       clock,
-      pseudonymize: (organizationId: string, kind: RecordInput['subjectKind'], id: string): Promise<string> =>
-        service.pseudonymizeSubject(organizationId, kind, id),
+      pseudonymize: (organizationId: string, id: string, kind: RecordInput['subjectKind']): Promise<string> =>
+        service.pseudonymize(organizationId, id, kind),
       findChannel: deps.findChannel,
     }),
   };
