@@ -21,6 +21,8 @@ export interface BannerContext {
   previous(): Decisions | null;
   /** The receipt URL of the last delivered decision, linked from the customize view; null: none yet. */
   receipt(): string | null;
+  /** A signed-in visitor: the first layer says the choice applies wherever they are signed in. */
+  signedIn?: boolean;
   onAction(action: Action): void;
 }
 
@@ -54,6 +56,8 @@ function intro(ctx: BannerContext, title: string, body: string) {
   if (covered && (ctx.gpc || ctx.gpcHonored)) {
     nodes.push(h('p', { class: 'cs-note' }, ctx.gpcHonored ? strings.gpcHonored : strings.gpc));
   }
+  if (ctx.signedIn)
+    nodes.push(h('p', { class: 'cs-note', 'data-consent-signed-in': true }, strings.signedIn));
   return nodes;
 }
 

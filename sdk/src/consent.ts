@@ -5,6 +5,7 @@ import { consentModeState, decide, decidedByGpc, pickLanguage } from './decision
 import { regionQuery } from './declared-region.ts';
 import { fetchConfig } from './fetch-config.ts';
 import { loadGpp } from './gpp-loader.ts';
+import { type AccountChoice, fetchAccountChoice, reconcile } from './identity.ts';
 import { sendImpression } from './impression.ts';
 import { CHOICES, hideChoicesLink, hideNotice, showChoicesLink, showNotice } from './notice.ts';
 import {
@@ -43,6 +44,11 @@ export interface ConsentOptions {
    * carries it): the banner then needs no request to the service. Absent: fetched from `…/config`.
    */
   config?: SiteConfig;
+  /**
+   * A signed-in visitor's identity token (`data-identity-token`; docs/guides/signed-in-visitors.md):
+   * the SDK asks for the account's choice before it shows anything.
+   */
+  identityToken?: string | null;
 }
 
 /**
@@ -58,7 +64,9 @@ export function createConsent(options: ConsentOptions): ConsentApi {
   const base = options.baseUrl.replace(/\/+$/, '');
   const site = `${base}/v1/public/sites/${encodeURIComponent(siteKey)}`;
   const region = regionQuery(siteKey, options.region ?? null);
-  const sender = createSender(`${site}/preferences${region}`, siteKey);
+  /** The signed-in visitor's token; null: not signed in (or the service refused the token). */
+  let identityToken = options.identityToken || null;
+  const sender = createSender(`${site}/preferences${region}`, siteKey, () => identityToken);
   // Decisions a previous page could not deliver: they wait until the page is idle, off the banner's path.
   whenIdle(() => void sender.flush());
   const gpc = (navigator as Navigator & { globalPrivacyControl?: boolean }).globalPrivacyControl === true;
@@ -124,6 +132,7 @@ export function createConsent(options: ConsentOptions): ConsentApi {
     const gppString = gpp?.update(next, cfg.purposes, gpc);
     sender.enqueue({
       key: randomId(16),
+      ...(identityToken && { account: 1 as const }),
       body: {
         subjectId,
         decisions: next,
@@ -190,6 +199,7 @@ export function createConsent(options: ConsentOptions): ConsentApi {
             // Read when the preferences are drawn, not before the banner: they prefill its toggles.
             previous: () => decisions || readConsent(siteKey)?.d || null,
             receipt: () => receiptUrl(siteKey),
+            signedIn: identityToken !== null,
             onAction,
           },
           view,
@@ -230,12 +240,50 @@ export function createConsent(options: ConsentOptions): ConsentApi {
     language = pickLanguage(cfg, navigator.language);
     const gppLoad = loadGpp(base, siteKey, cfg);
     const tcfLoad = loadTcf({ site, siteKey, config: cfg, language });
-    if (!gppLoad && !tcfLoad) return begin(cfg);
-    void Promise.all([gppLoad, tcfLoad]).then(([g, t]) => {
+    // A signed-in visitor: the account's choice first, so a current one never flashes the banner.
+    const accountLoad = identityToken ? fetchAccountChoice(site, identityToken) : null;
+    if (!gppLoad && !tcfLoad && !accountLoad) return begin(cfg);
+    void Promise.all([gppLoad, tcfLoad, accountLoad]).then(([g, t, account]) => {
       gpp = g;
       tcf = t;
+      if (accountLoad) signIn(cfg, account);
       begin(cfg);
     });
+  }
+
+  /**
+   * Makes the account's choice this device's (the newest explicit choice wins: the account's, or
+   * this device's own when it is newer, which is then recorded for the account). `undefined`: the
+   * token was refused, and the visitor is treated as not signed in.
+   */
+  function signIn(cfg: SiteConfig, account: AccountChoice | null | undefined) {
+    if (account === undefined) {
+      identityToken = null;
+      return;
+    }
+    const device = readConsent(siteKey);
+    const { stored, upload } = reconcile(device, account);
+    if (!stored) return;
+    const subjectId = stored.s || randomId(16);
+    if (stored !== device) writeConsent(siteKey, { ...stored, s: subjectId }, policyOf(cfg).maxAgeDays);
+    if (upload && stored.d && typeof stored.v === 'number') {
+      sender.enqueue({
+        key: randomId(16),
+        account: 1,
+        body: { subjectId, decisions: stored.d, configVersion: stored.v, source: 'banner', language, gpc },
+      });
+    }
+  }
+
+  /** Forgets this device's decision, notice and receipt, and asks again (reset, sign-out). */
+  function startOver() {
+    writeConsent(siteKey, null);
+    noticeSeen(siteKey, null);
+    receiptUrl(siteKey, null);
+    counted = false;
+    if (policy.regime !== 'opt-in') return settle();
+    apply(null);
+    open('banner', 'banner');
   }
 
   const later = (fn: () => void) => (config ? fn() : whenReady.push(fn));
@@ -275,15 +323,24 @@ export function createConsent(options: ConsentOptions): ConsentApi {
     rejectAll: () => decideByApi('reject-all'),
     getReceiptUrl: () => receiptUrl(siteKey),
     getSubjectId: () => readConsent(siteKey)?.s ?? null,
-    reset: () =>
+    reset: () => later(startOver),
+    identify: (token: string) =>
+      new Promise<boolean>((resolve) =>
+        later(async () => {
+          const account = await fetchAccountChoice(site, token);
+          if (account === undefined) return resolve(false);
+          identityToken = token;
+          signIn(config!, account);
+          hideBanner(false);
+          settle();
+          resolve(true);
+        }),
+      ),
+    forget: () =>
       later(() => {
-        writeConsent(siteKey, null);
-        noticeSeen(siteKey, null);
-        receiptUrl(siteKey, null);
-        counted = false;
-        if (policy.regime !== 'opt-in') return settle();
-        apply(null);
-        open('banner', 'banner');
+        identityToken = null;
+        hideBanner(false);
+        startOver();
       }),
   };
 }

@@ -25,6 +25,7 @@ function boot() {
     siteKey: self.siteKey,
     region: self.region,
     config: inline,
+    identityToken: self.identityToken,
   });
 }
 

@@ -71,10 +71,25 @@ export function initialState(config: SiteConfig, stored: StoredConsent | null, g
   if (policy.regime !== 'opt-in') {
     return { decisions: overlay(config, policy.regime, stored?.d, gpc), ask: false };
   }
-  if (stored?.d && stillHolds(stored.v, stored.t, policy, now)) {
+  if (stored?.d && (stillHolds(stored.v, stored.t, policy, now) || coolingDown(config, stored, now))) {
     return { decisions: overlay(config, 'opt-in', stored.d, gpc), ask: false };
   }
   return { decisions: null, ask: true };
+}
+
+/**
+ * The channel's `rejectCooldownDays` (docs/guides/signed-in-visitors.md, "Asking less often"): after
+ * the visitor's own refusal of every optional purpose, the banner stays away for that many days,
+ * even after a material change (a purpose added since is not granted either: it stays off). A GPC
+ * record is the browser's, not the visitor's answer to the banner, so it starts no cooldown.
+ */
+export function coolingDown(config: SiteConfig, stored: StoredConsent, now: number): boolean {
+  const days = config.rejectCooldownDays ?? 0;
+  if (!(days > 0) || stored.g || !stored.d || typeof stored.t !== 'number') return false;
+  const optional = config.purposes.filter((p) => !p.required);
+  const refusedAll =
+    Object.values(stored.d).includes('denied') && optional.every((p) => stored.d![p.key] !== 'granted');
+  return refusedAll && now - stored.t <= days * DAY_MS && stored.t <= now + DAY_MS;
 }
 
 /** The purposes a GPC signal opts out of: optional ones marked gpcOptOut (sale, sharing, targeted ads). */

@@ -1,4 +1,4 @@
-import { readPending, receiptUrl, writePending } from './storage.ts';
+import { randomId, readPending, receiptUrl, writePending } from './storage.ts';
 import type { PendingPost } from './types.ts';
 
 const MAX_BACKOFF_MS = 60_000;
@@ -14,7 +14,11 @@ const MAX_BACKOFF_MS = 60_000;
  * is waiting: a queued decision has no receipt yet, and the previous one no longer describes the
  * visitor's choice, so `enqueue` clears it. The URL is a capability: it is never logged or sent on.
  */
-export function createSender(endpoint: string, siteKey: string) {
+export function createSender(
+  endpoint: string,
+  siteKey: string,
+  identityToken: () => string | null = () => null,
+) {
   // Read from localStorage on first use (the idle flush, or a decision), not while the banner is drawn.
   let stored: PendingPost[] | null = null;
   const pending = () => {
@@ -29,15 +33,26 @@ export function createSender(endpoint: string, siteKey: string) {
   let receipt: string | null = null;
   async function send(item: PendingPost): Promise<boolean> {
     receipt = null;
+    // The account's decision carries the token at hand now (never stored with the decision).
+    const token = item.account ? identityToken() : null;
     let res: Response;
     try {
       res = await fetch(endpoint, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', 'Idempotency-Key': item.key },
-        body: JSON.stringify(item.body),
+        body: JSON.stringify(token ? { ...item.body, identityToken: token } : item.body),
         credentials: 'omit',
       });
     } catch {
+      return false;
+    }
+    if (res.status === 401 && token) {
+      // The token expired or was revoked meanwhile: the decision is still this device's, so it is
+      // recorded as the device's (a new key: the body differs) rather than lost.
+      console.warn('[consent-service] identity token not accepted; the decision is recorded for this device');
+      delete item.account;
+      item.key = randomId(16); // another request: a key names one body
+      writePending(siteKey, pending());
       return false;
     }
     if (res.ok) {

@@ -27,6 +27,8 @@ export interface UiStrings {
   /** The preferences view's link to the receipt of the visitor's last decision. */
   receipt: string;
   newTab: string;
+  /** A signed-in visitor's first layer: the choice is the account's (docs/guides/signed-in-visitors.md). */
+  signedIn: string;
 }
 
 const en: UiStrings = {
@@ -51,6 +53,7 @@ const en: UiStrings = {
   dismiss: 'Close',
   receipt: 'Your receipt',
   newTab: '(opens in a new tab)',
+  signedIn: 'You are signed in: your choice applies on every device where you are signed in.',
 };
 
 const de: UiStrings = {
@@ -78,6 +81,7 @@ const de: UiStrings = {
   dismiss: 'Schließen',
   receipt: 'Ihre Quittung',
   newTab: '(öffnet in einem neuen Tab)',
+  signedIn: 'Sie sind angemeldet: Ihre Wahl gilt auf jedem Gerät, auf dem Sie angemeldet sind.',
 };
 
 const fr: UiStrings = {
@@ -105,6 +109,7 @@ const fr: UiStrings = {
   dismiss: 'Fermer',
   receipt: 'Votre reçu',
   newTab: '(s’ouvre dans un nouvel onglet)',
+  signedIn: 'Vous êtes connecté : votre choix s’applique sur chaque appareil où vous êtes connecté.',
 };
 
 const es: UiStrings = {
@@ -132,6 +137,7 @@ const es: UiStrings = {
   dismiss: 'Cerrar',
   receipt: 'Su recibo',
   newTab: '(se abre en una pestaña nueva)',
+  signedIn: 'Ha iniciado sesión: su elección se aplica en todos los dispositivos donde haya iniciado sesión.',
 };
 
 const STRINGS: Record<string, UiStrings> = { en, de, fr, es };

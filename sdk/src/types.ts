@@ -32,6 +32,8 @@ export interface SiteConfig {
   /** Resolved by the service for this visitor's region; absent from servers before regions. */
   regime?: Regime;
   consentMaxAgeDays?: number;
+  /** Days without a banner after the visitor refused every optional purpose; 0 or absent: none. */
+  rejectCooldownDays?: number;
   consentRequiredSince?: number;
   region?: { code: string | null; source: string };
   /** The operator's IAB CMP id for the GPP CMP API; null or absent: no GPP. */
@@ -85,11 +87,24 @@ export interface ConsentApi {
   getSubjectId(): string | null;
   /** Forgets this visitor's decision and id here (recorded evidence stays) and asks again. */
   reset(): void;
+  /**
+   * Signs the visitor in (docs/guides/signed-in-visitors.md): `token` is the JWT the site's backend
+   * signed. The account's choice applies here without asking; a newer choice of this device's own is
+   * recorded for the account. Resolves once applied (false: the service refused the token).
+   */
+  identify(token: string): Promise<boolean>;
+  /** Signs the visitor out: forgets the account and this device's copy of its choice, and asks again. */
+  forget(): void;
 }
 
 /** A decision not yet acknowledged by the service; kept in localStorage so a reload retries it. */
 export interface PendingPost {
   key: string;
+  /**
+   * 1: made while signed in, so it is the account's: the identity token is added when it is sent (the
+   * token itself is never put in storage), and the decision is the device's if none is at hand then.
+   */
+  account?: 1;
   body: {
     subjectId: string;
     decisions: Decisions;

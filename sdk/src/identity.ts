@@ -1,0 +1,56 @@
+import type { Decisions, StoredConsent } from './types.ts';
+
+/** The account's current choice, as `POST …/identity` answers it; null: the account has none yet. */
+export interface AccountChoice {
+  purposes: Decisions;
+  configVersion: number;
+  /** RFC 3339. */
+  recordedAt: string;
+}
+
+/**
+ * Asks the service for the account's choice with the site backend's identity token. `undefined`:
+ * the token was refused (401) or the service could not be reached; the visitor is then treated as
+ * not signed in, so a bad token never blocks the banner.
+ */
+export async function fetchAccountChoice(
+  site: string,
+  token: string,
+): Promise<AccountChoice | null | undefined> {
+  try {
+    const res = await fetch(`${site}/identity`, {
+      method: 'POST',
+      credentials: 'omit',
+      referrerPolicy: 'no-referrer',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token }),
+    });
+    if (!res.ok) {
+      console.warn(`[consent-service] identity token not accepted: HTTP ${res.status}`);
+      return undefined;
+    }
+    return ((await res.json()).data?.state as AccountChoice | null) ?? null;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Which choice holds on this device at sign-in (docs/guides/signed-in-visitors.md): the newest
+ * explicit one. The account's, when it is newer than this device's own (or the device has none):
+ * it is copied here, keeping the device's id. The device's, when it made its own explicit choice
+ * after the account's (a GPC record is not one): `upload` says it must be recorded for the account.
+ */
+export function reconcile(
+  device: StoredConsent | null,
+  account: AccountChoice | null,
+): { stored: StoredConsent | null; upload: boolean } {
+  const accountAt = account ? Date.parse(account.recordedAt) : Number.NaN;
+  const deviceOwn = device?.d && !device.g && typeof device.t === 'number' ? device : null;
+  if (deviceOwn && (!account || !(accountAt >= deviceOwn.t!))) return { stored: deviceOwn, upload: true };
+  if (!account) return { stored: device, upload: false };
+  return {
+    stored: { s: device?.s ?? '', d: { ...account.purposes }, v: account.configVersion, t: accountAt },
+    upload: false,
+  };
+}
