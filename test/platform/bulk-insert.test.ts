@@ -35,6 +35,7 @@ function event(organizationId: string, overrides: Partial<EvidenceRow> = {}): Ev
     gppString: 'DBABLA~BVQqAAAAAgA.QA',
     tcString: null,
     tcf: null,
+    subjectKind: 'account',
     recordedAt: new Date('2026-11-21T10:00:00Z'),
     receiptHash: 'f'.repeat(64),
     receiptTokenHash: null,
