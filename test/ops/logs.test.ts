@@ -118,6 +118,18 @@ describe('request logs', () => {
     expect(captured.raw.join('\n')).not.toContain(subjectId);
   });
 
+  it('redacts a signed-in visitor’s raw account id in the logged URL', async () => {
+    const accountId = 'account-raw-id-1842';
+    const res = await t.http.get(`/v1/consent-state?channelId=ch_none&accountId=${accountId}`, {
+      key: org.testKey,
+      headers: { 'x-request-id': 'req-log-account' },
+    });
+    expect(res.status).toBe(404);
+    const [line] = linesOf('req-log-account');
+    expect(line.req.url).toBe('/v1/consent-state?channelId=ch_none&accountId=[redacted]');
+    expect(captured.raw.join('\n')).not.toContain(accountId);
+  });
+
   it('redacts by the name the route reads: percent-encoded names, a receipt token, a name that does not decode', async () => {
     const subjectId = 'visitor-raw-subject-id-encoded-78';
     const token = 'receipt-capability-token-79';
