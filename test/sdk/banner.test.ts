@@ -15,6 +15,8 @@ describe.skipIf(browserSkipReason !== null)(
       const { context, page } = await visit(site);
       const banner = page.locator(BANNER);
       await banner.waitFor();
+      // Focus moves in once the banner's first frame is drawn (sdk/src/banner.ts, focusInto).
+      await page.waitForFunction(`document.querySelector('${BANNER}').contains(document.activeElement)`);
       expect(await banner.getAttribute('role')).toBe('dialog');
       const labelled = await page.evaluate(
         `(() => { const b = document.querySelector('${BANNER}');
