@@ -129,21 +129,26 @@ describe.skipIf(browserSkipReason !== null)(
         await page.getByRole('button', { name: 'Done' }).click();
         await expectAccessible('two active');
 
-        // Revoke asks first: dismissed, nothing happens; accepted, the secret is gone and refused.
-        const questions: string[] = [];
-        page.once('dialog', (dialog) => {
-          questions.push(dialog.message());
-          void dialog.dismiss();
-        });
-        await page.getByRole('button', { name: `Revoke ${first.id}` }).click();
-        await eventually(async () => questions.length).toBe(1);
-        expect(questions[0]).toContain('Tokens signed with it are refused');
+        // Revoke asks first, in the row: Cancel puts it back; confirmed, the secret is gone and refused.
+        const revoke = () => page.getByRole('button', { name: `Revoke ${first.id}`, exact: true });
+        await revoke().click();
+        const confirm = page.getByRole('button', { name: `Yes, revoke ${first.id}` });
+        await eventually(() => page.evaluate('document.activeElement.getAttribute("aria-label")')).toBe(
+          `Yes, revoke ${first.id}`,
+        );
+        expect(await confirm.getAttribute('aria-describedby')).toBeTruthy();
+        expect(await textOf(section())).toContain('Tokens signed with it are refused from now on');
+        await expectAccessible('revoke asked');
+        await section().getByRole('button', { name: 'Cancel' }).click();
+        await eventually(() => page.evaluate('document.activeElement.getAttribute("aria-label")')).toBe(
+          `Revoke ${first.id}`,
+        );
         expect(await secretsNow()).toHaveLength(2);
-        page.once('dialog', (dialog) => void dialog.accept());
-        await page.getByRole('button', { name: `Revoke ${first.id}` }).click();
+        await revoke().click();
+        await confirm.click();
         await eventually(() => textOf(section().locator('.message.ok'))).toContain(`${first.id} revoked`);
         expect((await secretsNow()).map((s) => s.id)).not.toContain(first.id);
-        expect(await page.getByRole('button', { name: `Revoke ${first.id}` }).count()).toBe(0);
+        expect(await revoke().count()).toBe(0);
         expect(await createButton().isDisabled()).toBe(false);
         expect(await identifyWith(secret)).toBe(401);
       },

@@ -27,11 +27,16 @@ export async function identitySecretsSection(
   const listSlot = h('div', {});
   const heading = h('h2', { id: `identity-${channel.id}` }, 'Identity secrets');
 
+  let active = 0;
+  // Not act's own disabling: that would enable the button again after load() turned it off at the limit.
   const create = button('Create identity secret', () => {
-    void act(box, create, async () => {
+    create.disabled = true;
+    void act(box, null, async () => {
       const { data } = await post<IdentitySecret & { secret: string }>(base, {});
       await load();
       showSecret(data);
+    }).finally(() => {
+      create.disabled = active >= MAX_ACTIVE;
     });
   });
   const limitNote = h('p', { class: 'muted', id: `identity-${channel.id}-limit` });
@@ -59,26 +64,59 @@ export async function identitySecretsSection(
     secretSlot.querySelector('input')?.focus();
   }
 
-  function revoke(secret: IdentitySecret) {
-    const question = `Revoke the identity secret ${secret.id}? Tokens signed with it are refused from now on, so visitors whose backend still signs with it are no longer recognized.`;
-    if (!window.confirm(question)) return;
-    void act(box, null, async () => {
-      await call('DELETE', `${base}/${encodeURIComponent(secret.id)}`);
-      await load();
-      box.ok(`Identity secret ${secret.id} revoked.`);
-      heading.focus();
-    });
+  /**
+   * A row's Revoke, which asks first in the row itself (no blocking browser dialog): the question, a
+   * confirming button that takes focus, and Cancel, which puts Revoke back and focuses it.
+   */
+  function revokeCell(secret: IdentitySecret): HTMLElement {
+    const cell = h('div', {});
+    const questionId = `revoke-${secret.id}-question`;
+    const showRevoke = () => {
+      const revoke = button('Revoke', ask, { class: 'danger', 'aria-label': `Revoke ${secret.id}` });
+      cell.replaceChildren(revoke);
+      return revoke;
+    };
+    function ask() {
+      const confirm = button(
+        'Yes, revoke',
+        () =>
+          void act(box, confirm, async () => {
+            await call('DELETE', `${base}/${encodeURIComponent(secret.id)}`);
+            await load();
+            box.ok(`Identity secret ${secret.id} revoked.`);
+            heading.focus();
+          }),
+        { class: 'danger', 'aria-label': `Yes, revoke ${secret.id}`, 'aria-describedby': questionId },
+      );
+      cell.replaceChildren(
+        h(
+          'div',
+          { class: 'stack' },
+          h(
+            'span',
+            { id: questionId },
+            `Revoke ${secret.id}? Tokens signed with it are refused from now on: visitors whose backend still signs with it are no longer recognized.`,
+          ),
+          h(
+            'div',
+            { class: 'row' },
+            confirm,
+            button('Cancel', () => showRevoke().focus()),
+          ),
+        ),
+      );
+      confirm.focus();
+    }
+    showRevoke();
+    return cell;
   }
 
   async function load() {
     const { data } = await get<IdentitySecret[]>(base);
-    const rows = data.map((s) => [
-      h('code', {}, s.id),
-      date(s.createdAt),
-      manage ? button('Revoke', () => revoke(s), { class: 'danger', 'aria-label': `Revoke ${s.id}` }) : '',
-    ]);
+    const rows = data.map((s) => [h('code', {}, s.id), date(s.createdAt), manage ? revokeCell(s) : '']);
     listSlot.replaceChildren(table(['ID', 'Created', 'Actions'], rows, 'Identity secrets'));
-    const full = data.length >= MAX_ACTIVE;
+    active = data.length;
+    const full = active >= MAX_ACTIVE;
     create.disabled = full;
     limitNote.textContent = full
       ? `${MAX_ACTIVE} secrets are active, the most a channel has: revoke one before creating another.`

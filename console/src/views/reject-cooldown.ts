@@ -83,7 +83,7 @@ function cooldownForm(ctx: ViewContext, channelId: string, days: number, id: str
 
   const el = h(
     'form',
-    { 'aria-label': 'Days without a banner after a refusal', class: 'stack', novalidate: true },
+    { 'aria-label': 'Banner after a refusal', class: 'stack', novalidate: true },
     h(
       'div',
       { class: 'field' },
