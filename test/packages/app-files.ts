@@ -41,7 +41,12 @@ import {
 } from '@consent-service/react';
 import type { JSX } from 'react';
 
-const options: ConsentOptions = { baseUrl: 'https://consent.example.com', siteKey: 'site_1', region: 'DE' };
+const options: ConsentOptions = {
+  baseUrl: 'https://consent.example.com',
+  siteKey: 'site_1',
+  region: 'DE',
+  identityToken: null,
+};
 const consent: ConsentApi = createConsent(options);
 const listener: ConsentListener = (decisions: Decisions | null) => {
   const analytics: Decision | undefined = decisions?.analytics;
@@ -53,6 +58,8 @@ consent.showPreferences();
 consent.acceptAll();
 consent.rejectAll();
 consent.reset();
+export const signedIn: Promise<boolean> = consent.identify('eyJ…');
+consent.forget();
 export const ids: Array<string | null> = [consent.getReceiptUrl(), consent.getSubjectId()];
 export function describeConfig(config: SiteConfig): string {
   const purposes: Purpose[] = config.purposes;
@@ -76,10 +83,12 @@ function Analytics(): JSX.Element {
       <button type="button" onClick={state.showPreferences}>Privacy settings</button>
       <button type="button" onClick={state.acceptAll}>Accept</button>
       <button type="button" onClick={state.rejectAll}>Reject</button>
+      <button type="button" onClick={() => state.identify('eyJ…').then((ok: boolean) => console.log(ok))}>Sign in</button>
+      <button type="button" onClick={state.forget}>Sign out</button>
     </p>
   );
 }
-const provider: ConsentProviderProps = { baseUrl: 'https://consent.example.com', siteKey: 'site_1' };
+const provider: ConsentProviderProps = { baseUrl: 'https://consent.example.com', siteKey: 'site_1', identityToken: 'eyJ…' };
 const gate: ConsentGateProps = { purpose: 'analytics', fallback: <p>Analytics is off</p> };
 export const tree = (
   <ConsentProvider {...provider}>
@@ -191,6 +200,7 @@ console.log(JSON.stringify({ html, window: typeof window, exports }));
 /** Names the examples of the docs use without defining them. */
 const DOC_GLOBALS = `declare function startAnalytics(): void;
 declare const process: { env: Record<string, string | undefined> };
+declare const token: string;
 `;
 
 /**

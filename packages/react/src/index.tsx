@@ -5,7 +5,16 @@
  * each gate's fallback, and nothing touches `window` before the effect runs.
  */
 import type { ConsentApi, Decisions } from '@consent-service/browser';
-import { createContext, type JSX, type ReactNode, useContext, useEffect, useMemo, useState } from 'react';
+import {
+  createContext,
+  type JSX,
+  type ReactNode,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+} from 'react';
 
 export type { ConsentApi, Decision, Decisions } from '@consent-service/browser';
 
@@ -16,6 +25,12 @@ export interface ConsentProviderProps {
   siteKey: string;
   /** Test channels only: the region to act as if the visitor were in (the snippet's `data-region`). */
   region?: string;
+  /**
+   * A signed-in visitor's identity token, when the page knows it as it starts (the snippet's
+   * `data-identity-token`). Read when the SDK starts; a visitor who signs in or out later: identify(),
+   * forget().
+   */
+  identityToken?: string | null;
   children?: ReactNode;
 }
 
@@ -31,6 +46,13 @@ export interface ConsentState {
   acceptAll(): void;
   /** Denies every optional purpose, recorded with source "api". */
   rejectAll(): void;
+  /**
+   * Signs the visitor in with the identity token your backend signed (the Signed-in visitors guide):
+   * the account's choice applies on this device. Resolves false when the service refused the token.
+   */
+  identify(token: string): Promise<boolean>;
+  /** Signs the visitor out on this device: forgets the account and its choice here, and asks again. */
+  forget(): void;
   /** The SDK itself (getReceiptUrl, getSubjectId, reset, …); null until ready. */
   api: ConsentApi | null;
 }
@@ -43,12 +65,17 @@ const ConsentContext = createContext<ConsentState | null>(null);
  */
 const started = new Map<string, Promise<ConsentApi>>();
 
-function startConsent(baseUrl: string, siteKey: string, region?: string): Promise<ConsentApi> {
+function startConsent(
+  baseUrl: string,
+  siteKey: string,
+  region?: string,
+  identityToken?: string | null,
+): Promise<ConsentApi> {
   const id = `${baseUrl}\n${siteKey}\n${region ?? ''}`;
   let api = started.get(id);
   if (!api) {
     api = import('@consent-service/browser').then(({ createConsent }) =>
-      createConsent({ baseUrl, siteKey, region }),
+      createConsent({ baseUrl, siteKey, region, identityToken }),
     );
     started.set(id, api);
   }
@@ -56,14 +83,22 @@ function startConsent(baseUrl: string, siteKey: string, region?: string): Promis
 }
 
 /** Starts the consent SDK for `siteKey` in the browser and gives its state to the hooks below it. */
-export function ConsentProvider({ baseUrl, siteKey, region, children }: ConsentProviderProps): JSX.Element {
+export function ConsentProvider({
+  baseUrl,
+  siteKey,
+  region,
+  identityToken,
+  children,
+}: ConsentProviderProps): JSX.Element {
   const [api, setApi] = useState<ConsentApi | null>(null);
   const [decisions, setDecisions] = useState<Decisions | null>(null);
+  // Read once, when the SDK starts: identify() and forget() sign the visitor in and out later.
+  const startToken = useRef(identityToken);
 
   useEffect(() => {
     let stop: (() => void) | undefined;
     let unmounted = false;
-    startConsent(baseUrl, siteKey, region).then((sdk) => {
+    startConsent(baseUrl, siteKey, region, startToken.current).then((sdk) => {
       if (unmounted) return;
       setApi(sdk);
       setDecisions(sdk.getDecisions());
@@ -77,9 +112,16 @@ export function ConsentProvider({ baseUrl, siteKey, region, children }: ConsentP
 
   const state = useMemo<ConsentState>(() => {
     // Before the SDK is ready a call waits for it, as the snippet's API does for its config.
+    // On the server there is no SDK to wait for: the actions do nothing there (identify resolves false).
+    const started = (): Promise<ConsentApi> | null =>
+      api
+        ? Promise.resolve(api)
+        : typeof window === 'undefined'
+          ? null
+          : startConsent(baseUrl, siteKey, region, startToken.current);
     const call = (fn: (sdk: ConsentApi) => void) => () => {
       if (api) fn(api);
-      else if (typeof window !== 'undefined') void startConsent(baseUrl, siteKey, region).then(fn);
+      else void started()?.then(fn);
     };
     return {
       ready: api !== null,
@@ -87,6 +129,8 @@ export function ConsentProvider({ baseUrl, siteKey, region, children }: ConsentP
       showPreferences: call((sdk) => sdk.showPreferences()),
       acceptAll: call((sdk) => sdk.acceptAll()),
       rejectAll: call((sdk) => sdk.rejectAll()),
+      identify: (token: string) => started()?.then((sdk) => sdk.identify(token)) ?? Promise.resolve(false),
+      forget: call((sdk) => sdk.forget()),
       api,
     };
   }, [api, decisions, baseUrl, siteKey, region]);
