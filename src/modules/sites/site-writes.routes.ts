@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { apiDate } from '../../platform/http/dates.ts';
 import { AppError, validationFailed } from '../../platform/http/errors.ts';
 import { ipPrefix } from '../../platform/http/ip.ts';
@@ -9,7 +9,7 @@ import { siteIdempotencyOwner } from '../../platform/idempotency/idempotency.sco
 import type { DecisionOutcome, Metrics } from '../../platform/metrics/metrics.ts';
 import { type AnalyticsService, ImpressionBody } from '../analytics/analytics.service.ts';
 import { resolveRegime } from '../regions/regions.service.ts';
-import { allowedOrigin, setCorsHeaders, setPreflightHeaders } from './cors.ts';
+import { preflightRoute, requireAllowedOrigin } from './site-origin-hooks.ts';
 import { locationOf, publicProblems, siteOf, tags } from './site-requests.ts';
 import { PreferencesBody, PreferencesReceipt, RegionQuery, SiteParams } from './sites.schemas.ts';
 import type { SitesService } from './sites.service.ts';
@@ -50,40 +50,7 @@ export function siteWritesRoutes(
   // A decision this process recorded, counted once its 201 is sent (a replayed 201 runs no handler).
   const outcomes = new WeakMap<FastifyRequest, DecisionOutcome>();
 
-  /** The CORS preflight of a public POST: 204 with CORS headers for registered origins only, else 403. */
-  function preflight(url: string, operationId: string) {
-    app.options(
-      url,
-      {
-        config: { auth: 'public' },
-        onRequest: publicHooks,
-        schema: {
-          operationId,
-          tags,
-          summary: 'CORS preflight: 204 with CORS headers for registered origins only, else 403',
-          params: SiteParams,
-          response: {
-            204: Type.Null({ description: 'Preflight accepted' }),
-            403: Problem,
-            ...publicProblems,
-          },
-        },
-      },
-      async (request, reply) => {
-        const origin = allowedOrigin(siteOf(request), request.headers.origin);
-        if (!origin) throw originNotAllowed(request);
-        setPreflightHeaders(reply, origin);
-        return (reply as FastifyReply).code(204).send();
-      },
-    );
-  }
-
-  /** Only browsers on a registered origin may record decisions; the answer carries CORS headers for them. */
-  const requireAllowedOrigin: onRequestAsyncHookHandler = async (request, reply) => {
-    const origin = allowedOrigin(siteOf(request), request.headers.origin);
-    if (!origin) throw originNotAllowed(request);
-    setCorsHeaders(reply, origin);
-  };
+  const preflight = (url: string, operationId: string) => preflightRoute(app, url, operationId, publicHooks);
 
   preflight('/v1/public/sites/:siteKey/preferences', 'preflightPreferences');
 
@@ -216,18 +183,5 @@ export function siteWritesRoutes(
       metrics.impressionCounted();
       return (reply as FastifyReply).code(204).send();
     },
-  );
-}
-
-/**
- * A missing Origin is refused like a foreign one: browsers always send it on a cross-origin POST,
- * so its absence means a server-side caller, which should use the authenticated API instead.
- */
-function originNotAllowed(request: FastifyRequest): AppError {
-  return new AppError(
-    'origin_not_allowed',
-    request.headers.origin
-      ? 'The Origin is not one of the active origins registered for this site.'
-      : 'An Origin header is required: only browsers on a registered origin may call this endpoint.',
   );
 }
