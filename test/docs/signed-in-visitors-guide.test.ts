@@ -95,7 +95,12 @@ describe('guide "Signed-in visitors"', () => {
   async function mint(command: string, file: string, code: string): Promise<string> {
     const where = path.join(scratch, file);
     fs.writeFileSync(where, code);
-    const env = { PATH: process.env.PATH ?? '', IDENTITY_SECRET: secret, SITE_KEY: site.siteKey };
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      IDENTITY_SECRET: secret,
+      SITE_KEY: site.siteKey,
+    };
     const { stdout } = await run(command, [where], { env, cwd: ROOT, timeout: 30_000 });
     return stdout.trim();
   }
