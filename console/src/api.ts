@@ -40,9 +40,9 @@ export async function call<T = any>(
   const headers: Record<string, string> = { accept: 'application/json' };
   if (method !== 'GET') {
     headers['x-csrf-token'] = csrfToken;
-    // A fresh key per click: a retried network call cannot create twice. A DELETE repeats safely
-    // without one (the second finds nothing to delete).
-    if (path.startsWith('/v1/') && method !== 'DELETE') headers['idempotency-key'] = crypto.randomUUID();
+    // A fresh key per click: a retried network call cannot create twice (or answer a retried
+    // DELETE with a 404 for what the first one deleted).
+    if (path.startsWith('/v1/')) headers['idempotency-key'] = crypto.randomUUID();
   }
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;

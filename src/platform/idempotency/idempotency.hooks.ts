@@ -308,16 +308,25 @@ async function runCapturing(
   reply: FastifyReply,
 ): Promise<CapturedResponse> {
   let sent: { payload: unknown } | null = null;
-  const capture = reply as unknown as { send: (payload?: unknown) => FastifyReply };
+  const capture = reply as unknown as {
+    send: (payload?: unknown) => FastifyReply;
+    then: (fulfilled?: () => void) => void;
+  };
   capture.send = (payload?: unknown) => {
     sent = { payload };
     return reply;
   };
+  // A reply is a thenable that settles once the response has gone out. A handler that returns
+  // `reply.code(204).send()` hands its promise that thenable, which would wait for a send this
+  // capture holds back until after the commit: the request then hung, inside its transaction. While
+  // capturing, the reply settles at once.
+  capture.then = (fulfilled) => fulfilled?.();
   let returned: unknown;
   try {
     returned = await handler.call(instance, request, reply);
   } finally {
     delete (capture as { send?: unknown }).send;
+    delete (capture as { then?: unknown }).then;
   }
   const payload = sent ? (sent as { payload: unknown }).payload : returned === reply ? undefined : returned;
   const headers: Record<string, string> = {};
