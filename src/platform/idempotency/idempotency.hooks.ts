@@ -320,6 +320,7 @@ async function runCapturing(
   // `reply.code(204).send()` hands its promise that thenable, which would wait for a send this
   // capture holds back until after the commit: the request then hung, inside its transaction. While
   // capturing, the reply settles at once.
+  // biome-ignore lint/suspicious/noThenProperty: shadowing the reply's own thenable is the point here.
   capture.then = (fulfilled) => fulfilled?.();
   let returned: unknown;
   try {
