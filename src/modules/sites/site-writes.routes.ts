@@ -34,7 +34,8 @@ function acceptTextPlainJson(app: App, url: string) {
 
 /**
  * What a customer's pages post: their visitors' decisions (preferences) and banner impressions.
- * Only browsers on a registered origin may post (each POST has its CORS preflight); `publicHooks`
+ * Only browsers on a registered origin may post (a JSON POST has its CORS preflight; the SDK sends
+ * impressions as text/plain, which has none, and the Origin is checked all the same); `publicHooks`
  * rate limit them and resolve their site first.
  */
 export function siteWritesRoutes(
