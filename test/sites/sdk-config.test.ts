@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gppBundle, tcfBundle } from '../../src/modules/sites/sdk-bundle.ts';
+import { carriedConfig } from '../../src/modules/sites/sdk-with-config.ts';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import { createReadySite, SITE_ORIGIN, SITES_TEST_ENV } from '../helpers/sites.ts';
@@ -44,6 +45,8 @@ describe('sdk.js carries the config', () => {
       const config = await t.http.get(`/v1/public/sites/${site.siteKey}/config`, { headers });
       expect(sdk.status).toBe(200);
       expect(carried(sdk.text, site.siteKey)).toEqual(config.body.data);
+      // What the tracker scanner reads from the script: the config answer's very bytes.
+      expect(carriedConfig(sdk.text)).toBe(config.text);
       expect(carried(sdk.text, site.siteKey).regime).toBe(country === 'US' ? 'opt-out' : 'opt-in');
       expect(sdk.headers.get('vary')).toBe('Accept-Encoding, CloudFront-Viewer-Country');
       expect(sdk.headers.get('cache-control')).toBe('public, max-age=60, stale-while-revalidate=600');

@@ -5,6 +5,7 @@ import type { JobRow } from '../../platform/jobs/jobs.repo.ts';
 import { isNecessaryCategory } from '../../shared/scans-matching.ts';
 import type { ChannelRow, ChannelsService } from '../channels/channels.service.ts';
 import { REGIMES, type Regime, resolveRegime } from '../regions/regions.service.ts';
+import { carriedConfig } from '../sites/sites.service.ts';
 import type { EventsService } from '../webhooks/events.service.ts';
 import { type PageScan, runBrowserScan, ScanFailure } from './browser/index.ts';
 import { classifyCookie, classifyHost } from './cookie-database.ts';
@@ -123,10 +124,13 @@ export function createScanJob(deps: ScanJobDeps) {
           ownHosts.add(url.host);
           return url.pathname.endsWith('/preferences') || url.pathname.endsWith('/impressions');
         },
+        // The banner's config, whose regime decides what a violation is: sdk.js carries it in
+        // front of the SDK; a page with a declared region (test channels) fetches `…/config`.
         readResponses: {
-          match: (url) => url.pathname === `${ownPath}config`,
-          read: (_url, body) => {
-            const regime = regimeOf(body);
+          match: (url) => url.pathname === `${ownPath}config` || url.pathname === `${ownPath}sdk.js`,
+          read: (url, body) => {
+            const config = url.pathname.endsWith('/sdk.js') ? carriedConfig(body) : body;
+            const regime = config === null ? null : regimeOf(config);
             if (regime) regimes.push(regime);
           },
         },

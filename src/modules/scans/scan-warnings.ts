@@ -10,7 +10,7 @@ export function scanWarnings(pages: PageScan[], bannerLoaded: boolean, regime: R
   const warnings: string[] = [];
   if (!bannerLoaded) {
     warnings.push(
-      "The channel's banner did not load on any page (its config was never requested): check that the snippet is on the page and that the scanner's browser can reach the service. The reject-all and accept-all phases saw the pages without a choice.",
+      "The channel's banner did not load on any page (neither sdk.js nor its config was loaded): check that the snippet is on the page and that the scanner's browser can reach the service. The reject-all and accept-all phases saw the pages without a choice.",
     );
   }
   for (const page of pages) {

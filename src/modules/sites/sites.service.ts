@@ -25,6 +25,8 @@ import type { PreferencesBody } from './sites.schemas.ts';
 import { tcfStub } from './tcf-stub.ts';
 
 export type PreferencesInput = Static<typeof PreferencesBody>;
+/** The config an sdk.js body carries, for modules that read the script (the tracker scanner). */
+export { carriedConfig } from './sdk-with-config.ts';
 
 /** What the request itself tells about a decision (never from the body). */
 export interface RequestFacts {
