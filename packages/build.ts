@@ -10,6 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,6 +28,11 @@ interface PackageSpec {
   banner?: string;
   /** Declaration files tsc does not copy (a hand-written or generated `.d.ts` the sources import). */
   copyTypes?: Array<{ from: string; to: string }>;
+  /**
+   * Packages of this repository its sources import: their declarations are taken from their build
+   * beside this one (built first), not from node_modules, where a fresh clone has none built.
+   */
+  imports?: string[];
 }
 
 export const PACKAGES: Record<string, PackageSpec> = {
@@ -42,6 +48,7 @@ export const PACKAGES: Record<string, PackageSpec> = {
     entry: 'packages/react/src/index.tsx',
     platform: 'browser',
     external: ['react', 'react/jsx-runtime', '@consent-service/browser'],
+    imports: ['browser'],
     // Its components hold state and effects: Next.js's App Router may render them only on the client.
     banner: "'use client';",
   },
@@ -71,12 +78,39 @@ export async function buildPackage(name: string, into = path.join(PACKAGES_DIR, 
     legalComments: 'none',
     logLevel: 'warning',
   });
-  const tsconfig = path.join(PACKAGES_DIR, name, 'tsconfig.json');
-  execFileSync(process.execPath, [TSC, '-p', tsconfig, '--outDir', path.join(dist, 'types')], {
-    stdio: 'inherit',
-  });
+  execFileSync(
+    process.execPath,
+    [TSC, '-p', typesConfig(name, spec, into), '--outDir', path.join(dist, 'types')],
+    {
+      stdio: 'inherit',
+    },
+  );
   for (const { from, to } of spec.copyTypes ?? [])
     fs.copyFileSync(path.join(ROOT, from), path.join(into, to));
+}
+
+/**
+ * The tsconfig the declarations are built with: the package's own, plus, for each package of this
+ * repository it imports, a path to that package's built declarations beside `into` (so a copy built
+ * elsewhere by the tests resolves its sibling copy, and `npm run packages:build` the real one).
+ */
+function typesConfig(name: string, spec: PackageSpec, into: string): string {
+  const own = path.join(PACKAGES_DIR, name, 'tsconfig.json');
+  if (!spec.imports?.length) return own;
+  const paths: Record<string, string[]> = {};
+  for (const dep of spec.imports) {
+    const manifest = JSON.parse(fs.readFileSync(path.join(PACKAGES_DIR, dep, 'package.json'), 'utf8'));
+    paths[manifest.name] = [path.join(into, '..', dep, manifest.types)];
+  }
+  const config = path.join(fs.mkdtempSync(path.join(os.tmpdir(), `cs-${name}-types-`)), 'tsconfig.json');
+  const base = JSON.parse(fs.readFileSync(own, 'utf8'));
+  const resolved = {
+    extends: own,
+    compilerOptions: { paths, rootDir: path.join(PACKAGES_DIR, name, base.compilerOptions.rootDir) },
+    files: base.files.map((file: string) => path.join(PACKAGES_DIR, name, file)),
+  };
+  fs.writeFileSync(config, JSON.stringify(resolved));
+  return config;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
