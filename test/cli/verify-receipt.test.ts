@@ -32,7 +32,9 @@ interface Result {
 /** The CLI as a visitor runs it, with a database URL nothing listens on: it must not need one. */
 function verifyReceipt(source: string, keys: string[] = [signingKey.publicKey]): Promise<Result> {
   const env = { ...process.env, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', DATA_DIR: dir };
-  const args = [BIN, 'verify-receipt', source, ...keys.flatMap((k) => ['--key', k])];
+  // `--key=KEY`: a base64url key may start with "-", which as a separate argument reads as an option
+  // (one run in 64 failed so, with its random key).
+  const args = [BIN, 'verify-receipt', source, ...keys.map((k) => `--key=${k}`)];
   return new Promise((resolve) => {
     execFile('node', args, { env, timeout: 60_000 }, (error, stdout, stderr) =>
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
