@@ -78,7 +78,7 @@ export function initialState(config: SiteConfig, stored: StoredConsent | null, g
 }
 
 /**
- * The channel's `rejectCooldownDays` (docs/guides/signed-in-visitors.md, "Asking less often"): after
+ * The channel's `rejectCooldownDays` (docs/guides/signed-in-visitors.md, "Ask less often after a refusal"): after
  * the visitor's own refusal of every optional purpose, the banner stays away for that many days,
  * even after a material change (a purpose added since is not granted either: it stays off). A GPC
  * record is the browser's, not the visitor's answer to the banner, so it starts no cooldown.
