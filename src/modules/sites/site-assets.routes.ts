@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify
 import { notModified } from '../../platform/http/conditional.ts';
 import { Envelope, envelope, NotModified, Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
-import { negotiate } from './bundle-encodings.ts';
+import { type BundleEncoding, negotiate } from './bundle-encodings.ts';
 import { configResponse, regionalCacheControl } from './config-response.ts';
 import { regionalConfig } from './regional-config.ts';
 import { gppBundle, type SdkBundle, sdkBundle, tcfBundle } from './sdk-bundle.ts';
@@ -48,16 +48,22 @@ const configCacheHeaders = {
   Vary: Type.String({ description: 'Origin, and the trusted geo headers when GEO_COUNTRY_HEADER is set' }),
 };
 
-function sendCacheable(
+const SCRIPT_TYPE = 'application/javascript; charset=utf-8';
+
+/**
+ * One representation of a script (as it is, or in the encoding the request accepts) with its own
+ * ETag: a 304 when the request already holds it, else the body and its Content-Encoding.
+ */
+function sendScript(
   request: FastifyRequest,
   reply: FastifyReply,
-  etag: string,
-  type: string,
-  body: string | Buffer,
+  script: { body: string | Buffer; etag: string },
+  encoding: BundleEncoding | null,
 ) {
-  reply.header('ETag', etag);
-  if (notModified(request.headers['if-none-match'], etag)) return reply.code(304).send();
-  return reply.type(type).send(body);
+  reply.header('ETag', script.etag);
+  if (notModified(request.headers['if-none-match'], script.etag)) return reply.code(304).send();
+  if (encoding) reply.header('Content-Encoding', encoding);
+  return reply.type(SCRIPT_TYPE).send(script.body);
 }
 
 /**
@@ -69,13 +75,9 @@ function sendBundle(request: FastifyRequest, reply: FastifyReply, bundle: SdkBun
   const { v } = request.query as { v?: string };
   reply.header('Cache-Control', v === bundle.version ? IMMUTABLE_CACHE_CONTROL : STATIC_CACHE_CONTROL);
   reply.header('Vary', 'Accept-Encoding');
-  const type = 'application/javascript; charset=utf-8';
   const encoding = negotiate(request.headers['accept-encoding']);
-  if (!encoding) return sendCacheable(request, reply, bundle.etag, type, bundle.source);
-  const { body, etag } = bundle.encoded[encoding];
-  reply.header('ETag', etag);
-  if (notModified(request.headers['if-none-match'], etag)) return reply.code(304).send();
-  return reply.header('Content-Encoding', encoding).type(type).send(body);
+  const script = encoding ? bundle.encoded[encoding] : { body: bundle.source, etag: bundle.etag };
+  return sendScript(request, reply, script, encoding);
 }
 
 /**
@@ -222,19 +224,10 @@ export function siteAssetsRoutes(
       const region = sites.regionOf(site, { declared: undefined, headers: request.headers, ip: request.ip });
       const encoding = negotiate(request.headers['accept-encoding']);
       const config = regionalConfig(site, region);
-      const { body, etag } = await sdkWithConfig(
-        site.channel.siteKey,
-        config,
-        sdkBundle(),
-        encoding ?? 'identity',
-      );
+      const script = await sdkWithConfig(site.channel.siteKey, config, sdkBundle(), encoding ?? 'identity');
       reply.header('Cache-Control', regionalCacheControl(sites.caching, region));
       reply.header('Vary', ['Accept-Encoding', ...sites.caching.geoHeaders].join(', '));
-      reply.header('ETag', etag);
-      if (notModified(request.headers['if-none-match'], etag))
-        return (reply as FastifyReply).code(304).send();
-      if (encoding) reply.header('Content-Encoding', encoding);
-      return (reply as FastifyReply).type('application/javascript; charset=utf-8').send(body);
+      return sendScript(request, reply as FastifyReply, script, encoding);
     },
   );
   bundleRoute(
