@@ -173,17 +173,25 @@ export function createConsent(options: ConsentOptions): ConsentApi {
     });
   }
 
+  /**
+   * Whether the GPC signal locks its purposes off in the visitor's choices. In opt-out regions the
+   * signal is an opt-out the visitor may take back: it does not lock them there, and the service
+   * lets the explicit choice win. Elsewhere it does.
+   */
+  const gpcLocks = () => gpc && policy.regime !== 'opt-out';
+
+  /** A choice made in the banner or through the page's API: recorded, the banner closed. */
+  function choose(action: Action, source: Source, tcString?: string) {
+    hideBanner();
+    record(decide(config!.purposes, action, gpcLocks()), source, tcString);
+    passive();
+  }
+
   function open(view: View, source: Source) {
     const cfg = config!;
-    // In opt-out regions the signal is an opt-out the visitor may take back: it does
-    // not lock the toggles there, and the service lets the explicit choice win. Elsewhere it does.
     const optOut = policy.regime === 'opt-out';
-    const locks = gpc && !optOut;
-    const onAction = (action: Action, tcString?: string) => {
-      hideBanner();
-      record(decide(cfg.purposes, action, locks), source, tcString);
-      passive();
-    };
+    const locks = gpcLocks();
+    const onAction = (action: Action, tcString?: string) => choose(action, source, tcString);
     whenBody(() => {
       hideNotice();
       hideChoicesLink();
@@ -288,12 +296,7 @@ export function createConsent(options: ConsentOptions): ConsentApi {
 
   const later = (fn: () => void) => (config ? fn() : whenReady.push(fn));
   /** A decision the page makes through the API (source "api"), as if the visitor had clicked it. */
-  const decideByApi = (action: 'accept-all' | 'reject-all') =>
-    later(() => {
-      hideBanner();
-      record(decide(config!.purposes, action, gpc && policy.regime !== 'opt-out'), 'api');
-      passive();
-    });
+  const decideByApi = (action: 'accept-all' | 'reject-all') => later(() => choose(action, 'api'));
 
   // Any "Your Privacy Choices" element opens the preferences: the SDK's own, or the page's footer link.
   document.addEventListener('click', (event) => {

@@ -202,5 +202,31 @@ describe.skipIf(browserSkipReason !== null)(
       expect((await gtagCalls(page)).at(-1)).toEqual(['consent', 'update', consentState()]);
       await context.close();
     });
+
+    it('acceptAll() and rejectAll() decide for the page\'s own buttons: the banner closes, source "api"', async () => {
+      const site = await createSite(f.t, f.key, f.pages.origin);
+      const { context, page } = await visit(site);
+      await page.locator(BANNER).waitFor();
+      await page.evaluate('window.ConsentService.acceptAll()');
+      const [accepted] = await recorded(context, site, 1);
+      expect(accepted).toMatchObject({
+        source: 'api',
+        decisions: { analytics: 'granted', marketing: 'granted' },
+      });
+      expect(await page.locator(BANNER).count()).toBe(0);
+      f.t.clock.advance(1000); // the list is newest first: keep the two recordedAt apart
+      await page.evaluate('window.ConsentService.rejectAll()');
+      const [rejected] = await recorded(context, site, 2);
+      expect(rejected).toMatchObject({
+        source: 'api',
+        decisions: { analytics: 'denied', marketing: 'denied' },
+      });
+      expect(await decisions(page)).toEqual({
+        necessary: 'granted',
+        analytics: 'denied',
+        marketing: 'denied',
+      });
+      await context.close();
+    });
   },
 );
