@@ -34,6 +34,8 @@ export interface VisitOptions {
   width?: number;
   /** A declared region: `data-region` on the script tag (honoured on test channels). */
   region?: string;
+  /** A signed-in visitor: `data-identity-token` on the script tag. */
+  identityToken?: string;
   storageState?: Awaited<ReturnType<BrowserContext['storageState']>>;
 }
 
@@ -72,9 +74,14 @@ export function sdkFixture() {
         }
       }
       const region = options.region ? `-${options.region}` : '';
-      const path = `/shop-${site.siteKey}-${options.gtag === false ? 'dl' : 'gtag'}${region}.html`;
+      const signedIn = options.identityToken ? '-signed-in' : '';
+      const path = `/shop-${site.siteKey}-${options.gtag === false ? 'dl' : 'gtag'}${region}${signedIn}.html`;
       const sdkSrc = `${f.t.baseUrl}/v1/public/sites/${site.siteKey}/sdk.js`;
-      const html = shopPage(sdkSrc, site.siteKey, { gtag: options.gtag !== false, region: options.region });
+      const html = shopPage(sdkSrc, site.siteKey, {
+        gtag: options.gtag !== false,
+        region: options.region,
+        identityToken: options.identityToken,
+      });
       f.pages.setPage(path, html);
       const page = await context.newPage();
       await page.goto(f.pages.origin + path);

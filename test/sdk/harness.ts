@@ -43,7 +43,7 @@ export function launchChromium(): Promise<Browser> {
 export function shopPage(
   sdkSrc: string,
   siteKey: string,
-  options: { gtag: boolean; region?: string },
+  options: { gtag: boolean; region?: string; identityToken?: string },
 ): string {
   const gtag = options.gtag
     ? 'window.gtagCalls = []; function gtag(){ dataLayer.push(arguments); gtagCalls.push(JSON.parse(JSON.stringify(Array.from(arguments)))); }'
@@ -52,7 +52,7 @@ export function shopPage(
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Shop</title>
 <script>window.ran = []; window.dataLayer = window.dataLayer || []; ${gtag}</script>
-<script src="${sdkSrc}" data-site-key="${siteKey}"${options.region ? ` data-region="${options.region}"` : ''} async></script>
+<script src="${sdkSrc}" data-site-key="${siteKey}"${options.region ? ` data-region="${options.region}"` : ''}${options.identityToken ? ` data-identity-token="${options.identityToken}"` : ''} async></script>
 </head><body style="margin:0;font-family:serif">
 <header style="background:#036;color:#fff;padding:24px"><h1>Corner Shop</h1></header>
 <main style="padding:24px"><p>Fresh bread every morning.</p><a id="page-link" href="#top">Our bakery</a></main>

@@ -2,7 +2,7 @@ import { SignJWT } from 'jose';
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { action, BANNER, sdkFixture } from './fixture.ts';
-import { browserSkipReason, createSite, type Site, shopPage } from './harness.ts';
+import { browserSkipReason, createSite, type Site } from './harness.ts';
 
 /**
  * Issue 32 in Chromium through the real SDK (docs/guides/signed-in-visitors.md): two browser
@@ -35,23 +35,8 @@ describe.skipIf(browserSkipReason !== null)('browser SDK in Chromium: signed-in 
   const identify = (page: Page, token: string): Promise<boolean> =>
     page.evaluate((t) => (globalThis as any).ConsentService.identify(t), token);
 
-  /** A device: its own context, the shop page with `data-identity-token` (or none). */
-  async function device(site: Site, token: string | null) {
-    const context = await f.browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
-    await context.addInitScript(
-      "window.changes = []; document.addEventListener('consentservice:change', (e) => window.changes.push(e.detail));",
-    );
-    const sdkSrc = `${f.t.baseUrl}/v1/public/sites/${site.siteKey}/sdk.js`;
-    const html = shopPage(sdkSrc, site.siteKey, { gtag: true });
-    const path = `/signed-in-${site.siteKey}-${Math.random().toString(36).slice(2)}.html`;
-    f.pages.setPage(
-      path,
-      token ? html.replace(' data-site-key=', ` data-identity-token="${token}" data-site-key=`) : html,
-    );
-    const page = await context.newPage();
-    await page.goto(f.pages.origin + path);
-    return { context, page };
-  }
+  /** A device: its own browser context on the shop page, signed in (`data-identity-token`) with `token`. */
+  const device = (site: Site, token: string | null) => f.visit(site, { identityToken: token ?? undefined });
 
   const accountState = async (site: Site, accountId: string) => {
     const query = new URLSearchParams({ channelId: site.channelId, accountId });
