@@ -247,7 +247,7 @@ export function createConsent(options: ConsentOptions): ConsentApi {
    */
   function start(cfg: SiteConfig) {
     // A page the service would not record decisions from: nothing shown, applied or loaded, ever.
-    if (!runsHere(base, cfg)) return;
+    if (!runsHere(base, cfg, location.origin)) return;
     language = pickLanguage(cfg, navigator.language);
     const gppLoad = loadGpp(base, siteKey, cfg);
     const tcfLoad = loadTcf({ site, siteKey, config: cfg, language });

@@ -8,18 +8,22 @@ import type { SiteConfig } from './types.ts';
  * says in the console how to register the page (docs/guides/add-the-banner.md). A config without
  * `origins` (a service from before the check) names no page, so nothing runs either.
  */
-export function runsHere(base: string, config: SiteConfig): boolean {
-  const origin = location.origin;
-  const listed = (allowed: string) =>
+export function runsHere(base: string, config: SiteConfig, origin: string): boolean {
+  if (originListed(config.origins, origin)) return true;
+  console.warn(
+    `[consent-service] ${origin} is not registered for this site, so nothing shows or runs. Register it: POST ${base}/v1/channels/${config.channelId}/origins ${JSON.stringify({ origin })}`,
+  );
+  return false;
+}
+
+/** Whether a page's origin (as `location.origin` serializes it) matches one of `origins`. */
+export function originListed(origins: string[] | undefined, origin: string): boolean {
+  return (origins || []).some((allowed) =>
     new RegExp(
       `^${allowed
         .replace(/[.+?^$()[\]{}|\\]/g, '\\$&')
         .replace(':*', '(:\\d+)?')
         .replace('*', '[^.:]+')}$`,
-    ).test(origin);
-  if ((config.origins || []).some(listed)) return true;
-  console.warn(
-    `[consent-service] ${origin} is not registered for this site, so nothing shows or runs. Register it: POST ${base}/v1/channels/${config.channelId}/origins ${JSON.stringify({ origin })}`,
+    ).test(origin),
   );
-  return false;
 }
