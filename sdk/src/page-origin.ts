@@ -11,7 +11,7 @@ import type { SiteConfig } from './types.ts';
 export function runsHere(base: string, config: SiteConfig, origin: string): boolean {
   if (originListed(config.origins, origin)) return true;
   console.warn(
-    `[consent-service] ${origin} is not registered for this site, so nothing shows or runs. Register it: POST ${base}/v1/channels/${config.channelId}/origins ${JSON.stringify({ origin })}`,
+    `[consent-service] ${origin} is not registered for this site: nothing runs. Register it: POST ${base}/v1/channels/${config.channelId}/origins ${JSON.stringify({ origin })}`,
   );
   return false;
 }
