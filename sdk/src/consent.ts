@@ -242,8 +242,9 @@ export function createConsent(options: ConsentOptions): ConsentApi {
 
   /**
    * First, whether this page may run the SDK at all (page-origin.ts). Then the GPP and TCF CMP APIs
-   * before anything is applied or recorded, so that both carry their strings. Visitors with neither (most) start at once, in this task: the banner is drawn in the
-   * same task that evaluated the SDK, with no await between.
+   * before anything is applied or recorded, so that both carry their strings. Visitors with neither
+   * (most) start at once, in this task: the banner is drawn in the same task that evaluated the SDK,
+   * with no await between.
    */
   function start(cfg: SiteConfig) {
     // A page the service would not record decisions from: nothing shown, applied or loaded, ever.

@@ -16,7 +16,10 @@ export interface Site {
   consentRequiredSince: number;
   /** What the config tells visitors in opt-in regions of a TCF channel; null: not one. */
   tcf: SiteTcf | null;
-  /** `GET …/config`'s answers by region, serialized once per configVersion and origins (regional-config.ts). */
+  /**
+   * `GET …/config`'s answers by region, serialized once per configVersion and set of origins
+   * (regional-config.ts).
+   */
   regional: Map<string, RegionalConfig>;
   checkedAtMs: number;
 }
