@@ -8,6 +8,7 @@ import { loadGpp } from './gpp-loader.ts';
 import { type AccountChoice, fetchAccountChoice, reconcile } from './identity.ts';
 import { sendImpression } from './impression.ts';
 import { CHOICES, hideChoicesLink, hideNotice, showChoicesLink, showNotice } from './notice.ts';
+import { runsHere } from './page-origin.ts';
 import {
   gpcOptOutDue,
   honorsGpc,
@@ -240,11 +241,14 @@ export function createConsent(options: ConsentOptions): ConsentApi {
   }
 
   /**
-   * The GPP and TCF CMP APIs before anything is applied or recorded, so that both carry their
-   * strings. Visitors with neither (most) start at once, in this task: the banner is drawn in the
-   * same task that evaluated the SDK, with no await between.
+   * First, whether this page may run the SDK at all (page-origin.ts). Then the GPP and TCF CMP APIs
+   * before anything is applied or recorded, so that both carry their strings. Visitors with neither
+   * (most) start at once, in this task: the banner is drawn in the same task that evaluated the SDK,
+   * with no await between.
    */
   function start(cfg: SiteConfig) {
+    // A page the service would not record decisions from: nothing shown, applied or loaded, ever.
+    if (!runsHere(base, cfg, location.origin)) return;
     language = pickLanguage(cfg, navigator.language);
     const gppLoad = loadGpp(base, siteKey, cfg);
     const tcfLoad = loadTcf({ site, siteKey, config: cfg, language });

@@ -23,6 +23,7 @@ export interface Technology {
 }
 
 export interface SiteConfig {
+  channelId: string;
   configVersion: number;
   defaultLanguage: string;
   languages: string[];
@@ -36,6 +37,8 @@ export interface SiteConfig {
   rejectCooldownDays?: number;
   consentRequiredSince?: number;
   region?: { code: string | null; source: string };
+  /** Where the site's pages may run (page-origin.ts); absent from servers before the check: nowhere. */
+  origins?: string[];
   /** The operator's IAB CMP id for the GPP CMP API; null or absent: no GPP. */
   gppCmpId?: number | null;
   /** A TCF channel's settings, in opt-in regions only; absent: no TCF for this visitor. */

@@ -32,6 +32,7 @@ const purposes = [
 
 function config(extra: Partial<SiteConfig> = {}): SiteConfig {
   return {
+    channelId: 'chn_logic',
     configVersion: 3,
     defaultLanguage: 'en',
     languages: ['de', 'en', 'fr-CA'],

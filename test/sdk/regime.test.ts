@@ -34,6 +34,7 @@ const marketing = purpose('marketing', { gpcOptOut: true });
 
 function config(extra: Partial<SiteConfig> = {}): SiteConfig {
   return {
+    channelId: 'chn_logic',
     configVersion: 5,
     defaultLanguage: 'en',
     languages: ['en'],

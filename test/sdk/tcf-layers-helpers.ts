@@ -75,6 +75,7 @@ const purpose = (key: string, name: string, extra: Partial<Purpose> = {}): Purpo
 
 /** A channel's config with one required and one optional purpose of its own. */
 export const CONFIG: SiteConfig = {
+  channelId: 'chn_layers',
   configVersion: 3,
   defaultLanguage: 'en',
   languages: ['en', 'de'],

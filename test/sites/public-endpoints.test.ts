@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SITE_CACHE_NOTIFIED_TTL_MS } from '../../src/modules/sites/site-cache.ts';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
-import { createReadySite, SITE_ORIGIN, SITES_TEST_ENV, WILDCARD_MATCH } from '../helpers/sites.ts';
+import {
+  createReadySite,
+  SITE_ORIGIN,
+  SITES_TEST_ENV,
+  WILDCARD_MATCH,
+  WILDCARD_ORIGIN,
+} from '../helpers/sites.ts';
 
 let t: TestApp;
 let tenant: Tenant;
@@ -52,6 +58,8 @@ describe('GET …/config', () => {
         region: { code: null, source: 'unknown' },
         regime: 'opt-in',
         consentRequiredSince: s.configVersion,
+        // Where its pages may run (a live channel: its registered origins alone).
+        origins: expect.arrayContaining([SITE_ORIGIN, WILDCARD_ORIGIN]),
       },
       meta: {},
       error: null,

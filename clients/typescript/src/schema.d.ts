@@ -1262,6 +1262,14 @@ export interface components {
             regime: "opt-in" | "opt-out" | "notice-only";
             /** @description The newest configVersion that asked visitors again; older decisions are asked again */
             consentRequiredSince: number;
+            /**
+             * @description Where the site’s pages may run: the channel’s active origins (`https://*.example.com` stands for one label), then on test channels `http://localhost:*` and `http://127.0.0.1:*` (any port). The SDK shows and runs nothing on a page elsewhere, and says so in the console
+             * @example [
+             *       "https://shop.example.com",
+             *       "https://*.example.org"
+             *     ]
+             */
+            origins: string[];
         };
         ResolvedRegion: {
             /** @description ISO 3166-1 alpha-2 or ISO 3166-2 code; null when unknown */

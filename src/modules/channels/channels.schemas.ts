@@ -249,6 +249,11 @@ export const SiteConfig = Type.Composite(
       consentRequiredSince: Type.Integer({
         description: 'The newest configVersion that asked visitors again; older decisions are asked again',
       }),
+      origins: Type.Array(Type.String(), {
+        description:
+          'Where the site’s pages may run: the channel’s active origins (`https://*.example.com` stands for one label), then on test channels `http://localhost:*` and `http://127.0.0.1:*` (any port). The SDK shows and runs nothing on a page elsewhere, and says so in the console',
+        examples: [['https://shop.example.com', 'https://*.example.org']],
+      }),
     }),
   ],
   { $id: 'SiteConfig' },

@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { originMatches } from '../channels/channels.service.ts';
+import { acceptsLocalPage } from './page-origins.ts';
 import type { Site } from './site-cache.ts';
 
 export const ALLOWED_METHODS = 'POST, OPTIONS';
@@ -8,9 +9,13 @@ export const EXPOSED_HEADERS = 'x-request-id, idempotent-replayed';
 /** How long a browser may reuse a preflight answer (Chrome caps it at 2 hours). */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
-/** The browser's Origin, if it is one of the site's active origins (wildcards honoured); else null. */
+/**
+ * The browser's Origin, if it is one of the site's active origins (wildcards honoured) or, on a test
+ * channel, a page on localhost (page-origins.ts); else null.
+ */
 export function allowedOrigin(site: Site, header: string | string[] | undefined): string | null {
   if (typeof header !== 'string' || header === '') return null;
+  if (acceptsLocalPage(site, header)) return header;
   return site.origins.some((allowed) => originMatches(allowed, header)) ? new URL(header).origin : null;
 }
 

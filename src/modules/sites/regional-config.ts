@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { envelope } from '../../platform/http/schemas.ts';
 import type { VisitorConfig } from '../channels/channels.service.ts';
 import { type ResolvedRegion, resolveRegime } from '../regions/regions.service.ts';
+import { pageOrigins } from './page-origins.ts';
 import type { Site } from './site-cache.ts';
 
 /** The config answer of one site for one resolved region: serialized once, with its ETag. */
@@ -48,11 +49,11 @@ export function publicTcf(config: VisitorConfig, baseUrl: string): SiteTcf | nul
 
 /**
  * The body of `GET …/config` for a visitor of `region` (docs/regions.md): the snapshot of the current
- * version plus `region`, `regime` (the channel's rules resolved for that region) and
- * `consentRequiredSince`; on a TCF channel in an opt-in region, `tcf` (elsewhere the TCF does not
- * apply: no `tcf`, and `__tcfapi` says gdprApplies false). Built and hashed on the first request
- * from each region and kept on the site's cache entry, which lives as long as its configVersion:
- * the hot path serializes nothing.
+ * version plus `region`, `regime` (the channel's rules resolved for that region),
+ * `consentRequiredSince` and `origins` (where its pages may run: page-origins.ts); on a TCF channel
+ * in an opt-in region, `tcf` (elsewhere the TCF does not apply: no `tcf`, and `__tcfapi` says
+ * gdprApplies false). Built and hashed on the first request from each region and kept on the site's
+ * cache entry, which lives as long as its configVersion and origins: the hot path serializes nothing.
  */
 export function regionalConfig(site: Site, region: ResolvedRegion): RegionalConfig {
   const key = region.code === null ? region.source : `${region.source}:${region.code}`;
@@ -67,6 +68,7 @@ export function regionalConfig(site: Site, region: ResolvedRegion): RegionalConf
     region: { code: region.code, source: region.source },
     regime,
     consentRequiredSince: site.consentRequiredSince,
+    origins: pageOrigins(site),
   };
   const bytes = Buffer.from(JSON.stringify(envelope(body)));
   const etag = `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;

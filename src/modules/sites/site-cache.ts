@@ -16,7 +16,10 @@ export interface Site {
   consentRequiredSince: number;
   /** What the config tells visitors in opt-in regions of a TCF channel; null: not one. */
   tcf: SiteTcf | null;
-  /** `GET …/config`'s answers by region, serialized once per configVersion (regional-config.ts). */
+  /**
+   * `GET …/config`'s answers by region, serialized once per configVersion and set of origins
+   * (regional-config.ts).
+   */
   regional: Map<string, RegionalConfig>;
   checkedAtMs: number;
 }
@@ -69,7 +72,9 @@ export function createSiteCache(deps: SiteCacheDeps) {
       previous.channel.id === channel.id &&
       previous.config.configVersion === channel.configVersion
     ) {
-      site = { ...previous, channel, origins, checkedAtMs: clock.now().getTime() };
+      // The answers name the origins (the config's `origins`): other origins, other answers.
+      const regional = sameList(previous.origins, origins) ? previous.regional : new Map();
+      site = { ...previous, channel, origins, regional, checkedAtMs: clock.now().getTime() };
     } else {
       const notice = await channels.currentNotice(channel);
       if (!notice)
@@ -124,3 +129,5 @@ export function createSiteCache(deps: SiteCacheDeps) {
 }
 
 export type SiteCache = ReturnType<typeof createSiteCache>;
+
+const sameList = (a: string[], b: string[]) => a.length === b.length && a.every((item, i) => item === b[i]);
