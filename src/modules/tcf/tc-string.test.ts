@@ -222,6 +222,18 @@ describe('createTcStringCheck', () => {
         { rule: 'tc_vendor_not_selected', message: 'names vendor 21, 32, which this channel did not choose' },
       ],
     });
+    // The publisher's own legitimate interest for a consent-only purpose (the library's encoder keeps it).
+    const publisherLi = new TCModel(new GVL(buildVendorList() as never));
+    publisherLi.cmpId = 300;
+    publisherLi.publisherLegitimateInterests.set([2, 4]);
+    expect(await check(TCString.encode(publisherLi), context())).toEqual({
+      problems: [
+        {
+          rule: 'tc_purpose_li_forbidden',
+          message: 'signals legitimate interest for purpose 4, which the TCF Policies allow on consent only',
+        },
+      ],
+    });
     const tooOld = context({ now: new Date(Date.now() + 400 * 86_400_000), consentMaxAgeDays: 30 });
     expect((await check(encoded(), tooOld)).problems?.map((p) => p.rule)).toEqual([
       'tc_created_out_of_range',
