@@ -89,7 +89,8 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     identity,
     // A decision's TC string, decoded with IAB's library against the versions the mirror holds.
     tcStrings: createTcStringCheck({
-      hasVendorList: async (version) => (await tcf.vendorList(store.db, version)) !== null,
+      vendorListPolicyVersion: async (version) =>
+        (await tcf.vendorList(store.db, version))?.tcfPolicyVersion ?? null,
     }),
     clock,
     baseUrl: deps.config.baseUrl,

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { GVL, TCModel, TCString } from '@iabtechlabtcf/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TC_STRING_RULES } from '../../src/modules/tcf/tcf.service.ts';
 import type { Tenant, TestApp } from '../helpers/app.ts';
 import { buildVendorList, TEST_VENDORS, type VendorListServer } from '../helpers/gvl.ts';
 import { createReadySite, type ReadySite } from '../helpers/sites.ts';
@@ -148,12 +149,24 @@ describe('guide "Run as an IAB TCF CMP"', () => {
     expect(Object.keys(event.properties)).toEqual(expect.arrayContaining(['tcString', 'tcf']));
     const decoded = Object.keys(resolve(event.properties.tcf).properties).sort();
     expect(decoded).toEqual([
+      'consentScreen',
+      'policyVersion',
       'purposeConsents',
+      'purposeLegitimateInterests',
       'specialFeatureOptins',
       'vendorConsents',
+      'vendorLegitimateInterests',
       'vendorListVersion',
+      'vendorsDisclosed',
     ]);
     for (const field of decoded) expect(GUIDE).toContain(`\`${field}\``);
+    // Every rule a refused TC string can name is in the guide and in the preferences route's 422.
+    const preferences = Object.entries(spec.paths).find(([p]) => p.endsWith('/preferences'))?.[1] as any;
+    const refusal = preferences.post.responses['422'];
+    for (const rule of TC_STRING_RULES) {
+      expect(GUIDE, rule).toContain(`\`${rule}\``);
+      expect(refusal.description, rule).toContain(`\`${rule}\``);
+    }
     expect(Object.keys(dataOf(/^\/v1\/consent-state$/).properties)).toContain('tcString');
   });
 

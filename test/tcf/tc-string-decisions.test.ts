@@ -1,5 +1,7 @@
 import { GVL, TCModel, TCString } from '@iabtechlabtcf/core';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evidenceEventBody } from '../../src/modules/evidence/evidence.presenters.ts';
 import { evidenceLeafHash } from '../../src/modules/evidence/leaf-hash.ts';
 import { csvObjects, download, requestExport } from '../exports/helpers.ts';
 import type { Tenant, TestApp } from '../helpers/app.ts';
@@ -79,6 +81,11 @@ describe('a decision with a TC string', () => {
       purposeConsents: [1, 2, 7],
       vendorConsents: [2, 8],
       specialFeatureOptins: [1],
+      purposeLegitimateInterests: [],
+      vendorLegitimateInterests: [],
+      vendorsDisclosed: [1, 2, 8],
+      policyVersion: 5,
+      consentScreen: 0,
     });
     expect(event.receipt.hash).toBe(res.body.data.receipt.hash);
 
@@ -138,6 +145,10 @@ describe('a decision with a TC string', () => {
       'tcf.purposeConsents': '[1,2,7]',
       'tcf.vendorConsents': '[2,8]',
       'tcf.specialFeatureOptins': '[1]',
+      'tcf.purposeLegitimateInterests': '[]',
+      'tcf.vendorsDisclosed': '[1,2,8]',
+      'tcf.policyVersion': '5',
+      'tcf.consentScreen': '0',
     });
     expect(rows.get(without)).toMatchObject({ tcString: '', 'tcf.vendorConsents': '' });
   });
@@ -180,5 +191,45 @@ describe('a TC string that is refused: 422 validation_failed, nothing recorded',
     const res = await decide(site, { tcString: 'C'.repeat(10_001) });
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
+  });
+});
+
+describe('an event recorded before the evidence kept legitimate interests and DisclosedVendors', () => {
+  it('keeps its canonical form: four tcf members on reads and in exports, its receipt hash its own', async () => {
+    const res = await decide(site, { tcString: tcString() });
+    expect(res.status, res.text).toBe(201);
+    const id: string = res.body.data.id;
+    // The event as the service stored it before: tcf with four members, the receipt hash of that form.
+    const old = {
+      vendorListVersion: 100,
+      purposeConsents: [1, 2, 7],
+      vendorConsents: [2, 8],
+      specialFeatureOptins: [1],
+    };
+    await t.store.db.execute(
+      sql`update evidence_events set tcf = ${JSON.stringify(old)}::jsonb where id = ${id}`,
+    );
+    const scope = { organizationId: tenant.organizationId, environment: 'test' as const };
+    const row = await t.app.services.evidence.get(scope, id);
+    const hash = evidenceLeafHash(evidenceEventBody(row, 'unmasked'));
+    await t.store.db.execute(sql`update evidence_events set receipt_hash = ${hash} where id = ${id}`);
+
+    expect((await evidence(id)).tcf).toEqual(old);
+    // The export (PostgreSQL builds its lines in SQL, the embedded store with the presenter) writes
+    // each form member for member, in the presenter's order, and each line's hash is its receipt's.
+    const requested = await requestExport(t, tenant.testKey, { channelId: site.channelId, format: 'jsonl' });
+    await t.worker.runDue();
+    const file = await download(t, tenant.testKey, requested.id);
+    const lines = file.text.trim().split('\n');
+    const line = lines.find((l) => l.includes(`"id":"${id}"`));
+    expect(line).toContain(`"tcf":${JSON.stringify(old)}`);
+    const newer = lines.find((l) => l.includes('"consentScreen"'));
+    expect(newer).toMatch(
+      /"tcf":\{"vendorListVersion":100,"purposeConsents":\[[\d,]*\],"vendorConsents":\[[\d,]*\],"specialFeatureOptins":\[[\d,]*\],"purposeLegitimateInterests":\[[\d,]*\],"vendorLegitimateInterests":\[[\d,]*\],"vendorsDisclosed":\[[\d,]*\],"policyVersion":5,"consentScreen":0\}/,
+    );
+    for (const text of lines) {
+      const { receipt, ...event } = JSON.parse(text);
+      expect(evidenceLeafHash(event)).toBe(receipt.hash);
+    }
   });
 });

@@ -1449,12 +1449,22 @@ export interface components {
             gppString?: string;
             /** @description The IAB TC string sent with the decision (absent when none was sent) */
             tcString?: string;
-            /** @description What the service decoded from tcString with @iabtechlabtcf/core (absent without one) */
+            /** @description What the service decoded from tcString with @iabtechlabtcf/core (absent without one). The vendor lists hold only the channel’s vendors. Events recorded before the TC string rules lack the members after specialFeatureOptins */
             tcf?: {
                 vendorListVersion: number;
                 purposeConsents: number[];
                 vendorConsents: number[];
                 specialFeatureOptins: number[];
+                /** @description Purposes whose legitimate interest was not objected to */
+                purposeLegitimateInterests?: number[];
+                /** @description Vendors whose legitimate interest was not objected to */
+                vendorLegitimateInterests?: number[];
+                /** @description The DisclosedVendors segment: the vendors shown */
+                vendorsDisclosed?: number[];
+                /** @description The string's TCF policy version */
+                policyVersion?: number;
+                /** @description The CMP's number for the screen the choice was made on */
+                consentScreen?: number;
             };
             /** @description Whose decision: "account" (a signed-in visitor, with an identity token: the pseudonym is the account’s) or "device" (the visitor’s subjectId). Absent on events recorded before accounts existed, which are device decisions */
             subjectKind?: "device" | "account";
@@ -1765,6 +1775,8 @@ export interface components {
             errors?: {
                 path: string;
                 message: string;
+                /** @description The rule the value breaks, where a route names its rules (see its 422 description) */
+                code?: string;
             }[];
             /** @description invalid_scopes: the requested names outside the catalogue */
             invalidScopes?: string[];
@@ -7930,7 +7942,7 @@ export interface operations {
                     gppString?: string;
                     /** @description A signed-in visitor’s identity token (docs/guides/signed-in-visitors.md): the decision is then recorded for the account (subjectKind "account", the account’s pseudonym), not the device. A token that is not accepted is a 401 invalid_identity_token and nothing is recorded */
                     identityToken?: string;
-                    /** @description The IAB TC string of the decision (TCF channels, opt-in regions): it must decode, carry the channel's CMP id and a vendor list version the service holds, else 422 */
+                    /** @description The IAB TC string of the decision (TCF channels, opt-in regions): it must decode, carry the channel's CMP id and a vendor list version the service holds, and keep the rules the 422 response names, else 422 */
                     tcString?: string;
                 };
             };
@@ -8074,7 +8086,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description RFC 9457 problem details (application/problem+json) */
+            /**
+             * @description Validation failed (validation_failed, unknown_purpose, idempotency_key_reused). A refused `tcString` gives one entry per rule it breaks, `path` "/tcString" and `code` naming the rule:
+             *     - `tc_not_service_specific`: IsServiceSpecific is 0 (a global-scope string)
+             *     - `tc_policy_version`: its TcfPolicyVersion is not the tcfPolicyVersion of the vendor list version it names, or is below 5
+             *     - `tc_purpose_li_forbidden`: legitimate interest for purpose 1 or 3–6, which take consent only (the vendors’ or the publisher’s)
+             *     - `tc_vendor_not_selected`: a vendor the channel did not choose, in its vendor consents, legitimate interests or DisclosedVendors
+             *     - `tc_vendor_not_disclosed`: consent or legitimate interest for a vendor its DisclosedVendors segment does not list
+             *     - `tc_created_out_of_range`: Created more than a day ahead, or more than the channel’s consentMaxAgeDays days ago (UTC days)
+             *     - `tc_contradicts_decisions`: a custom purpose of its Publisher TC segment granted (consent or legitimate interest) whose purpose the recorded decisions deny, or that the notice does not have; custom purpose n is the notice’s n-th purpose
+             *     An event that would be larger than 65,536 bytes in canonical form is refused with `code` `evidence_event_too_large` (path "").
+             */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8088,7 +8110,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "application/problem+json": {
+                        type: string;
+                        title: string;
+                        status: number;
+                        code: string;
+                        detail: string;
+                        instance: string;
+                        requestId: string;
+                        /** @description invalid_scopes: the requested names outside the catalogue */
+                        invalidScopes?: string[];
+                        errors?: {
+                            path: string;
+                            message: string;
+                            /** @description The rule broken (see the response description) */
+                            code?: "tc_not_service_specific" | "tc_policy_version" | "tc_purpose_li_forbidden" | "tc_vendor_not_selected" | "tc_vendor_not_disclosed" | "tc_created_out_of_range" | "tc_contradicts_decisions" | "evidence_event_too_large";
+                        }[];
+                    };
                 };
             };
             /** @description RFC 9457 problem details (application/problem+json) */

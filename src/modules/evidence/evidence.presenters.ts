@@ -66,14 +66,32 @@ function gppMembers(row: EvidenceRow) {
 /**
  * `tcString` and the `tcf` the service decoded from it (docs/guides/tcf.md), only on an event sent
  * with one: every other event's canonical form lacks both, so events recorded before TCF keep
- * their bytes and leaf hashes. `tcf`'s members in a fixed order (the export's COPY writes the same).
+ * their bytes and leaf hashes. `tcf`'s members in a fixed order (the export's COPY writes the same);
+ * the legitimate interests, DisclosedVendors, policy version and consent screen only on events
+ * recorded since the service keeps them (an older event's canonical form lacks them).
  */
 function tcfMembers(row: EvidenceRow) {
   if (row.tcString === null || row.tcf === null) return {};
   const { vendorListVersion, purposeConsents, vendorConsents, specialFeatureOptins } = row.tcf;
+  const base = { vendorListVersion, purposeConsents, vendorConsents, specialFeatureOptins };
+  const {
+    purposeLegitimateInterests,
+    vendorLegitimateInterests,
+    vendorsDisclosed,
+    policyVersion,
+    consentScreen,
+  } = row.tcf;
+  if (policyVersion === undefined) return { tcString: row.tcString, tcf: base };
   return {
     tcString: row.tcString,
-    tcf: { vendorListVersion, purposeConsents, vendorConsents, specialFeatureOptins },
+    tcf: {
+      ...base,
+      purposeLegitimateInterests,
+      vendorLegitimateInterests,
+      vendorsDisclosed,
+      policyVersion,
+      consentScreen,
+    },
   };
 }
 

@@ -51,9 +51,28 @@ export const EvidenceEvent = Type.Object(
           purposeConsents: Type.Array(Type.Integer()),
           vendorConsents: Type.Array(Type.Integer()),
           specialFeatureOptins: Type.Array(Type.Integer()),
+          // Absent on events recorded before the service kept them; present on every later one.
+          purposeLegitimateInterests: Type.Optional(
+            Type.Array(Type.Integer(), {
+              description: 'Purposes whose legitimate interest was not objected to',
+            }),
+          ),
+          vendorLegitimateInterests: Type.Optional(
+            Type.Array(Type.Integer(), {
+              description: 'Vendors whose legitimate interest was not objected to',
+            }),
+          ),
+          vendorsDisclosed: Type.Optional(
+            Type.Array(Type.Integer(), { description: 'The DisclosedVendors segment: the vendors shown' }),
+          ),
+          policyVersion: Type.Optional(Type.Integer({ description: "The string's TCF policy version" })),
+          consentScreen: Type.Optional(
+            Type.Integer({ description: "The CMP's number for the screen the choice was made on" }),
+          ),
         },
         {
-          description: 'What the service decoded from tcString with @iabtechlabtcf/core (absent without one)',
+          description:
+            'What the service decoded from tcString with @iabtechlabtcf/core (absent without one). The vendor lists hold only the channel’s vendors. Events recorded before the TC string rules lack the members after specialFeatureOptins',
         },
       ),
     ),

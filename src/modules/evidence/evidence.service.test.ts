@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestStore } from '../../../test/helpers/app.ts';
 import type { Environment } from '../../platform/auth/scopes.ts';
@@ -7,7 +8,9 @@ import { AppError } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { ChannelRow } from '../channels/channels.service.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
-import { createEvidenceService } from './evidence.service.ts';
+import { evidenceEventBody } from './evidence.presenters.ts';
+import { createEvidenceService, MAX_EVIDENCE_EVENT_BYTES } from './evidence.service.ts';
+import { evidenceCanonicalBytes, evidenceLeafHash } from './leaf-hash.ts';
 
 type OrganizationRow = NonNullable<Awaited<ReturnType<OrganizationsService['getOrganization']>>>;
 
@@ -63,5 +66,67 @@ describe('consent state: an unknown channel is a 404, a known one without decisi
     const states = await evidence.consentState.states(scope, 'ch_known', ['a', 'b', 'a']);
     expect(states).toEqual([null, null, null]);
     expect(asked).toHaveLength(1);
+  });
+});
+
+describe('the size of an evidence event is bounded (issue 40 item 2)', () => {
+  const decision = (decisions: Record<string, 'granted' | 'denied'>) => ({
+    channel: { organizationId: newId('org'), id: newId('ch'), environment: 'test' as const },
+    subjectKind: 'device' as const,
+    subjectId: 'visitor-size',
+    decisions,
+    configVersion: 1,
+    policyVersion: '1',
+    source: 'banner' as const,
+    language: null,
+    gpc: false,
+    origin: 'https://shop.example.com',
+    userAgent: null,
+    ipPrefix: null,
+    region: { code: null, source: 'unknown' as const },
+    regime: 'opt-in' as const,
+    gppString: null,
+    tcString: null,
+    tcf: null,
+  });
+  /** `count` purposes with 40-character keys, every one granted: about 52 bytes each. */
+  const purposes = (count: number) =>
+    Object.fromEntries(
+      Array.from({ length: count }, (_, i) => [`p${String(i).padStart(39, '0')}`, 'granted' as const]),
+    );
+
+  it('an event over MAX_EVIDENCE_EVENT_BYTES in canonical form is a 422 naming the bound; nothing is written', async () => {
+    const { evidence } = build(true);
+    const input = decision(purposes(1_300));
+    const error = await evidence.write(input).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe('validation_failed');
+    expect((error as AppError).options.errors).toEqual([
+      {
+        path: '',
+        code: 'evidence_event_too_large',
+        message: expect.stringMatching(
+          new RegExp(
+            `^would be recorded as an evidence event of \\d+ bytes, more than the ${MAX_EVIDENCE_EVENT_BYTES} bytes`,
+          ),
+        ),
+      },
+    ]);
+    const { rows } = (await store.db.execute(
+      sql`select count(*)::int as n from evidence_events where organization_id = ${input.channel.organizationId}`,
+    )) as unknown as { rows: Array<{ n: number }> };
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('a large event under the bound is recorded, and its receipt hash is its canonical form’s', async () => {
+    const { evidence } = build(true);
+    const { row } = await evidence.event(decision(purposes(1_000)));
+    const canonical = evidenceCanonicalBytes(evidenceEventBody(row, 'unmasked'));
+    expect(canonical.length).toBeGreaterThan(50_000);
+    expect(canonical.length).toBeLessThanOrEqual(MAX_EVIDENCE_EVENT_BYTES);
+    expect(row.receiptHash).toBe(evidenceLeafHash(evidenceEventBody(row, 'unmasked')));
   });
 });

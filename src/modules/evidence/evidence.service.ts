@@ -3,7 +3,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import type { Store } from '../../platform/db/store.ts';
 import type { UnitOfWork } from '../../platform/db/unit-of-work.ts';
-import { notFound } from '../../platform/http/errors.ts';
+import { notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newId, randomBase64url } from '../../platform/ids.ts';
 import type { ChannelsService } from '../channels/channels.service.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
@@ -14,7 +14,7 @@ import { evidenceEventBody } from './evidence.presenters.ts';
 import { type EvidenceFilters, type EvidenceScope, evidenceRepo } from './evidence.repo.ts';
 import type { Decision, EvidenceRow, EvidenceTcf } from './evidence.tables.ts';
 import { createEvidenceWriter } from './evidence-writer.ts';
-import { evidenceLeafHash } from './leaf-hash.ts';
+import { evidenceCanonicalBytes, leafHashOf } from './leaf-hash.ts';
 import { accountPseudonymOf, pseudonymOf } from './pseudonym.ts';
 import { purgeExpiredEvidence } from './retention.ts';
 
@@ -60,6 +60,27 @@ export interface RecordInput {
 export type ListFilters = Omit<EvidenceFilters, 'subjectPseudonym'> & { subjectId?: string };
 
 export const USER_AGENT_MAX = 512;
+
+/**
+ * The largest evidence event the service records, in bytes of its canonical form (the JSON its
+ * receipt hash covers; a read, an export line and the webhook payload are the same size give or
+ * take its receipt). Every part of an event is bounded on its own (the TC string's summary by the
+ * channel's vendors, the strings by the request schema), and the largest a real decision makes is
+ * about 40 KiB (1,000 vendors in every vendor list of a 10,000-character TC string, a GPP string,
+ * 200 decisions); this bound holds whatever a future field adds, so that no short request ever
+ * becomes a large record stored, exported and sent to every webhook. Larger: 422.
+ */
+export const MAX_EVIDENCE_EVENT_BYTES = 65_536;
+
+function eventTooLarge(bytes: number) {
+  return validationFailed([
+    {
+      path: '',
+      code: 'evidence_event_too_large',
+      message: `would be recorded as an evidence event of ${bytes} bytes, more than the ${MAX_EVIDENCE_EVENT_BYTES} bytes an event may hold`,
+    },
+  ]);
+}
 
 /**
  * A recorded event and the raw receipt token (docs/receipts.md) that only the visitor receives: the
@@ -164,7 +185,9 @@ export function createEvidenceService(deps: {
         receiptTokenHash: receiptTokenHash(receiptToken),
         purgedAt: null,
       };
-      row.receiptHash = evidenceLeafHash(evidenceEventBody(row, 'unmasked'));
+      const canonical = evidenceCanonicalBytes(evidenceEventBody(row, 'unmasked'));
+      if (canonical.length > MAX_EVIDENCE_EVENT_BYTES) throw eventTooLarge(canonical.length);
+      row.receiptHash = leafHashOf(canonical);
       return { row, receiptToken };
     },
 

@@ -15,12 +15,21 @@ const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' 
 
 export type Decision = 'granted' | 'denied';
 
-/** The parts of a TC string the evidence keeps, decoded by the server with @iabtechlabtcf/core. */
+/**
+ * The parts of a TC string the evidence keeps, decoded by the server with @iabtechlabtcf/core. The
+ * members after specialFeatureOptins came with the TC string rules (docs/guides/tcf.md): every
+ * event recorded since has all of them, an earlier event none (its canonical form lacks them).
+ */
 export interface EvidenceTcf {
   vendorListVersion: number;
   purposeConsents: number[];
   vendorConsents: number[];
   specialFeatureOptins: number[];
+  purposeLegitimateInterests?: number[];
+  vendorLegitimateInterests?: number[];
+  vendorsDisclosed?: number[];
+  policyVersion?: number;
+  consentScreen?: number;
 }
 
 /**

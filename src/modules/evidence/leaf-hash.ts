@@ -13,7 +13,12 @@ import canonicalize from 'canonicalize';
  * change the bytes. The 0x00 prefix is RFC 9162's leaf domain separator (inner nodes use 0x01).
  */
 export function evidenceLeafHash(event: Record<string, unknown>): string {
-  return createHash('sha256').update(LEAF_PREFIX).update(evidenceCanonicalBytes(event)).digest('hex');
+  return leafHashOf(evidenceCanonicalBytes(event));
+}
+
+/** The leaf hash of canonical bytes already made (evidenceCanonicalBytes). */
+export function leafHashOf(canonical: Buffer): string {
+  return createHash('sha256').update(LEAF_PREFIX).update(canonical).digest('hex');
 }
 
 /** The canonical bytes a leaf hash covers: JCS of the event without `receipt` and `ledger`. */

@@ -27,7 +27,7 @@ const jsonText = (column: string) => `coalesce(to_json(${column})::text, 'null')
  * come last and only on events that have them (region_source set), as evidenceWithReceipt writes
  * them; their source and regime are service-made words. So do tcString and tcf (docs/guides/tcf.md):
  * tcf's members in the presenter's fixed order, its id lists as jsonb writes integer arrays with the
- * spaces removed. subjectKind (docs/guides/signed-in-visitors.md) last, only on events recorded
+ * spaces removed, the members kept since the TC string rules only where the event has them. subjectKind (docs/guides/signed-in-visitors.md) last, only on events recorded
  * since accounts exist, as the presenter writes it; its value is a service-made word.
  */
 const LINE = `'{"id":"' || e.id || '","type":"consent.recorded","channelId":"' || e.channel_id
@@ -51,7 +51,14 @@ const LINE = `'{"id":"' || e.id || '","type":"consent.recorded","channelId":"' |
       || ',"tcf":{"vendorListVersion":' || (e.tcf->>'vendorListVersion')
       || ',"purposeConsents":' || replace((e.tcf->'purposeConsents')::text, ' ', '')
       || ',"vendorConsents":' || replace((e.tcf->'vendorConsents')::text, ' ', '')
-      || ',"specialFeatureOptins":' || replace((e.tcf->'specialFeatureOptins')::text, ' ', '') || '}' END
+      || ',"specialFeatureOptins":' || replace((e.tcf->'specialFeatureOptins')::text, ' ', '')
+      || CASE WHEN e.tcf->'policyVersion' IS NULL THEN '' ELSE
+        ',"purposeLegitimateInterests":' || replace((e.tcf->'purposeLegitimateInterests')::text, ' ', '')
+        || ',"vendorLegitimateInterests":' || replace((e.tcf->'vendorLegitimateInterests')::text, ' ', '')
+        || ',"vendorsDisclosed":' || replace((e.tcf->'vendorsDisclosed')::text, ' ', '')
+        || ',"policyVersion":' || (e.tcf->>'policyVersion')
+        || ',"consentScreen":' || (e.tcf->>'consentScreen') END
+      || '}' END
     || CASE WHEN e.subject_kind IS NULL THEN '' ELSE ',"subjectKind":"' || e.subject_kind || '"' END
     || '}'`;
 

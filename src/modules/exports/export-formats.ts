@@ -33,6 +33,12 @@ export const CSV_COLUMNS = [
   'tcf.purposeConsents',
   'tcf.vendorConsents',
   'tcf.specialFeatureOptins',
+  // Empty on events recorded before the service kept them.
+  'tcf.purposeLegitimateInterests',
+  'tcf.vendorLegitimateInterests',
+  'tcf.vendorsDisclosed',
+  'tcf.policyVersion',
+  'tcf.consentScreen',
   // "account" or "device"; empty on events recorded before accounts existed (device decisions).
   'subjectKind',
 ] as const;

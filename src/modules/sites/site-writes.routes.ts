@@ -11,7 +11,13 @@ import { type AnalyticsService, ImpressionBody } from '../analytics/analytics.se
 import { resolveRegime } from '../regions/regions.service.ts';
 import { preflightRoute, requireAllowedOrigin } from './site-origin-hooks.ts';
 import { locationOf, publicProblems, siteOf, tags } from './site-requests.ts';
-import { PreferencesBody, PreferencesReceipt, RegionQuery, SiteParams } from './sites.schemas.ts';
+import {
+  PreferencesBody,
+  PreferencesProblem,
+  PreferencesReceipt,
+  RegionQuery,
+  SiteParams,
+} from './sites.schemas.ts';
 import type { SitesService } from './sites.service.ts';
 
 const IMPRESSIONS = '/v1/public/sites/:siteKey/impressions';
@@ -97,7 +103,7 @@ export function siteWritesRoutes(
           409: Problem,
           413: Problem,
           415: Problem,
-          422: Problem,
+          422: PreferencesProblem,
           ...publicProblems,
         },
       },

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { ApiDate } from '../../platform/http/schemas.ts';
+import { ApiDate, ProblemDetails } from '../../platform/http/schemas.ts';
 import { SiteConfig } from '../channels/channels.schemas.ts';
 import { DecisionValue, Source } from '../evidence/evidence.schemas.ts';
+import { TC_STRING_RULES, type TcStringRule } from '../tcf/tcf.service.ts';
 
 export const SiteParams = Type.Object({
   siteKey: Type.String({ minLength: 1, maxLength: 100, examples: ['site_live_4kF9x2mQ7pL1vN8sR3tY6wQa'] }),
@@ -51,12 +52,66 @@ export const PreferencesBody = Type.Object(
         // The tcf module's bound (tc-string-bounds.ts): a real string is well under 2,000 characters.
         maxLength: 10_000,
         description:
-          "The IAB TC string of the decision (TCF channels, opt-in regions): it must decode, carry the channel's CMP id and a vendor list version the service holds, else 422",
+          "The IAB TC string of the decision (TCF channels, opt-in regions): it must decode, carry the channel's CMP id and a vendor list version the service holds, and keep the rules the 422 response names, else 422",
       }),
     ),
   },
   { additionalProperties: false },
 );
+
+/** What each rule of a decision's TC string refuses (the tcf module's tc-string-rules.ts). */
+const TC_RULE_TEXT: Record<TcStringRule, string> = {
+  tc_not_service_specific: 'IsServiceSpecific is 0 (a global-scope string)',
+  tc_policy_version:
+    'its TcfPolicyVersion is not the tcfPolicyVersion of the vendor list version it names, or is below 5',
+  tc_purpose_li_forbidden:
+    'legitimate interest for purpose 1 or 3–6, which take consent only (the vendors’ or the publisher’s)',
+  tc_vendor_not_selected:
+    'a vendor the channel did not choose, in its vendor consents, legitimate interests or DisclosedVendors',
+  tc_vendor_not_disclosed:
+    'consent or legitimate interest for a vendor its DisclosedVendors segment does not list',
+  tc_created_out_of_range:
+    'Created more than a day ahead, or more than the channel’s consentMaxAgeDays days ago (UTC days)',
+  tc_contradicts_decisions:
+    'a custom purpose of its Publisher TC segment granted (consent or legitimate interest) whose purpose the recorded decisions deny, or that the notice does not have; custom purpose n is the notice’s n-th purpose',
+};
+
+/**
+ * The preferences route's 422: its validation failures, and the rules a refused TC string names in
+ * `errors[].code`. Documentation only: problems are sent by their own serializer (problem.ts).
+ */
+export const PreferencesProblem = {
+  description: [
+    'Validation failed (validation_failed, unknown_purpose, idempotency_key_reused). A refused `tcString` gives one entry per rule it breaks, `path` "/tcString" and `code` naming the rule:',
+    ...TC_STRING_RULES.map((rule) => `- \`${rule}\`: ${TC_RULE_TEXT[rule]}`),
+    'An event that would be larger than 65,536 bytes in canonical form is refused with `code` `evidence_event_too_large` (path "").',
+  ].join('\n'),
+  content: {
+    'application/problem+json': {
+      schema: Type.Composite([
+        Type.Omit(ProblemDetails, ['errors']),
+        Type.Object({
+          errors: Type.Optional(
+            Type.Array(
+              Type.Object({
+                path: Type.String(),
+                message: Type.String(),
+                code: Type.Optional(
+                  Type.Union(
+                    [...TC_STRING_RULES, 'evidence_event_too_large' as const].map((rule) =>
+                      Type.Literal(rule),
+                    ),
+                    { description: 'The rule broken (see the response description)' },
+                  ),
+                ),
+              }),
+            ),
+          ),
+        }),
+      ]),
+    },
+  },
+};
 
 export const PreferencesReceipt = Type.Object(
   {

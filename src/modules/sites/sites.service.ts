@@ -7,7 +7,7 @@ import { notFound, validationFailed } from '../../platform/http/errors.ts';
 import { decisionOutcome } from '../analytics/analytics.service.ts';
 import type { ChannelsService, VisitorConfig } from '../channels/channels.service.ts';
 import type { EvidenceService, RecordedEvent, RecordInput } from '../evidence/evidence.service.ts';
-import type { EvidenceTcf } from '../evidence/evidence.tables.ts';
+import type { Decision, EvidenceTcf } from '../evidence/evidence.tables.ts';
 import type { IdentityService } from '../identity/identity.service.ts';
 import {
   createRegionResolver,
@@ -16,6 +16,7 @@ import {
   type ResolvedRegion,
   resolveRegime,
 } from '../regions/regions.service.ts';
+import type { TcStringContext, TcStringProblem } from '../tcf/tcf.service.ts';
 import { type ConfigCaching, configCaching } from './config-response.ts';
 import { resolveDecisions } from './decisions.ts';
 import { gppDecodeError } from './gpp.ts';
@@ -52,7 +53,10 @@ export interface VisitorLocation {
  * the evidence keeps, or why the string is refused.
  */
 export interface TcStringChecker {
-  check(value: string, cmpId: number): Promise<{ tcf: EvidenceTcf; problem?: never } | { problem: string }>;
+  check(
+    value: string,
+    context: TcStringContext,
+  ): Promise<{ tcf: EvidenceTcf; problems?: never } | { problems: TcStringProblem[] }>;
 }
 
 /** The settings the visitor's region is resolved from (config.ts). */
@@ -81,10 +85,16 @@ export function createSitesService(deps: {
   const caching = configCaching(regions.varyHeaders, deps.regionSettings.geoipDatabase !== null);
 
   /**
-   * A decision's TC string against the notice it answered: that version's TCF settings (none: 422)
-   * and CMP id. Only called when a string was sent; decisions without one pay nothing.
+   * A decision's TC string against the notice it answered (that version's TCF settings, none: 422)
+   * and the decisions recorded for it: the tcf module's rules, each refusal naming its rule. Only
+   * called when a string was sent; decisions without one pay nothing. Reads only what is in memory
+   * (the notice, the clock; the vendor list's policy version once per version and process).
    */
-  async function checkedTcString(notice: VisitorConfig, value: string): Promise<EvidenceTcf> {
+  async function checkedTcString(
+    notice: VisitorConfig,
+    value: string,
+    decisions: Record<string, Decision>,
+  ): Promise<EvidenceTcf> {
     if (!notice.tcf) {
       throw validationFailed([
         {
@@ -93,9 +103,21 @@ export function createSitesService(deps: {
         },
       ]);
     }
-    const checked = await deps.tcStrings.check(value, notice.tcf.cmpId);
-    if (checked.problem !== undefined)
-      throw validationFailed([{ path: '/tcString', message: checked.problem }]);
+    const checked = await deps.tcStrings.check(value, {
+      cmpId: notice.tcf.cmpId,
+      vendorIds: notice.tcf.vendorIds,
+      consentMaxAgeDays: notice.consentMaxAgeDays,
+      purposes: notice.purposes,
+      decisions,
+      now: clock.now(),
+    });
+    if (checked.problems !== undefined) {
+      throw validationFailed(
+        checked.problems.map(({ message, rule }) =>
+          rule ? { path: '/tcString', code: rule, message } : { path: '/tcString', message },
+        ),
+      );
+    }
     return checked.tcf;
   }
 
@@ -205,7 +227,6 @@ export function createSitesService(deps: {
         const problem = await gppDecodeError(input.gppString);
         if (problem) throw validationFailed([{ path: '/gppString', message: problem }]);
       }
-      const tcf = input.tcString === undefined ? null : await checkedTcString(notice, input.tcString);
       // The regime of the notice the visitor answered, where the visitor was.
       const regime = resolveRegime(notice.regionRules, facts.region.code);
       const gpc = (input.gpc ?? false) || facts.secGpc;
@@ -217,6 +238,9 @@ export function createSitesService(deps: {
         // signal; the SDK's own record of the signal (source gpc), and opt-in regions, deny.
         explicitChoiceWins: regime === 'opt-out' && source !== 'gpc',
       });
+      // Checked against the decisions as recorded: a string must not grant what they deny.
+      const tcf =
+        input.tcString === undefined ? null : await checkedTcString(notice, input.tcString, decisions);
       const decision: RecordInput = {
         channel: site.channel,
         // A signed-in visitor's decision is the account's: its id, never stored, is pseudonymized.

@@ -13,6 +13,13 @@
  * MAX_VISITED_IDS vendor ids in all (ranges at their length, bit fields at their maxId). That is
  * O(length). Encoding: IAB TCF "Consent string and vendor list formats" v2, core string,
  * DisclosedVendors, AllowedVendors and PublisherTC segments.
+ *
+ * Given the channel's highest vendor id, it also refuses a range entry of the vendor consents,
+ * legitimate interests or DisclosedVendors that reaches past it: every id of a range is set, so
+ * such a string names a vendor the channel did not choose (the rule tc_vendor_not_selected of
+ * tc-string-rules.ts), and is refused before the decoder expands it (one range 1..19,999 is a
+ * 51-character string). Bit fields are left to the decoded rules: a bit field's maxId says how
+ * many bits follow, not that the last one is set.
  */
 
 /** The longest TC string accepted (the request schema's bound too). */
@@ -38,7 +45,20 @@ const VALUES = new Map([...BASE64URL].map((char, value) => [char, value]));
 const CORE_FIXED_BITS = 213;
 const SEGMENT_TYPE = { core: 0, disclosedVendors: 1, allowedVendors: 2 } as const;
 
-class Refused extends Error {}
+class Refused extends Error {
+  constructor(
+    message: string,
+    readonly rule?: 'tc_vendor_not_selected',
+  ) {
+    super(message);
+  }
+}
+
+/** Why a string is refused before decoding; `rule` when it breaks one of the named rules. */
+export interface BoundsRefusal {
+  message: string;
+  rule?: 'tc_vendor_not_selected';
+}
 /** The bits ran out: the library will refuse the string itself, having visited only what came before. */
 class Ended extends Error {}
 
@@ -81,20 +101,30 @@ class Visits {
   }
 }
 
-/** NumEntries range entries: each one id, or first..last (the library walks nothing when last < first). */
-function rangeEntries(bits: Bits, visits: Visits): void {
+/**
+ * NumEntries range entries: each one id, or first..last (the library walks nothing when last < first).
+ * With `highest`, an entry that sets an id above it is refused.
+ */
+function rangeEntries(bits: Bits, visits: Visits, highest = Number.POSITIVE_INFINITY): void {
   const entries = bits.int(12);
   for (let i = 0; i < entries; i++) {
     const isRange = bits.bit() === 1;
     const first = bits.int(16);
-    visits.add(isRange ? Math.max(0, bits.int(16) - first + 1) : 1);
+    const last = isRange ? bits.int(16) : first;
+    if (last >= first && last > highest) {
+      throw new Refused(
+        `names vendor ${last}, which this channel did not choose (its highest vendor id is ${highest})`,
+        'tc_vendor_not_selected',
+      );
+    }
+    visits.add(Math.max(0, last - first + 1));
   }
 }
 
 /** A vendor vector: MaxVendorId, IsRangeEncoding, then a bit field or range entries. */
-function vendorVector(bits: Bits, visits: Visits): void {
+function vendorVector(bits: Bits, visits: Visits, highest?: number): void {
   const maxId = bits.int(16);
-  if (bits.bit() === 1) rangeEntries(bits, visits);
+  if (bits.bit() === 1) rangeEntries(bits, visits, highest);
   else {
     visits.add(maxId);
     bits.skip(maxId);
@@ -110,7 +140,7 @@ function publisherRestrictions(bits: Bits, visits: Visits): void {
   }
 }
 
-function readSegment(segment: string, first: boolean, visits: Visits): void {
+function readSegment(segment: string, first: boolean, visits: Visits, highest?: number): void {
   if (segment.length === 0) throw new Refused('it has an empty segment');
   const values = new Uint8Array(segment.length);
   for (let i = 0; i < segment.length; i++) {
@@ -128,10 +158,12 @@ function readSegment(segment: string, first: boolean, visits: Visits): void {
     if (version !== 2) throw new Refused(`its version is ${version}; only TCF v2 strings are accepted`);
     if (!first) throw new Refused('its core string is not its first segment');
     bits.skip(CORE_FIXED_BITS - 6);
-    vendorVector(bits, visits);
-    vendorVector(bits, visits);
+    vendorVector(bits, visits, highest);
+    vendorVector(bits, visits, highest);
     publisherRestrictions(bits, visits);
-  } else if (type === SEGMENT_TYPE.disclosedVendors || type === SEGMENT_TYPE.allowedVendors) {
+  } else if (type === SEGMENT_TYPE.disclosedVendors) {
+    vendorVector(bits, visits, highest);
+  } else if (type === SEGMENT_TYPE.allowedVendors) {
     vendorVector(bits, visits);
   }
   // PublisherTC (3) has fixed fields and at most 63 custom purposes; other types the library refuses.
@@ -139,23 +171,27 @@ function readSegment(segment: string, first: boolean, visits: Visits): void {
 
 /**
  * Null when the string is within the bounds above (it may still not decode: the library decides
- * that), else why it is refused, phrased to follow "is not a TC string this service accepts: ".
+ * that), else why it is refused, phrased to follow "is not a TC string this service accepts: "
+ * (or, with a rule, to stand on its own). `highestVendorId`: the channel's highest chosen vendor id.
  */
-export function tcStringBoundsError(value: string): string | null {
-  if (value.length > MAX_TC_STRING_LENGTH) return `it is longer than ${MAX_TC_STRING_LENGTH} characters`;
+export function tcStringBoundsError(value: string, highestVendorId?: number): BoundsRefusal | null {
+  if (value.length > MAX_TC_STRING_LENGTH) {
+    return { message: `it is longer than ${MAX_TC_STRING_LENGTH} characters` };
+  }
   const segments = value.split('.', MAX_SEGMENTS + 1);
-  if (segments.length > MAX_SEGMENTS) return `it has more than ${MAX_SEGMENTS} segments`;
+  if (segments.length > MAX_SEGMENTS) return { message: `it has more than ${MAX_SEGMENTS} segments` };
   const visits = new Visits();
   try {
     segments.forEach((segment, i) => {
       try {
-        readSegment(segment, i === 0, visits);
+        readSegment(segment, i === 0, visits, highestVendorId);
       } catch (error) {
         if (!(error instanceof Ended)) throw error;
       }
     });
   } catch (error) {
-    if (error instanceof Refused) return error.message;
+    if (error instanceof Refused)
+      return error.rule ? { message: error.message, rule: error.rule } : { message: error.message };
     throw error;
   }
   return null;

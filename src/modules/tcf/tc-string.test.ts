@@ -9,7 +9,7 @@ import {
 } from '@iabtechlabtcf/core';
 import { describe, expect, it } from 'vitest';
 import { buildVendorList } from '../../../test/helpers/gvl.ts';
-import { createTcStringCheck } from './tc-string.ts';
+import { createTcStringCheck, type TcStringContext } from './tc-string.ts';
 import {
   MAX_SEGMENTS,
   MAX_TC_STRING_LENGTH,
@@ -103,7 +103,9 @@ describe('tcStringBoundsError', () => {
       hostile({ ranges: 2, restrictions: 30 }),
     ]) {
       const { result, ms } = timed(() => tcStringBoundsError(value));
-      expect(result).toBe(`it makes the decoder visit more than ${MAX_VISITED_IDS} vendor ids`);
+      expect(result).toEqual({
+        message: `it makes the decoder visit more than ${MAX_VISITED_IDS} vendor ids`,
+      });
       expect(ms).toBeLessThan(100);
     }
   });
@@ -115,56 +117,126 @@ describe('tcStringBoundsError', () => {
     const restrictions = hostile({ ranges: 1, last: 1000, restrictions: 18 });
     expect(tcStringBoundsError(restrictions)).toBeNull();
     expect(timed(() => TCString.decode(restrictions)).ms).toBeLessThan(500);
-    expect(tcStringBoundsError(hostile({ ranges: 1, last: 1000, restrictions: 21 }))).toBe(
-      `it makes the decoder visit more than ${MAX_VISITED_IDS} vendor ids`,
-    );
+    expect(tcStringBoundsError(hostile({ ranges: 1, last: 1000, restrictions: 21 }))).toEqual({
+      message: `it makes the decoder visit more than ${MAX_VISITED_IDS} vendor ids`,
+    });
+  });
+
+  it('with the channel’s highest vendor id: a range past it is refused as tc_vendor_not_selected, before decoding', () => {
+    // One range 1..19,999: 51 characters that the decoder would expand into 19,999 ids.
+    const range = hostile({ ranges: 1, last: 19_999 });
+    expect(tcStringBoundsError(range)).toBeNull();
+    const { result, ms } = timed(() => tcStringBoundsError(range, 32));
+    expect(result).toEqual({
+      message: 'names vendor 19999, which this channel did not choose (its highest vendor id is 32)',
+      rule: 'tc_vendor_not_selected',
+    });
+    expect(ms).toBeLessThan(100);
+    // Ranges and bit fields within it pass (bit fields are left to the decoded rules).
+    expect(tcStringBoundsError(hostile({ ranges: 1, last: 32 }), 32)).toBeNull();
+    expect(tcStringBoundsError(encoded(), 32)).toBeNull();
+    expect(tcStringBoundsError(encoded(), 8)).toBeNull();
   });
 
   it('too long, too many segments, not TCF v2, not base64url', () => {
-    expect(tcStringBoundsError('A'.repeat(MAX_TC_STRING_LENGTH + 1))).toBe(
+    const refused = (value: string) => tcStringBoundsError(value)?.message;
+    expect(refused('A'.repeat(MAX_TC_STRING_LENGTH + 1))).toBe(
       `it is longer than ${MAX_TC_STRING_LENGTH} characters`,
     );
-    expect(tcStringBoundsError(`${encoded()}${'.IAAA'.repeat(MAX_SEGMENTS)}`)).toBe(
+    expect(refused(`${encoded()}${'.IAAA'.repeat(MAX_SEGMENTS)}`)).toBe(
       `it has more than ${MAX_SEGMENTS} segments`,
     );
     // A TCF v1 string (version 1): the service's CMP makes v2 strings only.
-    expect(tcStringBoundsError('BOEFEAyOEFEAyAHABDENAI4AAAB9vABAASA')).toBe(
+    expect(refused('BOEFEAyOEFEAyAHABDENAI4AAAB9vABAASA')).toBe(
       'its version is 1; only TCF v2 strings are accepted',
     );
-    expect(tcStringBoundsError('CP!x')).toBe('it is not base64url');
-    expect(tcStringBoundsError(`${encoded().split('.')[0]}..`)).toBe('it has an empty segment');
+    expect(refused('CP!x')).toBe('it is not base64url');
+    expect(refused(`${encoded().split('.')[0]}..`)).toBe('it has an empty segment');
     // Cut short: left to the library, which refuses it having walked nothing more.
     expect(tcStringBoundsError(encoded().slice(0, 20))).toBeNull();
   });
 });
 
 describe('createTcStringCheck', () => {
-  const check = createTcStringCheck({ hasVendorList: async (version) => version === 100 }).check;
+  const check = createTcStringCheck({
+    vendorListPolicyVersion: async (version) => (version === 100 ? 5 : null),
+  }).check;
+  const context = (overrides: Partial<TcStringContext> = {}): TcStringContext => ({
+    cmpId: 300,
+    vendorIds: [1, 2, 8, 21, 32],
+    consentMaxAgeDays: 180,
+    purposes: [{ key: 'necessary' }, { key: 'analytics' }],
+    decisions: { necessary: 'granted', analytics: 'denied' },
+    now: new Date(),
+    ...overrides,
+  });
 
   it('a string of the channel’s CMP on a known list: the summary the evidence keeps, from the library', async () => {
-    expect(await check(encoded(), 300)).toEqual({
+    expect(await check(encoded(), context())).toEqual({
       tcf: {
         vendorListVersion: 100,
         purposeConsents: [1, 2, 4],
         vendorConsents: [2, 8],
         specialFeatureOptins: [1],
+        purposeLegitimateInterests: [],
+        vendorLegitimateInterests: [1, 21],
+        vendorsDisclosed: [1, 2, 8, 21, 32],
+        policyVersion: 5,
+        consentScreen: 0,
       },
     });
   });
 
   it('garbage, another CMP id, an unknown vendor list version, a hostile string: why not', async () => {
-    expect((await check('garbage!', 300)).problem).toBe(
-      'is not a TC string this service accepts: it is not base64url',
-    );
-    expect((await check('CAAAAAAA', 300)).problem).toMatch(/^is not a TC string that decodes: /);
-    expect((await check(encoded({ cmpId: 301 }), 300)).problem).toBe(
-      "names CMP id 301, not this channel's (300)",
-    );
-    expect((await check(encoded({ vendorListVersion: 99 }), 300)).problem).toBe(
-      'names vendor list version 99, which this service does not hold',
-    );
-    expect((await check(hostile({ ranges: 1800 }), 300)).problem).toBe(
-      `is not a TC string this service accepts: it makes the decoder visit more than ${MAX_VISITED_IDS} vendor ids`,
-    );
+    const problems = async (value: string, over: Partial<TcStringContext> = {}) =>
+      (await check(value, context(over))).problems;
+    expect(await problems('garbage!')).toEqual([
+      { message: 'is not a TC string this service accepts: it is not base64url' },
+    ]);
+    expect((await problems('CAAAAAAA'))?.[0].message).toMatch(/^is not a TC string that decodes: /);
+    expect(await problems(encoded({ cmpId: 301 }))).toEqual([
+      { message: "names CMP id 301, not this channel's (300)" },
+    ]);
+    expect(await problems(encoded({ vendorListVersion: 99 }))).toEqual([
+      { message: 'names vendor list version 99, which this service does not hold' },
+    ]);
+    // A channel whose vendors reach the highest id a string can name: the visit bound decides.
+    expect(await problems(hostile({ ranges: 1800 }), { vendorIds: [1, 65535] })).toEqual([
+      {
+        message: `is not a TC string this service accepts: it makes the decoder visit more than ${MAX_VISITED_IDS} vendor ids`,
+      },
+    ]);
+    // The channel's vendors decide first: ranges past its highest one are not decoded.
+    expect(await problems(hostile({ ranges: 1800 }), { vendorIds: [8] })).toEqual([
+      {
+        message: 'names vendor 65535, which this channel did not choose (its highest vendor id is 8)',
+        rule: 'tc_vendor_not_selected',
+      },
+    ]);
+  });
+
+  it('the named rules, each once, in their order', async () => {
+    // Vendors 21 and 32 left out of the channel's choice: named once, though consented and disclosed.
+    expect(await check(encoded(), context({ vendorIds: [1, 2, 8] }))).toEqual({
+      problems: [
+        { rule: 'tc_vendor_not_selected', message: 'names vendor 21, 32, which this channel did not choose' },
+      ],
+    });
+    // The publisher's own legitimate interest for a consent-only purpose (the library's encoder keeps it).
+    const publisherLi = new TCModel(new GVL(buildVendorList() as never));
+    publisherLi.cmpId = 300;
+    publisherLi.publisherLegitimateInterests.set([2, 4]);
+    expect(await check(TCString.encode(publisherLi), context())).toEqual({
+      problems: [
+        {
+          rule: 'tc_purpose_li_forbidden',
+          message: 'signals legitimate interest for purpose 4, which the TCF Policies allow on consent only',
+        },
+      ],
+    });
+    const tooOld = context({ now: new Date(Date.now() + 400 * 86_400_000), consentMaxAgeDays: 30 });
+    expect((await check(encoded(), tooOld)).problems?.map((p) => p.rule)).toEqual([
+      'tc_created_out_of_range',
+    ]);
   });
 });

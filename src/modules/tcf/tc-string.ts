@@ -1,74 +1,126 @@
-import { TCString } from '@iabtechlabtcf/core';
+import { TCModel, TCString } from '@iabtechlabtcf/core';
 import { tcStringBoundsError } from './tc-string-bounds.ts';
+import { setIds, type TcStringContext, type TcStringRule, tcStringBreaches } from './tc-string-rules.ts';
+
+export { TC_STRING_RULES, type TcStringContext, type TcStringRule } from './tc-string-rules.ts';
 
 /**
  * Checks the TC string a visitor's decision carries (docs/guides/tcf.md), decoded with IAB's own
  * library (`@iabtechlabtcf/core`, never a decoder of ours): it must decode, name the channel's CMP
- * id, and a vendor list version the service holds. What the evidence keeps of it comes from the
- * library's model too.
+ * id and a vendor list version the service holds, and then keep the named rules of
+ * tc-string-rules.ts (the policy's and the channel's). What the evidence keeps of it comes from
+ * the library's model too.
  *
  * Decoding runs in the request, on the event loop: tc-string-bounds.ts refuses first, in O(length),
- * any string that would make the decoder walk more than a bounded number of vendor ids, so a
- * decode costs at most a few milliseconds (a real string: about 0.1 ms). Nothing here runs for a
- * decision without a TC string.
+ * any string that would make the decoder walk more than a bounded number of vendor ids, or whose
+ * ranges reach past the channel's highest vendor, so a decode costs at most a few milliseconds (a
+ * real string: about 0.1 ms). Nothing here reads the store for a known vendor list version, and
+ * nothing runs for a decision without a TC string.
  */
 
-/** What the evidence keeps of a TC string (evidence_events.tcf), as the library decoded it. */
+/**
+ * What the evidence keeps of a TC string (evidence_events.tcf), as the library decoded it. The
+ * vendor lists hold only the channel's vendors, so a short string can never become a large record:
+ * with at most 1,000 vendors, the summary is a few kilobytes.
+ */
 export interface TcStringSummary {
   vendorListVersion: number;
   purposeConsents: number[];
   vendorConsents: number[];
   specialFeatureOptins: number[];
+  purposeLegitimateInterests: number[];
+  vendorLegitimateInterests: number[];
+  vendorsDisclosed: number[];
+  policyVersion: number;
+  consentScreen: number;
 }
 
-export type TcStringCheck = { tcf: TcStringSummary; problem?: never } | { problem: string; tcf?: never };
-
-/** Ids of a vector the library decoded, ascending (its Set keeps insertion order, not id order). */
-function ids(vector: { values(): IterableIterator<number> }): number[] {
-  return [...vector.values()].sort((a, b) => a - b);
+/** Why a string is refused: a 422 of the caller's, one entry per problem, `rule` when one is named. */
+export interface TcStringProblem {
+  message: string;
+  rule?: TcStringRule;
 }
+
+export type TcStringCheck =
+  | { tcf: TcStringSummary; problems?: never }
+  | { problems: TcStringProblem[]; tcf?: never };
 
 /** The library's model of `value`, or why it does not decode. */
-function decode(value: string): ReturnType<typeof TCString.decode> | string {
-  const refused = tcStringBoundsError(value);
-  if (refused) return `is not a TC string this service accepts: ${refused}`;
+function decode(value: string, highestVendorId: number): TCModel | TcStringProblem {
+  const refused = tcStringBoundsError(value, highestVendorId);
+  if (refused?.rule) return { message: refused.message, rule: refused.rule };
+  if (refused) return { message: `is not a TC string this service accepts: ${refused.message}` };
   try {
     return TCString.decode(value);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return `is not a TC string that decodes: ${reason.length > 160 ? `${reason.slice(0, 160)}…` : reason}`;
+    return {
+      message: `is not a TC string that decodes: ${reason.length > 160 ? `${reason.slice(0, 160)}…` : reason}`,
+    };
   }
 }
 
 export function createTcStringCheck(deps: {
-  /** Whether the mirror holds this vendor list version (versions are never removed). */
-  hasVendorList: (vendorListVersion: number) => Promise<boolean>;
+  /**
+   * The tcfPolicyVersion of a vendor list version the mirror holds, null when it holds none
+   * (versions are never removed, and a version never changes).
+   */
+  vendorListPolicyVersion: (vendorListVersion: number) => Promise<number | null>;
 }) {
-  // Versions known once are known for good: a decision with a TC string asks the store once per version.
-  const known = new Set<number>();
+  // Versions known once are known for good: a decision with a TC string asks the store once per
+  // version. A string's version has 12 bits, so this holds at most 4,096 entries.
+  const policyOf = new Map<number, number>();
+  // The channel's vendors as a set and their highest id, once per notice object (the site cache
+  // keeps the notices it serves; an older config version is read again, and its set made again).
+  const selection = new WeakMap<readonly number[], { set: ReadonlySet<number>; highest: number }>();
+  const selectionOf = (vendorIds: readonly number[]) => {
+    let found = selection.get(vendorIds);
+    if (!found) {
+      found = { set: new Set(vendorIds), highest: vendorIds.reduce((a, b) => Math.max(a, b), 0) };
+      selection.set(vendorIds, found);
+    }
+    return found;
+  };
 
   return {
-    /** The decoded summary the evidence keeps, or why the string is refused (a 422 of the caller's). */
-    async check(value: string, cmpId: number): Promise<TcStringCheck> {
-      const model = decode(value);
-      if (typeof model === 'string') return { problem: model };
+    /** The decoded summary the evidence keeps, or why the string is refused. */
+    async check(value: string, context: TcStringContext): Promise<TcStringCheck> {
+      const selected = selectionOf(context.vendorIds);
+      const model = decode(value, selected.highest);
+      if (!(model instanceof TCModel)) return { problems: [model] };
       // The model's getters are typed string | number; a decoded string sets numbers.
-      if (Number(model.cmpId) !== cmpId) {
-        return { problem: `names CMP id ${model.cmpId}, not this channel's (${cmpId})` };
+      if (Number(model.cmpId) !== context.cmpId) {
+        return {
+          problems: [{ message: `names CMP id ${model.cmpId}, not this channel's (${context.cmpId})` }],
+        };
       }
       const version = Number(model.vendorListVersion);
-      if (!known.has(version)) {
-        if (!Number.isInteger(version) || !(await deps.hasVendorList(version))) {
-          return { problem: `names vendor list version ${version}, which this service does not hold` };
+      let listPolicy = policyOf.get(version);
+      if (listPolicy === undefined) {
+        const found = Number.isInteger(version) ? await deps.vendorListPolicyVersion(version) : null;
+        if (found === null) {
+          return {
+            problems: [{ message: `names vendor list version ${version}, which this service does not hold` }],
+          };
         }
-        known.add(version);
+        listPolicy = found;
+        policyOf.set(version, listPolicy);
       }
+      const breaches = tcStringBreaches(model, context, selected.set, listPolicy);
+      if (breaches.length > 0) return { problems: breaches };
+      // Every vendor below is one of the channel's (tc_vendor_not_selected); the filter keeps it so.
+      const own = (ids: number[]) => ids.filter((id) => selected.set.has(id));
       return {
         tcf: {
           vendorListVersion: version,
-          purposeConsents: ids(model.purposeConsents),
-          vendorConsents: ids(model.vendorConsents),
-          specialFeatureOptins: ids(model.specialFeatureOptins),
+          purposeConsents: setIds(model.purposeConsents),
+          vendorConsents: own(setIds(model.vendorConsents)),
+          specialFeatureOptins: setIds(model.specialFeatureOptins),
+          purposeLegitimateInterests: setIds(model.purposeLegitimateInterests),
+          vendorLegitimateInterests: own(setIds(model.vendorLegitimateInterests)),
+          vendorsDisclosed: own(setIds(model.vendorsDisclosed)),
+          policyVersion: Number(model.policyVersion),
+          consentScreen: Number(model.consentScreen),
         },
       };
     },

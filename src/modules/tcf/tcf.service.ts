@@ -9,6 +9,13 @@ import {
   vendorListLanguage,
 } from './vendor-list-mirror.ts';
 
+export {
+  TC_STRING_RULES,
+  type TcStringCheck,
+  type TcStringContext,
+  type TcStringProblem,
+  type TcStringRule,
+} from './tc-string.ts';
 export type { MirrorStateRow, VendorListLanguageRow, VendorListRow } from './tcf.repo.ts';
 export { VENDOR_LIST_JOB, VENDOR_LIST_POLL_MS, vendorListLanguage } from './vendor-list-mirror.ts';
 export {

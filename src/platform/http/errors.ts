@@ -40,6 +40,8 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 export interface FieldError {
   path: string;
   message: string;
+  /** The name of the rule the value breaks, where the API names its rules (a TC string's, say). */
+  code?: string;
 }
 
 /**

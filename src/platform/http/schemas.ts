@@ -62,9 +62,19 @@ export const ProblemDetails = Type.Object(
     instance: Type.String(),
     requestId: Type.String(),
     errors: Type.Optional(
-      Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), {
-        description: 'validation_failed: each failure with the JSON Pointer of its value',
-      }),
+      Type.Array(
+        Type.Object({
+          path: Type.String(),
+          message: Type.String(),
+          code: Type.Optional(
+            Type.String({
+              description:
+                'The rule the value breaks, where a route names its rules (see its 422 description)',
+            }),
+          ),
+        }),
+        { description: 'validation_failed: each failure with the JSON Pointer of its value' },
+      ),
     ),
     invalidScopes: Type.Optional(
       Type.Array(Type.String(), { description: 'invalid_scopes: the requested names outside the catalogue' }),

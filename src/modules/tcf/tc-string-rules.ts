@@ -1,0 +1,168 @@
+import type { TCModel } from '@iabtechlabtcf/core';
+
+/**
+ * What a decoded TC string must satisfy to be recorded for a channel (docs/guides/tcf.md, "What the
+ * service refuses"), beyond decoding, the CMP id and a known vendor list version (tc-string.ts).
+ * Each rule has a name the 422 gives in `errors[].code`. Pure: the decoded model and what the
+ * caller already holds in memory (the notice the visitor answered, the decisions resolved for it,
+ * the vendor list's policy version), no store access.
+ */
+export const TC_STRING_RULES = [
+  'tc_not_service_specific',
+  'tc_policy_version',
+  'tc_purpose_li_forbidden',
+  'tc_vendor_not_selected',
+  'tc_vendor_not_disclosed',
+  'tc_created_out_of_range',
+  'tc_contradicts_decisions',
+] as const;
+export type TcStringRule = (typeof TC_STRING_RULES)[number];
+
+export interface TcStringBreach {
+  rule: TcStringRule;
+  message: string;
+}
+
+/** What the rules read of the channel and of the decision (the notice the visitor answered). */
+export interface TcStringContext {
+  cmpId: number;
+  /** The vendors the channel chose (the notice's `tcf.vendorIds`). */
+  vendorIds: readonly number[];
+  consentMaxAgeDays: number;
+  /** The notice's purposes, in its order: custom purpose n of the Publisher TC segment is the n-th. */
+  purposes: readonly { key: string }[];
+  /** The decisions as they will be recorded (resolveDecisions: every purpose of the notice). */
+  decisions: Readonly<Record<string, 'granted' | 'denied'>>;
+  now: Date;
+}
+
+/**
+ * The lowest TcfPolicyVersion accepted: 5, the policy of TCF v2.3 and v2.4 (the DisclosedVendors
+ * segment became mandatory with it; @iabtechlabtcf/core 1.5 writes 5 by default). A string of an
+ * earlier policy, or naming a vendor list published under one, is not one this CMP makes.
+ */
+export const MIN_POLICY_VERSION = 5;
+
+/**
+ * The purposes the TCF Policies allow on consent only: storage and access (1) and the profile
+ * purposes 3 to 6. A legitimate-interest signal for one of them, by the vendors' vector or the
+ * publisher's own, is refused.
+ */
+export const CONSENT_ONLY_PURPOSES: readonly number[] = [1, 3, 4, 5, 6];
+
+/** How far ahead of the service's clock a string's Created may be (clocks differ; Created is a day). */
+export const CREATED_AHEAD_MS = 86_400_000;
+const DAY_MS = 86_400_000;
+
+/** The set ids of a decoded vector, ascending (the library's Set keeps insertion order). */
+export function setIds(vector: { values(): IterableIterator<number> }): number[] {
+  return [...vector.values()].sort((a, b) => a - b);
+}
+
+/** At most five ids in a message: a refusal names the rule, never a whole vector. */
+function some(ids: number[]): string {
+  return ids.length > 5 ? `${ids.slice(0, 5).join(', ')} and ${ids.length - 5} more` : ids.join(', ');
+}
+
+/** The channel's vendors as a set, made once per notice (the notice objects are cached). */
+export type SelectedVendors = ReadonlySet<number>;
+
+/**
+ * The rules' breaches, in the order of TC_STRING_RULES, one entry per rule broken; empty when the
+ * string may be recorded. `listPolicyVersion`: the tcfPolicyVersion of the vendor list version the
+ * string names.
+ */
+export function tcStringBreaches(
+  model: TCModel,
+  context: TcStringContext,
+  selected: SelectedVendors,
+  listPolicyVersion: number,
+): TcStringBreach[] {
+  const breaches: TcStringBreach[] = [];
+  const breach = (rule: TcStringRule, message: string) => breaches.push({ rule, message });
+
+  // A CMP of one site writes service-specific strings: a global one would speak for other sites.
+  if (model.isServiceSpecific !== true) {
+    breach('tc_not_service_specific', 'is not service-specific (IsServiceSpecific is 0)');
+  }
+
+  const policyVersion = Number(model.policyVersion);
+  if (policyVersion < MIN_POLICY_VERSION || policyVersion !== listPolicyVersion) {
+    breach(
+      'tc_policy_version',
+      `carries TCF policy version ${policyVersion}; vendor list version ${model.vendorListVersion} is of policy version ${listPolicyVersion}, and this service accepts ${MIN_POLICY_VERSION} or later`,
+    );
+  }
+
+  const forbiddenLi = [
+    ...setIds(model.purposeLegitimateInterests),
+    ...setIds(model.publisherLegitimateInterests),
+  ].filter((id, i, all) => CONSENT_ONLY_PURPOSES.includes(id) && all.indexOf(id) === i);
+  if (forbiddenLi.length > 0) {
+    breach(
+      'tc_purpose_li_forbidden',
+      `signals legitimate interest for purpose ${some(forbiddenLi)}, which the TCF Policies allow on consent only`,
+    );
+  }
+
+  const consents = setIds(model.vendorConsents);
+  const interests = setIds(model.vendorLegitimateInterests);
+  const disclosed = setIds(model.vendorsDisclosed);
+  const notSelected = [...new Set([...consents, ...interests, ...disclosed])]
+    .filter((id) => !selected.has(id))
+    .sort((a, b) => a - b);
+  if (notSelected.length > 0) {
+    breach('tc_vendor_not_selected', `names vendor ${some(notSelected)}, which this channel did not choose`);
+  }
+
+  const shown = new Set(disclosed);
+  const notDisclosed = [...new Set([...consents, ...interests])]
+    .filter((id) => !shown.has(id))
+    .sort((a, b) => a - b);
+  if (notDisclosed.length > 0) {
+    breach(
+      'tc_vendor_not_disclosed',
+      `signals consent or legitimate interest for vendor ${some(notDisclosed)}, which its DisclosedVendors segment does not list`,
+    );
+  }
+
+  const created = new Date(model.created).getTime();
+  const now = context.now.getTime();
+  // Created has a day's precision (the library sets it to midnight UTC): compared by whole days.
+  const oldest = Math.floor(now / DAY_MS) * DAY_MS - context.consentMaxAgeDays * DAY_MS;
+  if (!Number.isFinite(created) || created > now + CREATED_AHEAD_MS || created < oldest) {
+    breach(
+      'tc_created_out_of_range',
+      `was created ${Number.isFinite(created) ? new Date(created).toISOString().slice(0, 10) : 'at no valid date'}: more than a day ahead, or more than ${context.consentMaxAgeDays} days (the channel's consentMaxAgeDays) ago`,
+    );
+  }
+
+  const contradictions = contradictedPurposes(model, context);
+  if (contradictions.length > 0) {
+    breach(
+      'tc_contradicts_decisions',
+      `grants custom purpose ${some(contradictions)} in its Publisher TC segment, which the decision denies or the notice does not have (custom purpose n is the notice's n-th purpose)`,
+    );
+  }
+  return breaches;
+}
+
+/**
+ * The channel's own purposes are not TCF purposes: the layers ask for them beside the TCF ones, and
+ * a TC string speaks for them only in its Publisher TC segment, as custom purposes numbered in the
+ * notice's order (custom purpose 1 is the notice's first purpose). Custom purposes set there, as
+ * consent or as legitimate interest, whose purpose the recorded decisions deny, or that the notice
+ * does not have: a string may grant less than the decisions (ad tech then does less), never more.
+ */
+function contradictedPurposes(model: TCModel, context: TcStringContext): number[] {
+  const granted = new Set([
+    ...setIds(model.publisherCustomConsents),
+    ...setIds(model.publisherCustomLegitimateInterests),
+  ]);
+  return [...granted]
+    .filter((id) => {
+      const purpose = context.purposes[id - 1];
+      return purpose === undefined || context.decisions[purpose.key] !== 'granted';
+    })
+    .sort((a, b) => a - b);
+}
