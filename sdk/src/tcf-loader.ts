@@ -1,5 +1,6 @@
 import { tcfUrl } from './bundle-urls.ts';
 import { loadBundle } from './load-bundle.ts';
+import { answerTcf } from './tcf-answers.ts';
 import type { SiteConfig, TcfHandle } from './types.ts';
 
 /** How long the SDK waits for tcf.js and its vendor list before it shows its own banner instead. */
@@ -20,18 +21,24 @@ type TcfApi = (command: string, version: number, callback: () => void, value: bo
 /**
  * Loads tcf.js from the service (the only host the SDK talks to) for a visitor whose config has
  * `tcf` (a TCF channel, an opt-in region) and starts it; tcf.js then owns `__tcfapi` and the
- * visitor's choice. Anyone else gets null at once, and the snippet's IAB stub is told that GDPR
- * does not apply here, so vendors asking it (`ping`) stop waiting. Null too when tcf.js or its
- * vendor list cannot be had in time: the visitor still gets the SDK's own banner. Null (not a
- * promise) when the TCF does not apply, so the SDK goes on in the same task.
+ * visitor's choice. Outside opt-in regions a TCF channel's config has only `tcfCmp`, and the
+ * SDK's own small CMP answers that GDPR does not apply (tcf-answers.ts); on a channel without TCF
+ * a stub left in the page is told so. Either way null at once (not a promise), so the SDK goes on
+ * in the same task. Null too when tcf.js or its vendor list cannot be had in time: the visitor
+ * still gets the SDK's own banner, and the CMP API says it is in error.
  */
 export function loadTcf(ctx: TcfStart): Promise<TcfHandle | null> | null {
   const win = window as unknown as { __tcfapi?: TcfApi };
-  if (!ctx.config.tcf) {
-    if (win.__tcfapi) win.__tcfapi('setGdprApplies', 2, () => {}, false);
+  const { tcf, tcfCmp } = ctx.config;
+  if (!tcf) {
+    if (tcfCmp) answerTcf(tcfCmp, 'loaded');
+    else if (win.__tcfapi) win.__tcfapi('setGdprApplies', 2, () => {}, false);
     return null;
   }
-  return loadBundle(tcfUrl(ctx.site), '__consentServiceTcf', TCF_TIMEOUT_MS, (tcf: Registered) =>
-    tcf.start(ctx),
-  );
+  return loadBundle(tcfUrl(ctx.site), '__consentServiceTcf', TCF_TIMEOUT_MS, (registered: Registered) =>
+    registered.start(ctx),
+  ).then((handle) => {
+    if (!handle && tcfCmp) answerTcf(tcfCmp, 'error');
+    return handle;
+  });
 }

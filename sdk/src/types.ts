@@ -43,6 +43,16 @@ export interface SiteConfig {
   gppCmpId?: number | null;
   /** A TCF channel's settings, in opt-in regions only; absent: no TCF for this visitor. */
   tcf?: TcfConfig | null;
+  /** A TCF channel's CMP, in every region: what `__tcfapi` names without tcf.js (tcf-answers.ts). */
+  tcfCmp?: TcfCmp;
+}
+
+/** The CMP the CMP API names, and whether GDPR applies to this visitor. */
+export interface TcfCmp {
+  cmpId: number;
+  cmpVersion: number;
+  tcfPolicyVersion: number;
+  gdprApplies: boolean;
 }
 
 /** What tcf.js needs of a TCF channel (docs/guides/tcf.md): its CMP and its slice of the vendor list. */

@@ -173,7 +173,8 @@ describe.skipIf(browserSkipReason !== null)('console IAB TCF section in Chromium
       const channel = await channelNow();
       expect(channel.tcf).toEqual({
         cmpId: 300,
-        cmpVersion: 1,
+        // Left empty: the service's TCF release (issue 41).
+        cmpVersion: null,
         vendorIds: [21, 32],
         publisherCountryCode: 'FR',
         purposeOneTreatment: false,
@@ -186,7 +187,12 @@ describe.skipIf(browserSkipReason !== null)('console IAB TCF section in Chromium
       await eventually(() => textOf(chosen())).toContain('Xandr, Inc.');
       expect(await chosen().getByRole('listitem').count()).toBe(2);
       expect(await page.getByLabel('CMP id').inputValue()).toBe('300');
+      expect(await page.getByLabel('CMP version').inputValue()).toBe('');
       expect(await page.getByLabel('Publisher country').inputValue()).toBe('FR');
+      // A number pins the channel's own CMP version.
+      await page.getByLabel('CMP version').fill('7');
+      await page.getByRole('button', { name: 'Save TCF settings' }).click();
+      await expect.poll(async () => (await channelNow()).tcf.cmpVersion, { timeout: 10_000 }).toBe(7);
     },
     TIMEOUT,
   );

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { GVL, TCModel, TCString } from '@iabtechlabtcf/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TC_STRING_RULES } from '../../src/modules/tcf/tcf.service.ts';
+import { TC_STRING_RULES, TCF_RELEASE } from '../../src/modules/tcf/tcf.service.ts';
 import type { Tenant, TestApp } from '../helpers/app.ts';
 import { buildVendorList, TEST_VENDORS, type VendorListServer } from '../helpers/gvl.ts';
 import { createReadySite, type ReadySite } from '../helpers/sites.ts';
@@ -13,6 +13,15 @@ import { refreshVendorList, startTcfTestApp } from '../helpers/tcf.ts';
 // what they answer), so a renamed field or a changed rule fails here before it misleads an operator.
 
 const GUIDE = fs.readFileSync(path.resolve(import.meta.dirname, '../../docs/guides/tcf.md'), 'utf8');
+const CHANGELOG = fs.readFileSync(path.resolve(import.meta.dirname, '../../docs/tcf-changelog.md'), 'utf8');
+
+describe('the TCF changelog', () => {
+  it('lists every release, newest first, the newest being the service’s TCF_RELEASE', () => {
+    const releases = [...CHANGELOG.matchAll(/^## Release (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(releases[0]).toBe(TCF_RELEASE);
+    expect(releases).toEqual(Array.from({ length: TCF_RELEASE }, (_, i) => TCF_RELEASE - i));
+  });
+});
 
 /** The JSON after `-d '` in the guide's curl that sends `method` to `pathEnd`. */
 function curlBody(method: string, pathEnd: string): Record<string, unknown> {
@@ -89,7 +98,9 @@ describe('guide "Run as an IAB TCF CMP"', () => {
   it('the guide’s PATCH sets tcf as written; the rules it states are the API’s', async () => {
     const res = await patch(body.tcf);
     expect(res.status, res.text).toBe(200);
-    expect(res.body.data.tcf).toEqual(body.tcf);
+    // cmpVersion left out, as in the guide: null, the service's TCF release.
+    expect(body.tcf).not.toHaveProperty('cmpVersion');
+    expect(res.body.data.tcf).toEqual({ ...body.tcf, cmpVersion: null });
 
     // cmpId 2–4095; vendorIds 1–1000 of them; two letters of country.
     for (const bad of [{ cmpId: 1 }, { cmpId: 4096 }, { vendorIds: [] }, { publisherCountryCode: 'FRA' }]) {

@@ -44,9 +44,9 @@ export const VENDOR_TAG = `<script>
 window.stubPing = null; window.tcfEvents = []; window.queuedTcData = null;
 __tcfapi('ping', 2, function (p) { window.stubPing = p; });
 __tcfapi('addEventListener', 2, function (d, ok) {
-  tcfEvents.push({ status: d.eventStatus, tcString: d.tcString, cmpStatus: d.cmpStatus, ok: ok, id: d.listenerId });
+  tcfEvents.push({ status: d.eventStatus, tcString: d.tcString, cmpStatus: d.cmpStatus, ok: ok, id: d.listenerId, gdprApplies: d.gdprApplies, cmpId: d.cmpId });
 });
-__tcfapi('getTCData', 2, function (d, ok) { window.queuedTcData = { tcString: d.tcString, eventStatus: d.eventStatus, ok: ok }; });
+__tcfapi('getTCData', 2, function (d, ok) { window.queuedTcData = { tcString: d.tcString, eventStatus: d.eventStatus, ok: ok, gdprApplies: d.gdprApplies, cmpStatus: d.cmpStatus }; });
 </script>`;
 
 /**

@@ -112,6 +112,7 @@ describe.skipIf(browserSkipReason !== null)('TCF layers in Chromium', () => {
         vendorLegitimateInterests: VENDORS,
         specialFeatureOptins: [1, 2],
         decisions: { necessary: 'granted', analytics: 'granted' },
+        consentScreen: 1, // made on the first layer (issue 41)
       },
     });
     expect(rejected).toEqual({
@@ -123,6 +124,7 @@ describe.skipIf(browserSkipReason !== null)('TCF layers in Chromium', () => {
         vendorLegitimateInterests: [],
         specialFeatureOptins: [],
         decisions: { necessary: 'granted', analytics: 'denied' },
+        consentScreen: 1,
       },
     });
     expect(await page.locator(LAYERS).count()).toBe(0); // closed by the page's onChoice
@@ -228,6 +230,7 @@ describe.skipIf(browserSkipReason !== null)('TCF layers in Chromium', () => {
       vendorLegitimateInterests: [1, 2, 21, 32],
       specialFeatureOptins: [1],
       decisions: { necessary: 'granted', analytics: 'granted' },
+      consentScreen: 2, // made on the second layer (issue 41)
     };
     expect(await h.choices(page)).toEqual([{ action: 'save', choice: custom }]);
 

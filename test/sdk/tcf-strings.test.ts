@@ -96,9 +96,13 @@ describe.skipIf(browserSkipReason !== null)('TC strings (issue 31)', () => {
     const before: number = await visit.page.evaluate(shown);
     await visit.page.evaluate('window.ConsentService.reset()');
     await visit.page.waitForFunction(`${shown} > ${before}`);
-    expect(await heard(visit.page, 'cmpuishown')).toMatchObject({ ok: true, tcString: '' });
+    // The visitor's string is forgotten: the layers' transparency string stands (issue 41).
+    const reshown = await heard(visit.page, 'cmpuishown');
+    expect(reshown.ok).toBe(true);
+    expect(decodeTc(reshown.tcString).vendorConsents).toEqual([]);
+    expect(decodeTc(reshown.tcString).vendorsDisclosed).toEqual(VENDOR_IDS);
     expect((await tcfapi(visit.page, 'getTCData')).value).toMatchObject({
-      tcString: '',
+      tcString: reshown.tcString,
       eventStatus: 'cmpuishown',
     });
     await visit.page.locator(`${LAYERS}[data-consent-view="banner"]`).waitFor();

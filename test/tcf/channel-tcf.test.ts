@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TCF_RELEASE } from '../../src/modules/tcf/tcf.service.ts';
 import type { Tenant, TestApp } from '../helpers/app.ts';
 import { buildVendorList, TEST_VENDORS, type VendorListServer } from '../helpers/gvl.ts';
 import { expectProblemShape } from '../helpers/http.ts';
@@ -40,7 +41,8 @@ describe('channel tcf', () => {
     expect(plain.body.data.tcf).toBeNull();
 
     const channel = await tcfChannel();
-    const expected = { ...settings, cmpVersion: 1, purposeOneTreatment: false };
+    // cmpVersion null: the channel follows the service's TCF release (issue 41).
+    const expected = { ...settings, cmpVersion: null, purposeOneTreatment: false };
     expect(channel.tcf).toEqual(expected);
     const read = await t.http.get(`/v1/channels/${channel.id}`, { key: tenant.testKey });
     expect(read.body.data.tcf).toEqual(expected);
@@ -70,6 +72,18 @@ describe('channel tcf', () => {
     const audit = await t.http.get(`/v1/audit-logs?targetId=${channel.id}`, { key: tenant.testKey });
     expect(audit.body.data.map((e: { action: string }) => e.action)).toContain('channel.updated');
 
+    // Pinned, it is served as is; null again follows the service's TCF release (issue 41).
+    const config = async () =>
+      (await t.http.get(`/v1/public/sites/${channel.siteKey}/config`)).body.data.tcf.cmpVersion;
+    expect(await config()).toBe(3);
+    const following = await patch(channel.id, { tcf: { ...settings, cmpVersion: null } });
+    expect(following.status, following.text).toBe(200);
+    expect(following.body.data.tcf.cmpVersion).toBeNull();
+    expect(
+      (await version(channel.id, following.body.data.configVersion)).body.data.config.tcf.cmpVersion,
+    ).toBeNull();
+    await expect.poll(config, { timeout: 10_000 }).toBe(TCF_RELEASE);
+
     const cleared = await patch(channel.id, { tcf: null });
     expect(cleared.body.data.tcf).toBeNull();
     expect((await version(channel.id, cleared.body.data.configVersion)).body.data.config.tcf).toBeNull();
@@ -78,6 +92,8 @@ describe('channel tcf', () => {
       { ...settings, cmpId: 1 },
       { ...settings, cmpId: 4096 },
       { ...settings, cmpVersion: 0 },
+      { ...settings, cmpVersion: 4096 },
+      { ...settings, cmpVersion: '2' },
       { ...settings, vendorIds: [] },
       { ...settings, vendorIds: [1, 1] },
       { ...settings, vendorIds: Array.from({ length: 1001 }, (_, i) => i + 1) },
@@ -183,7 +199,7 @@ describe('a new vendor list version', () => {
 });
 
 describe('the visitor config of a TCF channel', () => {
-  it('carries tcf in opt-in regions only, the same on the fast path and the routed one', async () => {
+  it('carries tcf in opt-in regions only and tcfCmp in every region, the same on the fast path and the routed one', async () => {
     const channel = await tcfChannel({
       regionRules: [
         { regions: ['US'], regime: 'opt-out' },
@@ -200,7 +216,7 @@ describe('the visitor config of a TCF channel', () => {
     const list = (await t.app.services.tcf.latestVendorList(t.store.db))!;
     expect(fast.body.data.tcf).toEqual({
       cmpId: 300,
-      cmpVersion: 1,
+      cmpVersion: TCF_RELEASE,
       vendorListVersion: list.vendorListVersion,
       tcfPolicyVersion: 5,
       gdprApplies: true,
@@ -220,12 +236,18 @@ describe('the visitor config of a TCF channel', () => {
     const routed = await t.http.get(`${url}?region=FR`);
     expect(routed.body.data.regime).toBe('opt-in');
     expect(routed.body.data.tcf).toEqual(fast.body.data.tcf);
+    // tcfCmp: what __tcfapi names without tcf.js (issue 41), GDPR applying in opt-in regions only.
+    const cmp = { cmpId: 300, cmpVersion: TCF_RELEASE, tcfPolicyVersion: 5 };
+    expect(fast.body.data.tcfCmp).toEqual({ ...cmp, gdprApplies: true });
+    expect(routed.body.data.tcfCmp).toEqual(fast.body.data.tcfCmp);
     const optOut = await t.http.get(`${url}?region=US`);
     expect(optOut.body.data.regime).toBe('opt-out');
     expect(optOut.body.data).not.toHaveProperty('tcf');
+    expect(optOut.body.data.tcfCmp).toEqual({ ...cmp, gdprApplies: false });
 
     const plain = await post({ name: 'Plain' }).then((r) => r.body.data);
     const plainConfig = await t.http.get(`/v1/public/sites/${plain.siteKey}/config`);
     expect(plainConfig.body.data).not.toHaveProperty('tcf');
+    expect(plainConfig.body.data).not.toHaveProperty('tcfCmp');
   });
 });

@@ -207,6 +207,11 @@ describe('GET /v1/public/sites/:siteKey/tcf/vendor-list.json', () => {
 
   it('is 404 for a version, config version, site or channel without TCF it does not know', async () => {
     expectProblemShape(await slice(channel.siteKey, '?version=99'), 404, 'not_found');
+    // The site's page reads the 404 too (issue 41: getVendorList of an unknown version answers false).
+    const unknown = await slice(channel.siteKey, '?version=99', { origin: SITE_ORIGIN });
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('access-control-allow-origin')).toBe(SITE_ORIGIN);
+    expect(unknown.headers.get('vary')).toMatch(/Origin/);
     expectProblemShape(await slice(channel.siteKey, '?configVersion=999'), 404, 'not_found');
     expectProblemShape(await slice('site_test_unknownunknownunkn'), 404, 'not_found');
     const plain = await t.http.post('/v1/channels', { key: tenant.testKey, body: { name: 'Plain' } });

@@ -1017,7 +1017,8 @@ export interface components {
             tcf: {
                 /** @description Your CMP id, registered with IAB Europe (the service never lends one) */
                 cmpId: number;
-                cmpVersion: number;
+                /** @description Your CMP version, pinned; null (the default) follows the service’s TCF release, which rises with every change to the CMP (docs/tcf-changelog.md) */
+                cmpVersion: number | null;
                 /** @description Global Vendor List ids of the vendors visitors are asked about */
                 vendorIds: number[];
                 /** @description ISO 3166-1 alpha-2 */
@@ -1145,7 +1146,8 @@ export interface components {
             tcf: {
                 /** @description Your CMP id, registered with IAB Europe (the service never lends one) */
                 cmpId: number;
-                cmpVersion: number;
+                /** @description Your CMP version, pinned; null (the default) follows the service’s TCF release, which rises with every change to the CMP (docs/tcf-changelog.md) */
+                cmpVersion: number | null;
                 /** @description Global Vendor List ids of the vendors visitors are asked about */
                 vendorIds: number[];
                 /** @description ISO 3166-1 alpha-2 */
@@ -1256,6 +1258,14 @@ export interface components {
                  * @description The channel’s vendors in that vendor list version; add `&lang=xx` for a language
                  */
                 vendorListUrl: string;
+            };
+            /** @description A TCF channel, in every region: the CMP that `__tcfapi` names. Outside opt-in regions the SDK answers the CMP API with it alone (GDPR does not apply; tcf.js is not loaded) */
+            tcfCmp?: {
+                cmpId: number;
+                cmpVersion: number;
+                tcfPolicyVersion: number;
+                /** @description true in opt-in regions only */
+                gdprApplies: boolean;
             };
             region: components["schemas"]["ResolvedRegion"];
             /** @description opt-in: ask first; opt-out: run until the visitor opts out; notice-only: inform */
@@ -3422,7 +3432,8 @@ export interface operations {
                     tcf?: {
                         /** @description Your CMP id, registered with IAB Europe (the service never lends one) */
                         cmpId: number;
-                        cmpVersion?: number;
+                        /** @description Your CMP version, pinned; null (the default) follows the service’s TCF release, which rises with every change to the CMP (docs/tcf-changelog.md) */
+                        cmpVersion?: number | null;
                         /** @description Global Vendor List ids of the vendors visitors are asked about */
                         vendorIds: number[];
                         /** @description ISO 3166-1 alpha-2 */
@@ -3823,7 +3834,8 @@ export interface operations {
                     tcf?: {
                         /** @description Your CMP id, registered with IAB Europe (the service never lends one) */
                         cmpId: number;
-                        cmpVersion?: number;
+                        /** @description Your CMP version, pinned; null (the default) follows the service’s TCF release, which rises with every change to the CMP (docs/tcf-changelog.md) */
+                        cmpVersion?: number | null;
                         /** @description Global Vendor List ids of the vendors visitors are asked about */
                         vendorIds: number[];
                         /** @description ISO 3166-1 alpha-2 */

@@ -53,9 +53,9 @@ export function settingsForm(
   const cmpVersion = number(
     'cmpVersion',
     'CMP version',
-    'A whole number from 1: raise it when you change how the CMP works.',
-    String(tcf?.cmpVersion ?? 1),
-    { min: 1 },
+    'Leave empty to follow the service’s TCF release, which rises with every change to how the CMP works; a whole number from 1 to 4095 pins your own.',
+    tcf?.cmpVersion == null ? '' : String(tcf.cmpVersion),
+    { min: 1, max: 4095 },
   );
   const countryControl = input('publisherCountryCode', {
     id: `${base}-publisherCountryCode`,
@@ -183,7 +183,9 @@ export function settingsForm(
     const whole = (v: string) => (/^\d+$/.test(v.trim()) ? Number(v.trim()) : v.trim());
     const body = {
       cmpId: whole(controls.cmpId.value) as number,
-      cmpVersion: whole(controls.cmpVersion.value) as number,
+      // Empty: null, the service's TCF release.
+      cmpVersion:
+        controls.cmpVersion.value.trim() === '' ? null : (whole(controls.cmpVersion.value) as number),
       vendorIds: chosen.map((v) => v.id),
       publisherCountryCode: countryControl.value.trim().toUpperCase(),
       purposeOneTreatment: treatment.checked,
@@ -234,8 +236,11 @@ function checkSettings(tcf: ChannelTcf): { path: string; message: string }[] {
       message: 'Enter the CMP id IAB Europe gave you: a whole number from 2 to 4095.',
     });
   }
-  if (!inRange(tcf.cmpVersion, 1, 4095)) {
-    problems.push({ path: '/tcf/cmpVersion', message: 'Enter a whole number from 1 to 4095.' });
+  if (tcf.cmpVersion !== null && !inRange(tcf.cmpVersion, 1, 4095)) {
+    problems.push({
+      path: '/tcf/cmpVersion',
+      message: 'Enter a whole number from 1 to 4095, or leave it empty to follow the service’s release.',
+    });
   }
   if (!/^[A-Z]{2}$/.test(tcf.publisherCountryCode)) {
     problems.push({

@@ -8,7 +8,8 @@ import { type Names, namesOf, noListYet, type Vendor, type VendorList, vendorFac
 /** The channel's `tcf` field: null until the channel runs as an IAB TCF CMP. */
 export interface ChannelTcf {
   cmpId: number;
-  cmpVersion: number;
+  /** null: the service's TCF release. */
+  cmpVersion: number | null;
   vendorIds: number[];
   publisherCountryCode: string;
   purposeOneTreatment: boolean;
@@ -99,7 +100,7 @@ function settingsFacts(tcf: ChannelTcf | null): HTMLElement {
     'dl',
     { class: 'facts' },
     ...item('CMP id', String(tcf.cmpId)),
-    ...item('CMP version', String(tcf.cmpVersion)),
+    ...item('CMP version', tcf.cmpVersion === null ? 'the service’s TCF release' : String(tcf.cmpVersion)),
     ...item('Publisher country', tcf.publisherCountryCode),
     ...item('Purpose one treatment', tcf.purposeOneTreatment ? 'yes' : 'no'),
     ...item('Vendors', String(tcf.vendorIds.length)),

@@ -3,12 +3,14 @@ import { GVL, TCString } from '@iabtechlabtcf/core';
 import installStub from '@iabtechlabtcf/stub';
 import { readConsent } from '../storage.ts';
 import { stringsFor } from '../strings.ts';
+import { CMP_API_VERSION } from '../tcf-answers.ts';
 import type { TcfStart } from '../tcf-loader.ts';
 import type { Decisions, TcfConfig, TcfHandle } from '../types.ts';
 import { gppForTcf } from './gpp-bridge.ts';
 import { hideTcfLayers, showTcfLayers } from './layers/index.ts';
-import { choiceOf, encodeChoice, stillValid } from './tc-model.ts';
+import { choiceOf, encodeChoice, encodeTransparency, stillValid } from './tc-model.ts';
 import { readTcString, writeTcString } from './tc-store.ts';
+import { answerVendorList } from './vendor-list-command.ts';
 
 /**
  * The channel's slice of the vendor list in the visitor's language, from the service (browsers never
@@ -56,7 +58,10 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
   // CmpApi answers calls on this page only; the stub adds the `__tcfapiLocator` frame and answers
   // frames' postMessage calls. A snippet pasted before the channel had tcf lacks it: install it now.
   if (typeof (window as { __tcfapi?: unknown }).__tcfapi !== 'function') installStub();
+  // The library's "2" would contradict the stub's ping and the SDK's: one version of the API.
+  (CmpApiModel as { apiVersion: string }).apiVersion = CMP_API_VERSION;
   const cmp = new CmpApi(tcf.cmpId, tcf.cmpVersion, true);
+  answerVendorList(gvl);
   /** The visitor's current TC string; null before any. */
   let current: string | null = null;
   /** Makes `tcString` the visitor's in both CMP APIs: `__tcfapi` (its event follows) and `__gpp`. */
@@ -69,12 +74,16 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
   return {
     restore() {
       // The SDK judged its kept decision still good (age, material changes); the string must be the
-      // one made with that decision. A newer vendor list alone asks nothing again: the string keeps
-      // the version it was made with, as the TCF allows.
+      // one made with that decision. It is served re-encoded against the channel's vendors and the
+      // vendor list of now: a vendor the publisher removed, or IAB deleted, keeps no consent and is
+      // no longer disclosed, without asking again (less is done with the visitor's data, not more).
       const kept = readTcString(ctx.siteKey);
       const decided = readConsent(ctx.siteKey);
-      if (!kept || kept.v !== decided?.v || !stillValid(kept.tc, tcf)) return false;
-      publish(kept.tc); // the first update with a string: `tcloaded`
+      const model = kept && kept.v === decided?.v ? stillValid(kept.tc, tcf) : null;
+      if (!kept || !model) return false;
+      const tcString = encodeChoice(gvl, tcf, choiceOf(model, decided?.d ?? {}), model);
+      if (tcString !== kept.tc) writeTcString(ctx.siteKey, { tc: tcString, v: kept.v });
+      publish(tcString); // the first update with a string: `tcloaded`
       return true;
     },
 
@@ -83,10 +92,8 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
       // No kept decision (reset() forgot it): the visitor's string is forgotten with it.
       if (!previous) current = null;
       const decoded = current ? TCString.decode(current) : null;
-      cmp.update(current ?? '', true); // `cmpuishown`
-      // The library's model of the empty string has no vendor list; give it the one shown, so that
-      // `ping` reports gvlVersion and `getVendorList` answers while the layers are up.
-      if (!current && CmpApiModel.tcModel) CmpApiModel.tcModel.gvl = gvl;
+      // `cmpuishown`: the visitor's string when there is one, else what showing the layers gives.
+      cmp.update(current ?? encodeTransparency(gvl, tcf), true);
       showTcfLayers({
         gvl,
         config: ctx.config,

@@ -10,9 +10,21 @@ import type { TcfChoice } from './layers/index.ts';
  * version and consent language from the list the layers showed. Legitimate interest is set for
  * what the visitor did not object to, never for purposes 1 and 3 to 6 (the policy allows consent
  * only there), and DisclosedVendors lists exactly the vendors the layers showed: the channel's.
+ * A vendor that is not in `gvl` (removed from the channel, or deleted by IAB) gets no consent nor
+ * legitimate interest: the encoder drops every signal of a vendor its list lacks.
+ *
+ * `earlier`: the kept string this one re-encodes (a returning visitor's choice, against the
+ * channel's current vendors and vendor list): the choice keeps the dates it was made on, the
+ * language it was shown in and the layer it was made on.
  */
-export function encodeChoice(gvl: GVL, tcf: TcfConfig, choice: TcfChoice): string {
+export function encodeChoice(gvl: GVL, tcf: TcfConfig, choice: TcfChoice, earlier?: TCModel): string {
   const model = new TCModel(gvl);
+  if (earlier) {
+    model.created = earlier.created;
+    model.lastUpdated = earlier.lastUpdated;
+    model.consentLanguage = earlier.consentLanguage;
+  }
+  model.consentScreen = choice.consentScreen ?? earlier?.consentScreen ?? 0;
   model.cmpId = tcf.cmpId;
   model.cmpVersion = tcf.cmpVersion;
   model.isServiceSpecific = true;
@@ -27,6 +39,23 @@ export function encodeChoice(gvl: GVL, tcf: TcfConfig, choice: TcfChoice): strin
   model.specialFeatureOptins.set(choice.specialFeatureOptins);
   model.vendorsDisclosed.set(disclosureOf(gvl).vendorIds);
   return TCString.encode(model);
+}
+
+/**
+ * What `cmpuishown` carries while the layers are up and nothing was chosen yet, as the CMP API asks:
+ * every legitimate interest the shown vendors claim (transparency is given by showing them), no
+ * consent, no special feature, and DisclosedVendors set.
+ */
+export function encodeTransparency(gvl: GVL, tcf: TcfConfig): string {
+  const shown = disclosureOf(gvl, { purposeOneTreatment: tcf.purposeOneTreatment });
+  return encodeChoice(gvl, tcf, {
+    purposeConsents: [],
+    purposeLegitimateInterests: shown.liPurposes,
+    vendorConsents: [],
+    vendorLegitimateInterests: shown.liVendors,
+    specialFeatureOptins: [],
+    decisions: {},
+  });
 }
 
 /** The ids a vector of a decoded string holds, ascending. */

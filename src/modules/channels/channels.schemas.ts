@@ -41,7 +41,10 @@ const TcfFields = {
     description: 'Your CMP id, registered with IAB Europe (the service never lends one)',
   }),
   // 12 bits in a TC string: a larger number could not be carried.
-  cmpVersion: Type.Integer({ minimum: 1, maximum: 4095 }),
+  cmpVersion: Type.Union([Type.Integer({ minimum: 1, maximum: 4095 }), Type.Null()], {
+    description:
+      'Your CMP version, pinned; null (the default) follows the service’s TCF release, which rises with every change to the CMP (docs/tcf-changelog.md)',
+  }),
   vendorIds: Type.Array(Type.Integer({ minimum: 1, maximum: 65535 }), {
     minItems: 1,
     maxItems: 1000,
@@ -60,7 +63,7 @@ const NullableTcf = Type.Union([Type.Object(TcfFields), Type.Null()], {
     'IAB TCF v2.3 settings: when set, visitors in opt-in regions get the TCF layers and a TC string',
 });
 
-/** As written: cmpVersion defaults to 1, purposeOneTreatment to false; PATCH replaces the whole. */
+/** As written: cmpVersion defaults to null (follow the release), purposeOneTreatment to false; PATCH replaces the whole. */
 const NullableTcfInput = Type.Union(
   [
     Type.Object(
@@ -242,6 +245,20 @@ export const SiteConfig = Type.Composite(
             }),
           },
           { description: 'A TCF channel in an opt-in region only: what the TCF CMP (tcf.js) needs' },
+        ),
+      ),
+      tcfCmp: Type.Optional(
+        Type.Object(
+          {
+            cmpId: Type.Integer(),
+            cmpVersion: Type.Integer(),
+            tcfPolicyVersion: Type.Integer(),
+            gdprApplies: Type.Boolean({ description: 'true in opt-in regions only' }),
+          },
+          {
+            description:
+              'A TCF channel, in every region: the CMP that `__tcfapi` names. Outside opt-in regions the SDK answers the CMP API with it alone (GDPR does not apply; tcf.js is not loaded)',
+          },
         ),
       ),
       region: ResolvedRegion,

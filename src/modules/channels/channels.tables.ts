@@ -15,7 +15,8 @@ import type { RegionRule } from '../regions/regions.schemas.ts';
 /** A channel's TCF settings as stored (the API's `tcf` field). */
 export interface ChannelTcf {
   cmpId: number;
-  cmpVersion: number;
+  /** Pinned by the channel; null: the service's TCF release (stored as 1 by channels saved before it). */
+  cmpVersion: number | null;
   vendorIds: number[];
   publisherCountryCode: string;
   purposeOneTreatment: boolean;

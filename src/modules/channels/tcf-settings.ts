@@ -16,17 +16,20 @@ function vendorsOf(list: VendorListRow): Record<string, GvlVendor | undefined> {
   return (list.body.vendors ?? {}) as Record<string, GvlVendor | undefined>;
 }
 
-/** The settings as stored, defaults applied (the input's cmpVersion and purposeOneTreatment are optional). */
+/**
+ * The settings as stored, defaults applied (the input's cmpVersion and purposeOneTreatment are
+ * optional). A cmpVersion left out is null: the channel follows the service's TCF release.
+ */
 export function tcfSettings(input: {
   cmpId: number;
-  cmpVersion?: number;
+  cmpVersion?: number | null;
   vendorIds: number[];
   publisherCountryCode: string;
   purposeOneTreatment?: boolean;
 }): ChannelTcf {
   return {
     cmpId: input.cmpId,
-    cmpVersion: input.cmpVersion ?? 1,
+    cmpVersion: input.cmpVersion ?? null,
     vendorIds: [...input.vendorIds],
     publisherCountryCode: input.publisherCountryCode,
     purposeOneTreatment: input.purposeOneTreatment ?? false,

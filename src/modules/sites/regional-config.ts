@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { envelope } from '../../platform/http/schemas.ts';
 import type { VisitorConfig } from '../channels/channels.service.ts';
 import { type ResolvedRegion, resolveRegime } from '../regions/regions.service.ts';
+import { TCF_RELEASE } from '../tcf/tcf.service.ts';
 import { pageOrigins } from './page-origins.ts';
 import type { Site } from './site-cache.ts';
 
@@ -31,13 +32,30 @@ export interface SiteTcf {
   vendorListUrl: string;
 }
 
-/** A snapshot's TCF part as visitors get it: the settings, not the vendors' declarations. */
+/**
+ * The config's `tcfCmp`, in every region of a TCF channel: the CMP that `__tcfapi` names, and
+ * whether GDPR applies to the visitor. Outside opt-in regions the SDK answers the CMP API with it
+ * alone (GDPR does not apply, and the answers then name only the CMP); in them it is what the SDK
+ * says when tcf.js cannot be had (the CMP in error).
+ */
+export interface SiteTcfCmp {
+  cmpId: number;
+  cmpVersion: number;
+  tcfPolicyVersion: number;
+  gdprApplies: boolean;
+}
+
+/**
+ * A snapshot's TCF part as visitors get it: the settings, not the vendors' declarations. A
+ * cmpVersion the channel did not pin is the service's TCF release, read here rather than stored,
+ * so a new release needs no new config version.
+ */
 export function publicTcf(config: VisitorConfig, baseUrl: string): SiteTcf | null {
   const { tcf } = config;
   if (!tcf) return null;
   return {
     cmpId: tcf.cmpId,
-    cmpVersion: tcf.cmpVersion,
+    cmpVersion: tcf.cmpVersion ?? TCF_RELEASE,
     vendorListVersion: tcf.vendorListVersion,
     tcfPolicyVersion: tcf.tcfPolicyVersion,
     gdprApplies: true,
@@ -47,13 +65,21 @@ export function publicTcf(config: VisitorConfig, baseUrl: string): SiteTcf | nul
   };
 }
 
+const tcfCmpOf = ({ cmpId, cmpVersion, tcfPolicyVersion }: SiteTcf, gdprApplies: boolean): SiteTcfCmp => ({
+  cmpId,
+  cmpVersion,
+  tcfPolicyVersion,
+  gdprApplies,
+});
+
 /**
  * The body of `GET …/config` for a visitor of `region` (docs/regions.md): the snapshot of the current
  * version plus `region`, `regime` (the channel's rules resolved for that region),
- * `consentRequiredSince` and `origins` (where its pages may run: page-origins.ts); on a TCF channel
- * in an opt-in region, `tcf` (elsewhere the TCF does not apply: no `tcf`, and `__tcfapi` says
- * gdprApplies false). Built and hashed on the first request from each region and kept on the site's
- * cache entry, which lives as long as its configVersion and origins: the hot path serializes nothing.
+ * `consentRequiredSince` and `origins` (where its pages may run: page-origins.ts); on a TCF channel,
+ * `tcfCmp`, and in an opt-in region `tcf` too (elsewhere the TCF does not apply: `__tcfapi` answers
+ * gdprApplies false, without tcf.js). Built and hashed on the first request from each region and kept
+ * on the site's cache entry, which lives as long as its configVersion and origins: the hot path
+ * serializes nothing.
  */
 export function regionalConfig(site: Site, region: ResolvedRegion): RegionalConfig {
   const key = region.code === null ? region.source : `${region.source}:${region.code}`;
@@ -65,6 +91,7 @@ export function regionalConfig(site: Site, region: ResolvedRegion): RegionalConf
   const body = {
     ...shown,
     ...(regime === 'opt-in' && site.tcf ? { tcf: site.tcf } : {}),
+    ...(site.tcf ? { tcfCmp: tcfCmpOf(site.tcf, regime === 'opt-in') } : {}),
     region: { code: region.code, source: region.source },
     regime,
     consentRequiredSince: site.consentRequiredSince,

@@ -88,6 +88,9 @@ export function tcfVendorListRoutes(
     },
     async (request, reply) => {
       const site = siteOf(request);
+      // First, so that a 404 reaches the page too: the CMP API then answers `getVendorList` with
+      // success false instead of a network error.
+      reply.headers(corsHeaders(allowedOrigin(site, request.headers.origin)));
       const { version, configVersion, lang } = request.query;
       const config =
         configVersion === undefined
@@ -104,7 +107,6 @@ export function tcfVendorListRoutes(
       const fellBack = lang !== undefined && vendorListLanguage(lang) !== 'en' && !translation;
       const fixed = version !== undefined && configVersion !== undefined && !fellBack;
       return (reply as FastifyReply)
-        .headers(corsHeaders(allowedOrigin(site, request.headers.origin)))
         .header('Cache-Control', fixed ? IMMUTABLE : SHORT)
         .header('Content-Language', translation?.language ?? 'en')
         .type('application/json; charset=utf-8')

@@ -17,6 +17,7 @@ export {
   type TcStringRule,
 } from './tc-string.ts';
 export type { MirrorStateRow, VendorListLanguageRow, VendorListRow } from './tcf.repo.ts';
+export { TCF_RELEASE } from './tcf-release.ts';
 export { VENDOR_LIST_JOB, VENDOR_LIST_POLL_MS, vendorListLanguage } from './vendor-list-mirror.ts';
 export {
   type GvlVendor,

@@ -112,10 +112,13 @@ function onClick(ctx: LayerContext, event: Event) {
     return;
   }
   const action = target.getAttribute('data-consent-action');
+  // The string says which layer the choice was made on: 1 the first, 2 "Manage options".
+  const consentScreen = root!.getAttribute('data-consent-view') === 'banner' ? 1 : 2;
+  const choose = (choice: TcfChoice, made: TcfAction) => ctx.onChoice({ ...choice, consentScreen }, made);
   if (action === 'customize') render(ctx, 'customize');
-  else if (action === 'accept-all') ctx.onChoice(acceptAll(ctx.disclosure, ctx.config), action);
-  else if (action === 'reject-all') ctx.onChoice(rejectAll(ctx.config), action);
-  else if (action === 'save') ctx.onChoice(fromToggles(ctx.config), action);
+  else if (action === 'accept-all') choose(acceptAll(ctx.disclosure, ctx.config), action);
+  else if (action === 'reject-all') choose(rejectAll(ctx.config), action);
+  else if (action === 'save') choose(fromToggles(ctx.config), action);
 }
 
 function addStyle(id: string, css: string) {

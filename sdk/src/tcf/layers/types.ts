@@ -14,4 +14,6 @@ export interface TcfChoice {
   specialFeatureOptins: number[];
   /** The channel's own purposes (config.purposes); required ones are always granted. */
   decisions: Record<string, 'granted' | 'denied'>;
+  /** The layer the choice was made on (the TC string's ConsentScreen): 1 the first, 2 the second. */
+  consentScreen?: number;
 }
