@@ -226,10 +226,15 @@ export function createGppDecoder(options: GppDecoderOptions = {}): GppDecoder {
     if (closed) return;
     for (const slot of slots) {
       if (slot.job || waiting === 0) continue;
-      if (!slot.process) start(slot);
-      if (!slot.ready || !slot.process) continue;
+      if (!slot.process) {
+        // One start at a time (two at once slow each other on a small machine), and only for
+        // strings waiting that a child already up could not take.
+        if (!slots.some((s) => s.process && !s.ready)) start(slot);
+        continue;
+      }
+      if (!slot.ready) continue;
       const job = next();
-      if (!job) return;
+      if (!job) continue;
       void run(slot, slot.process, job);
     }
   }
