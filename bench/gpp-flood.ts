@@ -181,10 +181,10 @@ async function side(name: string, root: string) {
   url.pathname = `/consent_gpp_flood_bench_${name}`;
   const bench = flags.embedded ? freshEmbedded(dataDir) : await freshPostgres(url.toString());
   const sites = await prepare(bench, dataDir);
-  const service = await startServiceAt(root, {
-    ...bench.env,
-    ...(flags.embedded ? {} : { DATA_DIR: dataDir }),
-  });
+  // The embedded store admits one process: the service runs both roles there.
+  const service = flags.embedded
+    ? await startServiceAt(root, bench.env, undefined, 'all')
+    : await startServiceAt(root, { ...bench.env, DATA_DIR: dataDir });
   try {
     // Warm up: the first GPP string starts the decoder.
     await post(service.baseUrl, sites.victim, USNAT).then((res) => res.arrayBuffer());
