@@ -12,6 +12,8 @@ const VALID = [USNAT, tcfEuGpp([1, 2, 3, 755, 800])];
 const attacker: GppOwner = { organizationId: 'org_attacker', siteKey: 'site_attacker' };
 const attackerOther: GppOwner = { organizationId: 'org_attacker', siteKey: 'site_attacker_2' };
 const victim: GppOwner = { organizationId: 'org_victim', siteKey: 'site_victim' };
+/** Why a string that stopped a child is refused: out of heap, or (on a loaded machine) the timeout first. */
+const STOPPED = /^its decoding (stopped the decoder|took longer than)/;
 
 let decoder: GppDecoder | undefined;
 afterEach(() => decoder?.close());
@@ -49,11 +51,10 @@ describe('createGppDecoder', () => {
     expect(await decoder.decode(USNAT, attacker)).toBeNull();
   });
 
-  it("strings that stop a child (past every bound) from many sites of one organization leave another organization's decoded, as fast", async () => {
+  it("strings that stop a child (past every bound) from many sites of one organization leave another organization's decoded, without waiting for them", async () => {
     // No budget: what a string the bounds do not know would do. Each one runs a child out of heap.
     decoder = createGppDecoder({ budget: null });
     await victimRun(decoder, 3);
-    const unloaded = await victimRun(decoder, 12);
 
     // Four such strings outstanding at all times, over eight sites of the attacker's organization
     // (each site's breaker stops its strings after two).
@@ -72,12 +73,15 @@ describe('createGppDecoder', () => {
     flooding = false;
     await Promise.all(lanes);
 
-    for (const result of [...unloaded, ...loaded]) expect(result).toMatchObject({ refusal: null });
-    // The attacker never holds both children (running or restarting), so the victim never waits for one.
-    const p90 = (results: Settled[]) => [...results.map((r) => r.ms)].sort((a, b) => a - b)[10];
-    expect(p90(loaded) / p90(unloaded)).toBeLessThan(10);
-    const stopped = attacks.filter((a) => a.refusal?.reason.startsWith('its decoding stopped the decoder'));
+    for (const result of loaded) expect(result).toMatchObject({ refusal: null });
+    // The attacker never holds both children (running or restarting), so the victim never waits for
+    // one: its slowest strings take a fraction of what one of the attacker's takes to stop a child
+    // (both measured in this run, on the same loaded machine; waiting behind one would take all of it).
+    const stopped = attacks.filter((a) => STOPPED.test(a.refusal?.reason ?? ''));
     expect(stopped.length).toBeGreaterThan(2);
+    const p90 = [...loaded.map((r) => r.ms)].sort((a, b) => a - b)[10];
+    const stopping = [...stopped.map((r) => r.ms)].sort((a, b) => a - b)[Math.floor(stopped.length / 2)];
+    expect(p90 / stopping).toBeLessThan(0.25);
     for (const { error } of attacks.filter((a) => a.error)) {
       expect(error).toMatchObject({ code: 'service_unavailable' });
     }
@@ -86,7 +90,7 @@ describe('createGppDecoder', () => {
   it("a site whose strings stopped a child twice gets a 503 at once; the organization's other sites do not", async () => {
     decoder = createGppDecoder({ budget: null });
     for (let i = 0; i < 2; i++) {
-      expect((await decoder.decode(HOSTILE, attacker))?.reason).toMatch(/^its decoding stopped the decoder/);
+      expect((await decoder.decode(HOSTILE, attacker))?.reason).toMatch(STOPPED);
     }
     const broken = await settle(decoder.decode(USNAT, attacker));
     expect(broken.error).toBeInstanceOf(AppError);
