@@ -54,6 +54,7 @@ describe('createGppDecoder', () => {
   it("strings that stop a child (past every bound) from many sites of one organization leave another organization's decoded, without waiting for them", async () => {
     // No budget: what a string the bounds do not know would do. Each one runs a child out of heap.
     decoder = createGppDecoder({ budget: null });
+    await decoder.warm();
     await victimRun(decoder, 3);
 
     // Four such strings outstanding at all times, over eight sites of the attacker's organization
@@ -69,22 +70,29 @@ describe('createGppDecoder', () => {
       }
     };
     const lanes = [0, 1, 2, 3].map(attack);
-    const loaded = await victimRun(decoder, 12);
+    const stopped = () => attacks.filter((a) => STOPPED.test(a.refusal?.reason ?? ''));
+    // The victim's strings, one after another, until four of the attacker's have stopped a child.
+    const loaded: Settled[] = [];
+    while (stopped().length < 4 && loaded.length < 300) {
+      loaded.push(await settle(decoder.decode(VALID[loaded.length % 2], victim)));
+      await sleep(40);
+    }
     flooding = false;
     await Promise.all(lanes);
 
     for (const result of loaded) expect(result).toMatchObject({ refusal: null });
-    // The attacker never holds both children (running or restarting), so the victim never waits for
-    // one: its slowest strings take a fraction of what one of the attacker's takes to stop a child
-    // (both measured in this run, on the same loaded machine; waiting behind one would take all of it).
-    const stopped = attacks.filter((a) => STOPPED.test(a.refusal?.reason ?? ''));
-    expect(stopped.length).toBeGreaterThan(2);
-    const p90 = [...loaded.map((r) => r.ms)].sort((a, b) => a - b)[10];
-    const stopping = [...stopped.map((r) => r.ms)].sort((a, b) => a - b)[Math.floor(stopped.length / 2)];
-    expect(p90 / stopping).toBeLessThan(0.25);
     for (const { error } of attacks.filter((a) => a.error)) {
       expect(error).toMatchObject({ code: 'service_unavailable' });
     }
+    // The attacker never holds both children (running or restarting), so the victim never waits for
+    // one: its slowest strings take a fraction of what one of the attacker's takes to stop a child
+    // (both measured in this run, on the same loaded machine; waiting behind one would take all of it).
+    expect(stopped().length).toBeGreaterThanOrEqual(4);
+    const stopping = stopped()
+      .map((r) => r.ms)
+      .sort((a, b) => a - b)[Math.floor(stopped().length / 2)];
+    const p90 = loaded.map((r) => r.ms).sort((a, b) => a - b)[Math.floor(loaded.length * 0.9)];
+    expect(p90 / stopping).toBeLessThan(0.25);
   });
 
   it("a site whose strings stopped a child twice gets a 503 at once; the organization's other sites do not", async () => {
@@ -102,7 +110,7 @@ describe('createGppDecoder', () => {
 
   it('organizations take turns: with one child, a string queued behind 24 of another organization waits for two of them, not 24', async () => {
     decoder = createGppDecoder({ processes: 1 });
-    await decoder.decode(USNAT, victim);
+    await decoder.warm();
     const done: string[] = [];
     const theirs = Array.from({ length: 24 }, () =>
       decoder!.decode(USNAT, attacker).then(() => void done.push('attacker')),
@@ -116,12 +124,14 @@ describe('createGppDecoder', () => {
 
   it('an organization may have 32 strings waiting; the next ones are a 503 at once, and others still decode', async () => {
     decoder = createGppDecoder();
+    await decoder.warm();
+    // The first goes to a child at once; the next 32 wait (the organization holds one child).
     const flood = Promise.all(Array.from({ length: 40 }, () => settle(decoder!.decode(USNAT, attacker))));
     expect(await decoder.decode(USNAT, victim)).toBeNull();
     const theirs = await flood;
     const refused = theirs.filter((r) => r.error instanceof AppError);
-    expect(refused.length).toBe(8);
+    expect(refused.length).toBe(7);
     for (const { error } of refused) expect(error).toMatchObject({ code: 'service_unavailable' });
-    expect(theirs.filter((r) => r.refusal === null).length).toBe(32);
+    expect(theirs.filter((r) => r.refusal === null).length).toBe(33);
   });
 });

@@ -7,7 +7,8 @@ import { MAX_EXPANDED_IDS } from './gpp-section-bounds.ts';
  * The decoder processes every site's GPP strings share, shared so that no organization's strings
  * hold another's (docs/decisions/gpp-decoding.md):
  *
- * - a pool of PROCESSES children (gpp-decoder-process.ts), started on the first string;
+ * - a pool of PROCESSES children (gpp-decoder-process.ts), started one after another from the
+ *   first string on, and each replaced as soon as it is gone;
  * - one queue per organization, served in turn (round robin), and no organization holds more than
  *   PROCESSES - 1 children at once: another organization's string always has a child that is not
  *   busy with the first's, and waits at most for the strings of the organizations ahead of it in
@@ -56,6 +57,8 @@ export interface GppDecoder {
    * judged now, and with an Error when no decoder could be started.
    */
   decode(value: string, owner: GppOwner): Promise<GppRefusal | null>;
+  /** Starts every child now (they start with the first string otherwise); resolves once they are up. */
+  warm(): Promise<void>;
   /** Stops the children (the app is closing). */
   close(): void;
 }
@@ -117,6 +120,8 @@ export function createGppDecoder(options: GppDecoderOptions = {}): GppDecoder {
     openMs: BREAKER_OPEN_MS,
     now: options.now ?? (() => performance.now()),
   });
+  /** Whether any string came: from then on every slot keeps a child (none is started before). */
+  let inUse = false;
   let closed = false;
 
   function breakerOpen(left: number) {
@@ -223,25 +228,35 @@ export function createGppDecoder(options: GppDecoderOptions = {}): GppDecoder {
   }
 
   function pump(): void {
-    if (closed) return;
+    if (closed || !inUse) return;
+    // Every slot keeps a child, so that another organization's string never waits for a start; one
+    // start at a time (two at once slow each other on a small machine).
+    const vacant = slots.find((slot) => !slot.process);
+    if (vacant && !slots.some((slot) => slot.process && !slot.ready)) start(vacant);
     for (const slot of slots) {
-      if (slot.job || waiting === 0) continue;
-      if (!slot.process) {
-        // One start at a time (two at once slow each other on a small machine), and only for
-        // strings waiting that a child already up could not take.
-        if (!slots.some((s) => s.process && !s.ready)) start(slot);
-        continue;
-      }
-      if (!slot.ready) continue;
+      if (slot.job || !slot.ready || !slot.process || waiting === 0) continue;
       const job = next();
-      if (!job) continue;
+      if (!job) return;
       void run(slot, slot.process, job);
     }
   }
 
   return {
+    async warm() {
+      inUse = true;
+      for (;;) {
+        const starting = slots.find((slot) => slot.process && !slot.ready);
+        // Its start's own handler runs first: that slot is ready, and pump has started the next.
+        if (starting?.process) await starting.process.started;
+        else if (closed || slots.every((slot) => slot.ready)) return;
+        else pump();
+        if (!slots.some((slot) => slot.process)) return;
+      }
+    },
+
     decode(value, owner) {
       if (closed) return Promise.reject(busy());
+      inUse = true;
       const open = breakers.openFor(owner.siteKey);
       if (open > 0) return Promise.reject(breakerOpen(open));
       const queue = queues.get(owner.organizationId) ?? [];
