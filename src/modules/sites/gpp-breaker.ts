@@ -12,6 +12,9 @@ export interface SiteBreakers {
   failed(siteKey: string): boolean;
 }
 
+/** How many sites are remembered before the stale ones are swept (each failure costs a child). */
+const MAX_REMEMBERED = 1000;
+
 export function createSiteBreakers(options: {
   failures: number;
   windowMs: number;
@@ -31,6 +34,12 @@ export function createSiteBreakers(options: {
     },
     failed(siteKey) {
       const at = now();
+      // Sites whose failures are all past the window (and whose breaker is closed) are forgotten.
+      if (sites.size >= MAX_REMEMBERED) {
+        for (const [key, site] of sites) {
+          if (site.openUntil <= at && site.failures.every((t) => at - t > windowMs)) sites.delete(key);
+        }
+      }
       const site = sites.get(siteKey) ?? { failures: [], openUntil: 0 };
       site.failures = [...site.failures.filter((t) => at - t <= windowMs), at];
       sites.set(siteKey, site);
