@@ -37,7 +37,7 @@ async function ok(res: Promise<TestResponse>, status = 201): Promise<any> {
 export async function createReadySite(
   t: TestApp,
   key: string,
-  options: { name?: string; retentionDays?: number; policyVersion?: string } = {},
+  options: { name?: string; retentionDays?: number; policyVersion?: string; gppCmpId?: number } = {},
 ): Promise<ReadySite> {
   const channel = await ok(
     t.http.post('/v1/channels', {
@@ -49,6 +49,8 @@ export async function createReadySite(
           version: options.policyVersion ?? '2024-05',
           retentionDays: options.retentionDays ?? 365,
         },
+        // A GPP channel: its decisions may carry a gppString (the service decodes it).
+        ...(options.gppCmpId !== undefined && { gppCmpId: options.gppCmpId }),
       },
     }),
   );

@@ -1,6 +1,7 @@
 import { GppModel } from '@iabgpp/cmpapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { hostileTcfEuGpp } from '../helpers/gpp.ts';
 import { expectProblemShape, type TestResponse } from '../helpers/http.ts';
 import { createReadySite, type ReadySite, SITE_ORIGIN, SITES_TEST_ENV } from '../helpers/sites.ts';
 
@@ -23,7 +24,8 @@ let site: ReadySite;
 beforeAll(async () => {
   t = await startTestApp({ env: SITES_TEST_ENV });
   tenant = await t.tenant();
-  site = await createReadySite(t, tenant.testKey);
+  // A GPP channel: the SDK provides the GPP API to its US opt-out visitors.
+  site = await createReadySite(t, tenant.testKey, { gppCmpId: 300 });
   const patched = await t.http.patch(`/v1/channels/${site.channelId}`, {
     key: tenant.testKey,
     body: { regionRules: US_OPT_OUT },
@@ -33,14 +35,15 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** A decision as the SDK posts it, from a declared region of the test channel. */
+/** A decision as the SDK posts it, from a declared region of the test channel (`on` its site). */
 function decide(
   region: string,
   body: Record<string, unknown>,
   headers: Record<string, string> = {},
+  on: ReadySite = site,
 ): Promise<TestResponse> {
-  return t.http.post(`/v1/public/sites/${site.siteKey}/preferences?region=${region}`, {
-    body: { subjectId: `sub-${crypto.randomUUID()}`, configVersion: site.configVersion, ...body },
+  return t.http.post(`/v1/public/sites/${on.siteKey}/preferences?region=${region}`, {
+    body: { subjectId: `sub-${crypto.randomUUID()}`, configVersion: on.configVersion, ...body },
     headers: { origin: SITE_ORIGIN, ...headers },
   });
 }
@@ -126,6 +129,30 @@ describe('gppString of a decision', () => {
       key: tenant.testKey,
     });
     expect(after.body.data.length).toBe(before.body.data.length);
+  });
+
+  it('on a channel without a gppCmpId (no GPP) a string is a 422 at /gppString, never decoded (issue 40 item 1)', async () => {
+    const plain = await createReadySite(t, tenant.testKey, { name: 'No GPP' });
+    await t.http.patch(`/v1/channels/${plain.channelId}`, {
+      key: tenant.testKey,
+      body: { regionRules: US_OPT_OUT },
+    });
+    const current = await t.http.get(`/v1/channels/${plain.channelId}`, { key: tenant.testKey });
+    const noGpp = { ...plain, configVersion: current.body.data.configVersion };
+    const reason = `was sent, but configVersion ${noGpp.configVersion} of this channel has no gppCmpId: it does not use GPP`;
+    // A string that decodes, and the 603-character one that stopped the decoder: the same answer,
+    // which names the channel's settings, not the string.
+    for (const gppString of [USNAT, hostileTcfEuGpp()]) {
+      const res = await decide('US-CA', { decisions: {}, gppString }, {}, noGpp);
+      expectProblemShape(res, 422, 'validation_failed');
+      expect(res.body.errors).toEqual([{ path: '/gppString', message: reason }]);
+    }
+    const evidence = await t.http.get(`/v1/evidence?channelId=${noGpp.channelId}&limit=100`, {
+      key: tenant.testKey,
+    });
+    expect(evidence.body.data).toEqual([]);
+    // Without a string, its decisions are recorded as before.
+    expect((await decide('US-CA', { decisions: {} }, {}, noGpp)).status).toBe(201);
   });
 });
 

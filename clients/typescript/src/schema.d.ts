@@ -7950,7 +7950,7 @@ export interface operations {
                     language?: string;
                     /** @description Global Privacy Control was on (so is a `Sec-GPC: 1` request header): gpcOptOut purposes are recorded as denied, except an explicit choice in an opt-out region */
                     gpc?: boolean;
-                    /** @description The IAB GPP string of the decision (US opt-out regions); one that does not decode is a 422 */
+                    /** @description The IAB GPP string of the decision (channels with a gppCmpId only: on others it is a 422, never decoded); one that does not decode, or whose vendor ranges would expand past the service’s bounds, is a 422 */
                     gppString?: string;
                     /** @description A signed-in visitor’s identity token (docs/guides/signed-in-visitors.md): the decision is then recorded for the account (subjectKind "account", the account’s pseudonym), not the device. A token that is not accepted is a 401 invalid_identity_token and nothing is recorded */
                     identityToken?: string;

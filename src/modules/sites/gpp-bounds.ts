@@ -1,3 +1,5 @@
+import { gppSectionsBoundsError } from './gpp-section-bounds.ts';
+
 /**
  * Bounds a GPP string before `@iabgpp/cmpapi` sees it. Why: a decoder's worst case is the
  * attacker's best case. The GPP header lists its section ids as a Fibonacci range (a 12-bit count
@@ -7,12 +9,12 @@
  * the range 1..169 million blocked the event loop for 18 s and killed the process (a 13-character
  * one took 14.6 s and 2 GB to be refused). Real strings name a handful of sections with ids < 30.
  *
- * So this reads the header only (never the sections: their content is the library's to decode)
- * and refuses, without expanding anything, a string that is too long, has more sections than
- * MAX_SECTIONS, has no GPP header (type 3, version 1), declares a range longer than MAX_SECTIONS
- * ids or more than MAX_SECTIONS ids in all, names an id above MAX_SECTION_ID, or whose number of
- * `~`-separated sections differs from the number of ids its header declares. Any Fibonacci code
- * word is read only as far as its value can stay within the bounds, so this costs O(header).
+ * So this reads the header and refuses, without expanding anything, a string that is too long, has
+ * more sections than MAX_SECTIONS, has no GPP header (type 3, version 1), declares a range longer
+ * than MAX_SECTIONS ids or more than MAX_SECTIONS ids in all, names an id above MAX_SECTION_ID, or
+ * whose number of `~`-separated sections differs from the number of ids its header declares. Any
+ * Fibonacci code word is read only as far as its value can stay within the bounds, so this costs
+ * O(header). Then the sections' own vendor ranges are bounded the same way (gpp-section-bounds.ts).
  * Encoding: IAB Global Privacy Platform, Consent String Specification, "Header Encoding" and the
  * "Range (Fibonacci)" data type.
  */
@@ -141,5 +143,6 @@ export function gppBoundsError(value: string): string | null {
     const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
     return `its header declares ${plural(ids.length, 'section id')} but it has ${plural(separators, 'section')}`;
   }
-  return null;
+  // The sections' own vendor ranges (gpp-section-bounds.ts).
+  return gppSectionsBoundsError(ids, value.split('~').slice(1));
 }

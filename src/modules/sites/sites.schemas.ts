@@ -37,7 +37,7 @@ export const PreferencesBody = Type.Object(
         minLength: 1,
         maxLength: 4096,
         description:
-          'The IAB GPP string of the decision (US opt-out regions); one that does not decode is a 422',
+          'The IAB GPP string of the decision (channels with a gppCmpId only: on others it is a 422, never decoded); one that does not decode, or whose vendor ranges would expand past the service’s bounds, is a 422',
       }),
     ),
     identityToken: Type.Optional(

@@ -20,6 +20,7 @@ import type { TcStringContext, TcStringProblem } from '../tcf/tcf.service.ts';
 import { type ConfigCaching, configCaching } from './config-response.ts';
 import { resolveDecisions } from './decisions.ts';
 import { gppDecodeError } from './gpp.ts';
+import { createGppDecoder, type GppDecoder } from './gpp-decoder.ts';
 import { gppStub } from './gpp-stub.ts';
 import { createSiteCache, type Site, type SiteCacheDeps } from './site-cache.ts';
 import type { PreferencesBody } from './sites.schemas.ts';
@@ -75,6 +76,8 @@ export function createSitesService(deps: {
   regionSettings: RegionSettings;
   /** A GEOIP_DATABASE replacement that could not be read (the previous data stays in use). */
   onGeoIpReloadError?: (error: Error) => void;
+  /** The GPP decoders (gpp-decoder.ts); by default its own, started on the first GPP string. */
+  gppDecoder?: GppDecoder;
 }) {
   const { store, channels, evidence, clock, baseUrl } = deps;
   const cache = createSiteCache({ channels, clock, listen: store.listen, baseUrl });
@@ -83,6 +86,26 @@ export function createSitesService(deps: {
     onReloadError: deps.onGeoIpReloadError,
   });
   const caching = configCaching(regions.varyHeaders, deps.regionSettings.geoipDatabase !== null);
+  const gppDecoder = deps.gppDecoder ?? createGppDecoder();
+
+  /**
+   * A decision's GPP string against the notice it answered: only a channel with a gppCmpId uses GPP
+   * (its SDK provides the GPP API); elsewhere a string is a 422 and is never decoded. Decisions
+   * without one pay nothing.
+   */
+  async function checkGppString(site: Site, notice: VisitorConfig, value: string): Promise<void> {
+    if (notice.gppCmpId === null) {
+      throw validationFailed([
+        {
+          path: '/gppString',
+          message: `was sent, but configVersion ${notice.configVersion} of this channel has no gppCmpId: it does not use GPP`,
+        },
+      ]);
+    }
+    const { organizationId, siteKey } = site.channel;
+    const problem = await gppDecodeError(gppDecoder, value, { organizationId, siteKey });
+    if (problem) throw validationFailed([{ path: '/gppString', message: problem }]);
+  }
 
   /**
    * A decision's TC string against the notice it answered (that version's TCF settings, none: 422)
@@ -139,10 +162,11 @@ export function createSitesService(deps: {
   }
 
   return {
-    /** Stops the site cache's change listener and the GeoIP reloads (the app is closing). */
+    /** Stops the site cache's change listener, the GeoIP reloads and the GPP decoders (the app is closing). */
     close: () => {
       cache.close();
       regions.close();
+      gppDecoder.close();
     },
 
     /** How shared caches may keep config answers (Vary, Cache-Control). */
@@ -223,10 +247,7 @@ export function createSitesService(deps: {
           ? null
           : await deps.identity.accountOf(site.channel, input.identityToken);
       const notice = await noticeAnswered(site, input.configVersion);
-      if (input.gppString !== undefined) {
-        const problem = await gppDecodeError(input.gppString);
-        if (problem) throw validationFailed([{ path: '/gppString', message: problem }]);
-      }
+      if (input.gppString !== undefined) await checkGppString(site, notice, input.gppString);
       // The regime of the notice the visitor answered, where the visitor was.
       const regime = resolveRegime(notice.regionRules, facts.region.code);
       const gpc = (input.gpc ?? false) || facts.secGpc;
