@@ -42,6 +42,8 @@ export function createTcfService(
     /** TCF_GVL_URL. */
     gvlUrl: string;
     jobs: JobQueue;
+    /** Metrics: a version's body read from the database. */
+    onLoad?: () => void;
   },
 ) {
   const mirror = createVendorListMirror({ ...deps, baseUrl: deps.gvlUrl });
@@ -52,6 +54,7 @@ export function createTcfService(
     const hit = cached.get(vendorListVersion);
     if (hit) return hit;
     const row = await tcfRepo.byVersion(db, vendorListVersion);
+    deps.onLoad?.();
     if (row) {
       if (cached.size >= CACHED_VERSIONS) cached.delete(cached.keys().next().value as number);
       // Shared by every caller: frozen, so a caller that changed it would fail loudly, not corrupt it.
