@@ -20,7 +20,7 @@ import type { CreateChannelBody, UpdateChannelBody } from './channels.schemas.ts
 import { originsRepo } from './origins.repo.ts';
 import { createOriginsService } from './origins.service.ts';
 import { createPurposesService } from './purposes.service.ts';
-import { assertTcfVendors, tcfSettings } from './tcf-settings.ts';
+import { assertTcfSettings, assertTcfVendors, tcfSettings } from './tcf-settings.ts';
 import { createTechnologiesService } from './technologies.service.ts';
 import { snapshotConfig, type VisitorConfig } from './visitor-config.ts';
 
@@ -45,6 +45,7 @@ export function createChannelsService(deps: {
   async function checkedTcf(tx: Tx, input: CreateChannelInput['tcf']): Promise<ChannelRow['tcf']> {
     if (!input) return null;
     const settings = tcfSettings(input);
+    assertTcfSettings(settings);
     assertTcfVendors(await deps.tcf.latestVendorList(tx), settings, clock.now());
     return settings;
   }
