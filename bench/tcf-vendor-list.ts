@@ -138,7 +138,10 @@ async function main() {
   const statuses = await Promise.all(
     Array.from({ length: CONCURRENT }, () =>
       fetch(`${base}/v1/public/sites/${siteKey}/tcf/vendor-list.json?version=${LARGE_VERSION}`).then(
-        async (r) => (await r.arrayBuffer(), r.status),
+        async (r) => {
+          await r.arrayBuffer();
+          return r.status;
+        },
       ),
     ),
   );
