@@ -63,15 +63,15 @@ export function createTcfService(
     deps.onLoad?.();
     // Not stored (yet): asked again next time, the mirror may have stored it by then.
     if (!row) return { value: null, weight: null };
-    let body: Record<string, unknown>;
+    let checked: ReturnType<typeof checkVendorList>;
     try {
-      body = checkVendorList(row.body).body;
+      checked = checkVendorList(row.body);
     } catch {
       // Versions never change: an unreadable one stays unreadable, and costs no read again.
       return { value: null, weight: 64 };
     }
     // Shared by every caller: frozen, so a caller that changed it would fail loudly, not corrupt it.
-    return { value: deepFreeze({ ...row, body }), weight: JSON.stringify(body).length };
+    return { value: deepFreeze({ ...row, body: checked.body }), weight: checked.size };
   }
   /**
    * A version never changes once stored, so its body (IAB's is a few MiB of JSON) is read once per

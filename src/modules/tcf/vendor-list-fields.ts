@@ -7,19 +7,49 @@ import { SourceError } from './vendor-list-source.ts';
  * bounds throws a SourceError naming where it is.
  */
 
-/** Where a reader is, for the error: the file's name and the path in it (`vendors[2].purposes`). */
+/**
+ * Where a reader is: the file, and the path in it as a chain of keys (`vendors[2].purposes`),
+ * spelled out only for an error. `size` adds up the JSON characters of what was kept, about: what
+ * keeping the list in memory costs (tcf.service.ts), counted on the way instead of serializing it.
+ */
 export interface At {
   name: string;
-  path: string;
+  size: { chars: number };
+  parent: At | null;
+  key: string | number | null;
 }
+
+export const root = (name: string): At => ({ name, size: { chars: 0 }, parent: null, key: null });
 
 export const at = (parent: At, key: string | number): At => ({
   name: parent.name,
-  path: typeof key === 'number' || /^\d+$/.test(key) ? `${parent.path}[${key}]` : `${parent.path}.${key}`,
+  size: parent.size,
+  parent,
+  key,
 });
 
+function pathOf(where: At): string {
+  let path = '';
+  for (let node: At | null = where; node?.parent; node = node.parent) {
+    const key = node.key as string | number;
+    path =
+      typeof key === 'number' || /^\d+$/.test(key)
+        ? `[${key}]${path}`
+        : /^\[/.test(key)
+          ? `${key}${path}`
+          : `.${key}${path}`;
+  }
+  return path.replace(/^\./, '');
+}
+
 export function fail(where: At, problem: string): never {
-  throw new SourceError(`${where.name}: ${where.path.replace(/^\./, '')} ${problem}`);
+  throw new SourceError(`${where.name}: ${pathOf(where)} ${problem}`);
+}
+
+/** Counts a kept scalar (numbers, booleans, null: a few characters each). */
+function kept<T>(where: At, value: T, chars = 6): T {
+  where.size.chars += chars;
+  return value;
 }
 
 export const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -33,23 +63,23 @@ export function wholeNumber(where: At, value: unknown, min: number, max: number)
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     fail(where, `is not a whole number from ${min} to ${max}`);
   }
-  return value;
+  return kept(where, value);
 }
 
 export function finiteNumber(where: At, value: unknown): number {
   if (typeof value !== 'number' || !Number.isFinite(value)) fail(where, 'is not a number');
-  return value;
+  return kept(where, value);
 }
 
 export function boolean(where: At, value: unknown): boolean {
   if (typeof value !== 'boolean') fail(where, 'is not true or false');
-  return value;
+  return kept(where, value);
 }
 
 export function text(where: At, value: unknown, maxLength: number): string {
   if (typeof value !== 'string') fail(where, 'is not a string');
   if (value.length > maxLength) fail(where, `is longer than ${maxLength} characters`);
-  return value;
+  return kept(where, value, value.length + 3);
 }
 
 /** Most ids one list may hold (IAB's lists hold a dozen at most). */
@@ -58,6 +88,7 @@ export const MAX_IDS_PER_LIST = 1000;
 /** A list of ids from 1 to `maxId` (a vendor's purposes, a stack's special features …). */
 export function idList(where: At, value: unknown, maxId: number): number[] {
   if (!Array.isArray(value) || value.length > MAX_IDS_PER_LIST) fail(where, 'is not a list of ids');
+  where.size.chars += 2 + value.length * 3;
   return value.map((id) => {
     if (typeof id !== 'number' || !Number.isInteger(id) || id < 1 || id > maxId) {
       fail(where, `is not a list of ids (each from 1 to ${maxId})`);
@@ -68,15 +99,15 @@ export function idList(where: At, value: unknown, maxId: number): number[] {
 
 /** Longest link kept. */
 export const MAX_URL_LENGTH = 2048;
+const HTTP_URL = /^https?:\/\/[^\s]/i;
 
 /**
  * An http(s) link, or undefined: anything else (a `javascript:` link, a word) is left out, since
  * the layers show these as links; the rest of the vendor stays.
  */
-export function httpUrl(value: unknown): string | undefined {
-  if (typeof value !== 'string' || value.length > MAX_URL_LENGTH || !URL.canParse(value)) return undefined;
-  const { protocol } = new URL(value);
-  return protocol === 'https:' || protocol === 'http:' ? value : undefined;
+export function httpUrl(where: At, value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length > MAX_URL_LENGTH) return undefined;
+  return HTTP_URL.test(value) && URL.canParse(value) ? kept(where, value, value.length + 3) : undefined;
 }
 
 /** Keys never copied out of a host's object, whatever it holds. */
@@ -92,12 +123,13 @@ export const MAX_TEXT_LENGTH = 20_000;
  * keys that are not plain names (`__proto__`, `constructor` …) are left out.
  */
 export function textTree(where: At, value: unknown, depth = 1): unknown {
-  if (value === null || typeof value === 'boolean') return value;
+  if (value === null || typeof value === 'boolean') return kept(where, value);
   if (typeof value === 'number') return finiteNumber(where, value);
   if (typeof value === 'string') return text(where, value, MAX_TEXT_LENGTH);
   if (depth > MAX_TREE_DEPTH) fail(where, `nests deeper than ${MAX_TREE_DEPTH} levels`);
   if (Array.isArray(value)) {
     if (value.length > MAX_TREE_ITEMS) fail(where, `holds more than ${MAX_TREE_ITEMS} items`);
+    where.size.chars += 2 + value.length;
     return value.map((item, i) => textTree(at(where, i), item, depth + 1));
   }
   if (!isObject(value)) fail(where, 'is not JSON');
@@ -107,6 +139,7 @@ export function textTree(where: At, value: unknown, depth = 1): unknown {
   for (const key of keys) {
     if (UNSAFE_KEYS.has(key) || !TREE_KEY.test(key)) continue;
     out[key] = textTree(at(where, key), value[key], depth + 1);
+    where.size.chars += key.length + 4;
   }
   return out;
 }
@@ -127,13 +160,12 @@ export function idMap<T>(
     const item = value[key];
     const id = isObject(item) ? own(item, 'id') : undefined;
     if (!isObject(item) || typeof id !== 'number' || String(id) !== key) {
-      fail(
-        { ...where, path: `${where.path}[${JSON.stringify(key.slice(0, 20))}]` },
-        'is not an entry with that id',
-      );
+      fail(at(where, `[${JSON.stringify(key.slice(0, 20))}]`), 'is not an entry with that id');
     }
     wholeNumber(at(at(where, key), 'id'), id, 1, maxId);
     out[key] = entry(at(where, key), item, id);
+    // The key, `"id":`, `"name":`, braces and commas.
+    where.size.chars += key.length + 20;
   }
   return out;
 }
@@ -149,5 +181,7 @@ export function optional<T>(
   const value = own(object, key);
   if (value === undefined) return;
   const read_ = read(at(where, key), value);
-  if (read_ !== undefined) out[key] = read_;
+  if (read_ === undefined) return;
+  out[key] = read_;
+  where.size.chars += key.length + 4;
 }

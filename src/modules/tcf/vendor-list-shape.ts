@@ -11,6 +11,7 @@ import {
   MAX_TEXT_LENGTH,
   optional,
   own,
+  root,
   text,
   textTree,
   wholeNumber,
@@ -53,6 +54,8 @@ export interface CheckedVendorList {
   tcfPolicyVersion: number;
   lastUpdated: Date;
   body: Record<string, unknown>;
+  /** About the JSON characters of `body` (within a few percent): what keeping it costs. */
+  size: number;
 }
 
 type Entry = Record<string, unknown>;
@@ -120,8 +123,8 @@ function vendorUrls(where: At, value: unknown): Entry[] {
     const w = at(where, i);
     if (!isObject(item)) fail(w, 'is not an object');
     const out: Entry = { langId: text(at(w, 'langId'), own(item, 'langId'), 35) };
-    optional(out, item, w, 'privacy', (_, v) => httpUrl(v));
-    optional(out, item, w, 'legIntClaim', (_, v) => httpUrl(v));
+    optional(out, item, w, 'privacy', httpUrl);
+    optional(out, item, w, 'legIntClaim', httpUrl);
     return out;
   });
 }
@@ -134,12 +137,12 @@ function vendor(where: At, value: Entry, id: number): Entry {
       return idList(w, v, maxId);
     });
   }
-  optional(out, value, where, 'policyUrl', (_, v) => httpUrl(v));
+  optional(out, value, where, 'policyUrl', httpUrl);
   optional(out, value, where, 'usesCookies', boolean);
   optional(out, value, where, 'cookieMaxAgeSeconds', (w, v) => (v === null ? null : finiteNumber(w, v)));
   optional(out, value, where, 'cookieRefresh', (w, v) => (v === null ? null : boolean(w, v)));
   optional(out, value, where, 'usesNonCookieAccess', boolean);
-  optional(out, value, where, 'deviceStorageDisclosureUrl', (_, v) => httpUrl(v));
+  optional(out, value, where, 'deviceStorageDisclosureUrl', httpUrl);
   optional(out, value, where, 'deletedDate', (w, v) => text(w, v, 64));
   optional(out, value, where, 'overflow', (w, v) => {
     if (!isObject(v)) fail(w, 'is not an object');
@@ -195,7 +198,7 @@ export function checkVendorList(body: unknown, name = 'vendor-list.json'): Check
   if (own(body, 'gvlSpecificationVersion') !== 3) {
     throw new SourceError(`${name}: gvlSpecificationVersion is not 3 (only the v3 format is read)`);
   }
-  const where = { name, path: '' };
+  const where = root(name);
   const head = header(where, body);
   const checked: Record<string, unknown> = {
     ...head,
@@ -208,13 +211,14 @@ export function checkVendorList(body: unknown, name = 'vendor-list.json'): Check
     tcfPolicyVersion: head.tcfPolicyVersion,
     lastUpdated: new Date(head.lastUpdated),
     body: checked,
+    size: where.size.chars,
   };
 }
 
 /** `purposes-<lang>.json`: the declarations translated (no vendors), cut down the same way. */
 export function checkLanguageFile(body: unknown, name: string): Record<string, unknown> {
   if (!isObject(body)) throw new SourceError(`${name} is not a JSON object`);
-  const where = { name, path: '' };
+  const where = root(name);
   const checked: Record<string, unknown> = declarations(where, body, ['purposes']);
   optional(checked, body, where, 'gvlSpecificationVersion', (w, v) => wholeNumber(w, v, 1, 99));
   optional(checked, body, where, 'vendorListVersion', (w, v) =>
