@@ -60,6 +60,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     },
     onFetchFailure: metrics.tcfVendorListFetchFailed,
     onVersion: metrics.tcfVendorListVersion,
+    onLoad: metrics.tcfVendorListLoaded,
   });
   const channels = createChannelsService({ store, clock, audit, events, tcf });
   // Consent analytics: decisions are counted by the consent write's own statement.

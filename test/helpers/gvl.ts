@@ -236,6 +236,16 @@ export interface VendorListServer {
   /** Publishes another vendor list (the next version, say). */
   publish(list: ReturnType<typeof buildVendorList>): void;
   /**
+   * Publishes `vendor-list.json` as these exact bytes (JSON.stringify cannot write what a hostile
+   * host can: 20,000 levels of nesting, say); publish() goes back to a list.
+   */
+  publishText(text: string): void;
+  /**
+   * Answers `vendor-list.json` with a 302 to `location` (absolute, or a path on this server) until
+   * heal(); a path under `/moved/` is then served as the file of the same name.
+   */
+  redirect(location: string): void;
+  /**
    * Answers every request with this status until heal(); 'garbage' sends invalid JSON; 'hang' never
    * answers; 'stall' sends the headers and part of the body, then nothing; 'huge' streams more than
    * 16 MiB; 'html' sends a 200 page that is not JSON.
@@ -253,6 +263,8 @@ export async function serveVendorList(
   options: { maxAgeSeconds?: number } = {},
 ): Promise<VendorListServer> {
   let current = list;
+  let currentText: string | null = null;
+  let redirectTo: string | null = null;
   let failure: FailureMode | null = null;
   const requests: string[] = [];
   const state = { maxAgeSeconds: options.maxAgeSeconds ?? 600 };
@@ -291,9 +303,18 @@ export async function serveVendorList(
       res.writeHead(failure, { 'content-type': 'text/plain' }).end('unavailable');
       return;
     }
+    if (redirectTo !== null && pathname === '/vendor-list.json') {
+      res.writeHead(302, { location: redirectTo }).end();
+      return;
+    }
+    const file = pathname.replace(/^\/moved\//, '/');
+    if (file === '/vendor-list.json' && currentText !== null) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(currentText);
+      return;
+    }
     const language = /^\/purposes-([a-z]{2})\.json$/.exec(pathname)?.[1];
     const body =
-      pathname === '/vendor-list.json'
+      file === '/vendor-list.json'
         ? current
         : language
           ? buildLanguageFile(language, { version: current.vendorListVersion })
@@ -316,12 +337,20 @@ export async function serveVendorList(
     requests,
     publish(next) {
       current = next;
+      currentText = null;
+    },
+    publishText(text) {
+      currentText = text;
+    },
+    redirect(location) {
+      redirectTo = location;
     },
     fail(mode) {
       failure = mode;
     },
     heal() {
       failure = null;
+      redirectTo = null;
     },
     get maxAgeSeconds() {
       return state.maxAgeSeconds;

@@ -106,6 +106,28 @@ describe('channel tcf', () => {
     }
   });
 
+  it('publisherCountryCode must be an assigned ISO 3166-1 alpha-2 code: ZZ, XK and unassigned ones are a 422 on POST and PATCH', async () => {
+    const channel = await tcfChannel();
+    for (const code of ['ZZ', 'XK', 'AA', 'UK', 'EU']) {
+      const tcf = { ...settings, publisherCountryCode: code };
+      const created = expectProblemShape(await post({ name: code, tcf }), 422, 'validation_failed');
+      expect(created.errors).toEqual([
+        {
+          path: '/tcf/publisherCountryCode',
+          message: `"${code}" is not an assigned ISO 3166-1 alpha-2 country code`,
+        },
+      ]);
+      expectProblemShape(await patch(channel.id, { tcf }), 422, 'validation_failed');
+    }
+    const read = await t.http.get(`/v1/channels/${channel.id}`, { key: tenant.testKey });
+    expect(read.body.data.tcf.publisherCountryCode).toBe('FR');
+    // Greece is GR in ISO 3166-1 (EL is the EU's own abbreviation); GB, not UK.
+    for (const code of ['GR', 'GB', 'DE', 'AX']) {
+      const res = await patch(channel.id, { tcf: { ...settings, publisherCountryCode: code } });
+      expect(res.status, res.text).toBe(200);
+    }
+  });
+
   it('a vendor not in the newest list, or deleted from it, is a 422 naming each', async () => {
     const channel = await tcfChannel();
     const unknown = expectProblemShape(

@@ -95,7 +95,6 @@ describe('GET /v1/tcf/vendor-list', () => {
     gvl.publish(buildVendorList({ version: 101 }));
     await refreshVendorList(t);
     expect((await vendorList(tenant.testKey)).body.data.vendorListVersion).toBe(101);
-    gvl.publish(LIST);
   });
 });
 
@@ -159,10 +158,12 @@ describe('GET /v1/public/sites/:siteKey/tcf/vendor-list.json', () => {
     }
   });
 
-  it('serves an older version the service keeps, and the vendors of an older config version', async () => {
-    const old = await slice(channel.siteKey, '?version=100&configVersion=1');
+  it('serves the vendors of an older config version; a version the service keeps but none of the channel’s configs used is 404', async () => {
+    // The channel was made once 101 was the newest: 100 is no version of its visitors.
+    expectProblemShape(await slice(channel.siteKey, '?version=100&configVersion=1'), 404, 'not_found');
+    const old = await slice(channel.siteKey, '?version=101&configVersion=1');
     expect(old.status, old.text).toBe(200);
-    expect(old.body.vendorListVersion).toBe(100);
+    expect(old.body.vendorListVersion).toBe(101);
     expect(Object.keys(old.body.vendors)).toEqual(['2', '32']);
     const patched = await t.http.patch(`/v1/channels/${channel.id}`, {
       key: tenant.testKey,

@@ -484,7 +484,7 @@ export interface paths {
         };
         /**
          * The channel’s vendors of a Global Vendor List version, with the declarations they use, in IAB’s vendor-list.json format
-         * @description The vendors of config version `configVersion` (default: the current one) that are in vendor list `version` (default: the one that config was made with) and not deleted, and only the purposes, special purposes, features, special features, stacks and data categories they use, translated into `lang` when the service holds that translation (`Content-Language` says which). With `version` and `configVersion` both given the answer never changes and is cached for a year. 404 for a channel without TCF, or a version it or the service never had.
+         * @description The vendors of config version `configVersion` (default: the current one) that are in vendor list `version` (default: the one that config was made with) and not deleted, and only the purposes, special purposes, features, special features, stacks and data categories they use, translated into `lang` when the service holds that translation (`Content-Language` says which). With `version` and `configVersion` both given the answer never changes and is cached for a year. 404 (with the CORS headers of a registered origin) for a channel without TCF, a config version it never had, or a vendor list version none of its config versions was made with.
          */
         get: operations["getSiteTcfVendorList"];
         put?: never;
@@ -1021,7 +1021,7 @@ export interface components {
                 cmpVersion: number | null;
                 /** @description Global Vendor List ids of the vendors visitors are asked about */
                 vendorIds: number[];
-                /** @description ISO 3166-1 alpha-2 */
+                /** @description A code ISO 3166-1 assigns (alpha-2); an unassigned or user-assigned one (ZZ, XK) is 422 */
                 publisherCountryCode: string;
                 /** @description Purpose 1 is not disclosed (only where the publisher’s country allows it) */
                 purposeOneTreatment: boolean;
@@ -1150,7 +1150,7 @@ export interface components {
                 cmpVersion: number | null;
                 /** @description Global Vendor List ids of the vendors visitors are asked about */
                 vendorIds: number[];
-                /** @description ISO 3166-1 alpha-2 */
+                /** @description A code ISO 3166-1 assigns (alpha-2); an unassigned or user-assigned one (ZZ, XK) is 422 */
                 publisherCountryCode: string;
                 /** @description Purpose 1 is not disclosed (only where the publisher’s country allows it) */
                 purposeOneTreatment: boolean;
@@ -3436,7 +3436,7 @@ export interface operations {
                         cmpVersion?: number | null;
                         /** @description Global Vendor List ids of the vendors visitors are asked about */
                         vendorIds: number[];
-                        /** @description ISO 3166-1 alpha-2 */
+                        /** @description A code ISO 3166-1 assigns (alpha-2); an unassigned or user-assigned one (ZZ, XK) is 422 */
                         publisherCountryCode: string;
                         /** @description Purpose 1 is not disclosed (only where the publisher’s country allows it) */
                         purposeOneTreatment?: boolean;
@@ -3838,7 +3838,7 @@ export interface operations {
                         cmpVersion?: number | null;
                         /** @description Global Vendor List ids of the vendors visitors are asked about */
                         vendorIds: number[];
-                        /** @description ISO 3166-1 alpha-2 */
+                        /** @description A code ISO 3166-1 assigns (alpha-2); an unassigned or user-assigned one (ZZ, XK) is 422 */
                         publisherCountryCode: string;
                         /** @description Purpose 1 is not disclosed (only where the publisher’s country allows it) */
                         purposeOneTreatment?: boolean;

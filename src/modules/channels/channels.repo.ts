@@ -151,6 +151,24 @@ export const configVersionsRepo = {
     return row as ConfigVersionRow | undefined;
   },
 
+  /**
+   * The vendor list versions the channel's config versions were made with (TCF turned on), in no
+   * order. Reads every snapshot of the channel: callers keep the answer (channels.service.ts).
+   */
+  async vendorListVersions(db: Db, channel: Pick<ChannelRow, 'organizationId' | 'id'>): Promise<number[]> {
+    const version = sql<string | null>`${channelConfigVersions.snapshot} -> 'tcf' ->> 'vendorListVersion'`;
+    const rows = await db
+      .selectDistinct({ version })
+      .from(channelConfigVersions)
+      .where(
+        and(
+          eq(channelConfigVersions.organizationId, channel.organizationId),
+          eq(channelConfigVersions.channelId, channel.id),
+        ),
+      );
+    return rows.map((r) => Number(r.version)).filter((v) => Number.isInteger(v) && v > 0);
+  },
+
   /** Newest first; `before` is the last version of the previous page. */
   list(
     db: Db,

@@ -51,7 +51,10 @@ const TcfFields = {
     uniqueItems: true,
     description: 'Global Vendor List ids of the vendors visitors are asked about',
   }),
-  publisherCountryCode: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' }),
+  publisherCountryCode: Type.String({
+    pattern: '^[A-Z]{2}$',
+    description: 'A code ISO 3166-1 assigns (alpha-2); an unassigned or user-assigned one (ZZ, XK) is 422',
+  }),
   purposeOneTreatment: Type.Boolean({
     description: 'Purpose 1 is not disclosed (only where the publisher’s country allows it)',
   }),

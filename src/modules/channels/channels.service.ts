@@ -6,6 +6,7 @@ import { isUniqueViolation } from '../../platform/db/pg-errors.ts';
 import type { Db, DbScope, Store, Tx } from '../../platform/db/store.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
+import { createLoadingCache } from '../../platform/loading-cache.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
 import {
   assertRegionRules,
@@ -20,7 +21,7 @@ import type { CreateChannelBody, UpdateChannelBody } from './channels.schemas.ts
 import { originsRepo } from './origins.repo.ts';
 import { createOriginsService } from './origins.service.ts';
 import { createPurposesService } from './purposes.service.ts';
-import { assertTcfVendors, tcfSettings } from './tcf-settings.ts';
+import { assertTcfSettings, assertTcfVendors, tcfSettings } from './tcf-settings.ts';
 import { createTechnologiesService } from './technologies.service.ts';
 import { snapshotConfig, type VisitorConfig } from './visitor-config.ts';
 
@@ -28,6 +29,8 @@ export type CreateChannelInput = Static<typeof CreateChannelBody>;
 export type UpdateChannelInput = Static<typeof UpdateChannelBody>;
 
 const DEFAULT_RETENTION_DAYS = 1825;
+/** Vendor list versions kept of recently asked channels (a channel holds one per week of TCF). */
+const USED_LIST_VERSIONS_KEPT = 100_000;
 
 export function createChannelsService(deps: {
   store: Pick<Store, 'db' | 'notify' | 'savepoint'>;
@@ -45,6 +48,7 @@ export function createChannelsService(deps: {
   async function checkedTcf(tx: Tx, input: CreateChannelInput['tcf']): Promise<ChannelRow['tcf']> {
     if (!input) return null;
     const settings = tcfSettings(input);
+    assertTcfSettings(settings);
     assertTcfVendors(await deps.tcf.latestVendorList(tx), settings, clock.now());
     return settings;
   }
@@ -96,6 +100,29 @@ export function createChannelsService(deps: {
     if (!Number.isInteger(version) || version < 1 || version > channel.configVersion) return null;
     const row = await configVersionsRepo.find(store.db, channel, version);
     return row ? snapshotConfig(row.snapshot) : null;
+  }
+
+  /**
+   * The vendor list versions a channel's configs were made with, by channel and configVersion (a
+   * new config version may add one): read once per process for each, by one query however many
+   * requests ask at once, and kept for the most recently asked channels.
+   */
+  const usedListVersions = createLoadingCache<string, ReadonlySet<number>>({
+    maxWeight: USED_LIST_VERSIONS_KEPT,
+    async load(key) {
+      const [organizationId, id] = key.split(' ');
+      const versions = new Set(await configVersionsRepo.vendorListVersions(store.db, { organizationId, id }));
+      return { value: versions, weight: 1 + versions.size };
+    },
+  });
+
+  /**
+   * Whether one of the channel's config versions was made with vendor list `version`: the only
+   * versions its public vendor list answers for (a TC string of its visitors names one of them).
+   */
+  async function usedVendorListVersion(channel: ChannelRow, version: number): Promise<boolean> {
+    const key = `${channel.organizationId} ${channel.id} ${channel.configVersion}`;
+    return (await usedListVersions.get(key)).has(version);
   }
 
   /**
@@ -218,6 +245,7 @@ export function createChannelsService(deps: {
     // Reads for the public site endpoints: no API key, so no organization context.
 
     findConfigVersion,
+    usedVendorListVersion,
 
     /**
      * A channel by id without an audit context (visitor receipts, scans, and the 404 of modules that

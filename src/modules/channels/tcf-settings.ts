@@ -1,4 +1,5 @@
 import { AppError, type FieldError, validationFailed } from '../../platform/http/errors.ts';
+import { isAssignedIsoCountry } from '../regions/regions.service.ts';
 import { type GvlVendor, isDeleted, VENDOR_ID_LISTS, type VendorListRow } from '../tcf/tcf.service.ts';
 import type { ChannelTcf } from './channels.tables.ts';
 import type { VisitorConfig } from './visitor-config.ts';
@@ -34,6 +35,21 @@ export function tcfSettings(input: {
     publisherCountryCode: input.publisherCountryCode,
     purposeOneTreatment: input.purposeOneTreatment ?? false,
   };
+}
+
+/**
+ * The settings' own rules, before any vendor list is needed: the publisher's country is a code
+ * ISO 3166-1 assigns (the schema checks only its shape, and a TC string carries it as given).
+ */
+export function assertTcfSettings(settings: ChannelTcf): void {
+  if (!isAssignedIsoCountry(settings.publisherCountryCode)) {
+    throw validationFailed([
+      {
+        path: '/tcf/publisherCountryCode',
+        message: `"${settings.publisherCountryCode}" is not an assigned ISO 3166-1 alpha-2 country code`,
+      },
+    ]);
+  }
 }
 
 /**

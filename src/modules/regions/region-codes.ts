@@ -20,7 +20,8 @@ const COUNTRY_FORMAT = /^[A-Z]{2}$/;
  * Plus XK (Kosovo): user-assigned, not in ISO 3166-1, but what MaxMind, Cloudflare and the EU use,
  * so a Kosovo visitor has a region and a rule can name it.
  */
-const COUNTRIES: ReadonlySet<string> = new Set([...COUNTRY_CODES.split(' '), 'XK']);
+const ISO_COUNTRIES: ReadonlySet<string> = new Set(COUNTRY_CODES.split(' '));
+const COUNTRIES: ReadonlySet<string> = new Set([...ISO_COUNTRIES, 'XK']);
 const SUBDIVISIONS: ReadonlySet<string> = new Set(
   SUBDIVISION_CODES.flatMap((line) => {
     const [country, codes] = line.split(':');
@@ -77,6 +78,12 @@ export type GroupCode = keyof typeof GROUPS;
 export const isGroup = (code: string): code is GroupCode => code === 'EU' || code === 'EEA';
 
 export const isCountry = (code: string): boolean => COUNTRIES.has(code);
+
+/**
+ * One of the 249 codes ISO 3166-1 assigns, without XK: where a standard asks for an ISO 3166-1
+ * alpha-2 code (a TC string's publisherCountryCode), a user-assigned code is not one.
+ */
+export const isAssignedIsoCountry = (code: string): boolean => ISO_COUNTRIES.has(code);
 
 export const isSubdivision = (code: string): boolean => SUBDIVISIONS.has(code);
 

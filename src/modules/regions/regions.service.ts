@@ -1,6 +1,6 @@
 // What other modules use of regions (docs/regions.md): rules, regimes, material changes, resolution.
 export { consentRequiredSince, isReconsent, type MaterialSnapshot } from './material-changes.ts';
-export { isVisitorRegion } from './region-codes.ts';
+export { isAssignedIsoCountry, isVisitorRegion } from './region-codes.ts';
 export {
   createRegionResolver,
   declaredRegionError,

@@ -56,7 +56,7 @@ export function tcfVendorListRoutes(
   app: App,
   deps: {
     tcf: Pick<TcfService, 'vendorList' | 'languageFile'>;
-    channels: Pick<ChannelsService, 'findConfigVersion'>;
+    channels: Pick<ChannelsService, 'findConfigVersion' | 'usedVendorListVersion'>;
     sites: Pick<SitesService, 'cachedSite' | 'resolve'>;
   },
 ) {
@@ -72,7 +72,7 @@ export function tcfVendorListRoutes(
         summary:
           'The channel’s vendors of a Global Vendor List version, with the declarations they use, in IAB’s vendor-list.json format',
         description:
-          'The vendors of config version `configVersion` (default: the current one) that are in vendor list `version` (default: the one that config was made with) and not deleted, and only the purposes, special purposes, features, special features, stacks and data categories they use, translated into `lang` when the service holds that translation (`Content-Language` says which). With `version` and `configVersion` both given the answer never changes and is cached for a year. 404 for a channel without TCF, or a version it or the service never had.',
+          'The vendors of config version `configVersion` (default: the current one) that are in vendor list `version` (default: the one that config was made with) and not deleted, and only the purposes, special purposes, features, special features, stacks and data categories they use, translated into `lang` when the service holds that translation (`Content-Language` says which). With `version` and `configVersion` both given the answer never changes and is cached for a year. 404 (with the CORS headers of a registered origin) for a channel without TCF, a config version it never had, or a vendor list version none of its config versions was made with.',
         params: SiteParams,
         querystring: Query,
         response: {
@@ -88,9 +88,9 @@ export function tcfVendorListRoutes(
     },
     async (request, reply) => {
       const site = siteOf(request);
-      // First, so that a 404 reaches the page too: the CMP API then answers `getVendorList` with
-      // success false instead of a network error.
-      reply.headers(corsHeaders(allowedOrigin(site, request.headers.origin)));
+      // First, so that every answer carries them, a 404 included: the CMP API's getVendorList
+      // must be able to read that a version is not there.
+      (reply as FastifyReply).headers(corsHeaders(allowedOrigin(site, request.headers.origin)));
       const { version, configVersion, lang } = request.query;
       const config =
         configVersion === undefined
@@ -99,7 +99,18 @@ export function tcfVendorListRoutes(
       if (!config) throw notFound('config version');
       if (!config.tcf)
         throw new AppError('not_found', 'The channel is not a TCF CMP in that config version.');
-      const list = await tcf.vendorList(request.db.read, version ?? config.tcf.vendorListVersion);
+      const wanted = version ?? config.tcf.vendorListVersion;
+      // Only versions the channel's own configs were made with: any other is no visitor's, and
+      // reading it would let anyone make the service load every version it keeps.
+      if (
+        wanted !== config.tcf.vendorListVersion &&
+        !(await channels.usedVendorListVersion(site.channel, wanted))
+      )
+        throw new AppError(
+          'not_found',
+          'No config version of the channel was made with that vendor list version.',
+        );
+      const list = await tcf.vendorList(request.db.read, wanted);
       if (!list) throw new AppError('not_found', 'The service holds no such vendor list version.');
       const translation = lang ? await tcf.languageFile(request.db.read, list.vendorListVersion, lang) : null;
       const slice = vendorListSlice(list.body, config.tcf.vendorIds, translation?.body ?? null);

@@ -1,6 +1,13 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, lte } from 'drizzle-orm';
 import type { Db, Tx } from '../../platform/db/store.ts';
 import { tcfMirrorState, tcfVendorListLanguages, tcfVendorLists } from './tcf.tables.ts';
+import { MAX_VENDOR_LIST_VERSION } from './vendor-list-shape.ts';
+
+/**
+ * The newest version is the highest a TC string can carry: a row above it (stored before lists
+ * were checked) never pins channels to a version their strings cannot name.
+ */
+const carried = lte(tcfVendorLists.vendorListVersion, MAX_VENDOR_LIST_VERSION);
 
 export type VendorListRow = typeof tcfVendorLists.$inferSelect;
 export type VendorListLanguageRow = typeof tcfVendorListLanguages.$inferSelect;
@@ -15,6 +22,7 @@ export const tcfRepo = {
     const [row] = await db
       .select()
       .from(tcfVendorLists)
+      .where(carried)
       .orderBy(desc(tcfVendorLists.vendorListVersion))
       .limit(1);
     return row ?? null;
@@ -25,6 +33,7 @@ export const tcfRepo = {
     const [row] = await db
       .select({ version: tcfVendorLists.vendorListVersion })
       .from(tcfVendorLists)
+      .where(carried)
       .orderBy(desc(tcfVendorLists.vendorListVersion))
       .limit(1);
     return row?.version ?? null;

@@ -4,8 +4,10 @@ import { MAX_VENDOR_QUERY } from './vendor-list-view.ts';
 
 /**
  * The Global Vendor List as the API and the public slice serve it. Entries keep IAB's field names
- * (GVL v3); the fields below are those the console and tcf.js read, and anything else IAB adds is
- * passed through as it is (additionalProperties), so a newer list is never cut down.
+ * (GVL v3); the fields below are those the console and tcf.js read, and the format's other fields
+ * (retention, links, `overflow` …) pass through as stored (additionalProperties). What is stored
+ * holds only the format's fields: the mirror leaves out anything else a host sends
+ * (vendor-list-shape.ts), so nothing unknown reaches these answers.
  */
 
 const Ids = Type.Array(Type.Integer());

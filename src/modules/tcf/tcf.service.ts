@@ -1,6 +1,7 @@
 import type { Clock } from '../../platform/clock.ts';
 import type { Db, Store, Tx } from '../../platform/db/store.ts';
 import type { JobQueue } from '../../platform/jobs/job-queue.ts';
+import { createLoadingCache, type Loaded } from '../../platform/loading-cache.ts';
 import { type MirrorStateRow, tcfRepo, type VendorListLanguageRow, type VendorListRow } from './tcf.repo.ts';
 import {
   createVendorListMirror,
@@ -8,6 +9,7 @@ import {
   type VendorListMirrorDeps,
   vendorListLanguage,
 } from './vendor-list-mirror.ts';
+import { checkVendorList } from './vendor-list-shape.ts';
 
 export {
   TC_STRING_RULES,
@@ -35,8 +37,13 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** Versions whose bodies a process keeps in memory (the newest and the few strings still name). */
-const CACHED_VERSIONS = 4;
+/**
+ * JSON characters of vendor list bodies a process keeps in memory (about as many bytes; the parsed
+ * objects take a few times that): four lists of the largest size a host may send, dozens of
+ * IAB's. Anyone may ask for any version a channel used, so what is kept is bounded by size, not
+ * by count.
+ */
+export const VENDOR_LIST_CACHE_CHARS = 64 * 1024 * 1024;
 
 /**
  * The IAB TCF module (docs/guides/tcf.md): the Global Vendor List mirror the worker keeps, and what
@@ -50,22 +57,47 @@ export function createTcfService(
     /** TCF_GVL_URL. */
     gvlUrl: string;
     jobs: JobQueue;
+    /** Metrics: a version's body read from the database. */
+    onLoad?: () => void;
   },
 ) {
   const mirror = createVendorListMirror({ ...deps, baseUrl: deps.gvlUrl });
-  // A version never changes once stored, so its parsed body (IAB's is a few MiB of JSON) is kept in
-  // memory: the public slice and the TC string checks then read no large row per request.
-  const cached = new Map<number, VendorListRow>();
-  async function vendorList(db: Db, vendorListVersion: number): Promise<VendorListRow | null> {
-    const hit = cached.get(vendorListVersion);
-    if (hit) return hit;
-    const row = await tcfRepo.byVersion(db, vendorListVersion);
-    if (row) {
-      if (cached.size >= CACHED_VERSIONS) cached.delete(cached.keys().next().value as number);
-      // Shared by every caller: frozen, so a caller that changed it would fail loudly, not corrupt it.
-      cached.set(vendorListVersion, deepFreeze(row));
+  /**
+   * A version as the service uses it: checked again as it is read, so a row stored before the
+   * checks of vendor-list-shape.ts existed is served cut down to the format's fields, or not at all.
+   */
+  async function readVersion(db: Db, version: number): Promise<Loaded<VendorListRow | null>> {
+    const row = await tcfRepo.byVersion(db, version);
+    deps.onLoad?.();
+    // Not stored (yet): asked again next time, the mirror may have stored it by then.
+    if (!row) return { value: null, weight: null };
+    let checked: ReturnType<typeof checkVendorList>;
+    try {
+      checked = checkVendorList(row.body);
+    } catch {
+      // Versions never change: an unreadable one stays unreadable, and costs no read again.
+      return { value: null, weight: 64 };
     }
-    return row;
+    // Shared by every caller: frozen, so a caller that changed it would fail loudly, not corrupt it.
+    return { value: deepFreeze({ ...row, body: checked.body }), weight: checked.size };
+  }
+  /**
+   * A version never changes once stored, so its body (IAB's is a few MiB of JSON) is read once per
+   * process, by one query however many requests want it at the same time, and kept within
+   * VENDOR_LIST_CACHE_CHARS.
+   */
+  const cached = createLoadingCache<number, VendorListRow | null>({
+    maxWeight: VENDOR_LIST_CACHE_CHARS,
+    load: (version) => readVersion(deps.store.db, version),
+  });
+  /** One version of the vendor list; null when the mirror never fetched it (or it cannot be read). */
+  async function vendorList(db: Db, vendorListVersion: number): Promise<VendorListRow | null> {
+    if (!Number.isInteger(vendorListVersion) || vendorListVersion < 1) return null;
+    if (db === deps.store.db) return cached.get(vendorListVersion);
+    // Inside a transaction (a channel adopting the version its transaction just stored): read
+    // through it, never joining a read of another flow, which on the embedded store would wait for
+    // this transaction; and keep nothing it read, which may not commit.
+    return cached.peek(vendorListVersion) ?? (await readVersion(db, vendorListVersion)).value;
   }
   return {
     /** The worker's job (worker.ts runs it every VENDOR_LIST_POLL_MS); the API role never fetches. */

@@ -121,6 +121,21 @@ export function createVendorListMirror(deps: VendorListMirrorDeps) {
     return errors;
   }
 
+  /**
+   * Fetches and checks `vendor-list.json`. Whatever goes wrong here is the host's doing (a parser
+   * or a check that throws something else included), so it is a SourceError: counted and stored
+   * in the mirror state like any failed fetch, never a job failure that nothing counts.
+   */
+  async function fetchList() {
+    try {
+      const file = await readSourceFile(baseUrl, 'vendor-list.json', deps.fetchTimeoutMs);
+      return { file, list: checkVendorList(file.body) };
+    } catch (error) {
+      if (error instanceof SourceError) throw error;
+      throw new SourceError(`vendor-list.json could not be read (${describeError(error)})`);
+    }
+  }
+
   return {
     source,
 
@@ -140,8 +155,14 @@ export function createVendorListMirror(deps: VendorListMirrorDeps) {
       tried.clear();
       let next: Omit<MirrorStateRow, 'id'>;
       try {
-        const file = await readSourceFile(baseUrl, 'vendor-list.json', deps.fetchTimeoutMs);
-        const list = checkVendorList(file.body);
+        const { file, list } = await fetchList();
+        const newest = await tcfRepo.latestVersion(store.db);
+        if (newest !== null && list.vendorListVersion < newest) {
+          // A host (or a cache before it) serving an old copy: channels stay on the newer list.
+          throw new SourceError(
+            `vendor-list.json: vendorListVersion ${list.vendorListVersion} is older than ${newest}, the newest held`,
+          );
+        }
         if (await storeList(list, now)) {
           log.info(
             { source, vendorListVersion: list.vendorListVersion },

@@ -42,7 +42,42 @@ export function maxAgeOf(cacheControl: string | null): number | null {
   return match ? Number(match[1]) : null;
 }
 
+/**
+ * Deepest nesting a file may have: a vendor list nests 5 levels (list, vendors, vendor, retention,
+ * purposes). Checked on the text before it is parsed, so that neither the parser nor anything that
+ * walks the result later (serializers, the database driver) meets thousands of levels.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Whether JSON text nests deeper than `limit` objects and arrays: one pass over the characters,
+ * skipping strings, with a counter instead of recursion (so any depth costs only time, linear).
+ * Malformed text is the parser's to refuse.
+ */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // A string: skip to its closing quote, past escaped characters.
+      for (i++; i < text.length; i++) {
+        const s = text.charCodeAt(i);
+        if (s === 0x5c) i++;
+        else if (s === 0x22) break;
+      }
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
 function parseJson(text: string, name: string): unknown {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new SourceError(`${name} nests deeper than ${MAX_JSON_DEPTH} levels, which no vendor list does`);
+  }
   try {
     return JSON.parse(text);
   } catch {
@@ -69,16 +104,46 @@ async function readFileSource(baseUrl: string, name: string): Promise<SourceFile
   }
 }
 
+/** Redirects followed for one file (within the configured host only). */
+const MAX_REDIRECTS = 5;
+
+/**
+ * GETs `url`, following redirects only within the configured host (same scheme, host and port as
+ * TCF_GVL_URL): a redirect elsewhere could point the worker at any address it can reach.
+ */
+async function fetchWithinHost(url: URL, name: string, signal: AbortSignal, timeoutMs: number) {
+  let current = url;
+  for (let hops = 0; ; hops++) {
+    let response: Response;
+    try {
+      response = await fetch(current, {
+        signal,
+        headers: { accept: 'application/json' },
+        redirect: 'manual',
+      });
+    } catch (error) {
+      const reason = signal.aborted ? `no answer within ${timeoutMs} ms` : (error as Error).message;
+      throw new SourceError(`${name}: request failed (${reason})`);
+    }
+    const location = response.headers.get('location');
+    if (response.status < 300 || response.status > 399 || location === null) return response;
+    await response.body?.cancel().catch(() => {});
+    const next = URL.canParse(location, current.href) ? new URL(location, current) : null;
+    if (!next || next.origin !== url.origin) {
+      const target = next ? next.origin : 'an address that is not a URL';
+      throw new SourceError(
+        `${name}: the host redirected to ${target.slice(0, 100)}; only redirects within ${url.origin} are followed`,
+      );
+    }
+    if (hops >= MAX_REDIRECTS) throw new SourceError(`${name}: more than ${MAX_REDIRECTS} redirects`);
+    current = next;
+  }
+}
+
 async function readHttpSource(baseUrl: string, name: string, timeoutMs: number): Promise<SourceFile> {
   const url = new URL(name, baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
   const signal = AbortSignal.timeout(timeoutMs);
-  let response: Response;
-  try {
-    response = await fetch(url, { signal, headers: { accept: 'application/json' }, redirect: 'follow' });
-  } catch (error) {
-    const reason = signal.aborted ? `no answer within ${timeoutMs} ms` : (error as Error).message;
-    throw new SourceError(`${name}: request failed (${reason})`);
-  }
+  const response = await fetchWithinHost(url, name, signal, timeoutMs);
   try {
     if (!response.ok) {
       throw new SourceError(`${name}: the host answered ${response.status}`, response.status === 404);

@@ -1,3 +1,5 @@
+import { DECLARATIONS } from './vendor-list-shape.ts';
+
 /**
  * What the routes make of a stored vendor list (its body as IAB published it): the whole list as
  * arrays for the console's vendor picker, and one channel's slice in IAB's own GVL v3 shape for the
@@ -24,15 +26,6 @@ interface GvlStack extends Entry {
   specialFeatures?: number[];
 }
 
-/** The declaration maps of a list and of its language files, in the order IAB lists them. */
-export const DECLARATIONS = [
-  'purposes',
-  'specialPurposes',
-  'features',
-  'specialFeatures',
-  'stacks',
-  'dataCategories',
-] as const;
 type Declaration = (typeof DECLARATIONS)[number];
 
 /**

@@ -72,6 +72,11 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     help: 'The newest Global Vendor List version the mirror holds, as this process last saw it (worker).',
     registers: [registry],
   });
+  const tcfLoads = new Counter({
+    name: 'consent_service_tcf_vendor_list_loads_total',
+    help: 'Vendor list versions read from the database by this process (it keeps what it read in memory, within a byte budget).',
+    registers: [registry],
+  });
   const jobs = new Gauge({
     name: 'consent_service_jobs',
     help: 'Jobs in the jobs table by kind and status (queued includes scheduled; failed until purged).',
@@ -155,6 +160,9 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     },
     tcfVendorListFetchFailed(file: 'vendor_list' | 'language') {
       tcfFetchFailures.inc({ file });
+    },
+    tcfVendorListLoaded() {
+      tcfLoads.inc();
     },
     tcfVendorListVersion(version: number) {
       tcfVersion.set(version);
