@@ -29,6 +29,8 @@ export async function openRuntime(
   const pgdata = path.join(config.dataDir, 'pgdata');
   const firstStart = !config.databaseUrl && !fs.existsSync(pgdata);
   if (config.databaseUrl) {
+    // Export files live under DATA_DIR on PostgreSQL too: the same protection, on an existing one.
+    protectDataDir(config.dataDir, { create: false });
     store = createPostgresStore(config.databaseUrl);
   } else {
     protectDataDir(config.dataDir);

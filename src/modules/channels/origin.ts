@@ -3,6 +3,13 @@ import type { Environment } from '../../platform/auth/scopes.ts';
 export type NormalizedOrigin = { ok: true; origin: string } | { ok: false; reason: string };
 
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//;
+/**
+ * Spaces and control characters, anywhere: WHATWG URL would trim them from the ends and drop tabs and
+ * newlines inside, so `" https://exa\tmple.com"` would parse as `https://example.com`. Not an origin.
+ */
+const SPACE_OR_CONTROL = /[\s\p{Cc}]/u;
+/** An Origin header as browsers send it: scheme://host[:port] and nothing else. */
+const REQUEST_ORIGIN = /^https?:\/\/[^/?#@\\\s\p{Cc}]+$/iu;
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1']);
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
 
@@ -11,8 +18,10 @@ const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
  * host lower-cased, the default port dropped, an IDN host as punycode (WHATWG URL does the parsing).
  *
  * Rules for cases a caller might not expect:
- * - surrounding whitespace is trimmed, and one bare trailing "/" is tolerated and dropped (people
- *   paste `https://example.com/`); any other path, even "/." that URL would resolve away, is refused;
+ * - a space or control character anywhere, even leading or trailing, is refused (not trimmed: the
+ *   value is taken as given, and URL parsing would silently drop some of them);
+ * - one bare trailing "/" is tolerated and dropped (people paste `https://example.com/`); any other
+ *   path, even "/." that URL would resolve away, is refused;
  * - an empty "?" or "#" and an empty userinfo ("https://@host") are refused like non-empty ones;
  * - a wildcard is exactly one leading `*.` label over a domain of at least two labels
  *   (`https://*.example.com`), never over an IP address or a bare top-level domain;
@@ -21,7 +30,8 @@ const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
  */
 export function normalizeOrigin(input: string, options: { environment: Environment }): NormalizedOrigin {
   const fail = (reason: string): NormalizedOrigin => ({ ok: false, reason });
-  const raw = input.trim();
+  if (SPACE_OR_CONTROL.test(input)) return fail('an origin has no spaces or control characters');
+  const raw = input;
   const scheme = SCHEME.exec(raw);
   if (!scheme) return fail('must start with http:// or https://');
   const protocol = scheme[1].toLowerCase();
@@ -62,20 +72,31 @@ export function normalizeOrigin(input: string, options: { environment: Environme
 }
 
 /**
+ * The origin a request's Origin header names, in canonical form (lower case, default port dropped),
+ * or null when it is not exactly `http(s)://host[:port]`: a path (even "/"), query, fragment,
+ * userinfo, or a space or control character anywhere makes it no origin (a browser never sends one
+ * like that), so it is treated as a foreign one.
+ */
+export function parseRequestOrigin(header: string): string | null {
+  if (!REQUEST_ORIGIN.test(header)) return null;
+  try {
+    const origin = new URL(header).origin;
+    return origin === 'null' ? null : origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Whether a browser's Origin header is allowed by one normalized allowed origin. A wildcard stands
  * for exactly one label: `https://*.example.com` matches `https://a.example.com`, but neither
  * `https://example.com` (list it separately) nor `https://a.b.example.com` (as with TLS wildcard
- * certificates). Scheme and port must match.
+ * certificates). Scheme and port must match. A header that is not exactly an origin
+ * (parseRequestOrigin) matches nothing.
  */
 export function originMatches(allowedOrigin: string, requestOrigin: string): boolean {
-  let request: string;
-  try {
-    const url = new URL(requestOrigin);
-    if (url.origin === 'null') return false;
-    request = url.origin;
-  } catch {
-    return false;
-  }
+  const request = parseRequestOrigin(requestOrigin);
+  if (request === null) return false;
   const wildcard = /^(https?:\/\/)\*\.(.+)$/.exec(allowedOrigin);
   if (!wildcard) return request === allowedOrigin;
   const [, schemePart, domainAndPort] = wildcard;

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest, onSendHookHandler } from 'fastify';
 import { apiDate } from '../../platform/http/dates.ts';
-import { ipPrefix } from '../../platform/http/ip.ts';
+import { ipPrefix, rateLimitClient } from '../../platform/http/ip.ts';
 import { Envelope, envelope, Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { enforceLimit } from '../../platform/rate-limit/rate-limit.hooks.ts';
@@ -73,9 +73,10 @@ export function consoleRoutes(
         ),
         response: { 200: Envelope(SessionData), ...problems },
       },
-      // Counted before the body is validated, like every other limit, so guessing cannot go faster.
+      // Counted before the body is validated, like every other limit, so guessing cannot go faster;
+      // per client as the public limit counts one (an IPv6 /64), so new addresses do not either.
       onRequest: async (request, reply) => {
-        await enforceLimit(limiter, reply, `sign-in:ip:${request.ip}`, signInPerMinute);
+        await enforceLimit(limiter, reply, `sign-in:ip:${rateLimitClient(request.ip)}`, signInPerMinute);
       },
     },
     async (request, reply) => {

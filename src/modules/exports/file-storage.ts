@@ -64,9 +64,18 @@ function flushWhileWriting(stream: fs.WriteStream) {
   };
 }
 
+/** The owner's only (a umask can only take more away). */
+const PRIVATE_FOLDER = 0o700;
+const PRIVATE_FILE = 0o600;
+
 const SAFE_KEY = /^[A-Za-z0-9_-]+\/[A-Za-z0-9_-]+\.[a-z]+$/;
 
-/** Files under `root` (DATA_DIR/exports). Writes go to a temporary name beside the final one, then rename. */
+/**
+ * Files under `root` (DATA_DIR/exports). Writes go to a temporary name beside the final one, then
+ * rename. Export files hold evidence with pseudonyms: every folder this creates (DATA_DIR and
+ * `exports` included, when missing) is 0700 and every file 0600, set here rather than left to the
+ * process's umask, on every store.
+ */
 export function createLocalFileStorage(root: string): ExportFileStorage {
   function resolve(key: string): string {
     // Keys are built from our own ids, but a path is never trusted blindly.
@@ -77,10 +86,10 @@ export function createLocalFileStorage(root: string): ExportFileStorage {
   return {
     async createWriteStream(key) {
       const target = resolve(key);
-      await fs.promises.mkdir(path.dirname(target), { recursive: true });
+      await fs.promises.mkdir(path.dirname(target), { recursive: true, mode: PRIVATE_FOLDER });
       // A unique temporary name: a retry after a dead worker never writes into the dead one's file.
       const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
-      const stream = fs.createWriteStream(temp, { flags: 'wx' });
+      const stream = fs.createWriteStream(temp, { flags: 'wx', mode: PRIVATE_FILE });
       const flusher = flushWhileWriting(stream);
       let done = false;
       return {

@@ -90,7 +90,7 @@ export type LedgerKeys = ReturnType<typeof createLedgerKeys>;
 /** Reads the key file, or creates it; concurrent first starts agree on the file that won. */
 function readOrCreateKeyFile(file: string): string {
   if (!fs.existsSync(file)) {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     const { privateKey } = generateKeyPairSync('ed25519');
     const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
     const temporary = `${file}.${process.pid}.tmp`;

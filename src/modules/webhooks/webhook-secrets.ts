@@ -87,7 +87,7 @@ export async function resolveSecretKey(deps: {
 
 /** Reads the key file, creating it (mode 0600) once; a concurrent creator's file wins. */
 function keyFile(file: string): Buffer {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   try {
     fs.writeFileSync(file, randomBytes(32).toString('base64'), { flag: 'wx', mode: 0o600 });
   } catch (error) {

@@ -2,19 +2,23 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * The embedded store's directory holds everything: the database files and WAL (member emails,
- * evidence), the generated signing and webhook keys, export files. Only the service's own user may
- * read or change any of it.
+ * DATA_DIR holds export files (evidence with pseudonyms) on every store, and on the embedded store
+ * everything else too: the database files and WAL (member emails, evidence), the generated signing
+ * and webhook keys. Only the service's own user may read or change any of it.
  *
  * PGlite (Emscripten's file system) creates its files 0666 whatever the umask, so the umask alone
  * is not enough: DATA_DIR itself is kept 0700, which closes everything below it to other users, and
  * the modes below it are repaired when the store is opened and again when it is closed (a file
  * PGlite creates while running is 0666, but inside a directory no one else can enter).
+ *
+ * `create: false` (PostgreSQL, where only exports use DATA_DIR) repairs a DATA_DIR that exists and
+ * leaves a missing one to whatever first writes there (export storage creates it 0700): an API
+ * process that never writes needs no data directory.
  */
-export function protectDataDir(dataDir: string): void {
+export function protectDataDir(dataDir: string, { create = true }: { create?: boolean } = {}): void {
   // Files and folders this process creates from now on: the owner's only (export files, keys, folders).
   process.umask(0o077);
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (create) fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   repairModes(dataDir);
 }
 

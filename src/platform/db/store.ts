@@ -317,7 +317,7 @@ export interface EmbeddedOptions extends StoreOptions {
 const PGLITE_QUERIES = ['query', 'sql', 'exec', 'transaction'];
 
 export async function createEmbeddedStore(options: EmbeddedOptions = {}): Promise<Store> {
-  if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
+  if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const client = await PGlite.create({
     dataDir: options.dataDir,
     loadDataDir: options.loadDataDir,
@@ -344,11 +344,11 @@ export async function createEmbeddedStore(options: EmbeddedOptions = {}): Promis
  * The holder keeps a lock file with its pid; a stale one (dead pid) is taken over.
  */
 export function lockDataDir(dataDir: string): () => void {
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const lockPath = path.join(dataDir, 'consent-service.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
+      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx', mode: 0o600 });
       return () => fs.rmSync(lockPath, { force: true });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

@@ -20,13 +20,44 @@ export function ipPrefix(address: string | undefined): string | null {
   return null;
 }
 
+/**
+ * The eight groups of a valid IPv6 address (no zone), lower case without leading zeros; a trailing
+ * dotted IPv4 part becomes its two groups.
+ */
 function expandIpv6(address: string): string[] {
   const [head, tail] = address.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail !== undefined && tail !== '' ? tail.split(':') : [];
+  const split = (part: string | undefined) =>
+    part ? part.split(':').flatMap((g) => (g.includes('.') ? ipv4Groups(g) : [g])) : [];
+  const left = split(head);
+  const right = split(tail);
   const missing = 8 - left.length - right.length;
   const groups = [...left, ...Array(Math.max(missing, 0)).fill('0'), ...right];
-  return groups.map((g) => (g.includes('.') ? g : g.toLowerCase().replace(/^0+(?=.)/, '')));
+  return groups.map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''));
+}
+
+function ipv4Groups(dotted: string): string[] {
+  const [a, b, c, d] = dotted.split('.').map(Number);
+  return [((a << 8) | b).toString(16), ((c << 8) | d).toString(16)];
+}
+
+/**
+ * Who a rate limit counts an address as: an IPv4 address itself; an IPv6 address by its /64 (the
+ * smallest network a subscriber is given, whose other addresses it can use at will), written
+ * `2001:db8:1:2::/64` whatever the notation; an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, as a
+ * dual-stack socket reports IPv4 clients) as that IPv4 address. Anything else is counted as given.
+ * IPv4 answers without parsing: this runs on every public request.
+ */
+export function rateLimitClient(address: string | undefined): string | undefined {
+  if (address === undefined || !address.includes(':')) return address;
+  const zone = address.indexOf('%');
+  const bare = zone === -1 ? address : address.slice(0, zone);
+  if (!net.isIPv6(bare)) return address;
+  const groups = expandIpv6(bare);
+  if (groups.slice(0, 5).every((g) => g === '0') && groups[5] === 'ffff') {
+    const [high, low] = [parseInt(groups[6], 16), parseInt(groups[7], 16)];
+    return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
+  }
+  return `${groups.slice(0, 4).join(':')}::/64`;
 }
 
 /** Which hops may set X-Forwarded-For, as Fastify's `trustProxy` function form; false trusts none. */

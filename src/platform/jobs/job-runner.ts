@@ -72,6 +72,19 @@ interface Slot {
   promise: Promise<void>;
 }
 
+/**
+ * Whether group `a` gets a free slot of its kind before `b`: fewer jobs running; then the older last
+ * turn (a group that never had one first); then the older oldest due job.
+ */
+function goesBefore(a: ClaimGroup, b: ClaimGroup): boolean {
+  if (a.running !== b.running) return a.running < b.running;
+  if (a.lastTurn !== b.lastTurn) {
+    if (a.lastTurn === null || b.lastTurn === null) return a.lastTurn === null;
+    return a.lastTurn < b.lastTurn;
+  }
+  return (a.oldestDue as Date) < (b.oldestDue as Date);
+}
+
 /** The group of a job within its kind: its organization, or '' for system jobs (as jobs.repo counts). */
 const groupOf = (job: JobRow) => job.organizationId ?? '';
 
@@ -81,9 +94,12 @@ const groupOf = (job: JobRow) => job.organizationId ?? '';
  *
  * Each kind has its own slots (`concurrency`), so ledger sealing never waits behind scans or
  * webhook deliveries. Within a kind, a free slot goes to the organization with the fewest jobs of
- * that kind running (on every worker), its oldest due job first; ties go to the organization whose
- * oldest job has waited longest. One organization's thousand queued jobs therefore delay another's
- * next job by at most one job of that kind, not by the thousand.
+ * that kind running (on every worker), its oldest due job first; among organizations running
+ * equally many, to the one that has gone longest without a slot of the kind (round robin: its last
+ * turn is the oldest, and one that never had a turn goes first). One organization's thousand queued
+ * jobs therefore delay another's next job by at most one job of that kind, not by the thousand, and
+ * ten organizations' backlogs delay a newcomer's first job by one turn each at most, not by their
+ * length.
  */
 export function createJobRunner(options: JobRunnerOptions) {
   const { store, clock, queue, log } = options;
@@ -191,8 +207,9 @@ export function createJobRunner(options: JobRunnerOptions) {
    * Claims due jobs for this worker's free slots, one at a time, and hands each to `take` at once:
    * for each kind with a free slot, the oldest due job of the group (organization) that holds the
    * fewest running jobs of the kind, skipping groups at their `perOrganization` share of this
-   * worker's slots. Jobs whose worker died (lease lapsed) are queued again first. Returns how many
-   * it claimed.
+   * worker's slots; among groups running equally many, the one whose last turn is oldest (never
+   * first), then the one whose oldest job is. Jobs whose worker died (lease lapsed) are queued
+   * again first. Returns how many it claimed.
    */
   async function claim(take: (job: JobRow) => void): Promise<number> {
     const held = new Map<string, number>();
@@ -216,25 +233,22 @@ export function createJobRunner(options: JobRunnerOptions) {
       while (slots > 0) {
         const open = candidates.filter((g) => mine(g) < k.perOrganization);
         if (open.length === 0) break;
-        const next = open.reduce((best, g) =>
-          g.running < best.running ||
-          (g.running === best.running && (g.oldestDue as Date) < (best.oldestDue as Date))
-            ? g
-            : best,
-        );
+        const next = open.reduce((best, g) => (goesBefore(g, best) ? g : best));
         const leaseUntil = new Date(now.getTime() + k.leaseMs);
-        const [job] = await store.tx((tx) =>
-          jobsRepo.claim(tx, workerId, now, leaseUntil, 1, [kind], next.group),
-        );
-        if (!job) {
+        const claimed = await store.tx(async (tx) => {
+          const [job] = await jobsRepo.claim(tx, workerId, now, leaseUntil, 1, [kind], next.group);
+          return job && { job, turn: await jobsRepo.takeTurn(tx, kind, next.group, now) };
+        });
+        if (!claimed) {
           // Nothing left in that group (or another worker took it): the others may still have some.
           candidates.splice(candidates.indexOf(next), 1);
           continue;
         }
-        take(job);
+        take(claimed.job);
         count++;
         slots--;
         next.running++;
+        next.lastTurn = claimed.turn;
         heldInGroup.set(slotKey(kind, next.group), mine(next) + 1);
       }
     }
@@ -285,7 +299,10 @@ export function createJobRunner(options: JobRunnerOptions) {
       if (stopped.signal.aborted) stopped = new AbortController();
       register('jobs.cleanup', async () => {
         const before = new Date(clock.now().getTime() - FINISHED_JOB_RETENTION_MS);
-        await store.tx((tx) => jobsRepo.deleteFinished(tx, before, 1000));
+        await store.tx(async (tx) => {
+          await jobsRepo.deleteFinished(tx, before, 1000);
+          await jobsRepo.deleteTurnsBefore(tx, before);
+        });
       });
       kinds.get('jobs.cleanup')!.everyMs = 3600_000;
       await ensureRecurring();

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { rowsOf } from '../db/rows.ts';
 import type { Db, Tx } from '../db/store.ts';
-import { jobs } from './jobs.tables.ts';
+import { jobs, jobTurns } from './jobs.tables.ts';
 
 export type JobRow = typeof jobs.$inferSelect;
 
@@ -19,6 +19,8 @@ export interface ClaimGroup {
   running: number;
   /** When its oldest due queued job was due; null when it has none. */
   oldestDue: Date | null;
+  /** Its last turn (job_turns): when it last got a slot of the kind, in claim order; null if never. */
+  lastTurn: number | null;
 }
 
 export const jobsRepo = {
@@ -46,7 +48,7 @@ export const jobsRepo = {
    * oldest due one was due. The queued side walks jobs_claim_idx one entry per (kind, group) (a
    * loose index scan: each step is the first entry after the previous group), so a group with
    * thousands of queued jobs costs what a group with one does; the running side reads running
-   * jobs only.
+   * jobs only. Each group with due jobs comes with its last turn (one primary-key lookup).
    */
   async claimGroups(db: Db, now: Date): Promise<ClaimGroup[]> {
     const result = await db.execute(sql`
@@ -61,18 +63,31 @@ export const jobsRepo = {
           order by kind, ${groupOf}, run_at limit 1
         ) next
       )
-      select kind, grp, 0 as running, run_at as oldest from firsts where run_at <= ${now}
+      select firsts.kind, firsts.grp, 0 as running, firsts.run_at as oldest, turns.turn
+      from firsts left join ${jobTurns} turns on turns.kind = firsts.kind and turns.group_key = firsts.grp
+      where firsts.run_at <= ${now}
       union all
-      select kind, ${groupOf}, count(*)::int, null from ${jobs}
+      select kind, ${groupOf}, count(*)::int, null, null from ${jobs}
       where status = 'running' and locked_until >= ${now} group by kind, ${groupOf}`);
     const groups = new Map<string, ClaimGroup>();
-    for (const row of rowsOf<{ kind: string; grp: string; running: number; oldest: Date | string | null }>(
-      result,
-    )) {
+    for (const row of rowsOf<{
+      kind: string;
+      grp: string;
+      running: number;
+      oldest: Date | string | null;
+      turn: number | string | null;
+    }>(result)) {
       const key = `${row.kind}\u0000${row.grp}`;
-      const entry = groups.get(key) ?? { kind: row.kind, group: row.grp, running: 0, oldestDue: null };
+      const entry = groups.get(key) ?? {
+        kind: row.kind,
+        group: row.grp,
+        running: 0,
+        oldestDue: null,
+        lastTurn: null,
+      };
       entry.running += Number(row.running);
       if (row.oldest !== null) entry.oldestDue = new Date(row.oldest);
+      if (row.turn !== null) entry.lastTurn = Number(row.turn);
       groups.set(key, entry);
     }
     return [...groups.values()];
@@ -116,6 +131,34 @@ export const jobsRepo = {
       })
       .where(inArray(jobs.id, due))
       .returning();
+  },
+
+  /**
+   * Records that `group` got a slot of `kind` now, in the transaction of the claim: its turn becomes
+   * the newest (job_turns_seq), so it goes behind every group waiting for one. Returns that turn.
+   */
+  async takeTurn(tx: Tx, kind: string, group: string, now: Date): Promise<number> {
+    const [row] = await tx
+      .insert(jobTurns)
+      .values({ kind, groupKey: group, turn: sql`nextval('job_turns_seq')`, claimedAt: now })
+      .onConflictDoUpdate({
+        target: [jobTurns.kind, jobTurns.groupKey],
+        set: { turn: sql`excluded.turn`, claimedAt: sql`excluded.claimed_at` },
+      })
+      .returning({ turn: jobTurns.turn });
+    return Number(row.turn);
+  },
+
+  /**
+   * Forgets turns not taken since `before`: such a group then counts as never served, which puts it
+   * where its old turn would have (ahead of every group served since).
+   */
+  async deleteTurnsBefore(tx: Tx, before: Date): Promise<number> {
+    const rows = await tx
+      .delete(jobTurns)
+      .where(lt(jobTurns.claimedAt, before))
+      .returning({ kind: jobTurns.kind });
+    return rows.length;
   },
 
   /** Extends the lease of a job this worker still holds; false when it lost it. */

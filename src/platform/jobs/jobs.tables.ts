@@ -1,5 +1,16 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  index,
+  integer,
+  jsonb,
+  pgSequence,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 
 /**
  * Durable jobs, claimed with FOR UPDATE SKIP LOCKED so any number of workers cooperate without a
@@ -40,4 +51,26 @@ export const jobs = pgTable(
     uniqueIndex('jobs_pending_dedupe_key').on(t.dedupeKey).where(sql`status in ('queued', 'running')`),
     index('jobs_completed_idx').on(t.completedAt).where(sql`status in ('succeeded', 'failed')`),
   ],
+);
+
+/** Numbers the turns of job_turns: one increasing order across every worker, whatever their clocks. */
+export const jobTurnsSeq = pgSequence('job_turns_seq');
+
+/**
+ * When each group (an organization, or '' for jobs without one) last got a slot of a kind, on any
+ * worker: among groups running equally many jobs, a free slot goes to the one whose last turn is
+ * oldest, a group without one first (round robin). One row per (kind, group), not per job.
+ */
+export const jobTurns = pgTable(
+  'job_turns',
+  {
+    kind: text('kind').notNull(),
+    /** The organization, or '' for jobs without one: the expression jobs_claim_idx orders by. */
+    groupKey: text('group_key').notNull(),
+    /** From job_turns_seq at the group's last claim: a later turn is a larger number. */
+    turn: bigint('turn', { mode: 'number' }).notNull(),
+    /** When that claim was made; turns not renewed for a week are deleted with finished jobs. */
+    claimedAt: timestamp('claimed_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.groupKey] }), index('job_turns_claimed_idx').on(t.claimedAt)],
 );

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
 import { principalOf } from '../auth/auth.hooks.ts';
 import { AppError } from '../http/errors.ts';
+import { rateLimitClient } from '../http/ip.ts';
 import type { RateLimitDecision, RateLimiter } from './rate-limiter.ts';
 
 /**
@@ -22,9 +23,12 @@ export function setRateLimitHeaders(reply: FastifyReply, d: RateLimitDecision) {
   reply.headers(rateLimitHeaders(d));
 }
 
-/** The key a public request is counted under: its site and client address. */
+/**
+ * The key a public request is counted under: its site and client, an IPv6 client by its /64 and an
+ * IPv4-mapped one as its IPv4 address (rateLimitClient).
+ */
 export function publicLimitKey(siteKey: string, clientAddress: string | undefined): string {
-  return `site:${siteKey}:${clientAddress}`;
+  return `site:${siteKey}:${rateLimitClient(clientAddress)}`;
 }
 
 /**
