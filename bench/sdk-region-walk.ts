@@ -47,7 +47,8 @@ function regionPairs(count: number): Array<[string, string]> {
   return pairs;
 }
 
-const url = process.env.DATABASE_URL || DEFAULT_DATABASE_URL.replace('consent_bench', 'consent_sdkwalk_bench');
+const url =
+  process.env.DATABASE_URL || DEFAULT_DATABASE_URL.replace('consent_bench', 'consent_sdkwalk_bench');
 const bench = await freshPostgres(url);
 const fixture = await prepare(bench, '/tmp/consent-sdkwalk-bench');
 const pairs = regionPairs(Number(flags.pairs));

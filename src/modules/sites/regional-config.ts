@@ -13,7 +13,9 @@ export interface RegionalConfig {
 
 /**
  * At most this many regions' answers per site and configVersion: every country and the
- * subdivisions a CDN reports fit, and a flood of distinct declared regions cannot grow it further.
+ * subdivisions a CDN reports fit, and a flood of distinct regions cannot grow it further (the oldest
+ * answer goes first; rebuilding one costs a serialization and a hash, and its sdk.js bodies are kept
+ * by the config's hash, sdk-scripts.ts, so they outlive it).
  */
 const MAX_REGIONS_PER_SITE = 1_000;
 
@@ -71,7 +73,8 @@ export function regionalConfig(site: Site, region: ResolvedRegion): RegionalConf
   const bytes = Buffer.from(JSON.stringify(envelope(body)));
   const etag = `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
   const answer = { bytes, etag };
-  if (site.regional.size >= MAX_REGIONS_PER_SITE) site.regional.clear();
+  if (site.regional.size >= MAX_REGIONS_PER_SITE)
+    site.regional.delete(site.regional.keys().next().value as string);
   site.regional.set(key, answer);
   return answer;
 }

@@ -20,6 +20,14 @@ import { type ConfigCaching, configCaching } from './config-response.ts';
 import { resolveDecisions } from './decisions.ts';
 import { gppDecodeError } from './gpp.ts';
 import { gppStub } from './gpp-stub.ts';
+import { regionalConfig } from './regional-config.ts';
+import { sdkBundle } from './sdk-bundle.ts';
+import {
+  createSdkScripts,
+  type Representation,
+  type SdkScript,
+  type SdkScriptsObserver,
+} from './sdk-scripts.ts';
 import { createSiteCache, type Site, type SiteCacheDeps } from './site-cache.ts';
 import type { PreferencesBody } from './sites.schemas.ts';
 import { tcfStub } from './tcf-stub.ts';
@@ -71,6 +79,10 @@ export function createSitesService(deps: {
   regionSettings: RegionSettings;
   /** A GEOIP_DATABASE replacement that could not be read (the previous data stays in use). */
   onGeoIpReloadError?: (error: Error) => void;
+  /** SDK_CACHE_MB in bytes: compressed sdk.js bodies of all sites together. */
+  sdkCacheBytes: number;
+  /** The metrics of the sdk.js cache (compressions, its size, evictions). */
+  sdkScriptsObserver?: SdkScriptsObserver;
 }) {
   const { store, channels, evidence, clock, baseUrl } = deps;
   const cache = createSiteCache({ channels, clock, listen: store.listen, baseUrl });
@@ -79,6 +91,11 @@ export function createSitesService(deps: {
     onReloadError: deps.onGeoIpReloadError,
   });
   const caching = configCaching(regions.varyHeaders, deps.regionSettings.geoipDatabase !== null);
+  const sdkScripts = createSdkScripts({
+    maxBytes: deps.sdkCacheBytes,
+    clock,
+    observer: deps.sdkScriptsObserver,
+  });
 
   /**
    * A decision's TC string against the notice it answered: that version's TCF settings (none: 422)
@@ -125,6 +142,20 @@ export function createSitesService(deps: {
 
     /** How shared caches may keep config answers (Vary, Cache-Control). */
     caching: caching as ConfigCaching,
+
+    /**
+     * sdk.js for a visitor of `region`: the site's config for that region in front of the SDK, as
+     * `representation`; body null when `ifNoneMatch` already holds it (sdk-scripts.ts).
+     */
+    sdkScript(
+      site: Site,
+      region: ResolvedRegion,
+      representation: Representation,
+      ifNoneMatch: string | string[] | undefined,
+    ): Promise<SdkScript> {
+      const config = regionalConfig(site, region);
+      return sdkScripts.answer(site.channel.siteKey, config, sdkBundle(), representation, ifNoneMatch);
+    },
 
     /**
      * The visitor's region, in order: a declared `region` on a test channel, trusted
