@@ -10,10 +10,14 @@
  * 3,000 requests a site). Each side (this checkout, `after`, and optionally `--before`, another
  * checkout such as a worktree of an older commit with its own node_modules) runs once per site
  * count in a fresh process: RSS, heap and external (Buffer) memory are read from its /metrics before
- * and after the walk, CPU from its process tree (/proc); the figures are deltas over the walk. Then
- * the walk runs again on the same process (a second visit of every region): a cache that holds the
- * walk answers it without compressing.
+ * and after the walk, CPU from its process tree (/proc); the figures are deltas over the walk. RSS
+ * is read as the walk leaves it; heap and external (`retainedMb`, their sum) after full garbage
+ * collections (the service runs with --expose-gc and children/gc-on-signal.mjs), so they are what
+ * the service keeps. Then the walk runs again on the same process (a second visit of every
+ * region): a cache that holds the walk answers it without compressing.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SUBDIVISION_CODES } from '../src/modules/regions/iso-3166-codes.ts';
 import { cpuSecondsOfTree } from './lib/cpu.ts';
@@ -81,7 +85,10 @@ async function secondSite(baseUrl: string): Promise<string> {
 let secondSiteKey: string | null = null;
 
 /** Figures of the service's /metrics (prom-client's process and Node gauges, and ours if present). */
-async function gauges(baseUrl: string): Promise<Record<string, number>> {
+async function gauges(baseUrl: string, pid: number): Promise<Record<string, number>> {
+  const rss = Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
+  process.kill(pid, 'SIGUSR2');
+  await new Promise((resolve) => setTimeout(resolve, 500));
   const text = await (await fetch(`${baseUrl}/metrics`)).text();
   const read = (name: string) => {
     const line = text.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
@@ -93,7 +100,7 @@ async function gauges(baseUrl: string): Promise<Record<string, number>> {
       .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
       .reduce((total, l) => total + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
   return {
-    rss: read('process_resident_memory_bytes'),
+    rss,
     heap: read('nodejs_heap_size_used_bytes'),
     external: read('nodejs_external_memory_bytes'),
     cacheBytes: read('consent_service_sdk_cache_bytes'),
@@ -136,7 +143,11 @@ const sides = [
 const report: Record<string, Record<string, unknown>> = {};
 for (const sites of siteCounts) {
   for (const side of sides) {
-    const service = await startServiceAt(side.root, { ...bench.env, ...GEO });
+    const service = await startServiceAt(side.root, { ...bench.env, ...GEO }, undefined, [
+      '--expose-gc',
+      '--import',
+      path.resolve('bench/children/gc-on-signal.mjs'),
+    ]);
     try {
       if (sites > 1 && secondSiteKey === null) secondSiteKey = await secondSite(service.baseUrl);
       const siteKeys = [fixture.siteKey, secondSiteKey].slice(0, sites) as string[];
@@ -147,26 +158,28 @@ for (const sites of siteCounts) {
             headers: { 'accept-encoding': encoding },
           }).then((res) => res.arrayBuffer());
       const pid = service.process.pid as number;
-      const start = await gauges(service.baseUrl);
+      const start = await gauges(service.baseUrl, pid);
       const cpu0 = cpuSecondsOfTree(pid);
       const t0 = Date.now();
       const first = await walk(service.baseUrl, siteKeys);
       const cpu1 = cpuSecondsOfTree(pid);
       const t1 = Date.now();
-      const mid = await gauges(service.baseUrl);
+      const mid = await gauges(service.baseUrl, pid);
       const again = await walk(service.baseUrl, siteKeys);
       const cpu2 = cpuSecondsOfTree(pid);
-      const end = await gauges(service.baseUrl);
+      const end = await gauges(service.baseUrl, pid);
       const row = {
         requests: first.requests,
         failed: first.failed + again.failed,
         rssMb: mb(mid.rss - start.rss),
         heapMb: mb(mid.heap - start.heap),
         externalMb: mb(mid.external - start.external),
+        retainedMb: mb(mid.heap + mid.external - start.heap - start.external),
         cpuSeconds: Number((cpu1 - cpu0).toFixed(2)),
         wallSeconds: Number(((t1 - t0) / 1000).toFixed(2)),
         againCpuSeconds: Number((cpu2 - cpu1).toFixed(2)),
         againRssMb: mb(end.rss - start.rss),
+        againRetainedMb: mb(end.heap + end.external - start.heap - start.external),
         ...(Number.isNaN(end.cacheBytes)
           ? {}
           : {

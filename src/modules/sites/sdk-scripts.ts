@@ -123,17 +123,20 @@ export function createSdkScripts(deps: { maxBytes: number; clock: Clock; observe
     etag: string,
     source: () => Buffer,
   ): Promise<Held> {
-    const body = await compress(encoding, quality, source());
+    const output = await compress(encoding, quality, source());
     observer?.compressed(encoding, quality);
+    // zlib may hand back a view of a larger output chunk (brotli: 10 KB of a 16 KB chunk): kept
+    // as it is, the chunk would be held, and weigh more than the cache counts.
+    const body = output.byteLength === output.buffer.byteLength ? output : Buffer.from(output);
     return { body, quality, etag };
   }
 
   return {
     /**
      * sdk.js for `config` as `representation`. Its ETag names the config (by hash), the bundle and
-     * the representation (as before this cache); a fast brotli body has its own (`…-br-fast`). A
-     * request that holds either brotli body gets a 304 without any compression: both decode to the
-     * same script. The best body replaces a fast one it holds when the request's is the fast one.
+     * the representation; a fast brotli body has its own (`…-br-fast`), since its bytes differ. A
+     * request that holds either brotli body gets a 304 without any compression (both decode to the
+     * same script), except one holding the fast body while the best is held: it gets the best.
      */
     async answer(
       siteKey: string,
@@ -166,9 +169,6 @@ export function createSdkScripts(deps: { maxBytes: number; clock: Clock; observe
         return compressed(representation, quality, quality === 'best' ? best : fast, made);
       });
     },
-
-    /** What the cache holds now (bytes of the bodies and their keys), and its bound. */
-    stats: () => ({ bytes: held.bytes, entries: held.size, maxBytes: deps.maxBytes }),
   };
 }
 
