@@ -70,7 +70,10 @@ export function regionalConfig(site: Site, region: ResolvedRegion): RegionalConf
     regime,
     consentRequiredSince: site.consentRequiredSince,
   };
-  const bytes = Buffer.from(JSON.stringify(envelope(body)));
+  // Its own memory, not a slice of Buffer's shared 8 KB pool: a kept slice holds its whole slab,
+  // so a thousand kept answers of about 1 KB would each hold most of 8 KB.
+  const encoded = new TextEncoder().encode(JSON.stringify(envelope(body)));
+  const bytes = Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
   const etag = `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
   const answer = { bytes, etag };
   if (site.regional.size >= MAX_REGIONS_PER_SITE)
