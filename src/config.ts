@@ -53,6 +53,8 @@ export interface Config {
   geoSubdivisionHeader: string | null;
   /** Absolute path of a MaxMind-format .mmdb for the visitor's region; null: none. */
   geoipDatabase: string | null;
+  /** Memory for compressed sdk.js bodies (a config per region in front of the bundle), all sites together. */
+  sdkCacheBytes: number;
   /**
    * Where the worker fetches IAB's Global Vendor List: an http(s) base URL, or a file: directory
    * holding IAB's files (installs without internet). Always ends with '/'.
@@ -63,6 +65,8 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+const MB = 1024 * 1024;
 
 function intSetting(
   env: NodeJS.ProcessEnv,
@@ -317,6 +321,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     geoCountryHeader: geoHeaders[0],
     geoSubdivisionHeader: geoHeaders[1],
     geoipDatabase: read(() => geoipDatabaseSetting(env), null),
+    sdkCacheBytes: MB * read(() => intSetting(env, 'SDK_CACHE_MB', 32, 1, 4096), 32),
     tcfGvlUrl: read(() => gvlUrlSetting(env), DEFAULT_TCF_GVL_URL),
     tcfGvlFetchTimeoutMs: 1000 * read(() => intSetting(env, 'TCF_GVL_FETCH_TIMEOUT_SECONDS', 20, 1, 300), 20),
   };

@@ -98,6 +98,8 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     regionSettings: deps.config,
     // The process keeps serving with the data it has; the warning goes to stderr.
     onGeoIpReloadError: (error) => process.emitWarning(error.message),
+    sdkCacheBytes: deps.config.sdkCacheBytes,
+    sdkScriptsObserver: metrics.sdkScripts,
   });
   // The verifiable evidence ledger (docs/decisions/ledger.md): sealer, signing keys, proofs.
   const ledger = createLedgerService({

@@ -6,18 +6,21 @@ import { type Child, freePort } from './processes.ts';
 /**
  * The service of the checkout at `root` (this one, or another worktree: a before/after pair), as
  * startService runs it, as an API replica (`role` all: the embedded store admits one process). With
- * `profileDir`, under `node --cpu-prof` (written at exit).
+ * `profileDir`, under `node --cpu-prof` (written at exit); `extraNodeArgs` go to node before the entry
+ * point.
  */
 export async function startServiceAt(
   root: string,
   storeEnv: Record<string, string>,
   profileDir?: string,
   role: 'api' | 'all' = 'api',
+  extraNodeArgs: string[] = [],
 ) {
   const port = await freePort();
   const nodeArgs = profileDir
     ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir, path.basename(root))}`]
     : [];
+  nodeArgs.push(...extraNodeArgs);
   // A checkout holding a compiled build (build/main.js, see docs/decisions) runs it with plain node.
   const compiled = fs.existsSync(path.join(root, 'build/main.js'));
   const entry = compiled ? ['--enable-source-maps', 'build/main.js'] : ['--import', 'tsx', 'src/main.ts'];

@@ -20,7 +20,10 @@ describe('configuration', () => {
       baseUrl: 'http://127.0.0.1:3000',
       docsUrl: 'http://127.0.0.1:3000/docs',
       trustProxy: false,
+      sdkCacheBytes: 32 * 1024 * 1024,
     });
+    expect(loadConfig({ SDK_CACHE_MB: '4' }).sdkCacheBytes).toBe(4 * 1024 * 1024);
+    expect(() => loadConfig({ SDK_CACHE_MB: '0' })).toThrow(/SDK_CACHE_MB/);
   });
 
   it('derives BASE_URL from HOST and PORT (the address it listens on) and DOCS_URL from BASE_URL', () => {

@@ -15,7 +15,9 @@ export interface RegionalConfig {
 
 /**
  * At most this many regions' answers per site and configVersion: every country and the
- * subdivisions a CDN reports fit, and a flood of distinct declared regions cannot grow it further.
+ * subdivisions a CDN reports fit, and a flood of distinct regions cannot grow it further (the oldest
+ * answer goes first; rebuilding one costs a serialization and a hash, and its sdk.js bodies are kept
+ * by the config's hash, sdk-scripts.ts, so they outlive it).
  */
 const MAX_REGIONS_PER_SITE = 1_000;
 
@@ -97,10 +99,14 @@ export function regionalConfig(site: Site, region: ResolvedRegion): RegionalConf
     consentRequiredSince: site.consentRequiredSince,
     origins: pageOrigins(site),
   };
-  const bytes = Buffer.from(JSON.stringify(envelope(body)));
+  // Its own memory, not a slice of Buffer's shared 8 KB pool: a kept slice holds its whole slab,
+  // so a thousand kept answers of about 1 KB would each hold most of 8 KB.
+  const encoded = new TextEncoder().encode(JSON.stringify(envelope(body)));
+  const bytes = Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
   const etag = `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
   const answer = { bytes, etag };
-  if (site.regional.size >= MAX_REGIONS_PER_SITE) site.regional.clear();
+  if (site.regional.size >= MAX_REGIONS_PER_SITE)
+    site.regional.delete(site.regional.keys().next().value as string);
   site.regional.set(key, answer);
   return answer;
 }

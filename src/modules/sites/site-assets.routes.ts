@@ -5,9 +5,7 @@ import { Envelope, envelope, NotModified, Problem } from '../../platform/http/sc
 import type { App } from '../../platform/http/types.ts';
 import { type BundleEncoding, negotiate } from './bundle-encodings.ts';
 import { configResponse, regionalCacheControl } from './config-response.ts';
-import { regionalConfig } from './regional-config.ts';
-import { gppBundle, type SdkBundle, sdkBundle, tcfBundle } from './sdk-bundle.ts';
-import { sdkWithConfig } from './sdk-with-config.ts';
+import { gppBundle, type SdkBundle, tcfBundle } from './sdk-bundle.ts';
 import { locationOf, publicProblems, siteOf, tags } from './site-requests.ts';
 import { RegionQuery, SiteConfigSchema, SiteParams, Snippet } from './sites.schemas.ts';
 import type { SitesService } from './sites.service.ts';
@@ -52,16 +50,18 @@ const SCRIPT_TYPE = 'application/javascript; charset=utf-8';
 
 /**
  * One representation of a script (as it is, or in the encoding the request accepts) with its own
- * ETag: a 304 when the request already holds it, else the body and its Content-Encoding.
+ * ETag: a 304 when the request already holds it (or no body: the caller found so), else the body
+ * and its Content-Encoding.
  */
 function sendScript(
   request: FastifyRequest,
   reply: FastifyReply,
-  script: { body: string | Buffer; etag: string },
+  script: { body: string | Buffer | null; etag: string },
   encoding: BundleEncoding | null,
 ) {
   reply.header('ETag', script.etag);
-  if (notModified(request.headers['if-none-match'], script.etag)) return reply.code(304).send();
+  if (script.body === null || notModified(request.headers['if-none-match'], script.etag))
+    return reply.code(304).send();
   if (encoding) reply.header('Content-Encoding', encoding);
   return reply.type(SCRIPT_TYPE).send(script.body);
 }
@@ -87,7 +87,7 @@ function sendBundle(request: FastifyRequest, reply: FastifyReply, bundle: SdkBun
 export function siteAssetsRoutes(
   app: App,
   deps: {
-    sites: Pick<SitesService, 'snippetHtml' | 'regionOf' | 'caching'>;
+    sites: Pick<SitesService, 'snippetHtml' | 'regionOf' | 'caching' | 'sdkScript'>;
     publicHooks: onRequestHookHandler[];
   },
 ) {
@@ -223,8 +223,12 @@ export function siteAssetsRoutes(
       // No declared region here: on test channels the SDK asks `…/config?region=` itself.
       const region = sites.regionOf(site, { declared: undefined, headers: request.headers, ip: request.ip });
       const encoding = negotiate(request.headers['accept-encoding']);
-      const config = regionalConfig(site, region);
-      const script = await sdkWithConfig(site.channel.siteKey, config, sdkBundle(), encoding ?? 'identity');
+      const script = await sites.sdkScript(
+        site,
+        region,
+        encoding ?? 'identity',
+        request.headers['if-none-match'],
+      );
       reply.header('Cache-Control', regionalCacheControl(sites.caching, region));
       reply.header('Vary', ['Accept-Encoding', ...sites.caching.geoHeaders].join(', '));
       return sendScript(request, reply as FastifyReply, script, encoding);

@@ -22,6 +22,14 @@ import { resolveDecisions } from './decisions.ts';
 import { gppDecodeError } from './gpp.ts';
 import { createGppDecoder, type GppDecoder } from './gpp-decoder.ts';
 import { gppStub } from './gpp-stub.ts';
+import { regionalConfig } from './regional-config.ts';
+import { sdkBundle } from './sdk-bundle.ts';
+import {
+  createSdkScripts,
+  type Representation,
+  type SdkScript,
+  type SdkScriptsObserver,
+} from './sdk-scripts.ts';
 import { createSiteCache, type Site, type SiteCacheDeps } from './site-cache.ts';
 import type { PreferencesBody } from './sites.schemas.ts';
 import { tcfStub } from './tcf-stub.ts';
@@ -78,6 +86,10 @@ export function createSitesService(deps: {
   onGeoIpReloadError?: (error: Error) => void;
   /** The GPP decoders (gpp-decoder.ts); by default its own, started on the first GPP string. */
   gppDecoder?: GppDecoder;
+  /** SDK_CACHE_MB in bytes: compressed sdk.js bodies of all sites together. */
+  sdkCacheBytes: number;
+  /** The metrics of the sdk.js cache (compressions, its size, evictions). */
+  sdkScriptsObserver?: SdkScriptsObserver;
 }) {
   const { store, channels, evidence, clock, baseUrl } = deps;
   const cache = createSiteCache({ channels, clock, listen: store.listen, baseUrl });
@@ -87,6 +99,11 @@ export function createSitesService(deps: {
   });
   const caching = configCaching(regions.varyHeaders, deps.regionSettings.geoipDatabase !== null);
   const gppDecoder = deps.gppDecoder ?? createGppDecoder();
+  const sdkScripts = createSdkScripts({
+    maxBytes: deps.sdkCacheBytes,
+    clock,
+    observer: deps.sdkScriptsObserver,
+  });
 
   /**
    * A decision's GPP string against the notice it answered: only a channel with a gppCmpId uses GPP
@@ -171,6 +188,20 @@ export function createSitesService(deps: {
 
     /** How shared caches may keep config answers (Vary, Cache-Control). */
     caching: caching as ConfigCaching,
+
+    /**
+     * sdk.js for a visitor of `region`: the site's config for that region in front of the SDK, as
+     * `representation`; body null when `ifNoneMatch` already holds it (sdk-scripts.ts).
+     */
+    sdkScript(
+      site: Site,
+      region: ResolvedRegion,
+      representation: Representation,
+      ifNoneMatch: string | string[] | undefined,
+    ): Promise<SdkScript> {
+      const config = regionalConfig(site, region);
+      return sdkScripts.answer(site.channel.siteKey, config, sdkBundle(), representation, ifNoneMatch);
+    },
 
     /**
      * The visitor's region, in order: a declared `region` on a test channel, trusted

@@ -77,6 +77,22 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     help: 'Vendor list versions read from the database by this process (it keeps what it read in memory, within a byte budget).',
     registers: [registry],
   });
+  const sdkCompressions = new Counter({
+    name: 'consent_service_sdk_compressions_total',
+    help: 'sdk.js bodies (a config in front of the bundle) compressed by this process, by encoding and quality (fast: brotli past its budget of best-quality compressions).',
+    labelNames: ['encoding', 'quality'] as const,
+    registers: [registry],
+  });
+  const sdkCacheBytes = new Gauge({
+    name: 'consent_service_sdk_cache_bytes',
+    help: 'Bytes of compressed sdk.js bodies this process keeps, all sites together (bounded by SDK_CACHE_MB).',
+    registers: [registry],
+  });
+  const sdkCacheEvictions = new Counter({
+    name: 'consent_service_sdk_cache_evictions_total',
+    help: 'Compressed sdk.js bodies this process dropped to stay within SDK_CACHE_MB (least recently used first).',
+    registers: [registry],
+  });
   const jobs = new Gauge({
     name: 'consent_service_jobs',
     help: 'Jobs in the jobs table by kind and status (queued includes scheduled; failed until purged).',
@@ -166,6 +182,18 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     },
     tcfVendorListVersion(version: number) {
       tcfVersion.set(version);
+    },
+    /** The sdk.js cache's observer (sites/sdk-scripts.ts). */
+    sdkScripts: {
+      compressed(encoding: 'br' | 'gzip', quality: 'best' | 'fast') {
+        sdkCompressions.inc({ encoding, quality });
+      },
+      cacheBytes(bytes: number) {
+        sdkCacheBytes.set(bytes);
+      },
+      evicted() {
+        sdkCacheEvictions.inc();
+      },
     },
 
     /** The text exposition, with database gauges read now; a failing database only blanks those. */
