@@ -189,6 +189,8 @@ describe('config versions', () => {
       region: { code: null, source: 'unknown' },
       regime: 'opt-in',
       consentRequiredSince: 2,
+      // Where its pages may run: none registered, and a test channel runs on localhost.
+      origins: ['http://localhost:*', 'http://127.0.0.1:*'],
     });
     // A decision may answer any version the channel had, and no other.
     const decide = await decisionsFrom(t, tenant.testKey, channel);
