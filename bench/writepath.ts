@@ -15,7 +15,9 @@
  * order (the machine is shared and drifts: ratios are taken within a round, then the median).
  * `--tcf` adds `after+tc`: this checkout's service again, writing to a second channel, made the same
  * but an IAB TCF channel, every write carrying a TC string, which the service decodes and checks
- * (bench/lib/tcf.ts); `after+tc/after` is what the decode costs a write.
+ * (bench/lib/tcf.ts); `after+tc/after` is what the decode costs a write. With `--before` too, the
+ * before checkout gets its own TCF channel (`before+tc`, from its own bench/lib/tcf.ts), and
+ * `after+tc/before+tc` is what a TCF write costs now against then (the TC string rules, say).
  * `--profile DIR` starts the services under `node --cpu-prof` (the profiles are written at exit).
  * Each side also reports its server CPU milliseconds per request (its process tree, from /proc):
  * on a 2-core machine shared with the load generator and PostgreSQL, that bounds throughput. With
@@ -72,18 +74,30 @@ function beforeDatabaseUrl(databaseUrl: string): string {
  * bench setup: a migration this checkout adds (a NOT NULL column, say) would otherwise break the
  * older code's writes. The same steps make the same channel, so one request body fits both.
  */
-function prepareBefore(root: string, databaseUrl: string) {
+function prepareBefore(root: string, databaseUrl: string, withTcf: boolean) {
   const script = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cs-bench-before-')), 'prepare.mts');
+  const dataDir = '/tmp/consent-writepath-bench-before';
+  // With --tcf, the before checkout's own TCF channel and string (its bench/lib/tcf.ts), so that
+  // after+tc/before+tc is what a TCF write costs now against then.
+  const tcfStep = withTcf
+    ? `const { prepareTcf } = await import(${JSON.stringify(path.join(root, 'bench/lib/tcf.ts'))});
+const tcf = await prepareTcf(bench, fixture, ${JSON.stringify(dataDir)});`
+    : 'const tcf = null;';
   fs.writeFileSync(
     script,
     `const { freshPostgres, prepare } = await import(${JSON.stringify(path.join(root, 'bench/lib/setup.ts'))});
 const bench = await freshPostgres(${JSON.stringify(databaseUrl)});
-const fixture = await prepare(bench, '/tmp/consent-writepath-bench-before');
-process.stdout.write(JSON.stringify({ env: bench.env, fixture }));
+const fixture = await prepare(bench, ${JSON.stringify(dataDir)});
+${tcfStep}
+process.stdout.write(JSON.stringify({ env: bench.env, fixture, tcf }));
 `,
   );
   const output = execFileSync(process.execPath, ['--import', 'tsx', script], { cwd: root, encoding: 'utf8' });
-  return JSON.parse(output) as { env: Record<string, string>; fixture: { siteKey: string } };
+  return JSON.parse(output) as {
+    env: Record<string, string>;
+    fixture: { siteKey: string };
+    tcf: { siteKey: string; configVersion: number; tcString: string } | null;
+  };
 }
 
 /** A service (this checkout or --before's) or a baseline server; ratios are service/baseline. */
@@ -91,6 +105,8 @@ type Side = { name: string; child: Child; path: string; service: boolean };
 const sides: Side[] = [];
 const servicePath = `/v1/public/sites/${fixture.siteKey}/${reads ? 'config' : 'preferences'}`;
 const after = await startServiceAt(process.cwd(), bench.env, flags.profile);
+/** The --before checkout's TCF channel, with --tcf. */
+let beforeTcf: { siteKey: string; configVersion: number; tcString: string } | null = null;
 sides.push({ name: 'after', child: after, path: servicePath, service: true });
 if (tcf)
   sides.push({
@@ -100,10 +116,18 @@ if (tcf)
     service: true,
   });
 if (flags.before) {
-  const prepared = prepareBefore(path.resolve(flags.before), beforeDatabaseUrl(url));
+  const prepared = prepareBefore(path.resolve(flags.before), beforeDatabaseUrl(url), Boolean(tcf));
   const before = await startServiceAt(flags.before, prepared.env, flags.profile);
   const beforePath = `/v1/public/sites/${prepared.fixture.siteKey}/${reads ? 'config' : 'preferences'}`;
   sides.push({ name: 'before', child: before, path: beforePath, service: true });
+  beforeTcf = prepared.tcf;
+  if (beforeTcf)
+    sides.push({
+      name: 'before+tc',
+      child: before,
+      path: `/v1/public/sites/${beforeTcf.siteKey}/preferences`,
+      service: true,
+    });
 }
 if (reads) {
   // The static server answers the very bytes the service answers.
@@ -124,10 +148,15 @@ if (reads) {
 }
 
 const { body, headers } = consentWriteRequest(fixture);
-/** after+tc's body: the same write to the TCF channel (at its current version), with the visitor's TC string. */
-const tcBody = tcf
-  ? () => JSON.stringify({ ...JSON.parse(body()), configVersion: tcf.configVersion, tcString: tcf.tcString })
-  : body;
+/** A +tc side's body: the same write to its TCF channel (at its current version), with the visitor's TC string. */
+const tcBodyOf = (channel: { configVersion: number; tcString: string }) => () =>
+  JSON.stringify({ ...JSON.parse(body()), configVersion: channel.configVersion, tcString: channel.tcString });
+const bodyOf = (side: Side) =>
+  side.name === 'after+tc' && tcf
+    ? tcBodyOf(tcf)
+    : side.name === 'before+tc' && beforeTcf
+      ? tcBodyOf(beforeTcf)
+      : body;
 const specOf = (side: Side): LoadSpec =>
   reads
     ? { url: `${side.child.baseUrl}${side.path}` }
@@ -135,7 +164,7 @@ const specOf = (side: Side): LoadSpec =>
         url: `${side.child.baseUrl}${side.path}`,
         method: 'POST',
         headers,
-        body: side.name === 'after+tc' ? tcBody : body,
+        body: bodyOf(side),
         // The SDK sends a fresh Idempotency-Key with every write.
         idempotencyKey: side.service,
       };
@@ -189,11 +218,12 @@ try {
     }
     if (flags.before) row['after/before'] = Number(ratio('after', 'before').toFixed(2));
     if (tcf) row['after+tc/after'] = Number(ratio('after+tc', 'after').toFixed(2));
+    if (beforeTcf) row['after+tc/before+tc'] = Number(ratio('after+tc', 'before+tc').toFixed(2));
     report[`${connections} connections`] = row;
     say(`${connections} connections: ${JSON.stringify(row)}`);
   }
 } finally {
-  // after+tc shares after's process: each child is stopped once.
+  // after+tc shares after's process (before+tc before's): each child is stopped once.
   for (const child of new Set(sides.map((side) => side.child))) await child.stop();
 }
 process.stdout.write(`${JSON.stringify({ rounds, seconds, report }, null, 2)}\n`);
