@@ -3,7 +3,11 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    globalSetup: ['test/helpers/global-setup.ts', 'test/helpers/openapi-global.ts'],
+    globalSetup: [
+      'test/helpers/global-setup.ts',
+      'test/helpers/openapi-global.ts',
+      'test/helpers/sdk-bundles-global.ts',
+    ],
     setupFiles: ['test/helpers/per-file-database.ts', 'test/helpers/openapi-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,

@@ -121,10 +121,11 @@ async function sourcesHash(): Promise<string> {
 }
 
 /**
- * `--if-changed` (npm start's prestart): builds only when the sources differ from the last build's,
- * so a restart does not spend seconds rebuilding bundles that are already current.
+ * `--if-changed` (npm start's prestart, and the test run's global setup): builds only when the
+ * sources differ from the last build's, so a restart does not spend seconds rebuilding bundles that
+ * are already current.
  */
-async function main(ifChanged: boolean): Promise<BundleSize[] | null> {
+export async function writeSdkBundleIfChanged(ifChanged: boolean): Promise<BundleSize[] | null> {
   const hash = await sourcesHash();
   const current =
     fs.existsSync(SDK_BUNDLE_FILE) &&
@@ -139,7 +140,7 @@ async function main(ifChanged: boolean): Promise<BundleSize[] | null> {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.includes('--if-changed')).then(
+  writeSdkBundleIfChanged(process.argv.includes('--if-changed')).then(
     (sizes) => {
       if (sizes === null) {
         console.log('sdk/dist is up to date with sdk/src');

@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { createPostgresStore } from '../../src/platform/db/store.ts';
-import { withDatabase } from './global-setup.ts';
 
 /**
  * Runs before each test file is imported (vitest setupFiles). On PostgreSQL it clones the migrated
@@ -10,6 +8,12 @@ import { withDatabase } from './global-setup.ts';
  */
 const postgres = inject('postgresTemplate');
 if (postgres) {
+  // Imported here, not at the top: on the embedded store a file that starts no app (a unit test)
+  // would otherwise load the database drivers and migrations for nothing, about a second a file.
+  const [{ createPostgresStore }, { withDatabase }] = await Promise.all([
+    import('../../src/platform/db/store.ts'),
+    import('./global-setup.ts'),
+  ]);
   const name = `${postgres.prefix}${randomBytes(6).toString('hex')}`;
   const admin = createPostgresStore(postgres.adminUrl, { max: 1 });
   try {

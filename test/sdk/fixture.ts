@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { writeSdkBundle } from '../../sdk/build.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { SITES_TEST_ENV } from '../helpers/sites.ts';
 import {
@@ -118,8 +117,8 @@ export function sdkFixture() {
   };
 
   beforeAll(async () => {
-    // The service serves sdk/dist/sdk.js: build it from the source under test first.
-    await writeSdkBundle();
+    // The service serves sdk/dist/sdk.js, built from the source under test once per run
+    // (test/helpers/sdk-bundles-global.ts), not once per file.
     fs.mkdirSync(SHOTS, { recursive: true });
     [f.t, f.pages, f.browser] = await Promise.all([
       startTestApp({ env: SITES_TEST_ENV }),

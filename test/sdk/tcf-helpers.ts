@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import { TCString } from '@iabtechlabtcf/core';
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { writeSdkBundle } from '../../sdk/build.ts';
 import { tcfBundle } from '../../src/modules/sites/sdk-bundle.ts';
 import type { TestApp } from '../helpers/app.ts';
 import type { VendorListServer } from '../helpers/gvl.ts';
@@ -218,8 +217,8 @@ export function tcfFixture() {
   };
 
   beforeAll(async () => {
-    // The service serves sdk/dist: build sdk.js and tcf.js from the sources under test first.
-    await writeSdkBundle();
+    // The service serves sdk/dist, built from the sources under test once per run
+    // (test/helpers/sdk-bundles-global.ts), not once per file.
     fs.mkdirSync(SHOTS, { recursive: true });
     const [tcf, pages, browser] = await Promise.all([
       startTcfTestApp({ env: SITES_TEST_ENV }),
