@@ -131,6 +131,8 @@ export function createConsent(options: ConsentOptions): ConsentApi {
       policy.maxAgeDays,
     );
     const gppString = gpp?.update(next, cfg.purposes, gpc);
+    // The notice, the choices link or the preferences say so whenever a decision honours GPC here.
+    const gpcHonoredShown = honored(next);
     sender.enqueue({
       key: randomId(16),
       ...(identityToken && { account: 1 as const }),
@@ -143,6 +145,7 @@ export function createConsent(options: ConsentOptions): ConsentApi {
         gpc,
         ...(gppString && { gppString }),
         ...(tcString && { tcString }),
+        ...(gpcHonoredShown && { gpcHonoredShown }),
       },
     });
     apply(next);
@@ -167,12 +170,16 @@ export function createConsent(options: ConsentOptions): ConsentApi {
           noticeSeen(siteKey, { v: cfg.configVersion, t: Date.now() });
           passive();
         };
-        const gpcHonored = optOut && gpc && honorsGpc(cfg, decisions);
+        const gpcHonored = honored(decisions);
         showNotice({ strings, language, policyUrl: cfg.privacyPolicy.url, optOut, gpcHonored, onDismiss });
         impression();
-      } else if (optOut) showChoicesLink(strings.choices, language);
+      } else if (optOut)
+        showChoicesLink(strings.choices, language, honored(decisions) ? strings.gpcHonored : '');
     });
   }
+
+  /** Whether `d` honours the GPC signal in an opt-out region: the page then says "Opt-Out Request Honored". */
+  const honored = (d: Decisions | null) => gpc && policy.regime === 'opt-out' && honorsGpc(config!, d);
 
   /**
    * Whether the GPC signal locks its purposes off in the visitor's choices. In opt-out regions the
@@ -204,7 +211,7 @@ export function createConsent(options: ConsentOptions): ConsentApi {
             language,
             strings: stringsFor(language),
             gpc: locks,
-            gpcHonored: gpc && optOut && honorsGpc(cfg, decisions),
+            gpcHonored: honored(decisions),
             // Read when the preferences are drawn, not before the banner: they prefill its toggles.
             previous: () => decisions || readConsent(siteKey)?.d || null,
             receipt: () => receiptUrl(siteKey),

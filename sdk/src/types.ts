@@ -133,6 +133,8 @@ export interface PendingPost {
     gppString?: string;
     /** The IAB TC string of the visitor's choice in the TCF layers (tcf.js). */
     tcString?: string;
+    /** The page showed that the GPC signal was honoured ("Opt-Out Request Honored"). */
+    gpcHonoredShown?: boolean;
   };
 }
 

@@ -1503,6 +1503,11 @@ export interface components {
             /** @description Whose decision: "account" (a signed-in visitor, with an identity token: the pseudonym is the account’s) or "device" (the visitor’s subjectId). Absent on events recorded before accounts existed, which are device decisions */
             subjectKind?: "device" | "account";
             /**
+             * @description The page showed the visitor that their opt-out preference signal (Global Privacy Control) was honoured ("Opt-Out Request Honored"); absent otherwise
+             * @enum {boolean}
+             */
+            gpcHonoredShown?: true;
+            /**
              * Format: date-time
              * @example 2026-11-21T10:00:00Z
              */
@@ -7992,6 +7997,8 @@ export interface operations {
                     gpc?: boolean;
                     /** @description The IAB GPP string of the decision (channels with a gppCmpId only: on others it is a 422, never decoded); one that does not decode, or whose vendor ranges would expand past the service’s bounds, is a 422 */
                     gppString?: string;
+                    /** @description The page showed the visitor that their Global Privacy Control signal was honoured ("Opt-Out Request Honored"); recorded on the event (gpcHonoredShown) only when GPC was on */
+                    gpcHonoredShown?: boolean;
                     /** @description A signed-in visitor’s identity token (docs/guides/signed-in-visitors.md): the decision is then recorded for the account (subjectKind "account", the account’s pseudonym), not the device. A token that is not accepted is a 401 invalid_identity_token and nothing is recorded */
                     identityToken?: string;
                     /** @description The IAB TC string of the decision (TCF channels, opt-in regions): it must decode, carry the channel's CMP id and a vendor list version the service holds, and keep the rules the 422 response names, else 422 */

@@ -312,6 +312,8 @@ export function createSitesService(deps: {
         gppString: input.gppString ?? null,
         tcString: input.tcString ?? null,
         tcf,
+        // Only a GPC decision can have honoured the signal.
+        gpcHonoredShown: gpc && input.gpcHonoredShown === true,
       };
       return unit ? evidence.stage(unit, decision) : evidence.write(decision);
     },
