@@ -197,7 +197,6 @@ export function createConsent(options: ConsentOptions): ConsentApi {
 
   function open(view: View, source: Source) {
     const cfg = config!;
-    const optOut = policy.regime === 'opt-out';
     const locks = gpcLocks();
     const onAction = (action: Action, tcString?: string) => choose(action, source, tcString);
     whenBody(() => {
