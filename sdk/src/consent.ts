@@ -7,6 +7,7 @@ import { fetchConfig } from './fetch-config.ts';
 import { loadGpp } from './gpp-loader.ts';
 import { type AccountChoice, fetchAccountChoice, reconcile } from './identity.ts';
 import { sendImpression } from './impression.ts';
+import { integrationDefaults, signalIntegrations } from './integrations.ts';
 import { CHOICES, hideChoicesLink, hideNotice, showChoicesLink, showNotice } from './notice.ts';
 import { runsHere } from './page-origin.ts';
 import {
@@ -103,11 +104,13 @@ export function createConsent(options: ConsentOptions): ConsentApi {
     document.dispatchEvent(new CustomEvent('consentservice:change', { detail }));
   }
 
-  /** Makes `next` the state of the page: Consent Mode first, so tags activated next see it. */
+  /** Makes `next` the state of the page: the tags' consent signals first, so tags activated next see them. */
   function apply(next: Decisions | null) {
     decisions = next;
     gpp?.update(next, config!.purposes, gpc);
-    updateConsentMode(consentModeState(config!.purposes, next || {}));
+    const state = consentModeState(config!.purposes, next || {});
+    updateConsentMode(state);
+    signalIntegrations(config!, state, next);
     deactivateDenied(next || {});
     if (next) {
       activateBlocked(next);
@@ -255,6 +258,7 @@ export function createConsent(options: ConsentOptions): ConsentApi {
   function start(cfg: SiteConfig) {
     // A page the service would not record decisions from: nothing shown, applied or loaded, ever.
     if (!runsHere(base, cfg, location.origin)) return;
+    integrationDefaults(cfg);
     language = pickLanguage(cfg, navigator.language);
     const gppLoad = loadGpp(base, siteKey, cfg);
     const tcfLoad = loadTcf({ site, siteKey, config: cfg, language });
