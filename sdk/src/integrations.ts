@@ -42,8 +42,10 @@ export function signalIntegrations(
     w.clarity =
       w.clarity ||
       function (this: unknown) {
+        const clarity = w.clarity as Clarity;
+        clarity.q = clarity.q || [];
         // biome-ignore lint/complexity/noArguments: Clarity replays its queue as Arguments objects, as its own stub pushes them.
-        (w.clarity!.q = w.clarity!.q || []).push(arguments);
+        clarity.q.push(arguments);
       };
     w.clarity('consentv2', { ad_Storage: state.ad_storage, analytics_Storage: state.analytics_storage });
   }
