@@ -141,3 +141,26 @@ describe('a decision’s string of each US state section', () => {
     },
   );
 });
+
+describe('gpcHonoredShown on a decision (issue 43 item 2)', () => {
+  it('recorded with GPC only; absent otherwise, so other events keep their canonical form', async () => {
+    const event = async (body: Record<string, unknown>) => {
+      const res = await decide('US-CA', { decisions: { marketing: 'denied' }, ...body });
+      expect(res.status, res.text).toBe(201);
+      return (await t.http.get(`/v1/evidence/${res.body.data.id}`, { key: tenant.testKey })).body.data;
+    };
+    expect(await event({ source: 'gpc', gpc: true, gpcHonoredShown: true })).toMatchObject({
+      source: 'gpc',
+      gpc: true,
+      gpcHonoredShown: true,
+    });
+    expect(await event({ gpc: true, gpcHonoredShown: false })).not.toHaveProperty('gpcHonoredShown');
+    expect(await event({ gpcHonoredShown: true })).not.toHaveProperty('gpcHonoredShown');
+    expect(await event({})).not.toHaveProperty('gpcHonoredShown');
+    expectProblemShape(
+      await decide('US-CA', { decisions: {}, gpcHonoredShown: 'yes' }),
+      422,
+      'validation_failed',
+    );
+  });
+});

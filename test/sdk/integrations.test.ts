@@ -71,7 +71,7 @@ describe.skipIf(browserSkipReason !== null)(
 
       await page.click(action('accept-all'));
       const accepted = { necessary: 'granted', analytics: 'granted', marketing: 'granted' };
-      await expect.poll(async () => (await calls(page)).length).toBe(6);
+      await expect.poll(async () => (await calls(page)).length, { timeout: 10_000 }).toBe(6);
       expect((await calls(page)).slice(2)).toEqual([
         [
           'gtag',
@@ -89,7 +89,7 @@ describe.skipIf(browserSkipReason !== null)(
       await page.locator(`${BANNER}[data-consent-view="customize"]`).waitFor();
       await page.locator('input[data-consent-purpose="marketing"]').uncheck();
       await page.click(action('save'));
-      await expect.poll(async () => (await calls(page)).length).toBe(10);
+      await expect.poll(async () => (await calls(page)).length, { timeout: 10_000 }).toBe(10);
       expect((await calls(page)).slice(6)).toEqual([
         ['gtag', 'consent', 'update', consentState('analytics_storage')],
         ['uet', 'consent', 'update', { ad_storage: 'denied' }],
@@ -99,7 +99,7 @@ describe.skipIf(browserSkipReason !== null)(
 
       // The next page: the stored decision applied, after UET's default.
       await page.reload();
-      await expect.poll(async () => (await calls(page)).length).toBe(6);
+      await expect.poll(async () => (await calls(page)).length, { timeout: 10_000 }).toBe(6);
       expect((await calls(page)).map(([tag, ...rest]) => `${tag}:${rest[0]}:${rest[1] ?? ''}`)).toEqual([
         'gtag:consent:default',
         'uet:consent:default',
@@ -116,7 +116,7 @@ describe.skipIf(browserSkipReason !== null)(
       const { context, page } = await open(s, TAG_QUEUES);
       await page.locator(BANNER).waitFor();
       await page.click(action('reject-all'));
-      await expect.poll(async () => (await calls(page)).length).toBe(3);
+      await expect.poll(async () => (await calls(page)).length, { timeout: 10_000 }).toBe(3);
       expect(await calls(page)).toEqual([
         ['gtag', 'consent', 'default', ALL_DENIED],
         ['gtag', 'consent', 'update', ALL_DENIED],
@@ -138,7 +138,7 @@ describe.skipIf(browserSkipReason !== null)(
       expect(await page.evaluate('window.uetq')).toEqual(['consent', 'default', { ad_storage: 'denied' }]);
       expect(await page.evaluate('typeof window.clarity')).toBe('undefined');
       await page.click(action('accept-all'));
-      await expect.poll(() => page.evaluate('window.uetq.length')).toBe(6);
+      await expect.poll(() => page.evaluate('window.uetq.length'), { timeout: 10_000 }).toBe(6);
       expect(await page.evaluate('window.uetq.slice(3)')).toEqual([
         'consent',
         'update',
