@@ -7,6 +7,7 @@ import { fetchConfig } from './fetch-config.ts';
 import { loadGpp } from './gpp-loader.ts';
 import { type AccountChoice, fetchAccountChoice, reconcile } from './identity.ts';
 import { sendImpression } from './impression.ts';
+import { integrationDefaults, signalIntegrations } from './integrations.ts';
 import { CHOICES, hideChoicesLink, hideNotice, showChoicesLink, showNotice } from './notice.ts';
 import { runsHere } from './page-origin.ts';
 import {
@@ -103,11 +104,13 @@ export function createConsent(options: ConsentOptions): ConsentApi {
     document.dispatchEvent(new CustomEvent('consentservice:change', { detail }));
   }
 
-  /** Makes `next` the state of the page: Consent Mode first, so tags activated next see it. */
+  /** Makes `next` the state of the page: the tags' consent signals first, so tags activated next see them. */
   function apply(next: Decisions | null) {
     decisions = next;
     gpp?.update(next, config!.purposes, gpc);
-    updateConsentMode(consentModeState(config!.purposes, next || {}));
+    const state = consentModeState(config!.purposes, next || {});
+    updateConsentMode(state);
+    signalIntegrations(config!, state, next);
     deactivateDenied(next || {});
     if (next) {
       activateBlocked(next);
@@ -131,6 +134,8 @@ export function createConsent(options: ConsentOptions): ConsentApi {
       policy.maxAgeDays,
     );
     const gppString = gpp?.update(next, cfg.purposes, gpc);
+    // The notice, the choices link or the preferences say so whenever a decision honours GPC here.
+    const gpcHonoredShown = honored(next);
     sender.enqueue({
       key: randomId(16),
       ...(identityToken && { account: 1 as const }),
@@ -143,6 +148,7 @@ export function createConsent(options: ConsentOptions): ConsentApi {
         gpc,
         ...(gppString && { gppString }),
         ...(tcString && { tcString }),
+        ...(gpcHonoredShown && { gpcHonoredShown }),
       },
     });
     apply(next);
@@ -167,12 +173,16 @@ export function createConsent(options: ConsentOptions): ConsentApi {
           noticeSeen(siteKey, { v: cfg.configVersion, t: Date.now() });
           passive();
         };
-        const gpcHonored = optOut && gpc && honorsGpc(cfg, decisions);
+        const gpcHonored = honored(decisions);
         showNotice({ strings, language, policyUrl: cfg.privacyPolicy.url, optOut, gpcHonored, onDismiss });
         impression();
-      } else if (optOut) showChoicesLink(strings.choices, language);
+      } else if (optOut)
+        showChoicesLink(strings.choices, language, honored(decisions) ? strings.gpcHonored : '');
     });
   }
+
+  /** Whether `d` honours the GPC signal in an opt-out region: the page then says "Opt-Out Request Honored". */
+  const honored = (d: Decisions | null) => gpc && policy.regime === 'opt-out' && honorsGpc(config!, d);
 
   /**
    * Whether the GPC signal locks its purposes off in the visitor's choices. In opt-out regions the
@@ -190,7 +200,6 @@ export function createConsent(options: ConsentOptions): ConsentApi {
 
   function open(view: View, source: Source) {
     const cfg = config!;
-    const optOut = policy.regime === 'opt-out';
     const locks = gpcLocks();
     const onAction = (action: Action, tcString?: string) => choose(action, source, tcString);
     whenBody(() => {
@@ -204,7 +213,7 @@ export function createConsent(options: ConsentOptions): ConsentApi {
             language,
             strings: stringsFor(language),
             gpc: locks,
-            gpcHonored: gpc && optOut && honorsGpc(cfg, decisions),
+            gpcHonored: honored(decisions),
             // Read when the preferences are drawn, not before the banner: they prefill its toggles.
             previous: () => decisions || readConsent(siteKey)?.d || null,
             receipt: () => receiptUrl(siteKey),
@@ -249,6 +258,7 @@ export function createConsent(options: ConsentOptions): ConsentApi {
   function start(cfg: SiteConfig) {
     // A page the service would not record decisions from: nothing shown, applied or loaded, ever.
     if (!runsHere(base, cfg, location.origin)) return;
+    integrationDefaults(cfg);
     language = pickLanguage(cfg, navigator.language);
     const gppLoad = loadGpp(base, siteKey, cfg);
     const tcfLoad = loadTcf({ site, siteKey, config: cfg, language });

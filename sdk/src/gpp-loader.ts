@@ -7,7 +7,7 @@ import type { GppHandle, SiteConfig } from './types.ts';
 export const GPP_TIMEOUT_MS = 5000;
 
 /** What gpp.js registers when it runs (sdk/src/gpp/index.ts). */
-type Registered = { start(cmpId: number): GppHandle };
+type Registered = { start(cmpId: number, sections?: string, region?: string | null): GppHandle };
 
 /**
  * Loads gpp.js from the service (the only host the SDK talks to) and starts it with the channel's
@@ -19,6 +19,6 @@ export function loadGpp(base: string, siteKey: string, config: SiteConfig): Prom
   if (!gppApplies(config)) return null;
   const src = gppUrl(`${base}/v1/public/sites/${encodeURIComponent(siteKey)}`);
   return loadBundle(src, '__consentServiceGpp', GPP_TIMEOUT_MS, (gpp: Registered) =>
-    gpp.start(config.gppCmpId as number),
+    gpp.start(config.gppCmpId as number, config.gppSections, config.region?.code),
   );
 }

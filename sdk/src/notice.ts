@@ -14,6 +14,7 @@ export const CHOICES = '[data-consent-action="privacy-choices"]';
 const LINK_CSS = `${LINK}{${LIGHT};position:fixed;z-index:2147483646;left:12px;bottom:12px;min-height:44px;margin:0;padding:8px 14px;border:2px solid var(--cs-border);border-radius:var(--consent-radius,6px);background:var(--cs-bg);color:var(--cs-link);font:600 14px/1.3 var(--consent-font,system-ui,sans-serif);text-decoration:underline;cursor:pointer;box-shadow:0 2px 8px rgba(0,0,0,.25)}
 @media (prefers-color-scheme:dark){${LINK}{${DARK}}}
 ${LINK}:focus-visible{outline:3px solid var(--cs-focus);outline-offset:2px}
+${LINK} [data-consent-gpc]{display:block;font-weight:400;font-size:12px;text-decoration:none}
 ${LINK} svg{width:30px;height:14px;margin-right:8px;vertical-align:-2px}.cs-i1{fill:var(--consent-optout-icon,#06f)}.cs-i2{fill:var(--consent-optout-icon-fg,#fff)}`;
 
 /**
@@ -83,9 +84,10 @@ export function hideNotice(): void {
 /**
  * The persistent "Your Privacy Choices" button, bottom left. Not added when the page has its own
  * `[data-consent-action="privacy-choices"]` element (a footer link, where CCPA sites usually put
- * it): the SDK opens the preferences from any such element.
+ * it): the SDK opens the preferences from any such element. `honored` (the GPC signal was honoured):
+ * the words that say so, on the button after its label (CCPA regs §7025(c)(6)); '' for none.
  */
-export function showChoicesLink(label: string, language: string): void {
+export function showChoicesLink(label: string, language: string, honored = ''): void {
   style();
   const own = Array.from(document.querySelectorAll(CHOICES)).some(
     (el) => !el.closest(`${NOTICE},${R},${LINK}`),
@@ -100,6 +102,7 @@ export function showChoicesLink(label: string, language: string): void {
   link = h('button', attrs);
   link.innerHTML = OPT_OUT_ICON; // a constant: no page or visitor data goes through innerHTML
   link.append(label);
+  if (honored) link.append(h('span', { 'data-consent-gpc': true }, honored));
   document.body.append(link);
   if (refocus) link.focus();
   refocus = false;

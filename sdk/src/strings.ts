@@ -16,7 +16,10 @@ export interface UiStrings {
   usedBy: string;
   policy: string;
   gpc: string;
-  /** Opt-out regions: the GPC signal was recorded as an opt-out (the visitor may still opt back in). */
+  /**
+   * Opt-out regions: the GPC signal was recorded as an opt-out (the visitor may still opt back in);
+   * California's regulations (§7025(c)(6)) ask for these words, on the choices link and the preferences.
+   */
   gpcHonored: string;
   /** The notice (notice-only and opt-out regimes) and the opt-out link. */
   choices: string;
@@ -45,7 +48,7 @@ const en: UiStrings = {
   usedBy: 'Used by',
   policy: 'Privacy policy',
   gpc: 'Your browser sends a Global Privacy Control signal, so the purposes it covers stay off.',
-  gpcHonored: 'Opt-out preference signal honored',
+  gpcHonored: 'Opt-Out Request Honored',
   choices: 'Your Privacy Choices',
   noticeTitle: 'Cookies on this site',
   notice: 'We use cookies and similar technologies for the purposes described in our privacy policy.',
@@ -71,7 +74,7 @@ const de: UiStrings = {
   usedBy: 'Verwendet von',
   policy: 'Datenschutzerklärung',
   gpc: 'Ihr Browser sendet ein Global-Privacy-Control-Signal, daher bleiben die betroffenen Zwecke aus.',
-  gpcHonored: 'Opt-out-Präferenzsignal berücksichtigt',
+  gpcHonored: 'Opt-out-Anfrage berücksichtigt',
   choices: 'Ihre Datenschutzoptionen',
   noticeTitle: 'Cookies auf dieser Website',
   notice:
@@ -99,7 +102,7 @@ const fr: UiStrings = {
   usedBy: 'Utilisé par',
   policy: 'Politique de confidentialité',
   gpc: 'Votre navigateur envoie un signal Global Privacy Control : les finalités concernées restent donc désactivées.',
-  gpcHonored: 'Signal de préférence de refus respecté',
+  gpcHonored: 'Demande d’opposition respectée',
   choices: 'Vos choix en matière de confidentialité',
   noticeTitle: 'Cookies sur ce site',
   notice:
@@ -127,7 +130,7 @@ const es: UiStrings = {
   usedBy: 'Usado por',
   policy: 'Política de privacidad',
   gpc: 'Su navegador envía una señal Global Privacy Control, por lo que los fines afectados quedan desactivados.',
-  gpcHonored: 'Señal de preferencia de exclusión respetada',
+  gpcHonored: 'Solicitud de exclusión respetada',
   choices: 'Sus opciones de privacidad',
   noticeTitle: 'Cookies en este sitio',
   notice:

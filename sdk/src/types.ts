@@ -41,6 +41,10 @@ export interface SiteConfig {
   origins?: string[];
   /** The operator's IAB CMP id for the GPP CMP API; null or absent: no GPP. */
   gppCmpId?: number | null;
+  /** Which GPP section US visitors get (gpp.js, src/shared/us-gpp-sections.ts); absent: usnat. */
+  gppSections?: 'usnat' | 'state';
+  /** Microsoft's consent signals (integrations.ts); absent: neither. */
+  integrations?: { microsoftUet: boolean; microsoftClarity: boolean };
   /** A TCF channel's settings, in opt-in regions only; absent: no TCF for this visitor. */
   tcf?: TcfConfig | null;
   /** A TCF channel's CMP, in every region: what `__tcfapi` names without tcf.js (tcf-answers.ts). */
@@ -129,6 +133,8 @@ export interface PendingPost {
     gppString?: string;
     /** The IAB TC string of the visitor's choice in the TCF layers (tcf.js). */
     tcString?: string;
+    /** The page showed that the GPC signal was honoured ("Opt-Out Request Honored"). */
+    gpcHonoredShown?: boolean;
   };
 }
 

@@ -41,7 +41,9 @@ describe('POST /v1/channels', () => {
         'consentMaxAgeDays',
         'rejectCooldownDays',
         'gppCmpId',
+        'gppSections',
         'tcf',
+        'integrations',
         'createdAt',
         'updatedAt',
         'archivedAt',
@@ -51,6 +53,8 @@ describe('POST /v1/channels', () => {
     expect(channel.regionRules).toEqual([{ regions: ['*'], regime: 'opt-in' }]);
     expect(channel.consentMaxAgeDays).toBe(180);
     expect(channel.gppCmpId).toBeNull();
+    expect(channel.gppSections).toBe('usnat');
+    expect(channel.integrations).toEqual({ microsoftUet: false, microsoftClarity: false });
     expect(channel.tcf).toBeNull();
     expect(channel).toMatchObject({
       name: 'Shop',

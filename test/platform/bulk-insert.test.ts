@@ -36,6 +36,7 @@ function event(organizationId: string, overrides: Partial<EvidenceRow> = {}): Ev
     tcString: null,
     tcf: null,
     subjectKind: 'account',
+    gpcHonoredShown: null,
     recordedAt: new Date('2026-11-21T10:00:00Z'),
     receiptHash: 'f'.repeat(64),
     receiptTokenHash: null,
@@ -58,7 +59,7 @@ describe('insertRows', () => {
         configVersion: 2147483647,
         recordedAt: new Date('1999-12-31T23:59:59Z'),
       }),
-      event(organizationId, { userAgent: '', policyVersion: '{}' }),
+      event(organizationId, { userAgent: '', policyVersion: '{}', gpcHonoredShown: true }),
     ];
     await store.tx((tx) => insertRows(tx, evidenceEvents, rows));
     const stored = await store.db

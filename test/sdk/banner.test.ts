@@ -121,9 +121,10 @@ describe.skipIf(browserSkipReason !== null)(
       await expect.poll(() => f.pages.hits.filter((p) => p === '/ad.html').length).toBe(1);
       // The SDK talks to the service only; everything else came from the shop's own origin.
       expect(f.requestOrigins(context)).toEqual([f.t.baseUrl, f.pages.origin].sort());
-      // Without gtag the commands are queued on dataLayer as Arguments objects, as gtag.js expects.
+      // Without gtag the commands are queued on dataLayer as Arguments objects, as gtag.js expects;
+      // then the consent_update event for tag managers' triggers (issue 43), a plain object.
       const queued = await page.evaluate(
-        'dataLayer.map((a) => [Object.prototype.toString.call(a), JSON.parse(JSON.stringify(Array.from(a)))])',
+        "dataLayer.map((a) => { const type = Object.prototype.toString.call(a); return [type, JSON.parse(JSON.stringify(type === '[object Arguments]' ? Array.from(a) : a))]; })",
       );
       expect(queued).toEqual([
         ['[object Arguments]', ['consent', 'default', ALL_DENIED]],
@@ -134,6 +135,13 @@ describe.skipIf(browserSkipReason !== null)(
             'update',
             consentState('ad_storage', 'ad_user_data', 'ad_personalization', 'analytics_storage'),
           ],
+        ],
+        [
+          '[object Object]',
+          {
+            event: 'consent_update',
+            consent: { necessary: 'granted', analytics: 'granted', marketing: 'granted' },
+          },
         ],
       ]);
       await context.close();

@@ -12,7 +12,7 @@ describe.skipIf(browserSkipReason !== null)('browser SDK in Chromium: GPC in opt
   const f = sdkFixture();
   const { recorded, ran, gtagCalls, decisions } = f;
   const { siteWithRules, visitFrom, expectNoAxeViolations } = regionHelpers(f);
-  const HONORED = 'Opt-out preference signal honored';
+  const HONORED = 'Opt-Out Request Honored';
   const adHits = () => f.pages.hits.filter((p) => p === '/ad.html').length;
 
   it('US-CA with GPC: the opt-out is recorded without a click (source gpc), once per configVersion; a later explicit opt-in is recorded and wins', async () => {

@@ -1013,6 +1013,8 @@ export interface components {
             rejectCooldownDays: number;
             /** @description Your IAB CMP id: when set, the SDK provides the GPP API (__gpp) in US opt-out regions */
             gppCmpId: number | null;
+            /** @description Which IAB GPP section US opt-out visitors get: "usnat" (the default) the US National section everywhere; "state" the section of their state where IAB has one (usca, usva, usco, usut, usct, usfl, usmt, usor, ustx, usde, usia, usne, usnh, usnj, ustn, usmn, usmd, usin, usky, usri), usnat elsewhere */
+            gppSections: "usnat" | "state";
             /** @description IAB TCF v2.3 settings: when set, visitors in opt-in regions get the TCF layers and a TC string */
             tcf: {
                 /** @description Your CMP id, registered with IAB Europe (the service never lends one) */
@@ -1026,6 +1028,12 @@ export interface components {
                 /** @description Purpose 1 is not disclosed (only where the publisher’s country allows it) */
                 purposeOneTreatment: boolean;
             } | null;
+            integrations: {
+                /** @description Push UET's consent mode (ad_storage) to window.uetq: a default before any tag, an update on every change */
+                microsoftUet: boolean;
+                /** @description Call window.clarity('consentv2', {ad_Storage, analytics_Storage}) on every change */
+                microsoftClarity: boolean;
+            };
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00Z
@@ -1143,6 +1151,8 @@ export interface components {
             rejectCooldownDays: number;
             /** @description Your IAB CMP id: when set, the SDK provides the GPP API (__gpp) in US opt-out regions */
             gppCmpId: number | null;
+            /** @description Which IAB GPP section US opt-out visitors get: "usnat" (the default) the US National section everywhere; "state" the section of their state where IAB has one (usca, usva, usco, usut, usct, usfl, usmt, usor, ustx, usde, usia, usne, usnh, usnj, ustn, usmn, usmd, usin, usky, usri), usnat elsewhere */
+            gppSections: "usnat" | "state";
             tcf: {
                 /** @description Your CMP id, registered with IAB Europe (the service never lends one) */
                 cmpId: number;
@@ -1166,6 +1176,12 @@ export interface components {
                     specialFeatures: number[];
                 }[];
             } | null;
+            integrations: {
+                /** @description Push UET's consent mode (ad_storage) to window.uetq: a default before any tag, an update on every change */
+                microsoftUet: boolean;
+                /** @description Call window.clarity('consentv2', {ad_Storage, analytics_Storage}) on every change */
+                microsoftClarity: boolean;
+            };
             purposes: {
                 key: string;
                 name: string;
@@ -1218,6 +1234,14 @@ export interface components {
             rejectCooldownDays: number;
             /** @description Your IAB CMP id: when set, the SDK provides the GPP API (__gpp) in US opt-out regions */
             gppCmpId: number | null;
+            /** @description Which IAB GPP section US opt-out visitors get: "usnat" (the default) the US National section everywhere; "state" the section of their state where IAB has one (usca, usva, usco, usut, usct, usfl, usmt, usor, ustx, usde, usia, usne, usnh, usnj, ustn, usmn, usmd, usin, usky, usri), usnat elsewhere */
+            gppSections: "usnat" | "state";
+            integrations: {
+                /** @description Push UET's consent mode (ad_storage) to window.uetq: a default before any tag, an update on every change */
+                microsoftUet: boolean;
+                /** @description Call window.clarity('consentv2', {ad_Storage, analytics_Storage}) on every change */
+                microsoftClarity: boolean;
+            };
             purposes: {
                 key: string;
                 name: string;
@@ -1478,6 +1502,11 @@ export interface components {
             };
             /** @description Whose decision: "account" (a signed-in visitor, with an identity token: the pseudonym is the account’s) or "device" (the visitor’s subjectId). Absent on events recorded before accounts existed, which are device decisions */
             subjectKind?: "device" | "account";
+            /**
+             * @description The page showed the visitor that their opt-out preference signal (Global Privacy Control) was honoured ("Opt-Out Request Honored"); absent otherwise
+             * @enum {boolean}
+             */
+            gpcHonoredShown?: true;
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00Z
@@ -3428,6 +3457,8 @@ export interface operations {
                     rejectCooldownDays?: number;
                     /** @description Your IAB CMP id: when set, the SDK provides the GPP API (__gpp) in US opt-out regions */
                     gppCmpId?: number | null;
+                    /** @description Which IAB GPP section US opt-out visitors get: "usnat" (the default) the US National section everywhere; "state" the section of their state where IAB has one (usca, usva, usco, usut, usct, usfl, usmt, usor, ustx, usde, usia, usne, usnh, usnj, ustn, usmn, usmd, usin, usky, usri), usnat elsewhere */
+                    gppSections?: "usnat" | "state";
                     /** @description IAB TCF v2.3 settings, replaced as a whole; null turns TCF off */
                     tcf?: {
                         /** @description Your CMP id, registered with IAB Europe (the service never lends one) */
@@ -3441,6 +3472,12 @@ export interface operations {
                         /** @description Purpose 1 is not disclosed (only where the publisher’s country allows it) */
                         purposeOneTreatment?: boolean;
                     } | null;
+                    integrations?: {
+                        /** @description Push UET's consent mode (ad_storage) to window.uetq: a default before any tag, an update on every change */
+                        microsoftUet?: boolean;
+                        /** @description Call window.clarity('consentv2', {ad_Storage, analytics_Storage}) on every change */
+                        microsoftClarity?: boolean;
+                    };
                 };
             };
         };
@@ -3830,6 +3867,8 @@ export interface operations {
                     rejectCooldownDays?: number;
                     /** @description Your IAB CMP id: when set, the SDK provides the GPP API (__gpp) in US opt-out regions */
                     gppCmpId?: number | null;
+                    /** @description Which IAB GPP section US opt-out visitors get: "usnat" (the default) the US National section everywhere; "state" the section of their state where IAB has one (usca, usva, usco, usut, usct, usfl, usmt, usor, ustx, usde, usia, usne, usnh, usnj, ustn, usmn, usmd, usin, usky, usri), usnat elsewhere */
+                    gppSections?: "usnat" | "state";
                     /** @description IAB TCF v2.3 settings, replaced as a whole; null turns TCF off */
                     tcf?: {
                         /** @description Your CMP id, registered with IAB Europe (the service never lends one) */
@@ -3843,6 +3882,12 @@ export interface operations {
                         /** @description Purpose 1 is not disclosed (only where the publisher’s country allows it) */
                         purposeOneTreatment?: boolean;
                     } | null;
+                    integrations?: {
+                        /** @description Push UET's consent mode (ad_storage) to window.uetq: a default before any tag, an update on every change */
+                        microsoftUet?: boolean;
+                        /** @description Call window.clarity('consentv2', {ad_Storage, analytics_Storage}) on every change */
+                        microsoftClarity?: boolean;
+                    };
                 };
             };
         };
@@ -7952,6 +7997,8 @@ export interface operations {
                     gpc?: boolean;
                     /** @description The IAB GPP string of the decision (channels with a gppCmpId only: on others it is a 422, never decoded); one that does not decode, or whose vendor ranges would expand past the service’s bounds, is a 422 */
                     gppString?: string;
+                    /** @description The page showed the visitor that their Global Privacy Control signal was honoured ("Opt-Out Request Honored"); recorded on the event (gpcHonoredShown) only when GPC was on */
+                    gpcHonoredShown?: boolean;
                     /** @description A signed-in visitor’s identity token (docs/guides/signed-in-visitors.md): the decision is then recorded for the account (subjectKind "account", the account’s pseudonym), not the device. A token that is not accepted is a 401 invalid_identity_token and nothing is recorded */
                     identityToken?: string;
                     /** @description The IAB TC string of the decision (TCF channels, opt-in regions): it must decode, carry the channel's CMP id and a vendor list version the service holds, and keep the rules the 422 response names, else 422 */

@@ -6,8 +6,9 @@ import { configVersionsSection, previewSection, type RegionChannel, regionRulesS
 import { rejectCooldownSection } from './reject-cooldown.ts';
 import { scansSection } from './scans.ts';
 import { type ChannelTcf, tcfSections } from './tcf.ts';
+import { type SignalsChannel, usSignalsSection } from './us-signals.ts';
 
-interface Channel extends RegionChannel {
+interface Channel extends RegionChannel, Omit<SignalsChannel, 'regionRules'> {
   configVersion: number;
   defaultLanguage: string;
   createdAt: string;
@@ -224,6 +225,7 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
     await scansSection(ctx, channel, technologies.data, purposes.data, manage),
     regionRulesSection(ctx, channel, manage),
     rejectCooldownSection(ctx, channel, manage),
+    usSignalsSection(ctx, channel, manage),
     identitySecrets,
     ...(await tcfSections(
       ctx,

@@ -1,11 +1,18 @@
 import { CmpApi, CmpStatus, SignalStatus } from '@iabgpp/cmpapi';
+import { gppSectionFor, supportedUsApis } from '../../../src/shared/us-gpp-sections.ts';
 import type { Decisions, GppHandle, Purpose } from '../types.ts';
 import { answerFrames, stubbed } from './frames.ts';
 import { TCFEUV2, TCFEUV2_ID } from './tcfeuv2.ts';
-import { USNAT, USNAT_ID, usnatFields } from './usnat.ts';
+import { sectionShape } from './us/sections.ts';
+import { stateFields } from './us/state-fields.ts';
+import { USNAT, usnatFields } from './usnat.ts';
 
-/** Which GPP section a visitor gets (gpp-applies.ts): US National, or the EU TCF section. */
-export type GppSection = 'usnat' | 'tcfeuv2';
+/**
+ * Which GPP section a visitor gets (gpp-applies.ts): US National; under a channel's `gppSections:
+ * "state"`, the visitor's state section where it has one (src/shared/us-gpp-sections.ts); or the
+ * EU TCF section.
+ */
+export type GppSection = 'usnat' | 'state' | 'tcfeuv2';
 
 /** The handle of a page whose GPP carries the EU TCF section: it follows the TC string. */
 export interface TcfGppHandle extends GppHandle {
@@ -17,33 +24,42 @@ export interface TcfGppHandle extends GppHandle {
 const CMP_VERSION = 1;
 
 /**
- * Starts the IAB GPP CMP API on this page for a visitor of a US opt-out region: `CmpApi` (the IAB's
- * own implementation) replaces the stub's `window.__gpp`, answers the calls the stub queued and the
- * listeners it registered, and from then on every `__gpp` command. The string is encoded by the
- * library from the fields of usnat.ts; nothing here encodes by hand.
+ * Starts the IAB GPP CMP API on this page for a visitor of a US opt-out region (`region`, its
+ * ISO 3166-2 code): `CmpApi` (the IAB's own implementation) replaces the stub's `window.__gpp`,
+ * answers the calls the stub queued and the listeners it registered, and from then on every `__gpp`
+ * command. The string is encoded by the library from the fields of usnat.ts, or of the state's
+ * section (us/state-fields.ts); nothing here encodes by hand.
  */
-export function startGpp(cmpId: number, section: GppSection = 'usnat'): GppHandle | TcfGppHandle {
+export function startGpp(
+  cmpId: number,
+  section: GppSection = 'usnat',
+  region?: string | null,
+): GppHandle | TcfGppHandle {
   if (section === TCFEUV2) return startTcfEuGpp(cmpId);
   const hadStub = stubbed();
   const cmp = new CmpApi(cmpId, CMP_VERSION);
   // The stub answers iframes' postMessage calls through whatever `__gpp` is now; without it, we do.
   if (!hadStub) answerFrames();
-  cmp.setSupportedAPIs([`${USNAT_ID}:${USNAT}`]);
-  cmp.setApplicableSections([USNAT_ID]);
+  const { id, name } = gppSectionFor(section, region);
+  cmp.setSupportedAPIs(supportedUsApis(section));
+  cmp.setApplicableSections([id]);
   cmp.setCmpStatus(CmpStatus.LOADED);
+  const shape = name === USNAT ? null : sectionShape(name);
   let state = '';
 
   return {
     update(decisions: Decisions | null, purposes: Purpose[], gpc: boolean): string {
-      const fields = usnatFields(decisions, purposes, gpc);
+      const fields = shape
+        ? stateFields(shape, decisions, purposes, gpc)
+        : usnatFields(decisions, purposes, gpc);
       const next = JSON.stringify(fields);
       // The same state applied twice (recorded, then applied) changes nothing and fires nothing.
       if (next === state) return cmp.getGppString();
       // The spec's order: "not ready" before a section changes, then the change, then "ready".
       if (state !== '') cmp.setSignalStatus(SignalStatus.NOT_READY);
       state = next;
-      for (const [name, value] of Object.entries(fields)) cmp.setFieldValue(USNAT, name, value);
-      cmp.fireSectionChange(USNAT);
+      for (const [field, value] of Object.entries(fields)) cmp.setFieldValue(name, field, value);
+      cmp.fireSectionChange(name);
       cmp.setSignalStatus(SignalStatus.READY);
       return cmp.getGppString();
     },

@@ -26,6 +26,29 @@ const NullableGppCmpId = Type.Union([Type.Integer({ minimum: 1, maximum: 65535 }
   description: 'Your IAB CMP id: when set, the SDK provides the GPP API (__gpp) in US opt-out regions',
 });
 
+/** Which GPP section US opt-out visitors get (docs/guides/us-privacy.md). */
+export const GppSections = Type.Union([Type.Literal('usnat'), Type.Literal('state')], {
+  description:
+    'Which IAB GPP section US opt-out visitors get: "usnat" (the default) the US National section everywhere; "state" the section of their state where IAB has one (usca, usva, usco, usut, usct, usfl, usmt, usor, ustx, usde, usia, usne, usnh, usnj, ustn, usmn, usmd, usin, usky, usri), usnat elsewhere',
+});
+
+/** Microsoft's consent signals (docs/guides/tag-managers.md). */
+export const Integrations = Type.Object(
+  {
+    microsoftUet: Type.Boolean({
+      description:
+        "Push UET's consent mode (ad_storage) to window.uetq: a default before any tag, an update on every change",
+    }),
+    microsoftClarity: Type.Boolean({
+      description: "Call window.clarity('consentv2', {ad_Storage, analytics_Storage}) on every change",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+/** As written: each member optional, merged into the channel's current integrations. */
+const IntegrationsInput = Type.Partial(Integrations, { additionalProperties: false });
+
 /** Days without a banner after a refusal of every optional purpose (docs/guides/signed-in-visitors.md). */
 export const RejectCooldownDays = Type.Integer({
   minimum: 0,
@@ -101,7 +124,9 @@ export const Channel = Type.Object(
     consentMaxAgeDays: ConsentMaxAgeDays,
     rejectCooldownDays: RejectCooldownDays,
     gppCmpId: NullableGppCmpId,
+    gppSections: GppSections,
     tcf: NullableTcf,
+    integrations: Integrations,
     createdAt: ApiDate,
     updatedAt: ApiDate,
     archivedAt: NullableApiDate,
@@ -135,7 +160,9 @@ export const CreateChannelBody = Type.Object(
     consentMaxAgeDays: Type.Optional(ConsentMaxAgeDays),
     rejectCooldownDays: Type.Optional(RejectCooldownDays),
     gppCmpId: Type.Optional(NullableGppCmpId),
+    gppSections: Type.Optional(GppSections),
     tcf: Type.Optional(NullableTcfInput),
+    integrations: Type.Optional(IntegrationsInput),
   },
   { additionalProperties: false },
 );
@@ -199,7 +226,9 @@ export const VisitorConfig = Type.Object(
     consentMaxAgeDays: ConsentMaxAgeDays,
     rejectCooldownDays: RejectCooldownDays,
     gppCmpId: NullableGppCmpId,
+    gppSections: GppSections,
     tcf: SnapshotTcf,
+    integrations: Integrations,
     purposes: Type.Array(
       Type.Object({
         key: Type.String(),

@@ -77,7 +77,9 @@ export function createChannelsService(deps: {
       consentMaxAgeDays: input.consentMaxAgeDays ?? DEFAULT_CONSENT_MAX_AGE_DAYS,
       rejectCooldownDays: input.rejectCooldownDays ?? 0,
       gppCmpId: input.gppCmpId ?? null,
+      gppSections: input.gppSections ?? 'usnat',
       tcf: null,
+      integrations: { microsoftUet: false, microsoftClarity: false, ...input.integrations },
       createdAt: now,
       updatedAt: now,
       archivedAt: null,
@@ -166,8 +168,10 @@ export function createChannelsService(deps: {
 
     /**
      * Name, description and retentionDays change the channel only; defaultLanguage, the policy's
-     * url and version, regionRules, consentMaxAgeDays, rejectCooldownDays and tcf change what
-     * visitors are shown, so they publish a new configVersion (rejectCooldownDays never a material one).
+     * url and version, regionRules, consentMaxAgeDays, rejectCooldownDays, gppSections, tcf and
+     * integrations change what visitors are shown, so they publish a new configVersion
+     * (rejectCooldownDays, gppSections and integrations never a material one: they change the
+     * signals sent, not what the visitor is asked).
      */
     update(db: DbScope, context: AuditContext, id: string, input: UpdateChannelInput): Promise<ChannelRow> {
       if (input.regionRules) assertRegionRules(input.regionRules);
@@ -185,6 +189,10 @@ export function createChannelsService(deps: {
         if (input.consentMaxAgeDays !== undefined) update.consentMaxAgeDays = input.consentMaxAgeDays;
         if (input.rejectCooldownDays !== undefined) update.rejectCooldownDays = input.rejectCooldownDays;
         if (input.gppCmpId !== undefined) update.gppCmpId = input.gppCmpId;
+        if (input.gppSections !== undefined) update.gppSections = input.gppSections;
+        if (input.integrations !== undefined) {
+          update.integrations = { ...channel.integrations, ...input.integrations };
+        }
         if (input.tcf !== undefined) update.tcf = await checkedTcf(tx, input.tcf);
         const updated = await channelsRepo.update(tx, channel, update);
         await audit.record(tx, context, { action: 'channel.updated', target: { type: 'channel', id } });

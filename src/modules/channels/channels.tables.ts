@@ -10,6 +10,7 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import type { GppSectionsMode } from '../../shared/us-gpp-sections.ts';
 import type { RegionRule } from '../regions/regions.schemas.ts';
 
 /** A channel's TCF settings as stored (the API's `tcf` field). */
@@ -20,6 +21,12 @@ export interface ChannelTcf {
   vendorIds: number[];
   publisherCountryCode: string;
   purposeOneTreatment: boolean;
+}
+
+/** A channel's Microsoft consent-signal integrations (the API's `integrations` field). */
+export interface ChannelIntegrations {
+  microsoftUet: boolean;
+  microsoftClarity: boolean;
 }
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -52,8 +59,15 @@ export const channels = pgTable(
     rejectCooldownDays: integer('reject_cooldown_days').notNull().default(0),
     /** The operator's IAB CMP id; when set, the SDK provides the GPP API in US opt-out regions. */
     gppCmpId: integer('gpp_cmp_id'),
+    /** Which GPP section US visitors get (src/shared/us-gpp-sections.ts): usnat, or their state's own. */
+    gppSections: text('gpp_sections').$type<GppSectionsMode>().notNull().default('usnat'),
     /** The channel's IAB TCF settings (docs/guides/tcf.md); null: not a TCF CMP. */
     tcf: jsonb('tcf').$type<ChannelTcf>(),
+    /** Microsoft UET and Clarity consent signals (docs/guides/tag-managers.md). */
+    integrations: jsonb('integrations')
+      .$type<ChannelIntegrations>()
+      .notNull()
+      .default(sql`'{"microsoftUet":false,"microsoftClarity":false}'::jsonb`),
     createdAt: at('created_at').notNull(),
     updatedAt: at('updated_at').notNull(),
     archivedAt: at('archived_at'),

@@ -44,7 +44,9 @@ export function buildVisitorConfig(
     consentMaxAgeDays: channel.consentMaxAgeDays,
     rejectCooldownDays: channel.rejectCooldownDays,
     gppCmpId: channel.gppCmpId,
+    gppSections: channel.gppSections,
     tcf,
+    integrations: { ...channel.integrations },
     purposes: active.map((p) => ({
       key: p.key,
       name: p.name,
@@ -69,19 +71,31 @@ export function buildVisitorConfig(
 /**
  * A stored snapshot as a VisitorConfig. Snapshots stored before regions existed lack
  * `regionRules`, `consentMaxAgeDays` and `gppCmpId`, those stored before TCF lack `tcf`, and those
- * stored before the refusal cooldown lack `rejectCooldownDays`; they meant the defaults (opt-in
- * everywhere, 180 days, no GPP, no TCF, no cooldown), so they read as such, and a channel's first
+ * stored before the refusal cooldown lack `rejectCooldownDays`, and those stored before US state
+ * sections and Microsoft's signals lack `gppSections` and `integrations`; they meant the defaults
+ * (opt-in everywhere, 180 days, no GPP, no TCF, no cooldown, usnat, no integrations), so they read as such, and a channel's first
  * change after the upgrade is compared with what it really showed.
  */
 export function snapshotConfig(snapshot: unknown): VisitorConfig {
   const config = snapshot as Partial<VisitorConfig> &
-    Omit<VisitorConfig, 'regionRules' | 'consentMaxAgeDays' | 'rejectCooldownDays' | 'gppCmpId' | 'tcf'>;
+    Omit<
+      VisitorConfig,
+      | 'regionRules'
+      | 'consentMaxAgeDays'
+      | 'rejectCooldownDays'
+      | 'gppCmpId'
+      | 'gppSections'
+      | 'tcf'
+      | 'integrations'
+    >;
   if (
     config.regionRules !== undefined &&
     config.consentMaxAgeDays !== undefined &&
     config.rejectCooldownDays !== undefined &&
     config.gppCmpId !== undefined &&
-    config.tcf !== undefined
+    config.gppSections !== undefined &&
+    config.tcf !== undefined &&
+    config.integrations !== undefined
   ) {
     return config as VisitorConfig;
   }
@@ -91,7 +105,9 @@ export function snapshotConfig(snapshot: unknown): VisitorConfig {
     consentMaxAgeDays: config.consentMaxAgeDays ?? DEFAULT_CONSENT_MAX_AGE_DAYS,
     rejectCooldownDays: config.rejectCooldownDays ?? 0,
     gppCmpId: config.gppCmpId ?? null,
+    gppSections: config.gppSections ?? 'usnat',
     tcf: config.tcf ?? null,
+    integrations: config.integrations ?? { microsoftUet: false, microsoftClarity: false },
   };
 }
 

@@ -28,7 +28,7 @@ import { consentStateCtes } from './consent-state.sql.ts';
 /** The Idempotency-Key records of the batch, one per keyed write, keys distinct ($1–$12). */
 const KEY_COLUMNS = IDEMPOTENCY_KEY_COLUMNS;
 
-/** The batch's events ($13–$36), and $37: the 1-based position of its write's key record, or null. */
+/** The batch's events ($13–$37), and $38: the 1-based position of its write's key record, or null. */
 const EVENT_COLUMNS = [
   'organization_id',
   'id',
@@ -51,6 +51,7 @@ const EVENT_COLUMNS = [
   'tc_string',
   'tcf',
   'subject_kind',
+  'gpc_honored_shown',
   'recorded_at',
   'receipt_hash',
   'receipt_token_hash',
@@ -62,6 +63,7 @@ const CASTS: Record<string, string> = {
   tcf: 'jsonb',
   config_version: 'integer',
   gpc: 'boolean',
+  gpc_honored_shown: 'boolean',
   recorded_at: 'timestamptz',
 };
 
@@ -71,9 +73,9 @@ const list = (columns: readonly string[], map: (column: string, i: number) => st
 
 export const KEY_PARAMS = KEY_COLUMNS.length;
 export const EVENT_PARAMS = EVENT_COLUMNS.length;
-/** $37: per event, the position (from 1, as text) of its write's key record, null for a write without a key. */
+/** $38: per event, the position (from 1, as text) of its write's key record, null for a write without a key. */
 const KEY_NO = KEY_PARAMS + EVENT_PARAMS + 1;
-/** $38: the batch's time, for the outbox rows. */
+/** $39: the batch's time, for the outbox rows. */
 const NOW = KEY_NO + 1;
 export const CONSENT_WRITE_PARAMS = NOW;
 
@@ -97,7 +99,8 @@ function maskedEventJsonb(e: string): string {
     || CASE WHEN ${e}.gpp_string IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('gppString', ${e}.gpp_string) END
     || CASE WHEN ${e}.tc_string IS NULL THEN '{}'::jsonb
       ELSE jsonb_build_object('tcString', ${e}.tc_string, 'tcf', ${e}.tcf) END
-    || CASE WHEN ${e}.subject_kind IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('subjectKind', ${e}.subject_kind) END`;
+    || CASE WHEN ${e}.subject_kind IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('subjectKind', ${e}.subject_kind) END
+    || CASE WHEN ${e}.gpc_honored_shown IS TRUE THEN jsonb_build_object('gpcHonoredShown', true) ELSE '{}'::jsonb END`;
 }
 
 /** How the outbox rows are made: the webhooks module's attempt job (omitted when no outbox is wired). */

@@ -57,6 +57,7 @@ function eventValues(e: EvidenceRow): Array<string | null> {
     e.tcString,
     e.tcf === null ? null : JSON.stringify(e.tcf),
     e.subjectKind ?? null,
+    e.gpcHonoredShown === true ? 'true' : null,
     iso(e.recordedAt),
     e.receiptHash,
     e.receiptTokenHash,

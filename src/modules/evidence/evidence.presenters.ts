@@ -14,12 +14,13 @@ export function evidenceEventBody(row: EvidenceRow, pseudonym: 'masked' | 'unmas
     ...gppMembers(row),
     ...tcfMembers(row),
     ...subjectKindMember(row),
+    ...gpcHonoredMember(row),
   };
 }
 
 /**
  * The event with its receipt, members in the order reads serialize them: the optional members
- * (region, gppString, tcString, tcf and subjectKind) last, since the response serializer writes them after the others. Reads (`masked`) and
+ * (region, gppString, tcString, tcf, subjectKind and gpcHonoredShown) last, since the response serializer writes them after the others. Reads (`masked`) and
  * export lines (`unmasked`) are this object.
  */
 export function evidenceWithReceipt(row: EvidenceRow, pseudonym: 'masked' | 'unmasked') {
@@ -30,6 +31,7 @@ export function evidenceWithReceipt(row: EvidenceRow, pseudonym: 'masked' | 'unm
     ...gppMembers(row),
     ...tcfMembers(row),
     ...subjectKindMember(row),
+    ...gpcHonoredMember(row),
   };
 }
 
@@ -116,6 +118,15 @@ function regionMembers(row: EvidenceRow) {
  */
 function subjectKindMember(row: EvidenceRow) {
   return row.subjectKind == null ? {} : { subjectKind: row.subjectKind };
+}
+
+/**
+ * `gpcHonoredShown: true` (docs/guides/us-privacy.md), only on an event whose page showed that the
+ * visitor's GPC signal was honoured: every other event's canonical form lacks it, so older events
+ * keep their bytes and leaf hashes.
+ */
+function gpcHonoredMember(row: EvidenceRow) {
+  return row.gpcHonoredShown === true ? { gpcHonoredShown: true as const } : {};
 }
 
 /** The event of `GET /v1/evidence/:id`: masked, with its receipt. */

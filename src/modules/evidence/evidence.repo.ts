@@ -49,6 +49,7 @@ const PURGED_CONTENT = {
   tcString: null,
   tcf: null,
   subjectKind: null,
+  gpcHonoredShown: null,
   receiptTokenHash: null,
 } as const;
 

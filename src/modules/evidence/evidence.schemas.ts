@@ -82,6 +82,12 @@ export const EvidenceEvent = Type.Object(
           'Whose decision: "account" (a signed-in visitor, with an identity token: the pseudonym is the account’s) or "device" (the visitor’s subjectId). Absent on events recorded before accounts existed, which are device decisions',
       }),
     ),
+    gpcHonoredShown: Type.Optional(
+      Type.Literal(true, {
+        description:
+          'The page showed the visitor that their opt-out preference signal (Global Privacy Control) was honoured ("Opt-Out Request Honored"); absent otherwise',
+      }),
+    ),
     recordedAt: ApiDate,
     receipt: Type.Object({
       hash: Type.String({

@@ -55,6 +55,8 @@ export interface RecordInput {
   /** The IAB TC string sent with the decision, already checked, and what was decoded of it; or both null. */
   tcString: string | null;
   tcf: EvidenceTcf | null;
+  /** The page showed that the visitor's GPC signal was honoured (only then true). */
+  gpcHonoredShown?: boolean;
 }
 
 export type ListFilters = Omit<EvidenceFilters, 'subjectPseudonym'> & { subjectId?: string };
@@ -180,6 +182,7 @@ export function createEvidenceService(deps: {
         tcString: input.tcString,
         tcf: input.tcf,
         subjectKind: input.subjectKind,
+        gpcHonoredShown: input.gpcHonoredShown === true ? true : null,
         recordedAt: new Date(Math.floor(clock.now().getTime() / 1000) * 1000),
         receiptHash: '',
         receiptTokenHash: receiptTokenHash(receiptToken),

@@ -79,6 +79,12 @@ export const evidenceEvents = pgTable(
      * before accounts existed, whose canonical form lacks it: they are all device decisions.
      */
     subjectKind: text('subject_kind', { enum: ['device', 'account'] }),
+    /**
+     * True when the page showed the visitor that their opt-out preference signal (GPC) was honoured
+     * ("Opt-Out Request Honored", docs/guides/us-privacy.md); null otherwise, and on every event
+     * recorded before the service kept it, whose canonical form lacks it.
+     */
+    gpcHonoredShown: boolean('gpc_honored_shown'),
     /** Whole seconds, as shown: the stored value is exactly the one the receipt hash covers. */
     recordedAt: at('recorded_at').notNull(),
     /** The ledger leaf hash (hex) of the event as first recorded; survives the purge. */
@@ -115,8 +121,13 @@ export const evidenceEvents = pgTable(
 
 /**
  * An event as the code handles it. `seq` is left to SQL: only the consent state's ordering reads it.
- * `subjectKind` may be left out where an event from before accounts is made (it reads as null).
+ * `subjectKind` and `gpcHonoredShown` may be left out where an event from before them is made (they
+ * read as null).
  */
-export type EvidenceRow = Omit<typeof evidenceEvents.$inferSelect, 'seq' | 'subjectKind'> & {
+export type EvidenceRow = Omit<
+  typeof evidenceEvents.$inferSelect,
+  'seq' | 'subjectKind' | 'gpcHonoredShown'
+> & {
   subjectKind?: (typeof evidenceEvents.$inferSelect)['subjectKind'];
+  gpcHonoredShown?: boolean | null;
 };

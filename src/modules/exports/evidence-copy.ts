@@ -60,6 +60,7 @@ const LINE = `'{"id":"' || e.id || '","type":"consent.recorded","channelId":"' |
         || ',"consentScreen":' || (e.tcf->>'consentScreen') END
       || '}' END
     || CASE WHEN e.subject_kind IS NULL THEN '' ELSE ',"subjectKind":"' || e.subject_kind || '"' END
+    || CASE WHEN e.gpc_honored_shown IS TRUE THEN ',"gpcHonoredShown":true' ELSE '' END
     || '}'`;
 
 /** The selection as SQL (COPY takes no bind parameters: every value is an escaped literal). */

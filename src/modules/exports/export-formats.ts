@@ -41,6 +41,8 @@ export const CSV_COLUMNS = [
   'tcf.consentScreen',
   // "account" or "device"; empty on events recorded before accounts existed (device decisions).
   'subjectKind',
+  // true when the page showed that the visitor's GPC signal was honoured; empty otherwise.
+  'gpcHonoredShown',
 ] as const;
 
 export const CONTENT_TYPES: Record<ExportFormat, string> = {

@@ -17,7 +17,9 @@ const base: Snapshot = {
   privacyPolicy: { url: 'https://example.com/privacy', version: '1' },
   rejectCooldownDays: 0,
   gppCmpId: null,
+  gppSections: 'usnat',
   tcf: null,
+  integrations: { microsoftUet: false, microsoftClarity: false },
   purposes: [
     {
       key: 'analytics',
@@ -89,6 +91,12 @@ describe('material changes: reconsent', () => {
     // Not material.
     ['a translation changed', (c) => (analytics(c).translations.de.name = 'Statistik'), false],
     ['the GPP CMP id set', (c) => (c.gppCmpId = 300), false],
+    ['US state GPP sections chosen', (c) => (c.gppSections = 'state'), false],
+    [
+      'Microsoft UET and Clarity turned on',
+      (c) => (c.integrations = { microsoftUet: true, microsoftClarity: true }),
+      false,
+    ],
     [
       'a translation added',
       (c) => (analytics(c).translations.fr = { name: 'Mesure', description: null }),

@@ -26,7 +26,9 @@ const config: VisitorConfig = {
   consentMaxAgeDays: 180,
   rejectCooldownDays: 0,
   gppCmpId: null,
+  gppSections: 'usnat',
   tcf: null,
+  integrations: { microsoftUet: false, microsoftClarity: false },
   purposes: [
     purpose('necessary', { required: true }),
     purpose('analytics'),

@@ -1,3 +1,5 @@
+import { type GppSectionsMode, supportedUsApis } from '../../shared/us-gpp-sections.ts';
+
 /**
  * The IAB GPP CMP API stub the snippet puts before sdk.js when the channel has a
  * gppCmpId, written after the "stub code" of the IAB's GPP CMP API specification (v1.1): from the
@@ -43,10 +45,13 @@ const STUB = [
 /**
  * The stub for a channel's CMP id (an integer 1–65535, so nothing but digits reaches the script).
  * `supportedAPIs` lists what the SDK's gpp.js may provide on this channel's pages: US National for
- * US opt-out visitors, and, on a TCF channel, the EU TCF section for visitors of opt-in regions.
+ * US opt-out visitors (with `gppSections: "state"`, the state sections as well), and, on a TCF
+ * channel, the EU TCF section for visitors of opt-in regions.
  */
-export function gppStub(cmpId: number, options: { tcf?: boolean } = {}): string {
+export function gppStub(cmpId: number, options: { tcf?: boolean; sections?: GppSectionsMode } = {}): string {
   if (!Number.isInteger(cmpId) || cmpId < 1 || cmpId > 65535) throw new RangeError('gppCmpId');
-  const supported = options.tcf ? "['2:tcfeuv2','7:usnat']" : "['7:usnat']";
+  // Constants of src/shared/us-gpp-sections.ts: digits, a colon and lowercase letters only.
+  const apis = [...(options.tcf ? ['2:tcfeuv2'] : []), ...supportedUsApis(options.sections)];
+  const supported = `[${apis.map((api) => `'${api}'`).join(',')}]`;
   return STUB.replace('CMP_ID', String(cmpId)).replace('SUPPORTED', supported);
 }

@@ -40,6 +40,12 @@ export const PreferencesBody = Type.Object(
           'The IAB GPP string of the decision (channels with a gppCmpId only: on others it is a 422, never decoded); one that does not decode, or whose vendor ranges would expand past the service’s bounds, is a 422',
       }),
     ),
+    gpcHonoredShown: Type.Optional(
+      Type.Boolean({
+        description:
+          'The page showed the visitor that their Global Privacy Control signal was honoured ("Opt-Out Request Honored"); recorded on the event (gpcHonoredShown) only when GPC was on',
+      }),
+    ),
     identityToken: Type.Optional(
       Type.String({
         description:

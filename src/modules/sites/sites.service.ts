@@ -252,9 +252,9 @@ export function createSitesService(deps: {
      * runs.
      */
     snippetHtml(site: Site): string {
-      const { siteKey: key, gppCmpId, tcf } = site.channel;
+      const { siteKey: key, gppCmpId, tcf, gppSections } = site.channel;
       const tags: string[] = [];
-      if (gppCmpId) tags.push(`<script>${gppStub(gppCmpId, { tcf: !!tcf })}</script>`);
+      if (gppCmpId) tags.push(`<script>${gppStub(gppCmpId, { tcf: !!tcf, sections: gppSections })}</script>`);
       if (tcf) tags.push(`<script>${tcfStub()}</script>`);
       tags.push(
         `<script src="${baseUrl}/v1/public/sites/${key}/sdk.js" data-site-key="${key}" async></script>`,
@@ -312,6 +312,8 @@ export function createSitesService(deps: {
         gppString: input.gppString ?? null,
         tcString: input.tcString ?? null,
         tcf,
+        // Only a GPC decision can have honoured the signal.
+        gpcHonoredShown: gpc && input.gpcHonoredShown === true,
       };
       return unit ? evidence.stage(unit, decision) : evidence.write(decision);
     },
