@@ -54,6 +54,8 @@ export function dayField(label: string, name: string, value: string, hint: strin
     text.dispatchEvent(new Event('input', { bubbles: true }));
     text.focus();
   });
-  text.replaceWith(h('div', { class: 'day-input' }, text, open, native));
+  const row = h('div', { class: 'day-input' });
+  text.before(row);
+  row.append(text, open, native);
   return wrapped;
 }
