@@ -115,6 +115,8 @@ function options(spec: ChartSpec, width: number, height: number): uPlot.Options 
     width,
     height,
     legend: { show: false },
+    // Room on the right for the last date label, which uPlot centres on the axis' end.
+    ...(spec.kind === 'categories' ? {} : { padding: [null, 36, null, null] as uPlot.Padding }),
     cursor: { drag: { x: false, y: false } },
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
     scales:
