@@ -207,14 +207,11 @@ describe.skipIf(browserSkipReason !== null)('the console at a glance (Chromium)'
     await table.locator(`a[href="#/evidence/${event.id}"]`).click();
     await page.getByRole('heading', { level: 1, name: 'Evidence event' }).waitFor();
     expect(new URL(page.url()).hash).toBe(`#/evidence/${event.id}`);
-    const marks = await page
-      .locator('main .decision')
-      .evaluateAll((items) =>
-        items.map((li) => [
-          (li.textContent ?? '').replace(/\s+/g, ' ').trim(),
-          getComputedStyle(li.querySelector('.decision-value') as Element).backgroundColor,
-        ]),
-      );
+    // A string, evaluated in the page: the root tsconfig has no DOM types.
+    const marks = (await page.evaluate(`[...document.querySelectorAll('main .decision')].map((li) => [
+      li.textContent.replace(/\\s+/g, ' ').trim(),
+      getComputedStyle(li.querySelector('.decision-value')).backgroundColor,
+    ])`)) as [string, string][];
     const green = 'rgb(220, 252, 231)';
     const red = 'rgb(254, 226, 226)';
     expect(marks).toEqual(
