@@ -30,6 +30,7 @@ import { installDocs } from './platform/http/docs.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './platform/http/error-handler.ts';
 import type { AppError } from './platform/http/errors.ts';
 import { type FastPath, fastPathServerFactory } from './platform/http/fast-path-server.ts';
+import { guideRoutes } from './platform/http/guides.ts';
 import { healthRoutes } from './platform/http/health.ts';
 import { trustProxyFunction } from './platform/http/ip.ts';
 import { loggerOptions, requestLogSerializer } from './platform/http/logging.ts';
@@ -154,6 +155,7 @@ export async function buildApp(deps: AppDeps) {
   // Before any route: it wraps the handlers of mutating routes as they are added.
   installIdempotency(app, { store, clock, docsUrl: config.docsUrl });
   await installDocs(app);
+  guideRoutes(app);
   healthRoutes(app, { store });
   consoleRoutes(app, {
     sessions: services.sessions,

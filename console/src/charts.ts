@@ -31,6 +31,8 @@ interface ChartSpec {
   kind: 'lines' | 'bars' | 'stacked' | 'categories';
   /** UTC days of the periods (YYYY-MM-DD), or the category names for 'categories'. */
   x: string[];
+  /** The periods' length: week and month ticks sit on the periods' first days, not uPlot's own steps. */
+  interval?: string;
   series: Series[];
   /** Formats a y value on its axis (e.g. a percentage). */
   yValue?: (value: number) => string;
@@ -56,7 +58,28 @@ function axes(spec: ChartSpec): uPlot.Axis[] {
   // Time axes in ISO dates, the format of the tables and the date fields (uPlot's default is "3/2").
   const isoDate = (_u: uPlot, splits: number[]) =>
     splits.map((seconds) => new Date(seconds * 1000).toISOString().slice(0, 10));
-  if (spec.kind !== 'categories') return [{ ...base, space: 90, values: isoDate }, y];
+  if (spec.kind !== 'categories') {
+    if (spec.interval !== 'week' && spec.interval !== 'month')
+      return [{ ...base, space: 90, values: isoDate }, y];
+    // One tick per period (a Monday, a month's first day), every n-th when they would crowd; a
+    // month reads as 2026-03, the label of its row in the table.
+    const starts = spec.x.map(secondsOf);
+    const monthly = spec.interval === 'month';
+    return [
+      {
+        ...base,
+        space: monthly ? 70 : 90,
+        splits: (u) => {
+          const fit = Math.max(1, Math.floor(u.bbox.width / devicePixelRatio / (monthly ? 70 : 90)));
+          const every = Math.ceil(starts.length / fit);
+          return starts.filter((_, i) => i % every === 0);
+        },
+        values: (_u, splits) =>
+          splits.map((s) => new Date(s * 1000).toISOString().slice(0, monthly ? 7 : 10)),
+      },
+      y,
+    ];
+  }
   // Horizontal bars: categories down the left side, counts along the bottom.
   return [
     {
@@ -92,6 +115,8 @@ function options(spec: ChartSpec, width: number, height: number): uPlot.Options 
     width,
     height,
     legend: { show: false },
+    // Room on the right for the last date label, which uPlot centres on the axis' end.
+    ...(spec.kind === 'categories' ? {} : { padding: [null, 36, null, null] as uPlot.Padding }),
     cursor: { drag: { x: false, y: false } },
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
     scales:

@@ -54,19 +54,43 @@ export function button(text: string, onclick: () => void, attrs: Attrs = {}): HT
 }
 
 /** A table that scrolls sideways on a narrow screen instead of widening the page. */
-export function table(headers: string[], rows: Child[][], caption: string): HTMLElement {
+export function table(headers: string[], rows: Child[][], caption: string, ids?: string[]): HTMLElement {
   if (rows.length === 0) return h('p', { class: 'empty' }, `No ${caption.toLowerCase()} yet.`);
-  return h(
-    'div',
-    { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': caption },
+  return scrollCue(
     h(
-      'table',
-      {},
-      h('caption', { class: 'visually-hidden' }, caption),
-      h('thead', {}, h('tr', {}, ...headers.map((t) => h('th', { scope: 'col' }, t)))),
-      h('tbody', {}, ...rows.map((cells) => h('tr', {}, ...cells.map((c) => h('td', {}, c))))),
+      'div',
+      { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': caption },
+      h(
+        'table',
+        {},
+        h('caption', { class: 'visually-hidden' }, caption),
+        h('thead', {}, h('tr', {}, ...headers.map((t) => h('th', { scope: 'col' }, t)))),
+        h(
+          'tbody',
+          {},
+          ...rows.map((cells, i) => h('tr', { 'data-id': ids?.[i] }, ...cells.map((c) => h('td', {}, c)))),
+        ),
+      ),
     ),
   );
+}
+
+/**
+ * A table box that is wider inside than on screen says so: a line above it ("scroll sideways")
+ * and a shadow on the side that has more (styles.css), shown only while it overflows, so a phone
+ * reader knows the columns past the edge exist.
+ */
+export function scrollCue(wrap: HTMLElement): HTMLElement {
+  const cue = h('p', { class: 'scroll-cue', hidden: true }, 'Scroll sideways for more columns →');
+  const update = () => {
+    const more = wrap.scrollWidth > wrap.clientWidth + 1;
+    cue.hidden = !more;
+    wrap.classList.toggle('more-right', more && wrap.scrollLeft + wrap.clientWidth < wrap.scrollWidth - 1);
+    wrap.classList.toggle('more-left', more && wrap.scrollLeft > 1);
+  };
+  new ResizeObserver(update).observe(wrap);
+  wrap.addEventListener('scroll', update, { passive: true });
+  return h('div', { class: 'table-box' }, cue, wrap);
 }
 
 export function formValues(form: HTMLFormElement): Record<string, string> {
@@ -97,3 +121,16 @@ export function copyField(label: string, value: string, multiline = false): HTML
 }
 
 export const date = (value: string | null) => (value ? value.replace('T', ' ').replace('Z', ' UTC') : '—');
+
+/**
+ * The row a link named (`#/api-keys/<id>`, from the audit log): marked as the current one and
+ * scrolled into view once on screen, so the reader lands on what the id names.
+ */
+export function markRow(root: Element, id: string | undefined) {
+  if (!id) return;
+  const row = [...root.querySelectorAll('tr[data-id]')].find((tr) => tr.getAttribute('data-id') === id);
+  if (!row) return;
+  row.classList.add('picked');
+  row.setAttribute('aria-current', 'true');
+  requestAnimationFrame(() => row.scrollIntoView({ block: 'center' }));
+}

@@ -135,7 +135,7 @@ describe.skipIf(browserSkipReason !== null)('console overview in Chromium', () =
     await page.getByRole('button', { name: 'Show', exact: true }).click();
   }
 
-  it('is the first view after sign-in; the last 30 days of this channel have no activity', async () => {
+  it('is the first view after sign-in; its range starts at the channel’s first data, to today', async () => {
     await signInAs(page, owner.email, PASSWORD);
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     expect(new URL(page.url()).hash).toBe('#/overview');
@@ -143,12 +143,17 @@ describe.skipIf(browserSkipReason !== null)('console overview in Chromium', () =
     expect(await links.first().textContent()).toBe('Overview');
     expect(await links.first().getAttribute('aria-current')).toBe('page');
     expect(await page.getByLabel('Channel', { exact: true }).inputValue()).toBe(site.channelId);
-    // Today and 29 days before it (UTC), the API's own default range.
-    const today = new Date().toISOString().slice(0, 10);
+    // From the first day with data (Monday 2 March), not 30 days of empty axis; to today (UTC).
+    // Once that day is past the API's longest range (366 days), the last 30 days, as before.
+    const now = Date.now();
+    const today = new Date(now).toISOString().slice(0, 10);
+    const inReach = Date.parse('2026-03-02T00:00:00Z') >= Date.parse(`${today}T00:00:00Z`) - 365 * 86_400_000;
+    const first = inReach ? '2026-03-02' : new Date(now - 29 * 86_400_000).toISOString().slice(0, 10);
+    expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe(first);
     expect(await page.getByLabel('To', { exact: true }).inputValue()).toBe(today);
-    await page.getByRole('heading', { name: 'No activity' }).waitFor();
-    expect(await textOf(page.locator('main'))).toContain('Corner Shop showed no banner');
+    await page.getByRole('region', { name: `At a glance, ${first} to ${today}` }).waitFor();
     expect(analyticsCalls.at(-1)).toContain(`channelId=${site.channelId}`);
+    expect(analyticsCalls.at(-1)).toContain(`from=${first}`);
   });
 
   it('shows the known mix: every table under a chart holds the exact counts; readable at 1280 and 360 px', async () => {

@@ -1,5 +1,5 @@
 import { get, post } from '../api.ts';
-import { button, copyField, date, field, h, input, table } from '../dom.ts';
+import { button, copyField, date, field, h, input, markRow, table } from '../dom.ts';
 import { act, badge, form, messageBox, section, type View } from '../ui.ts';
 
 interface ApiKey {
@@ -56,8 +56,14 @@ export const apiKeysView: View = async (ctx) => {
         : '',
     ]);
     listSlot.replaceChildren(
-      table(['Name', 'Prefix', 'Scopes', 'Status', 'Created', 'Last used', 'Actions'], rows, 'API keys'),
+      table(
+        ['Name', 'Prefix', 'Scopes', 'Status', 'Created', 'Last used', 'Actions'],
+        rows,
+        'API keys',
+        data.map((k) => k.id),
+      ),
     );
+    markRow(listSlot, ctx.params[0]);
   }
 
   function rotate(key: ApiKey) {

@@ -1,6 +1,29 @@
 import { get, query } from '../api.ts';
-import { date, field, h, input, table } from '../dom.ts';
+import { type Child, date, field, h, input, table } from '../dom.ts';
 import { form, section, type View } from '../ui.ts';
+
+/** Where each kind of id is shown: the view (and the row or channel in it) the id names. */
+const VIEW_OF: Record<string, (id: string) => string> = {
+  channel: (id) => `#/channels/${encodeURIComponent(id)}`,
+  api_key: (id) => `#/api-keys/${encodeURIComponent(id)}`,
+  export: (id) => `#/exports/${encodeURIComponent(id)}`,
+  webhook_destination: (id) => `#/webhooks/${encodeURIComponent(id)}`,
+  webhook_delivery: (id) => `#/webhooks/${encodeURIComponent(id)}`,
+  evidence: (id) => `#/evidence/${encodeURIComponent(id)}`,
+};
+
+/**
+ * An id as a link to what it names where the console shows that; a member (no members view) or a
+ * purpose, origin, technology, scan or identity secret (the entry does not say whose channel) stays
+ * text, and so does the system.
+ */
+function idLink(type: string, id: string | null): Child {
+  const words = type.replace(/_/g, ' ');
+  if (!id) return words;
+  const href = VIEW_OF[type]?.(id);
+  const label = h('code', {}, id);
+  return h('span', {}, `${words} `, href ? h('a', { href }, label) : label);
+}
 
 /** Audit log: who did what, filterable by action and actor. */
 export const auditView: View = async () => {
@@ -11,8 +34,8 @@ export const auditView: View = async () => {
     const rows = data.map((e) => [
       date(e.occurredAt),
       h('code', {}, e.action),
-      `${e.actor.type}${e.actor.id ? ` ${e.actor.id}` : ''}`,
-      e.target ? `${e.target.type} ${e.target.id}` : '—',
+      idLink(e.actor.type, e.actor.id),
+      e.target ? idLink(e.target.type, e.target.id) : '—',
       e.ipPrefix ?? '—',
       h('code', {}, e.requestId ?? '—'),
     ]);

@@ -1,5 +1,6 @@
 import { call, get, post } from '../api.ts';
 import { button, copyField, date, field, h, input, select, table } from '../dom.ts';
+import { withSectionIndex } from '../section-index.ts';
 import { act, badge, form, messageBox, section, type View, type ViewContext } from '../ui.ts';
 import { identitySecretsSection } from './identity-secrets.ts';
 import { configVersionsSection, previewSection, type RegionChannel, regionRulesSection } from './regions.ts';
@@ -196,7 +197,7 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
     },
   );
 
-  return h(
+  const page = h(
     'div',
     { class: 'detail' },
     h('h2', {}, `Channel: ${channel.name}`),
@@ -236,4 +237,5 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
     previewSection(channel),
     versions,
   );
+  return withSectionIndex(page, `#/channels/${encodeURIComponent(channel.id)}`, ctx.params[1]);
 }

@@ -1,25 +1,48 @@
 import { get, query } from '../api.ts';
 import { channelChoices, channelPicker } from '../channel-picker.ts';
+import { dayField, ISO_DAY } from '../date-field.ts';
 import { date, field, h, input, select, table } from '../dom.ts';
 import { form, section, type View } from '../ui.ts';
+import { decisionList, evidenceEventView } from './evidence-event.ts';
 
 // The filters survive a redraw, as people expect from a search form.
 let filters: Record<string, string> = {};
 
-/** Evidence: the consent events, filterable; pseudonyms arrive masked from the API. */
-export const evidenceView: View = async () => {
+/**
+ * A filter's day as the API's instant: From is the day's first second, To its last (UTC); anything
+ * else (a full RFC 3339 instant) goes as typed, and the API's 422 says what is wrong with it.
+ */
+const instant = (day: string, end: boolean) =>
+  ISO_DAY.test(day) ? `${day}T${end ? '23:59:59' : '00:00:00'}Z` : day;
+
+/**
+ * Evidence: the consent events, filterable; pseudonyms arrive masked from the API.
+ * `#/evidence/<evt_…>` opens one event.
+ */
+export const evidenceView: View = async (ctx) => {
   const channels = await channelChoices();
   const names = new Map(channels.map((c) => [c.id, c.name]));
+  if (ctx.params[0]) return evidenceEventView(ctx.params[0], names);
   const results = h('div', {});
   async function load(cursor?: string) {
-    const { data, meta } = await get<any[]>(`/v1/evidence${query({ ...filters, limit: '50', cursor })}`);
+    const sent = {
+      ...filters,
+      from: filters.from && instant(filters.from, false),
+      to: filters.to && instant(filters.to, true),
+    };
+    const { data, meta } = await get<any[]>(`/v1/evidence${query({ ...sent, limit: '50', cursor })}`);
     const rows = data.map((e) => [
-      date(e.recordedAt),
+      h(
+        'a',
+        {
+          href: `#/evidence/${encodeURIComponent(e.id)}`,
+          'aria-label': `${date(e.recordedAt)}: open this event`,
+        },
+        date(e.recordedAt),
+      ),
       names.get(e.channelId) ?? h('code', {}, e.channelId),
       h('code', {}, e.subject.pseudonym),
-      Object.entries(e.decisions as Record<string, string>)
-        .map(([k, v]) => `${k}: ${v}`)
-        .join(', '),
+      decisionList(e.decisions),
       e.source,
       e.origin ?? '—',
       String(e.configVersion),
@@ -65,8 +88,8 @@ export const evidenceView: View = async () => {
         input('subjectId', { value: value('subjectId') }),
         'The raw id; the service looks up its pseudonym.',
       ),
-      field('From', input('from', { placeholder: '2026-01-01T00:00:00Z', value: value('from') })),
-      field('To', input('to', { placeholder: '2026-12-31T23:59:59Z', value: value('to') })),
+      dayField('From', 'from', value('from'), 'First UTC day'),
+      dayField('To', 'to', value('to'), 'Last UTC day'),
     ],
     'Apply filters',
     async (el) => {

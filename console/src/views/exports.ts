@@ -1,6 +1,6 @@
 import { get, post } from '../api.ts';
 import { channelChoices, channelPicker } from '../channel-picker.ts';
-import { button, date, field, h, input, select, table } from '../dom.ts';
+import { button, date, field, h, input, markRow, select, table } from '../dom.ts';
 import { badge, form, section, type View } from '../ui.ts';
 
 /** Exports: request one, watch it, download the file (a plain link: the cookie goes with it). */
@@ -50,7 +50,7 @@ export const exportsView: View = async (ctx) => {
         ),
       )
     : null;
-  return h(
+  const page = h(
     'div',
     {},
     h('h1', {}, 'Exports'),
@@ -58,7 +58,14 @@ export const exportsView: View = async (ctx) => {
     section(
       'Your exports',
       button('Refresh', () => ctx.refresh()),
-      table(['ID', 'Status', 'Format', 'Rows', 'Requested', 'Expires', 'File'], rows, 'Exports'),
+      table(
+        ['ID', 'Status', 'Format', 'Rows', 'Requested', 'Expires', 'File'],
+        rows,
+        'Exports',
+        exports.map((x) => x.id),
+      ),
     ),
   );
+  markRow(page, ctx.params[0]);
+  return page;
 };

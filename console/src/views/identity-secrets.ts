@@ -1,5 +1,6 @@
 import { ApiError, call, get, post } from '../api.ts';
 import { button, copyField, date, h, table } from '../dom.ts';
+import { guideLink } from '../guide-link.ts';
 import { act, messageBox } from '../ui.ts';
 
 interface IdentitySecret {
@@ -9,7 +10,8 @@ interface IdentitySecret {
 
 /** The service keeps two active secrets at most: one in use and its successor while rotating. */
 const MAX_ACTIVE = 2;
-const GUIDE = 'the guide "Signed-in visitors" (docs/guides/signed-in-visitors.md)';
+/** The guide, as the service serves it (GET /docs/guides/<name>). */
+const GUIDE = () => guideLink('Signed-in visitors', 'signed-in-visitors.md');
 
 /**
  * "Identity secrets" (issue 32): the secrets a site's backend signs its visitors' identity tokens
@@ -143,7 +145,7 @@ export async function identitySecretsSection(
       'For signed-in visitors: your backend signs a short-lived token for the visitor’s account with one of these secrets (HS256, audience ',
       h('code', {}, channel.siteKey),
       '), and the visitor’s choice then applies on every device where they are signed in. How to mint a token: ',
-      GUIDE,
+      GUIDE(),
       '.',
     ),
     h(

@@ -1,9 +1,11 @@
 import { ApiError, get, query } from '../api.ts';
 import { chartCard, destroyCharts, type NumbersTable, type Series } from '../charts.ts';
-import { field, h, input, select } from '../dom.ts';
+import { dayField } from '../date-field.ts';
+import { field, h, select } from '../dom.ts';
 import { messageBox, section, type View } from '../ui.ts';
+import { count, defaultRange, headlineFigures, percent } from './overview-glance.ts';
 
-interface Counts {
+export interface Counts {
   impressions: number;
   decisions: number;
   acceptAll: number;
@@ -12,7 +14,7 @@ interface Counts {
   gpc: number;
   purposes: Record<string, { granted: number; denied: number }>;
 }
-interface Row extends Counts {
+export interface Row extends Counts {
   period: string;
   region?: string | null;
 }
@@ -22,23 +24,18 @@ interface Purpose {
   required: boolean;
 }
 
-const DAY = 86_400_000;
-const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const INTERVALS: [string, string][] = [
   ['day', 'Day'],
   ['week', 'Week'],
   ['month', 'Month'],
 ];
 
-/** The picks survive a redraw and a visit to another view, as people expect from a dashboard. */
-const picks = { channelId: '', from: '', to: '', interval: 'day' };
-function defaultRange() {
-  const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
-  return { from: isoDay(today - 29 * DAY), to: isoDay(today) };
-}
+/**
+ * The picks survive a redraw and a visit to another view, as people expect from a dashboard.
+ * `chosen`: the reader typed the dates; until then each channel gets its own default range.
+ */
+const picks = { channelId: '', from: '', to: '', interval: 'day', chosen: false };
 
-const count = (n: number) => n.toLocaleString('en-US');
-const percent = (part: number, whole: number) => (whole ? `${Math.round((100 * part) / whole)}%` : '—');
 /**
  * Decisions per impression, where it means something: decisions sent through the API or from the
  * preferences link have no impression, so more decisions than impressions is not a rate over 100%.
@@ -83,7 +80,7 @@ export const overviewView: View = async (ctx) => {
     );
   }
   if (!channels.some((c) => c.id === picks.channelId)) picks.channelId = channels[0].id;
-  if (!picks.from || !picks.to) Object.assign(picks, defaultRange());
+  if (!picks.chosen) Object.assign(picks, await defaultRange(picks.channelId));
 
   const channel = select(
     'channelId',
@@ -94,9 +91,11 @@ export const overviewView: View = async (ctx) => {
   interval.value = picks.interval;
   const errorOf = (name: string) =>
     h('p', { class: 'field-error', id: `overview-${name}-error`, hidden: true });
+  const fromField = dayField('From', 'from', picks.from, 'First UTC day');
+  const toField = dayField('To', 'to', picks.to, 'Last UTC day');
   const dates = {
-    from: input('from', { type: 'date', value: picks.from, required: true }),
-    to: input('to', { type: 'date', value: picks.to, required: true }),
+    from: fromField.querySelector('input[name="from"]') as HTMLInputElement,
+    to: toField.querySelector('input[name="to"]') as HTMLInputElement,
   };
   const errors = { from: errorOf('from'), to: errorOf('to') };
   const box = messageBox();
@@ -105,12 +104,14 @@ export const overviewView: View = async (ctx) => {
     'form',
     { 'aria-label': 'Channel and dates', class: 'stack filters overview-picks', novalidate: true },
     field('Channel', channel),
-    field('From', dates.from, 'First UTC day'),
-    field('To', dates.to, 'Last UTC day'),
+    fromField,
+    toField,
     field('Interval', interval),
     submit,
   );
-  for (const name of ['from', 'to'] as const) dates[name].parentElement?.append(errors[name]);
+  fromField.append(errors.from);
+  toField.append(errors.to);
+  const headline = h('div', { class: 'headline', 'aria-live': 'polite' });
   const results = h('div', { class: 'overview-results', 'aria-live': 'polite', 'aria-busy': 'false' });
 
   function clearErrors() {
@@ -159,12 +160,14 @@ export const overviewView: View = async (ctx) => {
       if (mine !== loads) return;
       destroyCharts();
       const name = channels.find((c) => c.id === picks.channelId)?.name ?? picks.channelId;
+      headline.replaceChildren(headlineFigures(overall.meta.totals, picks.from, picks.to));
       results.replaceChildren(
         ...figures(name, overall.data, overall.meta.totals, regions.data, purposes, picks.interval),
       );
     } catch (error) {
       if (mine !== loads) return;
       destroyCharts();
+      headline.replaceChildren();
       results.replaceChildren();
       showError(error);
     } finally {
@@ -177,23 +180,31 @@ export const overviewView: View = async (ctx) => {
 
   const take = () => {
     picks.channelId = channel.value;
-    picks.from = dates.from.value;
-    picks.to = dates.to.value;
+    picks.from = dates.from.value.trim();
+    picks.to = dates.to.value.trim();
     picks.interval = interval.value;
     void load();
   };
   form.addEventListener('submit', (event) => {
     event.preventDefault();
+    picks.chosen = true;
     take();
   });
   // A pick from a list shows its figures at once; dates wait for "Show" (typing a date passes
-  // through days nobody asked for).
-  channel.addEventListener('change', take);
+  // through days nobody asked for). Another channel opens on its own data unless dates were chosen.
+  channel.addEventListener('change', () => {
+    if (picks.chosen) return take();
+    void defaultRange(channel.value).then((range) => {
+      dates.from.value = range.from;
+      dates.to.value = range.to;
+      take();
+    }, showError);
+  });
   interval.addEventListener('change', take);
 
   // The first figures are part of the view, like the first page of every other view's list.
   await load();
-  return h('div', {}, heading, section('Channel and dates', form, box), results);
+  return h('div', {}, heading, headline, section('Channel and dates', form, box), results);
 };
 
 function figures(
@@ -318,6 +329,7 @@ function figures(
       {
         kind: 'lines',
         x,
+        interval,
         series: [
           { label: 'Impressions', values: column((r) => r.impressions) },
           { label: 'Decisions', values: column((r) => r.decisions) },
@@ -330,7 +342,7 @@ function figures(
     chartCard(
       'Accept all, reject all, custom',
       `Each decision ${per}, stacked by its outcome. GPC decisions count in these too.`,
-      { kind: 'stacked', x, series: outcomes },
+      { kind: 'stacked', x, interval, series: outcomes },
       `Stacked bar chart of decisions ${per} by outcome, ${range}: ${count(totals.acceptAll)} accept all, ${count(totals.rejectAll)} reject all, ${count(totals.custom)} custom.`,
       outcomeTable,
       `total: ${count(totals.acceptAll)} accept all, ${count(totals.rejectAll)} reject all, ${count(totals.custom)} custom`,
@@ -341,7 +353,7 @@ function figures(
       ? chartCard(
           'Opt-in rate per purpose',
           `The share of decisions that granted each optional purpose, ${per}. Gaps are periods without decisions.`,
-          { kind: 'lines', x, series: purposeSeries, yMax: 100, yValue: (v) => `${v}%` },
+          { kind: 'lines', x, interval, series: purposeSeries, yMax: 100, yValue: (v) => `${v}%` },
           `Line chart of the opt-in rate per purpose ${per}, ${range}: ${keys.map((k) => `${names.get(k) ?? k} ${percent(totals.purposes[k].granted, totals.purposes[k].granted + totals.purposes[k].denied)}`).join(', ')} over the range.`,
           purposeTable,
         )

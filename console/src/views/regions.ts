@@ -1,4 +1,5 @@
 import { ApiError, call, get } from '../api.ts';
+import { configChanges } from '../config-changes.ts';
 import { button, date, h, input, select, table } from '../dom.ts';
 import { badge, messageBox, section, type ViewContext } from '../ui.ts';
 
@@ -360,16 +361,35 @@ interface ConfigVersion {
   version: number;
   createdAt: string;
   reconsent: boolean;
+  config: Parameters<typeof configChanges>[1];
 }
 
-/** "Config versions": newest first, with the material changes that ask visitors again. */
+const SHOWN_VERSIONS = 20;
+
+/**
+ * "Config versions": newest first, each with what it changed against the version before it (one
+ * more is fetched so the oldest shown has its predecessor), and the material changes that ask
+ * visitors again.
+ */
 export async function configVersionsSection(channel: RegionChannel): Promise<HTMLElement> {
-  const { data } = await get<ConfigVersion[]>(`/v1/channels/${channel.id}/config-versions?limit=20`);
-  const rows = data.map((v) => [
-    String(v.version),
-    date(v.createdAt),
-    v.reconsent ? badge('asks again') : h('span', { class: 'muted' }, 'no'),
-  ]);
+  const { data } = await get<ConfigVersion[]>(
+    `/v1/channels/${channel.id}/config-versions?limit=${SHOWN_VERSIONS + 1}`,
+  );
+  const rows = data
+    .slice(0, SHOWN_VERSIONS)
+    .map((v, i) => [
+      String(v.version),
+      date(v.createdAt),
+      h(
+        'ul',
+        { class: 'changes' },
+        ...(data[i + 1] || v.version === 1
+          ? configChanges(data[i + 1]?.config, v.config)
+          : ['The version before it is not listed']
+        ).map((c) => h('li', {}, c)),
+      ),
+      v.reconsent ? badge('asks again') : h('span', { class: 'muted' }, 'no'),
+    ]);
   return section(
     'Config versions',
     h(
@@ -377,7 +397,7 @@ export async function configVersionsSection(channel: RegionChannel): Promise<HTM
       { class: 'lead' },
       'A version that asks again is a material change (a purpose added, a purpose’s basis or text, the policy version, a region’s regime): visitors who answered before it are asked again.',
     ),
-    table(['Version', 'Published', 'Asks visitors again'], rows, 'Config versions'),
+    table(['Version', 'Published', 'What changed', 'Asks visitors again'], rows, 'Config versions'),
   );
 }
 

@@ -1,5 +1,6 @@
 import { ApiError, get } from '../api.ts';
 import { h } from '../dom.ts';
+import { guideLink } from '../guide-link.ts';
 import { messageBox, type ViewContext } from '../ui.ts';
 import { noticeShown, pendingNotice, settingsForm } from './tcf-form.ts';
 import { layersPreview, type OwnPurpose } from './tcf-preview.ts';
@@ -20,7 +21,8 @@ export interface TcfChannel {
   tcf?: ChannelTcf | null;
 }
 
-const GUIDE = 'the guide "Run as an IAB TCF CMP" (docs/guides/tcf.md)';
+/** The guide, as the service serves it (GET /docs/guides/<name>). */
+const GUIDE = () => guideLink('Run as an IAB TCF CMP', 'tcf.md');
 
 /** A vendor the channel names that the newest list does not have (deleted since): shown, so it can be removed. */
 const missingVendor = (id: number): Vendor => ({
@@ -57,7 +59,7 @@ export async function tcfSections(
     'p',
     { class: 'lead' },
     'Run this channel as an IAB Transparency and Consent Framework CMP: visitors in opt-in regions get the two TCF layers, and ad tech reads their TC string. Use the CMP id IAB Europe registered for you; see ',
-    GUIDE,
+    GUIDE(),
     '.',
   );
   const tcf = channel.tcf ?? null;

@@ -1,5 +1,5 @@
 import { call, get, post } from '../api.ts';
-import { button, copyField, date, field, h, input, table } from '../dom.ts';
+import { button, copyField, date, field, h, input, markRow, table } from '../dom.ts';
 import { act, badge, form, messageBox, section, type View } from '../ui.ts';
 
 // A new signing secret survives the redraw that lists its destination, once; never a reload.
@@ -97,7 +97,7 @@ export const webhooksView: View = async (ctx) => {
         ),
       )
     : null;
-  return h(
+  const page = h(
     'div',
     {},
     h('h1', {}, 'Webhooks'),
@@ -106,7 +106,12 @@ export const webhooksView: View = async (ctx) => {
     create ?? '',
     section(
       'Destinations',
-      table(['URL', 'Description', 'Events', 'Status', 'Actions'], destinationRows, 'Destinations'),
+      table(
+        ['URL', 'Description', 'Events', 'Status', 'Actions'],
+        destinationRows,
+        'Destinations',
+        destinations.data.map((d) => d.id),
+      ),
     ),
     section(
       'Deliveries',
@@ -114,7 +119,10 @@ export const webhooksView: View = async (ctx) => {
         ['Event', 'Status', 'Attempts', 'Last response', 'Last attempt', 'Created', 'Actions'],
         deliveryRows,
         'Deliveries',
+        deliveries.data.map((d) => d.id),
       ),
     ),
   );
+  markRow(page, ctx.params[0]);
+  return page;
 };
