@@ -165,6 +165,38 @@ function declarations(prefix = '') {
   };
 }
 
+/** Stands for the loopback server's address in the vendors' deviceStorageDisclosureUrl. */
+export const DISCLOSURE_HOST = 'http://gvl-host.test/';
+
+/**
+ * A vendor's device storage disclosure (IAB's JSON format), as the tests' vendors publish it: a
+ * cookie of a year that is refreshed, a session cookie, and a localStorage key.
+ */
+export function buildStorageDisclosure(vendorId: number) {
+  return {
+    disclosures: [
+      {
+        identifier: `uid_${vendorId}`,
+        type: 'cookie',
+        maxAgeSeconds: 31_536_000,
+        cookieRefresh: true,
+        domains: [`*.vendor${vendorId}.example`],
+        purposes: [1, 2],
+      },
+      {
+        identifier: `sess_${vendorId}`,
+        type: 'cookie',
+        maxAgeSeconds: 0,
+        cookieRefresh: false,
+        domains: [`vendor${vendorId}.example`],
+        purposes: [1],
+      },
+      { identifier: `ls_${vendorId}`, type: 'web', maxAgeSeconds: null, domains: ['*'], purposes: [1, 7] },
+    ],
+    domains: [{ domain: `vendor${vendorId}.example`, use: 'Ad serving' }],
+  };
+}
+
 function gvlVendor(v: TestVendor) {
   const slug = v.name.toLowerCase().replace(/[^a-z0-9]+/g, '-');
   return {
@@ -189,7 +221,8 @@ function gvlVendor(v: TestVendor) {
       },
     ],
     dataDeclaration: v.dataDeclaration ?? [],
-    deviceStorageDisclosureUrl: `https://${slug}.example/device-storage.json`,
+    // The loopback server serves it (serveVendorList writes its own address in place of this one).
+    deviceStorageDisclosureUrl: `${DISCLOSURE_HOST}disclosures/${v.id}.json`,
     ...(v.deletedDate && { deletedDate: v.deletedDate }),
   };
 }
@@ -240,6 +273,8 @@ export interface VendorListServer {
    * host can: 20,000 levels of nesting, say); publish() goes back to a list.
    */
   publishText(text: string): void;
+  /** What vendor `vendorId`'s deviceStorageDisclosureUrl answers from now on (any JSON). */
+  disclose(vendorId: number, body: unknown): void;
   /**
    * Answers `vendor-list.json` with a 302 to `location` (absolute, or a path on this server) until
    * heal(); a path under `/moved/` is then served as the file of the same name.
@@ -268,6 +303,9 @@ export async function serveVendorList(
   let failure: FailureMode | null = null;
   const requests: string[] = [];
   const state = { maxAgeSeconds: options.maxAgeSeconds ?? 600 };
+  /** What a vendor's disclosure URL answers, when a test set it (else buildStorageDisclosure). */
+  const disclosures = new Map<number, unknown>();
+  let port = 0;
   const server = http.createServer((req, res) => {
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
     requests.push(pathname);
@@ -312,6 +350,12 @@ export async function serveVendorList(
       res.writeHead(200, { 'content-type': 'application/json' }).end(currentText);
       return;
     }
+    const disclosed = /^\/disclosures\/(\d+)\.json$/.exec(pathname)?.[1];
+    if (disclosed) {
+      const body = disclosures.get(Number(disclosed)) ?? buildStorageDisclosure(Number(disclosed));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      return;
+    }
     const language = /^\/purposes-([a-z]{2})\.json$/.exec(pathname)?.[1];
     const body =
       file === '/vendor-list.json'
@@ -328,16 +372,19 @@ export async function serveVendorList(
         'content-type': 'application/json',
         'cache-control': `max-age=${state.maxAgeSeconds}`,
       })
-      .end(JSON.stringify(body));
+      .end(JSON.stringify(body).replaceAll(DISCLOSURE_HOST, `http://127.0.0.1:${port}/`));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  port = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}/`,
     requests,
     publish(next) {
       current = next;
       currentText = null;
+    },
+    disclose(vendorId, body) {
+      disclosures.set(vendorId, body);
     },
     publishText(text) {
       currentText = text;
