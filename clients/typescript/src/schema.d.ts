@@ -1356,6 +1356,8 @@ export interface components {
                 name: string;
                 description?: string;
                 illustrations?: string[];
+                /** @description Texts the TCF policy (5.0.b) asks CMPs to show as published */
+                standardTexts?: unknown;
             } & {
                 [key: string]: unknown;
             })[];
@@ -1364,6 +1366,8 @@ export interface components {
                 name: string;
                 description?: string;
                 illustrations?: string[];
+                /** @description Texts the TCF policy (5.0.b) asks CMPs to show as published */
+                standardTexts?: unknown;
             } & {
                 [key: string]: unknown;
             })[];
@@ -1372,6 +1376,8 @@ export interface components {
                 name: string;
                 description?: string;
                 illustrations?: string[];
+                /** @description Texts the TCF policy (5.0.b) asks CMPs to show as published */
+                standardTexts?: unknown;
             } & {
                 [key: string]: unknown;
             })[];
@@ -1380,6 +1386,8 @@ export interface components {
                 name: string;
                 description?: string;
                 illustrations?: string[];
+                /** @description Texts the TCF policy (5.0.b) asks CMPs to show as published */
+                standardTexts?: unknown;
             } & {
                 [key: string]: unknown;
             })[];
@@ -1397,6 +1405,8 @@ export interface components {
                 name: string;
                 description?: string;
                 illustrations?: string[];
+                /** @description Texts the TCF policy (5.0.b) asks CMPs to show as published */
+                standardTexts?: unknown;
             } & {
                 [key: string]: unknown;
             })[];
@@ -1424,6 +1434,24 @@ export interface components {
                 })[];
                 dataDeclaration?: number[];
                 deviceStorageDisclosureUrl?: string;
+                /** @description Slice only: what the vendor publishes at deviceStorageDisclosureUrl, fetched and checked by the service; absent until fetched, or when the fetch failed */
+                deviceStorage?: {
+                    disclosures: {
+                        identifier: string;
+                        type: "cookie" | "web" | "app";
+                        /** @description Cookies: 0 is a session cookie; null for other storage */
+                        maxAgeSeconds: number | null;
+                        cookieRefresh?: boolean;
+                        domains?: string[];
+                        purposes: number[];
+                        specialPurposes?: number[];
+                        description?: string;
+                    }[];
+                    domains: {
+                        domain: string;
+                        use?: string;
+                    }[];
+                };
             } & {
                 [key: string]: unknown;
             })[];
@@ -9580,6 +9608,8 @@ export interface operations {
                                 name: string;
                                 description?: string;
                                 illustrations?: string[];
+                                /** @description Texts the TCF policy (5.0.b) asks CMPs to show as published */
+                                standardTexts?: unknown;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -9590,6 +9620,8 @@ export interface operations {
                                 name: string;
                                 description?: string;
                                 illustrations?: string[];
+                                /** @description Texts the TCF policy (5.0.b) asks CMPs to show as published */
+                                standardTexts?: unknown;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -9600,6 +9632,8 @@ export interface operations {
                                 name: string;
                                 description?: string;
                                 illustrations?: string[];
+                                /** @description Texts the TCF policy (5.0.b) asks CMPs to show as published */
+                                standardTexts?: unknown;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -9610,6 +9644,8 @@ export interface operations {
                                 name: string;
                                 description?: string;
                                 illustrations?: string[];
+                                /** @description Texts the TCF policy (5.0.b) asks CMPs to show as published */
+                                standardTexts?: unknown;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -9631,10 +9667,14 @@ export interface operations {
                                 name: string;
                                 description?: string;
                                 illustrations?: string[];
+                                /** @description Texts the TCF policy (5.0.b) asks CMPs to show as published */
+                                standardTexts?: unknown;
                             } & {
                                 [key: string]: unknown;
                             };
                         };
+                        /** @description The list’s standard texts (TCF v2.4), in the slice’s language when translated */
+                        standardTexts?: unknown;
                         vendors: {
                             [key: string]: {
                                 id: number;
@@ -9659,6 +9699,24 @@ export interface operations {
                                 })[];
                                 dataDeclaration?: number[];
                                 deviceStorageDisclosureUrl?: string;
+                                /** @description Slice only: what the vendor publishes at deviceStorageDisclosureUrl, fetched and checked by the service; absent until fetched, or when the fetch failed */
+                                deviceStorage?: {
+                                    disclosures: {
+                                        identifier: string;
+                                        type: "cookie" | "web" | "app";
+                                        /** @description Cookies: 0 is a session cookie; null for other storage */
+                                        maxAgeSeconds: number | null;
+                                        cookieRefresh?: boolean;
+                                        domains?: string[];
+                                        purposes: number[];
+                                        specialPurposes?: number[];
+                                        description?: string;
+                                    }[];
+                                    domains: {
+                                        domain: string;
+                                        use?: string;
+                                    }[];
+                                };
                             } & {
                                 [key: string]: unknown;
                             };
