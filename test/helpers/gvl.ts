@@ -165,8 +165,18 @@ function declarations(prefix = '') {
   };
 }
 
-/** Stands for the loopback server's address in the vendors' deviceStorageDisclosureUrl. */
-export const DISCLOSURE_HOST = 'http://gvl-host.test/';
+/**
+ * Where the tests' vendors publish their storage disclosures unless a test serves them
+ * (withDisclosuresAt): a loopback port nothing listens on, so a fetch fails at once, without DNS.
+ */
+const NO_DISCLOSURE_HOST = 'http://127.0.0.1:9/';
+
+/** `list` with every vendor's deviceStorageDisclosureUrl on `base` (a serveVendorList url). */
+export function withDisclosuresAt<T extends ReturnType<typeof buildVendorList>>(list: T, base: string): T {
+  for (const vendor of Object.values(list.vendors))
+    vendor.deviceStorageDisclosureUrl = `${base}disclosures/${vendor.id}.json`;
+  return list;
+}
 
 /**
  * A vendor's device storage disclosure (IAB's JSON format), as the tests' vendors publish it: a
@@ -221,8 +231,7 @@ function gvlVendor(v: TestVendor) {
       },
     ],
     dataDeclaration: v.dataDeclaration ?? [],
-    // The loopback server serves it (serveVendorList writes its own address in place of this one).
-    deviceStorageDisclosureUrl: `${DISCLOSURE_HOST}disclosures/${v.id}.json`,
+    deviceStorageDisclosureUrl: `${NO_DISCLOSURE_HOST}disclosures/${v.id}.json`,
     ...(v.deletedDate && { deletedDate: v.deletedDate }),
   };
 }
@@ -305,7 +314,6 @@ export async function serveVendorList(
   const state = { maxAgeSeconds: options.maxAgeSeconds ?? 600 };
   /** What a vendor's disclosure URL answers, when a test set it (else buildStorageDisclosure). */
   const disclosures = new Map<number, unknown>();
-  let port = 0;
   const server = http.createServer((req, res) => {
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
     requests.push(pathname);
@@ -372,10 +380,10 @@ export async function serveVendorList(
         'content-type': 'application/json',
         'cache-control': `max-age=${state.maxAgeSeconds}`,
       })
-      .end(JSON.stringify(body).replaceAll(DISCLOSURE_HOST, `http://127.0.0.1:${port}/`));
+      .end(JSON.stringify(body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/`,
     requests,

@@ -5,6 +5,7 @@ import {
   buildVendorList,
   TEST_VENDORS,
   type VendorListServer,
+  withDisclosuresAt,
 } from '../helpers/gvl.ts';
 import { SITE_ORIGIN, SITES_TEST_ENV } from '../helpers/sites.ts';
 import { refreshVendorList, startTcfTestApp } from '../helpers/tcf.ts';
@@ -56,16 +57,19 @@ describe('vendors’ storage disclosures in the slice (issue 41 item 6)', () => 
   let tenant: Tenant;
 
   beforeAll(async () => {
-    // Vendor 32 declares a negative cookie age: the format's other spelling of a session cookie.
-    const list = buildVendorList();
+    ({ t, gvl } = await startTcfTestApp({ env: SITES_TEST_ENV }));
+    // The vendors publish their disclosures on the loopback host; vendor 32 declares a negative
+    // cookie age, the format's other spelling of a session cookie.
+    const list = withDisclosuresAt(buildVendorList({ version: 101 }), gvl.url);
     (list.vendors['32'] as { cookieMaxAgeSeconds: number }).cookieMaxAgeSeconds = -1;
     (list.vendors['8'] as { cookieMaxAgeSeconds: number }).cookieMaxAgeSeconds = 0;
-    ({ t, gvl } = await startTcfTestApp({ env: SITES_TEST_ENV, list }));
+    gvl.publish(list);
+    await refreshVendorList(t);
     tenant = await t.tenant();
   });
   afterAll(() => t.close());
 
-  it('serves each vendor’s checked disclosure once the worker fetched it, and only then for ever', async () => {
+  it('serves each vendor’s checked disclosure once the worker asked for it, and only then for ever', async () => {
     // Vendor 8's file is not a disclosure at all; its entries are an object, not a list.
     gvl.disclose(8, { disclosures: { uid: 1 } });
     const channel = await tcfChannel(t, tenant, [2, 8, 32]);
@@ -82,19 +86,18 @@ describe('vendors’ storage disclosures in the slice (issue 41 item 6)', () => 
     const res = await slice(t, tenant, channel);
     expect(res.body.vendors['2'].deviceStorage).toEqual(buildStorageDisclosure(2));
     expect(res.body.vendors['32'].deviceStorage).toEqual(buildStorageDisclosure(32));
-    // Vendor 8's file failed the check: left out, and the slice is not frozen without it.
+    // Vendor 8's file failed the check: left out (the layers say its details could not be had).
     expect(res.body.vendors['8'].deviceStorage).toBeUndefined();
-    expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     // Session cookies: 0 stays 0, a negative age is read as 0 (never a negative duration).
     expect(res.body.vendors['8'].cookieMaxAgeSeconds).toBe(0);
     expect(res.body.vendors['32'].cookieMaxAgeSeconds).toBe(0);
 
-    // The vendor repairs its file: the next due run fetches it again, and the slice is now final.
+    // The vendor repairs its file: the next due run fetches it again.
     gvl.disclose(8, buildStorageDisclosure(8));
     await refreshVendorList(t);
     const repaired = await slice(t, tenant, channel);
     expect(repaired.body.vendors['8'].deviceStorage).toEqual(buildStorageDisclosure(8));
-    expect(repaired.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     // Kept: a later run does not ask again for a file it holds for this version.
     const asked = gvl.requests.length;
     await refreshVendorList(t);
@@ -139,7 +142,10 @@ describe('the address guard on vendors’ disclosure URLs (issue 41 item 6)', ()
     // As in production: only https to public addresses. The loopback server is neither.
     ({ t, gvl } = await startTcfTestApp({
       env: { ...SITES_TEST_ENV, TCF_DISCLOSURE_ALLOW_PRIVATE_TARGETS: 'false' },
+      list: buildVendorList({ version: 200 }),
     }));
+    gvl.publish(withDisclosuresAt(buildVendorList({ version: 201 }), gvl.url));
+    await refreshVendorList(t);
   });
   afterAll(() => t.close());
 

@@ -117,11 +117,11 @@ export function tcfVendorListRoutes(
       const slice = vendorListSlice(list.body, config.tcf.vendorIds, translation?.body ?? null, storage.held);
       // Asked for a language the service does not hold (yet): English now, the translation later.
       const fellBack = lang !== undefined && vendorListLanguage(lang) !== 'en' && !translation;
-      // A vendor whose storage disclosure the worker has not fetched (yet, or failed): later, it may.
-      const vendors = Object.values(slice.vendors as Record<string, { deviceStorageDisclosureUrl?: string }>);
-      const disclosuresPending = vendors.some(
-        (v) => v.deviceStorageDisclosureUrl !== undefined && !('deviceStorage' in v),
-      );
+      // A vendor whose storage disclosure the worker has not asked for yet: it will be there later.
+      // (One that failed is shown as unavailable: the versions of the list move on weekly.)
+      const disclosuresPending = Object.values(
+        slice.vendors as Record<string, { id: number; deviceStorageDisclosureUrl?: string }>,
+      ).some((v) => v.deviceStorageDisclosureUrl !== undefined && !storage.tried.has(v.id));
       const fixed = version !== undefined && configVersion !== undefined && !fellBack && !disclosuresPending;
       return (reply as FastifyReply)
         .header('Cache-Control', fixed ? IMMUTABLE : SHORT)
