@@ -62,6 +62,11 @@ export interface Config {
   tcfGvlUrl: string;
   /** Time limit of one vendor list file fetch (connect, headers and body). */
   tcfGvlFetchTimeoutMs: number;
+  /**
+   * TCF_DISCLOSURE_ALLOW_PRIVATE_TARGETS: vendors' storage disclosure URLs may be plain http and reach
+   * private addresses (tests, local setups); off, only https to public addresses is fetched.
+   */
+  tcfDisclosureAllowPrivateTargets: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -323,6 +328,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     geoipDatabase: read(() => geoipDatabaseSetting(env), null),
     sdkCacheBytes: MB * read(() => intSetting(env, 'SDK_CACHE_MB', 32, 1, 4096), 32),
     tcfGvlUrl: read(() => gvlUrlSetting(env), DEFAULT_TCF_GVL_URL),
+    tcfDisclosureAllowPrivateTargets: env.TCF_DISCLOSURE_ALLOW_PRIVATE_TARGETS === 'true',
     tcfGvlFetchTimeoutMs: 1000 * read(() => intSetting(env, 'TCF_GVL_FETCH_TIMEOUT_SECONDS', 20, 1, 300), 20),
   };
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));

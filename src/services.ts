@@ -5,6 +5,7 @@ import { createApiKeysService } from './modules/api-keys/api-keys.service.ts';
 import { createAuditService } from './modules/audit/audit.service.ts';
 import { createChannelsService } from './modules/channels/channels.service.ts';
 import { tcfLanguagesInUse } from './modules/channels/tcf-languages.sql.ts';
+import { tcfVendorsInUse } from './modules/channels/tcf-vendors.sql.ts';
 import { createSessionsService } from './modules/console/sessions.service.ts';
 import { createEvidenceService } from './modules/evidence/evidence.service.ts';
 import { createExportsService } from './modules/exports/exports.service.ts';
@@ -54,6 +55,12 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     fetchTimeoutMs: deps.config.tcfGvlFetchTimeoutMs,
     // The languages of TCF channels: the mirror fetches IAB's translations for them.
     languagesInUse: tcfLanguagesInUse,
+    // The vendors of TCF channels: the mirror fetches their storage disclosures, through the address guard.
+    storageDisclosures: {
+      vendorsInUse: tcfVendorsInUse,
+      allowPrivate: deps.config.tcfDisclosureAllowPrivateTargets,
+      onFetchFailure: () => metrics.tcfVendorListFetchFailed('storage_disclosure'),
+    },
     // A new list version re-snapshots every TCF channel with it (material where vendors declare more).
     onNewVendorList: async (tx, version) => {
       await channels.adoptVendorList(tx, version);

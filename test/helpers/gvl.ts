@@ -165,6 +165,48 @@ function declarations(prefix = '') {
   };
 }
 
+/**
+ * Where the tests' vendors publish their storage disclosures unless a test serves them
+ * (withDisclosuresAt): a loopback port nothing listens on, so a fetch fails at once, without DNS.
+ */
+const NO_DISCLOSURE_HOST = 'http://127.0.0.1:9/';
+
+/** `list` with every vendor's deviceStorageDisclosureUrl on `base` (a serveVendorList url). */
+export function withDisclosuresAt<T extends ReturnType<typeof buildVendorList>>(list: T, base: string): T {
+  for (const vendor of Object.values(list.vendors))
+    vendor.deviceStorageDisclosureUrl = `${base}disclosures/${vendor.id}.json`;
+  return list;
+}
+
+/**
+ * A vendor's device storage disclosure (IAB's JSON format), as the tests' vendors publish it: a
+ * cookie of a year that is refreshed, a session cookie, and a localStorage key.
+ */
+export function buildStorageDisclosure(vendorId: number) {
+  return {
+    disclosures: [
+      {
+        identifier: `uid_${vendorId}`,
+        type: 'cookie',
+        maxAgeSeconds: 31_536_000,
+        cookieRefresh: true,
+        domains: [`*.vendor${vendorId}.example`],
+        purposes: [1, 2],
+      },
+      {
+        identifier: `sess_${vendorId}`,
+        type: 'cookie',
+        maxAgeSeconds: 0,
+        cookieRefresh: false,
+        domains: [`vendor${vendorId}.example`],
+        purposes: [1],
+      },
+      { identifier: `ls_${vendorId}`, type: 'web', maxAgeSeconds: null, domains: ['*'], purposes: [1, 7] },
+    ],
+    domains: [{ domain: `vendor${vendorId}.example`, use: 'Ad serving' }],
+  };
+}
+
 function gvlVendor(v: TestVendor) {
   const slug = v.name.toLowerCase().replace(/[^a-z0-9]+/g, '-');
   return {
@@ -189,7 +231,7 @@ function gvlVendor(v: TestVendor) {
       },
     ],
     dataDeclaration: v.dataDeclaration ?? [],
-    deviceStorageDisclosureUrl: `https://${slug}.example/device-storage.json`,
+    deviceStorageDisclosureUrl: `${NO_DISCLOSURE_HOST}disclosures/${v.id}.json`,
     ...(v.deletedDate && { deletedDate: v.deletedDate }),
   };
 }
@@ -240,6 +282,8 @@ export interface VendorListServer {
    * host can: 20,000 levels of nesting, say); publish() goes back to a list.
    */
   publishText(text: string): void;
+  /** What vendor `vendorId`'s deviceStorageDisclosureUrl answers from now on (any JSON). */
+  disclose(vendorId: number, body: unknown): void;
   /**
    * Answers `vendor-list.json` with a 302 to `location` (absolute, or a path on this server) until
    * heal(); a path under `/moved/` is then served as the file of the same name.
@@ -268,6 +312,8 @@ export async function serveVendorList(
   let failure: FailureMode | null = null;
   const requests: string[] = [];
   const state = { maxAgeSeconds: options.maxAgeSeconds ?? 600 };
+  /** What a vendor's disclosure URL answers, when a test set it (else buildStorageDisclosure). */
+  const disclosures = new Map<number, unknown>();
   const server = http.createServer((req, res) => {
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
     requests.push(pathname);
@@ -312,6 +358,12 @@ export async function serveVendorList(
       res.writeHead(200, { 'content-type': 'application/json' }).end(currentText);
       return;
     }
+    const disclosed = /^\/disclosures\/(\d+)\.json$/.exec(pathname)?.[1];
+    if (disclosed) {
+      const body = disclosures.get(Number(disclosed)) ?? buildStorageDisclosure(Number(disclosed));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      return;
+    }
     const language = /^\/purposes-([a-z]{2})\.json$/.exec(pathname)?.[1];
     const body =
       file === '/vendor-list.json'
@@ -338,6 +390,9 @@ export async function serveVendorList(
     publish(next) {
       current = next;
       currentText = null;
+    },
+    disclose(vendorId, body) {
+      disclosures.set(vendorId, body);
     },
     publishText(text) {
       currentText = text;

@@ -48,7 +48,10 @@ export async function startTcfTestApp(
   });
   let t: TestApp;
   try {
-    t = await startTestApp({ env: { TCF_GVL_URL: server.url, ...options.env } });
+    // The vendors' storage disclosures are served by the same loopback server.
+    t = await startTestApp({
+      env: { TCF_GVL_URL: server.url, TCF_DISCLOSURE_ALLOW_PRIVATE_TARGETS: 'true', ...options.env },
+    });
   } catch (error) {
     await gvl.close();
     throw error;

@@ -1380,6 +1380,8 @@ export interface components {
                 name: string;
                 description?: string;
                 illustrations?: string[];
+                /** @description Texts the TCF policy (5.0.b) asks CMPs to show as published */
+                standardTexts?: unknown;
             } & {
                 [key: string]: unknown;
             })[];
@@ -1388,6 +1390,8 @@ export interface components {
                 name: string;
                 description?: string;
                 illustrations?: string[];
+                /** @description Texts the TCF policy (5.0.b) asks CMPs to show as published */
+                standardTexts?: unknown;
             } & {
                 [key: string]: unknown;
             })[];
@@ -1396,6 +1400,8 @@ export interface components {
                 name: string;
                 description?: string;
                 illustrations?: string[];
+                /** @description Texts the TCF policy (5.0.b) asks CMPs to show as published */
+                standardTexts?: unknown;
             } & {
                 [key: string]: unknown;
             })[];
@@ -1404,6 +1410,8 @@ export interface components {
                 name: string;
                 description?: string;
                 illustrations?: string[];
+                /** @description Texts the TCF policy (5.0.b) asks CMPs to show as published */
+                standardTexts?: unknown;
             } & {
                 [key: string]: unknown;
             })[];
@@ -1421,6 +1429,8 @@ export interface components {
                 name: string;
                 description?: string;
                 illustrations?: string[];
+                /** @description Texts the TCF policy (5.0.b) asks CMPs to show as published */
+                standardTexts?: unknown;
             } & {
                 [key: string]: unknown;
             })[];
@@ -1448,6 +1458,24 @@ export interface components {
                 })[];
                 dataDeclaration?: number[];
                 deviceStorageDisclosureUrl?: string;
+                /** @description Slice only: what the vendor publishes at deviceStorageDisclosureUrl, fetched and checked by the service; absent until fetched, or when the fetch failed */
+                deviceStorage?: {
+                    disclosures: {
+                        identifier: string;
+                        type: "cookie" | "web" | "app";
+                        /** @description Cookies: 0 is a session cookie; null for other storage */
+                        maxAgeSeconds: number | null;
+                        cookieRefresh?: boolean;
+                        domains?: string[];
+                        purposes: number[];
+                        specialPurposes?: number[];
+                        description?: string;
+                    }[];
+                    domains: {
+                        domain: string;
+                        use?: string;
+                    }[];
+                };
             } & {
                 [key: string]: unknown;
             })[];
@@ -9627,6 +9655,8 @@ export interface operations {
                                 name: string;
                                 description?: string;
                                 illustrations?: string[];
+                                /** @description Texts the TCF policy (5.0.b) asks CMPs to show as published */
+                                standardTexts?: unknown;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -9637,6 +9667,8 @@ export interface operations {
                                 name: string;
                                 description?: string;
                                 illustrations?: string[];
+                                /** @description Texts the TCF policy (5.0.b) asks CMPs to show as published */
+                                standardTexts?: unknown;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -9647,6 +9679,8 @@ export interface operations {
                                 name: string;
                                 description?: string;
                                 illustrations?: string[];
+                                /** @description Texts the TCF policy (5.0.b) asks CMPs to show as published */
+                                standardTexts?: unknown;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -9657,6 +9691,8 @@ export interface operations {
                                 name: string;
                                 description?: string;
                                 illustrations?: string[];
+                                /** @description Texts the TCF policy (5.0.b) asks CMPs to show as published */
+                                standardTexts?: unknown;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -9678,10 +9714,14 @@ export interface operations {
                                 name: string;
                                 description?: string;
                                 illustrations?: string[];
+                                /** @description Texts the TCF policy (5.0.b) asks CMPs to show as published */
+                                standardTexts?: unknown;
                             } & {
                                 [key: string]: unknown;
                             };
                         };
+                        /** @description The list’s standard texts (TCF v2.4), in the slice’s language when translated */
+                        standardTexts?: unknown;
                         vendors: {
                             [key: string]: {
                                 id: number;
@@ -9706,6 +9746,24 @@ export interface operations {
                                 })[];
                                 dataDeclaration?: number[];
                                 deviceStorageDisclosureUrl?: string;
+                                /** @description Slice only: what the vendor publishes at deviceStorageDisclosureUrl, fetched and checked by the service; absent until fetched, or when the fetch failed */
+                                deviceStorage?: {
+                                    disclosures: {
+                                        identifier: string;
+                                        type: "cookie" | "web" | "app";
+                                        /** @description Cookies: 0 is a session cookie; null for other storage */
+                                        maxAgeSeconds: number | null;
+                                        cookieRefresh?: boolean;
+                                        domains?: string[];
+                                        purposes: number[];
+                                        specialPurposes?: number[];
+                                        description?: string;
+                                    }[];
+                                    domains: {
+                                        domain: string;
+                                        use?: string;
+                                    }[];
+                                };
                             } & {
                                 [key: string]: unknown;
                             };

@@ -2,45 +2,62 @@ import { CmpApi, CmpApiModel } from '@iabtechlabtcf/cmpapi';
 import { GVL, TCString } from '@iabtechlabtcf/core';
 import installStub from '@iabtechlabtcf/stub';
 import { readConsent } from '../storage.ts';
-import { stringsFor } from '../strings.ts';
+import { stringsFor, type UiStrings } from '../strings.ts';
 import { CMP_API_VERSION } from '../tcf-answers.ts';
 import type { TcfStart } from '../tcf-loader.ts';
 import type { Decisions, TcfConfig, TcfHandle } from '../types.ts';
 import { gppForTcf } from './gpp-bridge.ts';
 import { hideTcfLayers, showTcfLayers } from './layers/index.ts';
+import { layerLanguage, primaryOf, tcfStringsFor } from './layers/strings.ts';
 import { choiceOf, encodeChoice, encodeTransparency, stillValid } from './tc-model.ts';
 import { readTcString, writeTcString } from './tc-store.ts';
 import { answerVendorList } from './vendor-list-command.ts';
 
+/** The slice as the layers use it: the list, the one language it and the layers are in, its standard texts. */
+interface ShownList {
+  gvl: GVL;
+  /** The language both layers are drawn in, and the TC string's consentLanguage. */
+  language: string;
+  standardTexts?: unknown;
+}
+
 /**
- * The channel's slice of the vendor list in the visitor's language, from the service (browsers never
- * fetch IAB's host). Its path and query are taken from the config and asked of the host sdk.js came
- * from, as every other request of the SDK is: the service's BASE_URL may name another address for
- * the same service (a proxy), and the SDK talks to one host only. `getVendorList` of the CMP API
- * asks GVL for a version by address (its baseUrl plus a file name); pointing both names at this
- * slice keeps those requests on the service too, and the list fetched here is in GVL's cache
- * already, so the usual call costs no request at all.
+ * The channel's slice of the vendor list, from the service (browsers never fetch IAB's host), in
+ * one language for the whole of both layers (strings.ts, layerLanguage): the visitor's when the
+ * layers have their sentences in it and the service holds IAB's translation (the slice's
+ * Content-Language says which it served); else English, asked for again when the service served a
+ * language the layers lack. Its path and query are taken from the config and asked of the host
+ * sdk.js came from, as every other request of the SDK is: the service's BASE_URL may name another
+ * address for the same service (a proxy), and the SDK talks to one host only. `getVendorList` of
+ * the CMP API asks GVL for a version by address (its baseUrl plus a file name); pointing both names
+ * at this slice keeps those requests on the service too, and the list fetched here is in GVL's
+ * cache already, so the usual call costs no request at all.
  */
-async function fetchVendorList(ctx: TcfStart, tcf: TcfConfig): Promise<GVL> {
+async function fetchVendorList(ctx: TcfStart, tcf: TcfConfig, asked = ctx.language): Promise<ShownList> {
   const given = new URL(tcf.vendorListUrl, `${ctx.site}/`);
   const url = new URL(given.pathname + given.search, ctx.site);
-  url.searchParams.set('lang', ctx.language);
+  url.searchParams.set('lang', asked);
   const res = await fetch(url.href, { credentials: 'omit' });
   if (!res.ok) throw new Error(`vendor list: HTTP ${res.status}`);
+  const served = res.headers.get('content-language');
+  const language = layerLanguage(asked, served);
+  // Declarations in a language the layers have no sentences in: English for both, never mixed.
+  if (language === 'en' && served && primaryOf(served) !== 'en') return fetchVendorList(ctx, tcf, 'en');
   const json = await res.json();
   const file = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
   GVL.baseUrl = url.href.slice(0, url.href.length - file.length - url.search.length);
   GVL.latestFilename = `${file}${url.search}`;
   GVL.versionedFilename = `${file}${url.search.replace(/([?&]version=)\d+/, '$1[VERSION]')}`;
-  let gvl: GVL;
-  try {
-    gvl = new GVL(json, { language: ctx.language });
-  } catch {
-    // A channel language TCF has no consent language for: the list's own (English) stands.
-    gvl = new GVL(json);
-  }
-  return gvl;
+  // GVL sets the string's consentLanguage from its language: the one the layers are drawn in.
+  const gvl = language === 'en' ? new GVL(json) : new GVL(json, { language });
+  return { gvl, language, standardTexts: json.standardTexts };
 }
+
+/** The banner's words the layers use, in the layers' language (tcf.js carries those sdk.js lacks). */
+const layerUiStrings = (language: string): UiStrings => ({
+  ...stringsFor(language),
+  ...tcfStringsFor(language).ui,
+});
 
 /** The channel's own purposes as the SDK's choice: what the layers' toggles say, required ones on. */
 const own = (decisions: Decisions) =>
@@ -54,7 +71,8 @@ const own = (decisions: Decisions) =>
 export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
   const tcf = ctx.config.tcf as TcfConfig;
   const { configVersion } = ctx.config;
-  const [gvl, gpp] = await Promise.all([fetchVendorList(ctx, tcf), gppForTcf(ctx)]);
+  const [shown, gpp] = await Promise.all([fetchVendorList(ctx, tcf), gppForTcf(ctx)]);
+  const { gvl } = shown;
   // CmpApi answers calls on this page only; the stub adds the `__tcfapiLocator` frame and answers
   // frames' postMessage calls. A snippet pasted before the channel had tcf lacks it: install it now.
   if (typeof (window as { __tcfapi?: unknown }).__tcfapi !== 'function') installStub();
@@ -97,8 +115,9 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
       showTcfLayers({
         gvl,
         config: ctx.config,
-        language: ctx.language,
-        strings: stringsFor(ctx.language),
+        language: shown.language,
+        strings: layerUiStrings(shown.language),
+        standardTexts: shown.standardTexts,
         previous: decoded && previous ? choiceOf(decoded, previous) : null,
         view,
         onChoice(choice, action) {

@@ -18,7 +18,7 @@ import type { TcfChoice } from './layers/index.ts';
  * language it was shown in and the layer it was made on.
  */
 export function encodeChoice(gvl: GVL, tcf: TcfConfig, choice: TcfChoice, earlier?: TCModel): string {
-  const model = new TCModel(gvl);
+  const model = new TCModel(earlier ? speaking(gvl, earlier.consentLanguage) : gvl);
   if (earlier) {
     model.created = earlier.created;
     model.lastUpdated = earlier.lastUpdated;
@@ -39,6 +39,17 @@ export function encodeChoice(gvl: GVL, tcf: TcfConfig, choice: TcfChoice, earlie
   model.specialFeatureOptins.set(choice.specialFeatureOptins);
   model.vendorsDisclosed.set(disclosureOf(gvl).vendorIds);
   return TCString.encode(model);
+}
+
+/**
+ * `gvl` as the encoder sees it when it writes consentLanguage, which it takes from the list's
+ * language, not from the model: for a re-encoded kept string that is the language the choice was
+ * shown in (the visitor may read today's page in another), so the list is lent that language only.
+ */
+function speaking(gvl: GVL, consentLanguage: string): GVL {
+  if (!consentLanguage || gvl.language.slice(0, 2).toUpperCase() === consentLanguage.toUpperCase())
+    return gvl;
+  return Object.create(gvl, { lang_: { value: consentLanguage.toUpperCase() } });
 }
 
 /**

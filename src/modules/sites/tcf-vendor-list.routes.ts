@@ -55,7 +55,7 @@ const headers = {
 export function tcfVendorListRoutes(
   app: App,
   deps: {
-    tcf: Pick<TcfService, 'vendorList' | 'languageFile'>;
+    tcf: Pick<TcfService, 'vendorList' | 'languageFile' | 'storageDisclosures'>;
     channels: Pick<ChannelsService, 'findConfigVersion' | 'usedVendorListVersion'>;
     sites: Pick<SitesService, 'cachedSite' | 'resolve'>;
   },
@@ -113,10 +113,16 @@ export function tcfVendorListRoutes(
       const list = await tcf.vendorList(request.db.read, wanted);
       if (!list) throw new AppError('not_found', 'The service holds no such vendor list version.');
       const translation = lang ? await tcf.languageFile(request.db.read, list.vendorListVersion, lang) : null;
-      const slice = vendorListSlice(list.body, config.tcf.vendorIds, translation?.body ?? null);
+      const storage = await tcf.storageDisclosures(request.db.read, list.vendorListVersion);
+      const slice = vendorListSlice(list.body, config.tcf.vendorIds, translation?.body ?? null, storage.held);
       // Asked for a language the service does not hold (yet): English now, the translation later.
       const fellBack = lang !== undefined && vendorListLanguage(lang) !== 'en' && !translation;
-      const fixed = version !== undefined && configVersion !== undefined && !fellBack;
+      // A vendor whose storage disclosure the worker has not asked for yet: it will be there later.
+      // (One that failed is shown as unavailable: the versions of the list move on weekly.)
+      const disclosuresPending = Object.values(
+        slice.vendors as Record<string, { id: number; deviceStorageDisclosureUrl?: string }>,
+      ).some((v) => v.deviceStorageDisclosureUrl !== undefined && !storage.tried.has(v.id));
+      const fixed = version !== undefined && configVersion !== undefined && !fellBack && !disclosuresPending;
       return (reply as FastifyReply)
         .header('Cache-Control', fixed ? IMMUTABLE : SHORT)
         .header('Content-Language', translation?.language ?? 'en')

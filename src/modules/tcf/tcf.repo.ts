@@ -1,6 +1,11 @@
-import { and, desc, eq, lte } from 'drizzle-orm';
+import { and, desc, eq, lte, sql } from 'drizzle-orm';
 import type { Db, Tx } from '../../platform/db/store.ts';
-import { tcfMirrorState, tcfVendorListLanguages, tcfVendorLists } from './tcf.tables.ts';
+import {
+  tcfMirrorState,
+  tcfStorageDisclosures,
+  tcfVendorListLanguages,
+  tcfVendorLists,
+} from './tcf.tables.ts';
 import { MAX_VENDOR_LIST_VERSION } from './vendor-list-shape.ts';
 
 /**
@@ -12,6 +17,7 @@ const carried = lte(tcfVendorLists.vendorListVersion, MAX_VENDOR_LIST_VERSION);
 export type VendorListRow = typeof tcfVendorLists.$inferSelect;
 export type VendorListLanguageRow = typeof tcfVendorListLanguages.$inferSelect;
 export type MirrorStateRow = typeof tcfMirrorState.$inferSelect;
+export type StorageDisclosureRow = typeof tcfStorageDisclosures.$inferSelect;
 
 /** The mirror state is one row; its id is fixed. */
 const STATE_ID = 1;
@@ -104,5 +110,51 @@ export const tcfRepo = {
   /** Makes the next fetch due now (the row may not exist yet: then it is due anyway). */
   async makeDue(tx: Tx): Promise<void> {
     await tx.update(tcfMirrorState).set({ nextFetchAt: null }).where(eq(tcfMirrorState.id, STATE_ID));
+  },
+
+  /**
+   * The `deviceStorageDisclosureUrl` of each of `vendorIds` in a stored version, read in SQL so that
+   * the worker's every-minute run does not load the whole list; vendors without one are left out.
+   */
+  async disclosureUrls(db: Db, vendorListVersion: number, vendorIds: number[]): Promise<Map<number, string>> {
+    if (vendorIds.length === 0) return new Map();
+    const keys = vendorIds.map(String);
+    const rows = await db
+      .select({
+        vendorId: sql<string>`v.key`,
+        url: sql<string | null>`v.value ->> 'deviceStorageDisclosureUrl'`,
+      })
+      .from(sql`${tcfVendorLists}, jsonb_each(${tcfVendorLists.body} -> 'vendors') as v`)
+      .where(
+        and(
+          eq(tcfVendorLists.vendorListVersion, vendorListVersion),
+          sql`v.key in (${sql.join(
+            keys.map((k) => sql`${k}`),
+            sql`, `,
+          )})`,
+        ),
+      );
+    return new Map(
+      rows.filter((r) => typeof r.url === 'string').map((r) => [Number(r.vendorId), r.url as string]),
+    );
+  },
+
+  /** The disclosures stored for a version (fetched, or failed with their error). */
+  async storageDisclosures(db: Db, vendorListVersion: number): Promise<StorageDisclosureRow[]> {
+    return db
+      .select()
+      .from(tcfStorageDisclosures)
+      .where(eq(tcfStorageDisclosures.vendorListVersion, vendorListVersion));
+  },
+
+  async saveStorageDisclosure(tx: Tx, row: StorageDisclosureRow): Promise<void> {
+    const { vendorListVersion: _v, vendorId: _id, ...set } = row;
+    await tx
+      .insert(tcfStorageDisclosures)
+      .values(row)
+      .onConflictDoUpdate({
+        target: [tcfStorageDisclosures.vendorListVersion, tcfStorageDisclosures.vendorId],
+        set,
+      });
   },
 };

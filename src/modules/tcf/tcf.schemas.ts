@@ -19,8 +19,36 @@ export const GvlDeclaration = Type.Object(
     name: Type.String(),
     description: Type.Optional(Type.String()),
     illustrations: Type.Optional(Type.Array(Type.String())),
+    standardTexts: Type.Optional(
+      Type.Unknown({ description: 'Texts the TCF policy (5.0.b) asks CMPs to show as published' }),
+    ),
   },
   { ...open, description: 'A purpose, special purpose, feature, special feature or data category' },
+);
+
+/** A vendor's device storage disclosure as the worker fetched and checked it (storage-disclosure-shape.ts). */
+export const StorageDisclosure = Type.Object(
+  {
+    disclosures: Type.Array(
+      Type.Object({
+        identifier: Type.String(),
+        type: Type.Union([Type.Literal('cookie'), Type.Literal('web'), Type.Literal('app')]),
+        maxAgeSeconds: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+          description: 'Cookies: 0 is a session cookie; null for other storage',
+        }),
+        cookieRefresh: Type.Optional(Type.Boolean()),
+        domains: Type.Optional(Type.Array(Type.String())),
+        purposes: Ids,
+        specialPurposes: Type.Optional(Ids),
+        description: Type.Optional(Type.String()),
+      }),
+    ),
+    domains: Type.Array(Type.Object({ domain: Type.String(), use: Type.Optional(Type.String()) })),
+  },
+  {
+    description:
+      'Slice only: what the vendor publishes at deviceStorageDisclosureUrl, fetched and checked by the service; absent until fetched, or when the fetch failed',
+  },
 );
 
 export const GvlStack = Type.Object(
@@ -52,6 +80,7 @@ export const GvlVendor = Type.Object(
     urls: Type.Optional(Type.Array(Type.Object({ langId: Type.String() }, open))),
     dataDeclaration: Type.Optional(Ids),
     deviceStorageDisclosureUrl: Type.Optional(Type.String()),
+    deviceStorage: Type.Optional(StorageDisclosure),
   },
   open,
 );
@@ -98,6 +127,11 @@ export const VendorListSlice = Type.Object(
     specialFeatures: IdMap(GvlDeclaration),
     stacks: IdMap(GvlStack),
     dataCategories: IdMap(GvlDeclaration),
+    standardTexts: Type.Optional(
+      Type.Unknown({
+        description: 'The list’s standard texts (TCF v2.4), in the slice’s language when translated',
+      }),
+    ),
     vendors: IdMap(GvlVendor),
   },
   { $id: 'VendorListSlice' },

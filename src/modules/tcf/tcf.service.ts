@@ -118,6 +118,16 @@ export function createTcfService(
       if (!primary || primary === 'en') return Promise.resolve(null);
       return tcfRepo.languageFile(db, vendorListVersion, primary);
     },
+    /**
+     * The vendors' storage disclosures held for a version: `held` by vendor id (the checked files),
+     * and `tried`, every vendor whose file was asked for (failures included).
+     */
+    async storageDisclosures(db: Db, vendorListVersion: number) {
+      const rows = await tcfRepo.storageDisclosures(db, vendorListVersion);
+      const held = new Map<number, Record<string, unknown>>();
+      for (const row of rows) if (row.body) held.set(row.vendorId, row.body);
+      return { held, tried: new Set(rows.map((r) => r.vendorId)) };
+    },
     /** When the mirror fetches next, its last success and its last error. */
     mirrorState(db: Db): Promise<MirrorStateRow | null> {
       return tcfRepo.state(db);

@@ -44,3 +44,24 @@ export const tcfMirrorState = pgTable('tcf_mirror_state', {
   lastError: text('last_error'),
   consecutiveFailures: integer('consecutive_failures').notNull().default(0),
 });
+
+/**
+ * What each vendor publishes at its `deviceStorageDisclosureUrl` (IAB's "Vendor Device Storage &
+ * Operational Disclosures" JSON: the cookies and other storage it uses, with durations), fetched
+ * by the worker for the vendors TCF channels use, once per vendor list version: the slice of that
+ * version carries it, so a visitor's browser never asks a vendor's host. `body` is the checked
+ * file (storage-disclosure-shape.ts); null with `error` when the fetch or the check failed (the
+ * worker tries again when the list is next due).
+ */
+export const tcfStorageDisclosures = pgTable(
+  'tcf_storage_disclosures',
+  {
+    vendorListVersion: integer('vendor_list_version').notNull(),
+    vendorId: integer('vendor_id').notNull(),
+    url: text('url').notNull(),
+    body: jsonb('body').$type<Record<string, unknown>>(),
+    error: text('error'),
+    fetchedAt: at('fetched_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.vendorListVersion, t.vendorId] })],
+);

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../platform/clock.ts';
 import { describeError } from '../../platform/db/pg-errors.ts';
 import type { Db, Store, Tx } from '../../platform/db/store.ts';
+import { mirrorStorageDisclosures, type StorageDisclosureMirrorDeps } from './storage-disclosure-mirror.ts';
 import { type MirrorStateRow, tcfRepo } from './tcf.repo.ts';
 import { checkLanguageFile, checkVendorList } from './vendor-list-shape.ts';
 import { describeSource, readSourceFile, SourceError } from './vendor-list-source.ts';
@@ -39,6 +40,8 @@ export interface VendorListMirrorDeps {
   /** Metrics: a failed fetch, and the newest version held. */
   onFetchFailure?: (file: FetchedFile) => void;
   onVersion?: (vendorListVersion: number) => void;
+  /** The vendors' storage disclosures, fetched after the list (storage-disclosure-mirror.ts). */
+  storageDisclosures?: Omit<StorageDisclosureMirrorDeps, 'store'>;
 }
 
 type Log = Pick<FastifyBaseLogger, 'warn' | 'info'>;
@@ -136,6 +139,12 @@ export function createVendorListMirror(deps: VendorListMirrorDeps) {
     }
   }
 
+  /** The storage disclosures of `version`'s vendors in use; failures are the vendors' own, logged there. */
+  const disclosures = (version: number, now: Date, log: Log, retryFailed: boolean) =>
+    deps.storageDisclosures
+      ? mirrorStorageDisclosures({ ...deps.storageDisclosures, store }, version, now, log, retryFailed)
+      : Promise.resolve(0);
+
   return {
     source,
 
@@ -149,6 +158,8 @@ export function createVendorListMirror(deps: VendorListMirrorDeps) {
           deps.onVersion?.(latest);
           // A language a channel started using since: fetched now, not when the list is next due.
           await fetchLanguages(latest, now, log, true);
+          // A vendor a channel started using since: its disclosure now, not at the next due run.
+          await disclosures(latest, now, log, false);
         }
         return 'not_due';
       }
@@ -172,6 +183,7 @@ export function createVendorListMirror(deps: VendorListMirrorDeps) {
         const latest = (await tcfRepo.latest(store.db))!;
         deps.onVersion?.(latest.vendorListVersion);
         const languageErrors = await fetchLanguages(latest.vendorListVersion, now, log);
+        await disclosures(latest.vendorListVersion, now, log, true);
         next = {
           nextFetchAt: later(now, freshFor(file.maxAgeSeconds)),
           lastAttemptAt: now,

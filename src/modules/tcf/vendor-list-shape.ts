@@ -129,6 +129,17 @@ function vendorUrls(where: At, value: unknown): Entry[] {
   });
 }
 
+/**
+ * Seconds a vendor's longest cookie lasts: 0 is a session cookie. The format reads a negative number
+ * as a session cookie too (as Set-Cookie does); it is kept as 0, so that nothing downstream ever
+ * shows a negative duration, and one vendor's spelling does not cost every channel the list.
+ */
+function cookieMaxAge(where: At, value: unknown): number | null {
+  if (value === null) return null;
+  const seconds = finiteNumber(where, value);
+  return seconds < 0 ? 0 : Math.round(seconds);
+}
+
 function vendor(where: At, value: Entry, id: number): Entry {
   const out = named(where, value, id);
   for (const [list, maxId] of VENDOR_ID_LISTS) {
@@ -139,7 +150,7 @@ function vendor(where: At, value: Entry, id: number): Entry {
   }
   optional(out, value, where, 'policyUrl', httpUrl);
   optional(out, value, where, 'usesCookies', boolean);
-  optional(out, value, where, 'cookieMaxAgeSeconds', (w, v) => (v === null ? null : finiteNumber(w, v)));
+  optional(out, value, where, 'cookieMaxAgeSeconds', cookieMaxAge);
   optional(out, value, where, 'cookieRefresh', (w, v) => (v === null ? null : boolean(w, v)));
   optional(out, value, where, 'usesNonCookieAccess', boolean);
   optional(out, value, where, 'deviceStorageDisclosureUrl', httpUrl);

@@ -98,7 +98,7 @@ function withIdLists(vendor: GvlVendor) {
 }
 
 /** What a language file replaces in an entry: its words, never its ids or the purposes a stack groups. */
-const TRANSLATED = ['name', 'description', 'illustrations'] as const;
+const TRANSLATED = ['name', 'description', 'illustrations', 'standardTexts'] as const;
 
 function translate<T extends Entry>(entry: T, translated: Entry | undefined): T {
   if (!translated) return entry;
@@ -123,6 +123,8 @@ export function vendorListSlice(
   body: Record<string, unknown>,
   vendorIds: number[],
   translation: Record<string, unknown> | null,
+  /** Each vendor's checked storage disclosure, by vendor id (storage-disclosure-mirror.ts). */
+  storage: ReadonlyMap<number, Record<string, unknown>> = new Map(),
 ): Record<string, unknown> {
   const chosen = new Set(vendorIds);
   const vendors = byId(mapOf<GvlVendor>(body, 'vendors')).filter(
@@ -165,6 +167,19 @@ export function vendorListSlice(
     tcfPolicyVersion: body.tcfPolicyVersion,
     lastUpdated: body.lastUpdated,
     ...declarations,
-    vendors: Object.fromEntries(vendors.map((v) => [String(v.id), withIdLists(v)])),
+    // The texts policy 5.0.b asks CMPs to show as published (TCF v2.4), in the slice's language.
+    ...standardTextsOf(body, translation),
+    vendors: Object.fromEntries(
+      vendors.map((v) => {
+        const disclosure = storage.get(v.id);
+        return [String(v.id), { ...withIdLists(v), ...(disclosure && { deviceStorage: disclosure }) }];
+      }),
+    ),
   };
+}
+
+/** The list's `standardTexts`, replaced by the translation's when the language file has them. */
+function standardTextsOf(body: Record<string, unknown>, translation: Record<string, unknown> | null) {
+  const texts = translation?.standardTexts ?? body.standardTexts;
+  return texts === undefined ? {} : { standardTexts: texts };
 }

@@ -25,7 +25,7 @@ export const CONNECT_TIMEOUT_MS = 5_000;
  * A lookup that answers with the addresses the guard vetted, so the connection goes exactly
  * there: a DNS answer that changes between the check and the connect (rebinding) is never used.
  */
-function pinnedLookup(addresses: string[]): LookupFunction {
+export function pinnedLookup(addresses: string[]): LookupFunction {
   const entries = addresses.map((address) => ({ address, family: net.isIP(address) }));
   return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     if (options?.all) callback(null, entries);

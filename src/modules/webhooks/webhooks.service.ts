@@ -64,7 +64,8 @@ export function createWebhooksService(deps: {
 
 export type WebhooksService = ReturnType<typeof createWebhooksService>;
 
-// The webhooks' SSRF guard is shared with tracker scans: their targets follow the same address rules.
+// The webhooks' SSRF guard is shared with tracker scans and the TCF vendor list mirror (vendors'
+// storage disclosures): their targets follow the same address rules.
 export {
   DestinationRefused,
   type Lookup,
@@ -73,3 +74,5 @@ export {
   vetDestination,
 } from './address-guard.ts';
 export type { SecretBox } from './webhook-secrets.ts';
+// The TCF vendor list mirror fetches vendors' storage disclosures through the same guard, pinned.
+export { pinnedLookup } from './webhook-sender.ts';

@@ -63,7 +63,7 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
   });
   const tcfFetchFailures = new Counter({
     name: 'consent_service_tcf_vendor_list_fetch_failures_total',
-    help: 'Failed fetches of the IAB Global Vendor List by this process (worker), by file: the list or a language file.',
+    help: "Failed fetches of the IAB Global Vendor List by this process (worker), by file: the list, a language file, or a vendor's storage disclosure.",
     labelNames: ['file'] as const,
     registers: [registry],
   });
@@ -174,7 +174,7 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     impressionCounted() {
       impressions.inc();
     },
-    tcfVendorListFetchFailed(file: 'vendor_list' | 'language') {
+    tcfVendorListFetchFailed(file: 'vendor_list' | 'language' | 'storage_disclosure') {
       tcfFetchFailures.inc({ file });
     },
     tcfVendorListLoaded() {

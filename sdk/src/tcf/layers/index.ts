@@ -28,6 +28,8 @@ export interface TcfLayersContext {
   /** The visitor's earlier choice, to prefill "Manage options"; null: defaults. */
   previous: TcfChoice | null;
   view: 'banner' | 'customize';
+  /** The slice's `standardTexts` (TCF v2.4), in the layers' language; absent before v2.4 lists. */
+  standardTexts?: unknown;
   onChoice(choice: TcfChoice, action: TcfAction): void;
 }
 

@@ -2,14 +2,28 @@ import { button, h } from '../../banner.ts';
 import { purposeText } from '../../decisions.ts';
 import { itemName, sectionHeading, toggle } from './controls.ts';
 import type { LayerContext } from './index.ts';
+import { type Kind, standardTexts } from './standard-texts.ts';
 import { fill } from './strings.ts';
 import { vendorSection } from './vendors.ts';
 
-type Declared = { name: string; description: string; illustrations?: string[] };
+type Declared = {
+  id: number;
+  name: string;
+  description: string;
+  illustrations?: string[];
+  standardTexts?: unknown;
+};
 
-/** A declared item's name, its description and, folded, the vendor list's illustrations. */
-function described(ctx: LayerContext, nameId: string, item: Declared): Node[] {
-  const nodes: Node[] = [itemName(nameId, item.name), h('p', {}, item.description)];
+/**
+ * A declared item's name, its description, the standard texts the policy has shown with it (TCF
+ * v2.4) and, folded, the vendor list's illustrations.
+ */
+function described(ctx: LayerContext, nameId: string, item: Declared, kind: Kind): Node[] {
+  const nodes: Node[] = [
+    itemName(nameId, item.name),
+    h('p', {}, item.description),
+    ...standardTexts(ctx.standardTexts, kind, item.id, item),
+  ];
   if (item.illustrations?.length) {
     const list = h('ul', { class: 'cs-tcf-ill' }, ...item.illustrations.map((text) => h('li', {}, text)));
     nodes.push(h('details', {}, h('summary', {}, ctx.t.illustrations), list));
@@ -50,7 +64,7 @@ function purposeSection(ctx: LayerContext): Node[] {
       h(
         'li',
         { 'data-tcf-purpose-item': String(id) },
-        ...described(ctx, nameId, gvl.purposes[id]),
+        ...described(ctx, nameId, gvl.purposes[id], 'purposes'),
         count,
         toggles,
       ),
@@ -72,7 +86,7 @@ function infoSection(ctx: LayerContext, kind: 'specialPurposes' | 'features'): N
       h(
         'li',
         { [`data-tcf-${kind === 'features' ? 'feature' : 'special-purpose'}-item`]: String(id) },
-        ...described(ctx, `cs-tcf-${kind}${id}`, item),
+        ...described(ctx, `cs-tcf-${kind}${id}`, item, kind),
       ),
     );
   }
@@ -96,7 +110,7 @@ function specialFeatureSection(ctx: LayerContext): Node[] {
       h(
         'li',
         { 'data-tcf-special-feature-item': String(id) },
-        ...described(ctx, nameId, gvl.specialFeatures[id]),
+        ...described(ctx, nameId, gvl.specialFeatures[id], 'specialFeatures'),
         toggles,
       ),
     );

@@ -2,8 +2,10 @@ import type { GVL } from '@iabtechlabtcf/core';
 import { h } from '../../banner.ts';
 import { itemName, sectionHeading, toggle } from './controls.ts';
 import { allowedLegInt } from './disclosure.ts';
+import { formatDays } from './duration.ts';
 import type { LayerContext } from './index.ts';
-import { fill } from './strings.ts';
+import { storageLines } from './storage.ts';
+import { fill, primaryOf } from './strings.ts';
 
 type Vendor = GVL['vendors'][string];
 
@@ -11,11 +13,19 @@ type Vendor = GVL['vendors'][string];
 const names = (ids: number[], table: Record<string, { name: string }> | undefined) =>
   ids.map((id) => table?.[id]?.name ?? String(id)).join('; ');
 
-/** The privacy policy in the visitor's language when the vendor has one, else its first. */
-function privacyUrl(vendor: Vendor, language: string): string | undefined {
+/**
+ * The vendor's links in the layers' language: its entry for that language, else its English one,
+ * else its first. Privacy policy and legitimate interest claim come from the same entry, so a
+ * French layer never links a French policy beside an English claim (or the other way round).
+ */
+function linksOf(vendor: Vendor, language: string): { privacy?: string; legIntClaim?: string } {
   const urls = vendor.urls ?? [];
-  const own = urls.find((u) => u.langId.toLowerCase() === language.toLowerCase()) ?? urls[0];
-  return own?.privacy ?? vendor.policyUrl;
+  const lang = primaryOf(language);
+  const entry =
+    urls.find((u) => primaryOf(u.langId) === lang) ??
+    urls.find((u) => primaryOf(u.langId) === 'en') ??
+    urls[0];
+  return { privacy: entry?.privacy ?? vendor.policyUrl, legIntClaim: entry?.legIntClaim };
 }
 
 const newTab = (href: string, text: string, ctx: LayerContext) =>
@@ -47,28 +57,22 @@ function vendorDetails(ctx: LayerContext, vendor: Vendor): HTMLElement {
   const retention = vendor.dataRetention;
   if (retention) {
     const parts: string[] = [];
-    if (retention.stdRetention !== undefined) parts.push(fill(t.retentionFor, { n: retention.stdRetention }));
+    if (retention.stdRetention !== undefined) parts.push(formatDays(retention.stdRetention, language));
     for (const [id, days] of Object.entries(retention.purposes ?? {})) {
-      parts.push(`${gvl.purposes[id]?.name ?? id}: ${fill(t.retentionFor, { n: days })}`);
+      parts.push(`${gvl.purposes[id]?.name ?? id}: ${formatDays(days, language)}`);
     }
     for (const [id, days] of Object.entries(retention.specialPurposes ?? {})) {
-      parts.push(`${gvl.specialPurposes[id]?.name ?? id}: ${fill(t.retentionFor, { n: days })}`);
+      parts.push(`${gvl.specialPurposes[id]?.name ?? id}: ${formatDays(days, language)}`);
     }
     line(t.retention, parts.join('; '));
   }
   line(t.dataCategories, names(vendor.dataDeclaration ?? [], gvl.dataCategories));
-  const storage: string[] = [];
-  if (vendor.usesCookies && vendor.cookieMaxAgeSeconds) {
-    storage.push(fill(t.storage, { n: Math.ceil(vendor.cookieMaxAgeSeconds / 86400) }));
-  }
-  if (vendor.usesNonCookieAccess) storage.push(t.nonCookie);
-  if (storage.length) lines.push(h('p', {}, storage.join(' ')));
+  lines.push(...storageLines(ctx, vendor));
   const links = h('p', {});
-  const privacy = privacyUrl(vendor, language);
+  const { privacy, legIntClaim } = linksOf(vendor, language);
   if (privacy) links.append(newTab(privacy, ctx.strings.policy, ctx));
-  const claim = vendor.urls?.find((u) => u.legIntClaim)?.legIntClaim;
-  if (claim && allowedLegInt(vendor.legIntPurposes).length)
-    links.append(' ', newTab(claim, t.legIntClaim, ctx));
+  if (legIntClaim && allowedLegInt(vendor.legIntPurposes).length)
+    links.append(' ', newTab(legIntClaim, t.legIntClaim, ctx));
   if (links.childNodes.length) lines.push(links);
   return h('details', {}, h('summary', {}, fill(t.details, { name: vendor.name })), ...lines);
 }
