@@ -28,6 +28,8 @@ export interface TcfLayersContext {
   /** The visitor's earlier choice, to prefill "Manage options"; null: defaults. */
   previous: TcfChoice | null;
   view: 'banner' | 'customize';
+  /** A signed-in visitor: the first layer says the choice applies wherever they are signed in. */
+  signedIn?: boolean;
   onChoice(choice: TcfChoice, action: TcfAction): void;
 }
 
