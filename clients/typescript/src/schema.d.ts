@@ -1026,6 +1026,8 @@ export interface components {
                 /** @description Purpose 1 is not disclosed (only where the publisher’s country allows it) */
                 purposeOneTreatment: boolean;
             } | null;
+            /** @description On a TCF channel, what a visitor in an opt-in region keeps after a decision to reopen the preferences: "floating" (the default), a persistent, labelled "Your Privacy Choices" button at the bottom left, themable with the banner’s --consent-* variables; "none", only the page’s own links (any element with data-consent-action="privacy-choices", or ConsentService.showPreferences()). Channels without tcf keep the setting but show no control */
+            reopenControl: "floating" | "none";
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00Z
@@ -1156,6 +1158,8 @@ export interface components {
                 purposeOneTreatment: boolean;
                 vendorListVersion: number;
                 tcfPolicyVersion: number;
+                /** @description On a TCF channel, what a visitor in an opt-in region keeps after a decision to reopen the preferences: "floating" (the default), a persistent, labelled "Your Privacy Choices" button at the bottom left, themable with the banner’s --consent-* variables; "none", only the page’s own links (any element with data-consent-action="privacy-choices", or ConsentService.showPreferences()). Channels without tcf keep the setting but show no control */
+                reopenControl?: "floating" | "none";
                 vendors: {
                     id: number;
                     purposes: number[];
@@ -1253,6 +1257,8 @@ export interface components {
                 gdprApplies: true;
                 publisherCountryCode: string;
                 purposeOneTreatment: boolean;
+                /** @description On a TCF channel, what a visitor in an opt-in region keeps after a decision to reopen the preferences: "floating" (the default), a persistent, labelled "Your Privacy Choices" button at the bottom left, themable with the banner’s --consent-* variables; "none", only the page’s own links (any element with data-consent-action="privacy-choices", or ConsentService.showPreferences()). Channels without tcf keep the setting but show no control */
+                reopenControl: "floating" | "none";
                 /**
                  * Format: uri
                  * @description The channel’s vendors in that vendor list version; add `&lang=xx` for a language
@@ -1318,6 +1324,8 @@ export interface components {
                  * @example 2026-11-21T10:00:00Z
                  */
                 recordedAt: string;
+                /** @description On a TCF channel, the IAB TC string made with the account’s newest decision (the SDK serves it through `__tcfapi` on every device where the account is signed in); null when that decision carried none, or the channel is not a TCF CMP */
+                tcString: string | null;
             } | null;
         };
         CreatedIdentitySecret: {
@@ -3441,6 +3449,8 @@ export interface operations {
                         /** @description Purpose 1 is not disclosed (only where the publisher’s country allows it) */
                         purposeOneTreatment?: boolean;
                     } | null;
+                    /** @description On a TCF channel, what a visitor in an opt-in region keeps after a decision to reopen the preferences: "floating" (the default), a persistent, labelled "Your Privacy Choices" button at the bottom left, themable with the banner’s --consent-* variables; "none", only the page’s own links (any element with data-consent-action="privacy-choices", or ConsentService.showPreferences()). Channels without tcf keep the setting but show no control */
+                    reopenControl?: "floating" | "none";
                 };
             };
         };
@@ -3843,6 +3853,8 @@ export interface operations {
                         /** @description Purpose 1 is not disclosed (only where the publisher’s country allows it) */
                         purposeOneTreatment?: boolean;
                     } | null;
+                    /** @description On a TCF channel, what a visitor in an opt-in region keeps after a decision to reopen the preferences: "floating" (the default), a persistent, labelled "Your Privacy Choices" button at the bottom left, themable with the banner’s --consent-* variables; "none", only the page’s own links (any element with data-consent-action="privacy-choices", or ConsentService.showPreferences()). Channels without tcf keep the setting but show no control */
+                    reopenControl?: "floating" | "none";
                 };
             };
         };

@@ -23,6 +23,7 @@ export function presentChannel(channel: ChannelRow) {
     consentMaxAgeDays: channel.consentMaxAgeDays,
     rejectCooldownDays: channel.rejectCooldownDays,
     gppCmpId: channel.gppCmpId,
+    reopenControl: channel.reopenControl,
     tcf: channel.tcf,
     createdAt: apiDate(channel.createdAt),
     updatedAt: apiDate(channel.updatedAt),

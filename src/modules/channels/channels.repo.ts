@@ -30,6 +30,7 @@ export type ChannelUpdate = Partial<
     | 'consentMaxAgeDays'
     | 'rejectCooldownDays'
     | 'gppCmpId'
+    | 'reopenControl'
     | 'tcf'
     | 'configVersion'
     | 'status'

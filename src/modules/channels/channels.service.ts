@@ -78,6 +78,7 @@ export function createChannelsService(deps: {
       rejectCooldownDays: input.rejectCooldownDays ?? 0,
       gppCmpId: input.gppCmpId ?? null,
       tcf: null,
+      reopenControl: input.reopenControl ?? 'floating',
       createdAt: now,
       updatedAt: now,
       archivedAt: null,
@@ -185,6 +186,7 @@ export function createChannelsService(deps: {
         if (input.consentMaxAgeDays !== undefined) update.consentMaxAgeDays = input.consentMaxAgeDays;
         if (input.rejectCooldownDays !== undefined) update.rejectCooldownDays = input.rejectCooldownDays;
         if (input.gppCmpId !== undefined) update.gppCmpId = input.gppCmpId;
+        if (input.reopenControl !== undefined) update.reopenControl = input.reopenControl;
         if (input.tcf !== undefined) update.tcf = await checkedTcf(tx, input.tcf);
         const updated = await channelsRepo.update(tx, channel, update);
         await audit.record(tx, context, { action: 'channel.updated', target: { type: 'channel', id } });

@@ -54,6 +54,10 @@ export const channels = pgTable(
     gppCmpId: integer('gpp_cmp_id'),
     /** The channel's IAB TCF settings (docs/guides/tcf.md); null: not a TCF CMP. */
     tcf: jsonb('tcf').$type<ChannelTcf>(),
+    /** TCF channels: after a decision, a control that reopens the preferences ("none": the page's link only). */
+    reopenControl: text('reopen_control', { enum: ['floating', 'none'] })
+      .notNull()
+      .default('floating'),
     createdAt: at('created_at').notNull(),
     updatedAt: at('updated_at').notNull(),
     archivedAt: at('archived_at'),
