@@ -76,7 +76,7 @@ describe.skipIf(browserSkipReason !== null)(
       let reached = false;
       for (let i = 0; i < 40 && !reached; i++) {
         await v.page.keyboard.press('Tab');
-        reached = await control.evaluate((el) => el === document.activeElement).catch(() => false);
+        reached = await control.evaluate((el) => el === el.ownerDocument.activeElement).catch(() => false);
       }
       expect(reached, 'the reopen control is in the tab order').toBe(true);
       await v.page.keyboard.press('Enter');
@@ -85,7 +85,7 @@ describe.skipIf(browserSkipReason !== null)(
       await v.page.click(`${LAYERS} [data-consent-action="save"]`);
       await v.page.locator(REOPEN).waitFor();
       // Keyboard focus comes back to the control, not to the top of the page.
-      expect(await v.page.locator(REOPEN).evaluate((el) => el === document.activeElement)).toBe(true);
+      expect(await v.page.locator(REOPEN).evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
       await expect.poll(() => v.posts.length).toBe(2);
       expect(v.posts[1].source).toBe('preference_center');
       expect(decodeTc(v.posts[1].tcString).model.consentScreen).toBe(2);

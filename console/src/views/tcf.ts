@@ -18,6 +18,8 @@ export interface ChannelTcf {
 export interface TcfChannel {
   id: string;
   tcf?: ChannelTcf | null;
+  /** After a decision, the layers' reopen control ("floating") or only the page's links ("none"). */
+  reopenControl?: 'floating' | 'none';
 }
 
 const GUIDE = 'the guide "Run as an IAB TCF CMP" (docs/guides/tcf.md)';
