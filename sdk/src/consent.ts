@@ -205,7 +205,7 @@ export function createConsent(options: ConsentOptions): ConsentApi {
     whenBody(() => {
       hideNotice();
       hideChoicesLink();
-      if (tcf) tcf.show(view, onAction);
+      if (tcf) tcf.show(view, onAction, identityToken);
       else
         showBanner(
           {
@@ -288,11 +288,21 @@ export function createConsent(options: ConsentOptions): ConsentApi {
     if (!stored) return;
     const subjectId = stored.s || randomId(16);
     if (stored !== device) writeConsent(siteKey, { ...stored, s: subjectId }, policyOf(cfg).maxAgeDays);
+    // A TCF channel: the account's TC string comes with its choice; this device's goes with its own.
+    const tcString = tcf?.signIn(account);
     if (upload && stored.d && typeof stored.v === 'number') {
       sender.enqueue({
         key: randomId(16),
         account: 1,
-        body: { subjectId, decisions: stored.d, configVersion: stored.v, source: 'banner', language, gpc },
+        body: {
+          subjectId,
+          decisions: stored.d,
+          configVersion: stored.v,
+          source: 'banner',
+          language,
+          gpc,
+          tcString,
+        },
       });
     }
   }
@@ -309,8 +319,13 @@ export function createConsent(options: ConsentOptions): ConsentApi {
   }
 
   const later = (fn: () => void) => (config ? fn() : whenReady.push(fn));
-  /** A decision the page makes through the API (source "api"), as if the visitor had clicked it. */
-  const decideByApi = (action: 'accept-all' | 'reject-all') => later(() => choose(action, 'api'));
+  /**
+   * A decision the page makes through the API (source "api"), as if the visitor had clicked it; on
+   * TCF channels through tcf.js, as its buttons do (a TC string, the layers closed, the events sent).
+   */
+  const byApi = (action: Action, tcString?: string) => choose(action, 'api', tcString);
+  const decideByApi = (action: 'accept-all' | 'reject-all') =>
+    later(() => (tcf ? tcf.decide(action, byApi) : byApi(action)));
 
   // Any "Your Privacy Choices" element opens the preferences: the SDK's own, or the page's footer link.
   document.addEventListener('click', (event) => {

@@ -6,6 +6,8 @@ export interface AccountChoice {
   configVersion: number;
   /** RFC 3339. */
   recordedAt: string;
+  /** The TC string made with the account's newest decision, on TCF channels (tcf.js applies it). */
+  tcString?: string | null;
 }
 
 /**

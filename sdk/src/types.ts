@@ -70,6 +70,8 @@ export interface TcfConfig {
   vendorListUrl: string;
   publisherCountryCode: string;
   purposeOneTreatment: boolean;
+  /** After a decision, a control that reopens the preferences (tcf.js); absent from older servers: "floating". */
+  reopenControl?: 'floating' | 'none';
 }
 
 /** What the first-party cookie holds. */
@@ -138,18 +140,34 @@ export interface PendingPost {
   };
 }
 
+/** What tcf.js reports of a decision: the choice for the channel's purposes, and the TC string made. */
+export type TcfDone = (
+  choice: 'accept-all' | 'reject-all' | Record<string, boolean>,
+  tcString: string,
+) => void;
+
 /** The TCF CMP started by tcf.js (sdk/src/tcf): on TCF channels it takes the banner's place. */
 export interface TcfHandle {
   /**
    * A returning visitor: when the TC string kept for this configVersion still holds, makes it the
-   * CMP API's (`tcloaded`) and returns true; false means ask again.
+   * CMP API's (`tcloaded`), closes any open layers and returns true; false means ask again.
    */
   restore(): boolean;
-  /** Shows the TCF layers; `done` gets the choice for the channel's purposes and the TC string made. */
-  show(
-    view: 'banner' | 'customize',
-    done: (choice: 'accept-all' | 'reject-all' | Record<string, boolean>, tcString: string) => void,
-  ): void;
+  /**
+   * Shows the TCF layers; `done` gets the decision. `signedIn`: the first layer says that the choice
+   * applies wherever the visitor is signed in.
+   */
+  show(view: 'banner' | 'customize', done: TcfDone, signedIn?: unknown): void;
+  /** The page's acceptAll() or rejectAll(): what the layers' buttons do (string, events, layers closed). */
+  decide(action: 'accept-all' | 'reject-all', done: TcfDone): void;
+  /**
+   * At sign-in, once sdk.js stored the choice that holds: when it is the account's, its TC string
+   * becomes this device's. Returns this device's TC string (re-encoded for now), to record an own
+   * choice newer than the account's for the account; undefined when there is none.
+   */
+  signIn(
+    account: { tcString?: string | null; configVersion: number; recordedAt: string } | null,
+  ): string | undefined;
 }
 
 /** The GPP CMP API started by gpp.js (sdk/src/gpp): the SDK tells it each state of the visitor. */

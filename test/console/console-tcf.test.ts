@@ -166,11 +166,15 @@ describe.skipIf(browserSkipReason !== null)('console IAB TCF section in Chromium
       await expectAccessible('vendors picked');
       await expectNoHorizontalOverflow(page, 'TCF section, 1280');
 
+      // The reopen control is on by default; turned off here, saved with the settings (issue 41 item 8).
+      expect(await page.getByLabel('Reopen control').isChecked()).toBe(true);
+      await page.getByLabel('Reopen control').uncheck();
       await page.getByRole('button', { name: 'Save TCF settings' }).click();
       await eventually(() => textOf(page.locator('.tcf-section .message.ok'))).toContain(
         'TCF settings saved with 2 vendors',
       );
       const channel = await channelNow();
+      expect(channel.reopenControl).toBe('none');
       expect(channel.tcf).toEqual({
         cmpId: 300,
         // Left empty: the service's TCF release (issue 41).
@@ -189,6 +193,7 @@ describe.skipIf(browserSkipReason !== null)('console IAB TCF section in Chromium
       expect(await page.getByLabel('CMP id').inputValue()).toBe('300');
       expect(await page.getByLabel('CMP version').inputValue()).toBe('');
       expect(await page.getByLabel('Publisher country').inputValue()).toBe('FR');
+      expect(await page.getByLabel('Reopen control').isChecked()).toBe(false);
       // A number pins the channel's own CMP version.
       await page.getByLabel('CMP version').fill('7');
       await page.getByRole('button', { name: 'Save TCF settings' }).click();

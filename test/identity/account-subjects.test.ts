@@ -70,6 +70,8 @@ describe('decisions of signed-in visitors', () => {
         purposes: { analytics: 'denied', marketing: 'denied', necessary: 'granted' },
         configVersion: site.configVersion,
         recordedAt: phone.recordedAt,
+        // Not a TCF channel: no TC string (tcf-page-api.test.ts has the TCF one).
+        tcString: null,
       },
     });
 

@@ -1034,6 +1034,8 @@ export interface components {
                 /** @description Call window.clarity('consentv2', {ad_Storage, analytics_Storage}) on every change */
                 microsoftClarity: boolean;
             };
+            /** @description On a TCF channel, what a visitor in an opt-in region keeps after a decision to reopen the preferences: "floating" (the default), a persistent, labelled "Your Privacy Choices" button at the bottom left, themable with the banner’s --consent-* variables; "none", only the page’s own links (any element with data-consent-action="privacy-choices", or ConsentService.showPreferences()). Channels without tcf keep the setting but show no control */
+            reopenControl: "floating" | "none";
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00Z
@@ -1166,6 +1168,8 @@ export interface components {
                 purposeOneTreatment: boolean;
                 vendorListVersion: number;
                 tcfPolicyVersion: number;
+                /** @description On a TCF channel, what a visitor in an opt-in region keeps after a decision to reopen the preferences: "floating" (the default), a persistent, labelled "Your Privacy Choices" button at the bottom left, themable with the banner’s --consent-* variables; "none", only the page’s own links (any element with data-consent-action="privacy-choices", or ConsentService.showPreferences()). Channels without tcf keep the setting but show no control */
+                reopenControl?: "floating" | "none";
                 vendors: {
                     id: number;
                     purposes: number[];
@@ -1277,6 +1281,8 @@ export interface components {
                 gdprApplies: true;
                 publisherCountryCode: string;
                 purposeOneTreatment: boolean;
+                /** @description On a TCF channel, what a visitor in an opt-in region keeps after a decision to reopen the preferences: "floating" (the default), a persistent, labelled "Your Privacy Choices" button at the bottom left, themable with the banner’s --consent-* variables; "none", only the page’s own links (any element with data-consent-action="privacy-choices", or ConsentService.showPreferences()). Channels without tcf keep the setting but show no control */
+                reopenControl: "floating" | "none";
                 /**
                  * Format: uri
                  * @description The channel’s vendors in that vendor list version; add `&lang=xx` for a language
@@ -1342,6 +1348,8 @@ export interface components {
                  * @example 2026-11-21T10:00:00Z
                  */
                 recordedAt: string;
+                /** @description On a TCF channel, the IAB TC string made with the account’s newest decision (the SDK serves it through `__tcfapi` on every device where the account is signed in); null when that decision carried none, or the channel is not a TCF CMP */
+                tcString: string | null;
             } | null;
         };
         CreatedIdentitySecret: {
@@ -3506,6 +3514,8 @@ export interface operations {
                         /** @description Call window.clarity('consentv2', {ad_Storage, analytics_Storage}) on every change */
                         microsoftClarity?: boolean;
                     };
+                    /** @description On a TCF channel, what a visitor in an opt-in region keeps after a decision to reopen the preferences: "floating" (the default), a persistent, labelled "Your Privacy Choices" button at the bottom left, themable with the banner’s --consent-* variables; "none", only the page’s own links (any element with data-consent-action="privacy-choices", or ConsentService.showPreferences()). Channels without tcf keep the setting but show no control */
+                    reopenControl?: "floating" | "none";
                 };
             };
         };
@@ -3916,6 +3926,8 @@ export interface operations {
                         /** @description Call window.clarity('consentv2', {ad_Storage, analytics_Storage}) on every change */
                         microsoftClarity?: boolean;
                     };
+                    /** @description On a TCF channel, what a visitor in an opt-in region keeps after a decision to reopen the preferences: "floating" (the default), a persistent, labelled "Your Privacy Choices" button at the bottom left, themable with the banner’s --consent-* variables; "none", only the page’s own links (any element with data-consent-action="privacy-choices", or ConsentService.showPreferences()). Channels without tcf keep the setting but show no control */
+                    reopenControl?: "floating" | "none";
                 };
             };
         };

@@ -81,6 +81,14 @@ export function settingsForm(
     treatmentState.on = treatment.checked;
     changed();
   });
+  // The reopen control (docs/guides/tcf.md): saved with the settings, on unless the channel said "none".
+  const reopen = h('input', {
+    type: 'checkbox',
+    name: 'reopenControl',
+    id: `${base}-reopenControl`,
+    'aria-describedby': `${base}-reopenControl-hint`,
+  });
+  reopen.checked = channel.reopenControl !== 'none';
   const picker = vendorPicker({ channelId: channel.id, chosen, names, changed });
   const formError = h('div', { class: 'field-error', id: `${base}-form-error`, hidden: true });
   const box = messageBox();
@@ -139,6 +147,7 @@ export function settingsForm(
     try {
       const { data } = await call<{ configVersion: number }>('PATCH', `/v1/channels/${channel.id}`, {
         tcf: body,
+        ...(body && { reopenControl: reopen.checked ? 'floating' : 'none' }),
       });
       pendingNotice = {
         channelId: channel.id,
@@ -171,6 +180,16 @@ export function settingsForm(
         'small',
         { id: `${base}-purposeOneTreatment-hint` },
         'Only where the publisher’s country does not require consent to store or read information on a device: the banner then does not ask for purpose 1.',
+      ),
+    ),
+    h(
+      'div',
+      { class: 'field' },
+      h('label', { class: 'check' }, reopen, 'Reopen control'),
+      h(
+        'small',
+        { id: `${base}-reopenControl-hint` },
+        'After a decision, a “Your Privacy Choices” button at the bottom left of every page reopens the layers. Turn it off only if every page has your own link to them.',
       ),
     ),
     picker.el,

@@ -19,6 +19,8 @@ export interface ChannelTcf {
 export interface TcfChannel {
   id: string;
   tcf?: ChannelTcf | null;
+  /** After a decision, the layers' reopen control ("floating") or only the page's links ("none"). */
+  reopenControl?: 'floating' | 'none';
 }
 
 /** The guide, as the service serves it (GET /docs/guides/<name>). */

@@ -5,10 +5,20 @@ import { readConsent } from '../storage.ts';
 import { stringsFor, type UiStrings } from '../strings.ts';
 import { CMP_API_VERSION } from '../tcf-answers.ts';
 import type { TcfStart } from '../tcf-loader.ts';
-import type { Decisions, TcfConfig, TcfHandle } from '../types.ts';
+import type { Decisions, TcfConfig, TcfDone, TcfHandle } from '../types.ts';
+import { whenBody } from '../when.ts';
 import { gppForTcf } from './gpp-bridge.ts';
-import { hideTcfLayers, showTcfLayers } from './layers/index.ts';
+import { disclosureOf } from './layers/disclosure.ts';
+import {
+  acceptAll,
+  hideTcfLayers,
+  rejectAll,
+  showTcfLayers,
+  type TcfAction,
+  type TcfChoice,
+} from './layers/index.ts';
 import { layerLanguage, primaryOf, tcfStringsFor } from './layers/strings.ts';
+import { hideReopenControl, showReopenControl } from './reopen-control.ts';
 import { choiceOf, encodeChoice, encodeTransparency, stillValid } from './tc-model.ts';
 import { readTcString, writeTcString } from './tc-store.ts';
 import { answerVendorList } from './vendor-list-command.ts';
@@ -89,29 +99,87 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
     gpp?.updateTc(tcString);
   };
 
+  /** The control that reopens the preferences, after a decision (unless the channel set "none"). */
+  const reopenable = () => {
+    if (tcf.reopenControl !== 'none')
+      whenBody(() => showReopenControl(stringsFor(ctx.language).choices, ctx.language));
+  };
+
+  /**
+   * The kept string of this device's decision, re-encoded against the channel's vendors and the
+   * vendor list of now (a vendor the publisher removed, or IAB deleted, keeps no consent and is no
+   * longer disclosed: less is done with the visitor's data, not more); null when there is none for
+   * the decision the SDK holds.
+   */
+  const keptNow = (): string | null => {
+    const kept = readTcString(ctx.siteKey);
+    const decided = readConsent(ctx.siteKey);
+    const model = kept && kept.v === decided?.v ? stillValid(kept.tc, tcf) : null;
+    if (!kept || !model) return null;
+    const tcString = encodeChoice(gvl, tcf, choiceOf(model, decided?.d ?? {}), model);
+    if (tcString !== kept.tc) writeTcString(ctx.siteKey, { tc: tcString, v: kept.v });
+    return tcString;
+  };
+
+  /**
+   * Every decision ends here, whoever made it (the layers' buttons, or the page's acceptAll() and
+   * rejectAll()): the layers close, the string is kept and published (`useractioncomplete`), the
+   * reopen control appears, and the SDK records the choice with its string.
+   */
+  const conclude = (choice: TcfChoice, action: TcfAction, done: TcfDone) => {
+    hideTcfLayers();
+    const tcString = encodeChoice(gvl, tcf, choice);
+    writeTcString(ctx.siteKey, { tc: tcString, v: configVersion });
+    publish(tcString);
+    reopenable();
+    done(action === 'save' ? own(choice.decisions) : action, tcString);
+  };
+
   return {
     restore() {
       // The SDK judged its kept decision still good (age, material changes); the string must be the
-      // one made with that decision. It is served re-encoded against the channel's vendors and the
-      // vendor list of now: a vendor the publisher removed, or IAB deleted, keeps no consent and is
-      // no longer disclosed, without asking again (less is done with the visitor's data, not more).
-      const kept = readTcString(ctx.siteKey);
-      const decided = readConsent(ctx.siteKey);
-      const model = kept && kept.v === decided?.v ? stillValid(kept.tc, tcf) : null;
-      if (!kept || !model) return false;
-      const tcString = encodeChoice(gvl, tcf, choiceOf(model, decided?.d ?? {}), model);
-      if (tcString !== kept.tc) writeTcString(ctx.siteKey, { tc: tcString, v: kept.v });
-      publish(tcString); // the first update with a string: `tcloaded`
+      // one made with that decision.
+      const tcString = keptNow();
+      if (!tcString) return false;
+      // Layers left open by an earlier state (a sign-in that brought the account's choice) close.
+      hideTcfLayers(false);
+      // The first update with a string is `tcloaded`; the same string again tells no one anything.
+      if (tcString !== current) publish(tcString);
+      reopenable();
       return true;
     },
 
-    show(view, done) {
+    decide(action, done) {
+      const shown = { purposeOneTreatment: tcf.purposeOneTreatment };
+      // consentScreen 0: made by the page, on no layer of ours.
+      const choice =
+        action === 'accept-all' ? acceptAll(disclosureOf(gvl, shown), ctx.config) : rejectAll(ctx.config);
+      conclude({ ...choice, consentScreen: 0 }, action, done);
+    },
+
+    signIn(account) {
+      // The account's choice became this device's (sdk.js copied it into the consent cookie): its TC
+      // string comes with it, so the CMP API serves the account's string and nothing is asked.
+      const decided = readConsent(ctx.siteKey);
+      if (
+        account?.tcString &&
+        decided?.t === Date.parse(account.recordedAt) &&
+        decided.v === account.configVersion
+      )
+        writeTcString(ctx.siteKey, { tc: account.tcString, v: account.configVersion });
+      // This device's string, for an own choice newer than the account's, recorded for the account.
+      return keptNow() ?? undefined;
+    },
+
+    show(view, done, signedIn) {
       const previous = readConsent(ctx.siteKey)?.d;
       // No kept decision (reset() forgot it): the visitor's string is forgotten with it.
       if (!previous) current = null;
       const decoded = current ? TCString.decode(current) : null;
       // `cmpuishown`: the visitor's string when there is one, else what showing the layers gives.
       cmp.update(current ?? encodeTransparency(gvl, tcf), true);
+      // Before the layers take focus, so a keyboard visitor who opened them from it gets it back after.
+      hideReopenControl();
       showTcfLayers({
         gvl,
         config: ctx.config,
@@ -120,13 +188,8 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
         standardTexts: shown.standardTexts,
         previous: decoded && previous ? choiceOf(decoded, previous) : null,
         view,
-        onChoice(choice, action) {
-          hideTcfLayers();
-          const tcString = encodeChoice(gvl, tcf, choice);
-          writeTcString(ctx.siteKey, { tc: tcString, v: configVersion });
-          publish(tcString); // `useractioncomplete`
-          done(action === 'save' ? own(choice.decisions) : action, tcString);
-        },
+        signedIn: !!signedIn,
+        onChoice: (choice, action) => conclude(choice, action, done),
       });
     },
   };

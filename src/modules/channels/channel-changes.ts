@@ -49,7 +49,7 @@ export function createChannelChanges(deps: {
       const list = await deps.vendorLists.latestVendorList(tx);
       // Settings are only saved once a list exists (tcf-settings.ts), and lists are never removed.
       if (!list) throw new Error(`channel ${channel.id} has TCF settings but no vendor list is stored`);
-      tcf = snapshotTcf(channel.tcf, list, clock.now());
+      tcf = snapshotTcf(channel.tcf, list, clock.now(), channel.reopenControl);
     }
     return buildVisitorConfig(channel, purposes, technologies, tcf);
   }

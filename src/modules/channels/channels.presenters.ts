@@ -24,6 +24,7 @@ export function presentChannel(channel: ChannelRow) {
     rejectCooldownDays: channel.rejectCooldownDays,
     gppCmpId: channel.gppCmpId,
     gppSections: channel.gppSections,
+    reopenControl: channel.reopenControl,
     tcf: channel.tcf,
     integrations: channel.integrations,
     createdAt: apiDate(channel.createdAt),

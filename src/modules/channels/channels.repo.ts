@@ -31,6 +31,7 @@ export type ChannelUpdate = Partial<
     | 'rejectCooldownDays'
     | 'gppCmpId'
     | 'gppSections'
+    | 'reopenControl'
     | 'tcf'
     | 'integrations'
     | 'configVersion'

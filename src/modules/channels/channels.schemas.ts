@@ -57,6 +57,12 @@ export const RejectCooldownDays = Type.Integer({
     'After a decision that denies every optional purpose, the banner is not shown again for this many days, not even after a material change (the privacy choices link still opens the preferences); 0 (the default) asks as usual',
 });
 
+/** The reopen control of TCF channels (docs/guides/tcf.md). */
+export const ReopenControl = Type.Union([Type.Literal('floating'), Type.Literal('none')], {
+  description:
+    'On a TCF channel, what a visitor in an opt-in region keeps after a decision to reopen the preferences: "floating" (the default), a persistent, labelled "Your Privacy Choices" button at the bottom left, themable with the banner’s --consent-* variables; "none", only the page’s own links (any element with data-consent-action="privacy-choices", or ConsentService.showPreferences()). Channels without tcf keep the setting but show no control',
+});
+
 const TcfFields = {
   cmpId: Type.Integer({
     minimum: 2,
@@ -127,6 +133,7 @@ export const Channel = Type.Object(
     gppSections: GppSections,
     tcf: NullableTcf,
     integrations: Integrations,
+    reopenControl: ReopenControl,
     createdAt: ApiDate,
     updatedAt: ApiDate,
     archivedAt: NullableApiDate,
@@ -163,6 +170,7 @@ export const CreateChannelBody = Type.Object(
     gppSections: Type.Optional(GppSections),
     tcf: Type.Optional(NullableTcfInput),
     integrations: Type.Optional(IntegrationsInput),
+    reopenControl: Type.Optional(ReopenControl),
   },
   { additionalProperties: false },
 );
@@ -195,6 +203,8 @@ const SnapshotTcf = Type.Union([
     ...TcfFields,
     vendorListVersion: Type.Integer(),
     tcfPolicyVersion: Type.Integer(),
+    // Absent from snapshots made before it: "floating".
+    reopenControl: Type.Optional(ReopenControl),
     vendors: Type.Array(
       Type.Object({
         id: Type.Integer(),
@@ -271,6 +281,7 @@ export const SiteConfig = Type.Composite(
             gdprApplies: Type.Literal(true),
             publisherCountryCode: Type.String(),
             purposeOneTreatment: Type.Boolean(),
+            reopenControl: ReopenControl,
             vendorListUrl: Type.String({
               format: 'uri',
               description: 'The channel’s vendors in that vendor list version; add `&lang=xx` for a language',

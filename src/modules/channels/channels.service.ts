@@ -80,6 +80,7 @@ export function createChannelsService(deps: {
       gppSections: input.gppSections ?? 'usnat',
       tcf: null,
       integrations: { microsoftUet: false, microsoftClarity: false, ...input.integrations },
+      reopenControl: input.reopenControl ?? 'floating',
       createdAt: now,
       updatedAt: now,
       archivedAt: null,
@@ -193,6 +194,7 @@ export function createChannelsService(deps: {
         if (input.integrations !== undefined) {
           update.integrations = { ...channel.integrations, ...input.integrations };
         }
+        if (input.reopenControl !== undefined) update.reopenControl = input.reopenControl;
         if (input.tcf !== undefined) update.tcf = await checkedTcf(tx, input.tcf);
         const updated = await channelsRepo.update(tx, channel, update);
         await audit.record(tx, context, { action: 'channel.updated', target: { type: 'channel', id } });

@@ -68,6 +68,10 @@ export const channels = pgTable(
       .$type<ChannelIntegrations>()
       .notNull()
       .default(sql`'{"microsoftUet":false,"microsoftClarity":false}'::jsonb`),
+    /** TCF channels: after a decision, a control that reopens the preferences ("none": the page's link only). */
+    reopenControl: text('reopen_control', { enum: ['floating', 'none'] })
+      .notNull()
+      .default('floating'),
     createdAt: at('created_at').notNull(),
     updatedAt: at('updated_at').notNull(),
     archivedAt: at('archived_at'),

@@ -87,7 +87,12 @@ export function assertTcfVendors(list: VendorListRow | null, settings: ChannelTc
  * The snapshot's `tcf`: the settings, the list version and what each chosen vendor declares in it,
  * by vendor id. A vendor deleted since it was chosen is left out: it can no longer be asked about.
  */
-export function snapshotTcf(settings: ChannelTcf, list: VendorListRow, now: Date): SnapshotTcf {
+export function snapshotTcf(
+  settings: ChannelTcf,
+  list: VendorListRow,
+  now: Date,
+  reopenControl: SnapshotTcf['reopenControl'] = 'floating',
+): SnapshotTcf {
   const vendors = vendorsOf(list);
   const declared: VendorDeclarations[] = [];
   for (const id of [...settings.vendorIds].sort((a, b) => a - b)) {
@@ -108,6 +113,7 @@ export function snapshotTcf(settings: ChannelTcf, list: VendorListRow, now: Date
     vendorIds: [...settings.vendorIds],
     vendorListVersion: list.vendorListVersion,
     tcfPolicyVersion: list.tcfPolicyVersion,
+    reopenControl,
     vendors: declared,
   };
 }

@@ -71,6 +71,26 @@ export const consentStateRepo = {
     return new Map(rowsOf(result).map((r) => [r.subject_pseudonym as string, r.tc_string as string]));
   },
 
+  /**
+   * The TC string of one event of a subject (null: it carried none, or was purged): the string
+   * made with an account's newest decision (docs/guides/signed-in-visitors.md). One indexed read
+   * (evidence_events_subject_idx: the subject's own events; recorded_at is not matched, since the
+   * state keeps it at millisecond precision).
+   */
+  async tcStringOfEvent(
+    db: Db,
+    scope: EvidenceScope,
+    channelId: string,
+    pseudonym: string,
+    event: { eventId: string },
+  ): Promise<string | null> {
+    const result = await db.execute(sql`
+      select e.tc_string from evidence_events e
+      where e.organization_id = ${scope.organizationId} and e.environment = ${scope.environment}
+        and e.subject_pseudonym = ${pseudonym} and e.id = ${event.eventId} and e.channel_id = ${channelId}`);
+    return (rowsOf(result)[0]?.tc_string as string | null | undefined) ?? null;
+  },
+
   /** The state rows of `pseudonyms` on a channel of the scope: one indexed read (the primary key). */
   async read(
     db: Db,

@@ -57,7 +57,7 @@ export type ConsentStateView = ReturnType<typeof presentState>;
  * What a signed-in visitor's page is told of the account's choice (docs/guides/signed-in-visitors.md):
  * the newest decision per purpose, and the version and time of the newest of them.
  */
-export function presentChoice(rows: StatePurposeRow[]) {
+export function presentChoice(rows: StatePurposeRow[], tcString: string | null = null) {
   const newest = rows.reduce((a, b) =>
     a.recordedAt.getTime() > b.recordedAt.getTime() ||
     (a.recordedAt.getTime() === b.recordedAt.getTime() && a.eventId > b.eventId)
@@ -69,8 +69,18 @@ export function presentChoice(rows: StatePurposeRow[]) {
     purposes: Object.fromEntries(sorted.map((r) => [r.purposeKey, r.decision])),
     configVersion: newest.configVersion,
     recordedAt: apiDate(newest.recordedAt) as string,
+    tcString,
   };
 }
+
+/** The newest of a subject's state rows: the event of its newest decision. */
+const newestRow = (rows: StatePurposeRow[]) =>
+  rows.reduce((a, b) =>
+    a.recordedAt.getTime() > b.recordedAt.getTime() ||
+    (a.recordedAt.getTime() === b.recordedAt.getTime() && a.eventId > b.eventId)
+      ? a
+      : b,
+  );
 
 export type AccountChoice = ReturnType<typeof presentChoice>;
 
@@ -134,14 +144,23 @@ export function createConsentStateReader(deps: {
       });
     },
 
-    /** An account's current choice on a channel the caller knows exists (the public identify call), or null. */
+    /**
+     * An account's current choice on a channel the caller knows exists (the public identify call), or
+     * null. On a TCF channel it carries the TC string made with the account's newest decision (null
+     * when that decision had none: made where the TCF does not apply), so another device applies the
+     * same string; never an older decision's string, which would not match the purposes.
+     */
     async accountChoice(
-      channel: EvidenceScope & { id: string },
+      channel: EvidenceScope & { id: string; tcf?: unknown },
       accountId: string,
     ): Promise<AccountChoice | null> {
       const pseudonym = await deps.pseudonymize(channel.organizationId, accountId, 'account');
       const rows = await stateRows(channel, channel.id, [pseudonym]);
-      return rows.length === 0 ? null : presentChoice(rows);
+      if (rows.length === 0) return null;
+      const tcString = channel.tcf
+        ? await consentStateRepo.tcStringOfEvent(store.db, channel, channel.id, pseudonym, newestRow(rows))
+        : null;
+      return presentChoice(rows, tcString);
     },
 
     /**

@@ -47,6 +47,10 @@ export const AccountChoice = Type.Union(
       }),
       configVersion: Type.Integer({ description: 'The config version of the account’s newest decision' }),
       recordedAt: ApiDate,
+      tcString: Type.Union([Type.String(), Type.Null()], {
+        description:
+          'On a TCF channel, the IAB TC string made with the account’s newest decision (the SDK serves it through `__tcfapi` on every device where the account is signed in); null when that decision carried none, or the channel is not a TCF CMP',
+      }),
     }),
     Type.Null(),
   ],

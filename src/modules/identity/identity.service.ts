@@ -131,8 +131,11 @@ export function createIdentityService(deps: {
       return verifyIdentityToken(token, await keysOf(channel), channel.siteKey, clock.now());
     },
 
-    /** The account's current choice on the channel (the newest decision per purpose), or null. */
-    accountChoice(channel: ChannelRef, accountId: string) {
+    /**
+     * The account's current choice on the channel (the newest decision per purpose, with its TC
+     * string on a TCF channel: `tcf` set), or null.
+     */
+    accountChoice(channel: ChannelRef & { tcf?: unknown }, accountId: string) {
       return deps.evidence.consentState.accountChoice(channel, accountId);
     },
 

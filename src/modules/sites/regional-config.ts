@@ -30,6 +30,8 @@ export interface SiteTcf {
   gdprApplies: true;
   publisherCountryCode: string;
   purposeOneTreatment: boolean;
+  /** After a decision, the control that reopens the preferences (tcf.js), or "none". */
+  reopenControl: 'floating' | 'none';
   /** The channel's slice of that vendor list version (immutable per version); the SDK adds `&lang=`. */
   vendorListUrl: string;
 }
@@ -63,6 +65,7 @@ export function publicTcf(config: VisitorConfig, baseUrl: string): SiteTcf | nul
     gdprApplies: true,
     publisherCountryCode: tcf.publisherCountryCode,
     purposeOneTreatment: tcf.purposeOneTreatment,
+    reopenControl: tcf.reopenControl ?? 'floating',
     vendorListUrl: `${baseUrl}/v1/public/sites/${config.siteKey}/tcf/vendor-list.json?version=${tcf.vendorListVersion}&configVersion=${config.configVersion}`,
   };
 }

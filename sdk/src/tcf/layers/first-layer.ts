@@ -60,6 +60,9 @@ export function firstLayer(ctx: LayerContext): Node[] {
   if (config.privacyPolicy.url)
     withdraw.append(' ', h('a', { href: config.privacyPolicy.url }, strings.policy));
   nodes.push(withdraw);
+  // Signed in (docs/guides/signed-in-visitors.md): the scope of the choice is every device of the account.
+  if (ctx.signedIn)
+    nodes.push(h('p', { class: 'cs-note', 'data-consent-signed-in': true }, strings.signedIn));
 
   // Rule: calls to action visible, legible, with matching text treatment. One class and one style for
   // the three, so they have equal size, weight and contrast; none is pre-selected (focus is on the dialog).

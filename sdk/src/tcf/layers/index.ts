@@ -30,6 +30,8 @@ export interface TcfLayersContext {
   view: 'banner' | 'customize';
   /** The slice's `standardTexts` (TCF v2.4), in the layers' language; absent before v2.4 lists. */
   standardTexts?: unknown;
+  /** A signed-in visitor: the first layer says the choice applies wherever they are signed in. */
+  signedIn?: boolean;
   onChoice(choice: TcfChoice, action: TcfAction): void;
 }
 

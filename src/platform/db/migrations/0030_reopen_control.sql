@@ -1,0 +1,1 @@
+ALTER TABLE "channels" ADD COLUMN "reopen_control" text DEFAULT 'floating' NOT NULL;
