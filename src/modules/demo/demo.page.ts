@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { App } from '../../platform/http/types.ts';
 import type { SitesService } from '../sites/sites.service.ts';
@@ -28,25 +29,34 @@ export function demoPage(app: App, deps: { sites: SitesService; baseUrl: string 
           );
       }
       const evidence = `${deps.baseUrl}/console#/evidence`;
+      // The page's own policy: its scripts by nonce (the snippet's tags too; 'strict-dynamic' lets the
+      // SDK load tcf.js or gpp.js), the service's origin for the SDK's calls, never framed.
+      const nonce = randomBytes(16).toString('base64');
+      const service = new URL(deps.baseUrl).origin;
+      const csp =
+        `default-src 'none'; script-src 'nonce-${nonce}' 'strict-dynamic'; style-src 'self' 'unsafe-inline'; ` +
+        `img-src 'self' data:; connect-src 'self' ${service}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
+      const snippet = deps.sites.snippetHtml(site).replaceAll('<script', `<script nonce="${nonce}"`);
       return reply
         .headers({
+          'Content-Security-Policy': csp,
           'Cache-Control': 'no-store',
-          'X-Content-Type-Options': 'nosniff',
           'Referrer-Policy': 'same-origin',
         })
         .type('text/html; charset=utf-8')
-        .send(page(escapeHtml(site.channel.name), deps.sites.snippetHtml(site), escapeHtml(evidence)));
+        .send(page(escapeHtml(site.channel.name), snippet, escapeHtml(evidence), nonce));
     },
   );
 }
 
-function page(channelName: string, snippet: string, evidenceUrl: string): string {
+function page(channelName: string, snippet: string, evidenceUrl: string, nonce: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Demo page · consent-service</title>
+<link rel="icon" href="data:,">
 ${snippet}
 <style>
 body { font: 16px/1.5 system-ui, sans-serif; margin: 0; color: #1a1a1a; }
@@ -69,7 +79,7 @@ recorded as evidence.</p>
 <p>Open the <a href="${evidenceUrl}">console's Evidence view</a> (test data) to see the decision
 with its receipt. Its events are test data of the demo organization.</p>
 </main>
-<script>
+<script nonce="${nonce}">
 addEventListener('load', function () {
   var out = document.getElementById('decisions');
   var api = window.ConsentService;
