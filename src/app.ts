@@ -8,6 +8,7 @@ import { channelsRoutes } from './modules/channels/channels.routes.ts';
 import { consolePages } from './modules/console/console.pages.ts';
 import { consoleRoutes } from './modules/console/console.routes.ts';
 import { sessionAuthenticator } from './modules/console/session-auth.ts';
+import { demoPage } from './modules/demo/demo.page.ts';
 import { consentStateRoutes } from './modules/evidence/consent-state.routes.ts';
 import { evidenceRoutes } from './modules/evidence/evidence.routes.ts';
 import { exportsRoutes } from './modules/exports/exports.routes.ts';
@@ -164,6 +165,7 @@ export async function buildApp(deps: AppDeps) {
     secureCookies: config.baseUrl.startsWith('https:'),
   });
   consolePages(app);
+  demoPage(app, { sites: services.sites, baseUrl: config.baseUrl });
   apiKeysRoutes(app, { apiKeys: services.apiKeys, cursors });
   auditRoutes(app, { audit: services.audit, cursors });
   channelsRoutes(app, { channels: services.channels, cursors });

@@ -37,6 +37,25 @@ async function main(argv: string[]) {
   }
   const { runStoreCommand } = await import('./cli/run-command.ts');
   await runStoreCommand(argv, { config, out, readStdin, withRuntime: (fn) => withOwnRuntime(config, fn) });
+  // No server took the demo (none holds the embedded store, or the store is PostgreSQL): the page it
+  // printed is served by the service, so one starts here unless one already answers on PORT.
+  if (command === 'demo' && !(await serverAnswers(config))) {
+    process.stderr.write(
+      'consent-service: no server is running: starting one for the demo page (Ctrl-C stops it)\n',
+    );
+    const { serveCommand } = await import('./cli/serve.ts');
+    return serveCommand(config, []);
+  }
+}
+
+async function serverAnswers(config: Config): Promise<boolean> {
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const url = new URL(`http://${host.includes(':') ? `[${host}]` : host}:${config.port}/healthz`);
+  try {
+    return (await fetch(url, { signal: AbortSignal.timeout(2000) })).ok;
+  } catch {
+    return false;
+  }
 }
 
 async function readStdin(): Promise<string> {

@@ -265,3 +265,10 @@ export async function migrateCommand(io: CommandIo, _args: string[]) {
   await io.withRuntime(async () => {});
   io.out('Migrations applied.');
 }
+
+/** `demo [--json]`: the demo organization's test channel and the page that shows its banner. */
+export async function demoCommand(io: CommandIo, args: string[]) {
+  const values = parse(args, { json: { type: 'boolean' } });
+  const { printDemoSite } = await import('./demo.ts');
+  await io.withRuntime((runtime) => printDemoSite(runtime, io, values.json === true));
+}

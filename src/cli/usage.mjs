@@ -29,6 +29,14 @@ be in the catalogue and allowed to the member's role. The secret is shown only n
   orgs: `usage: consent-service orgs set-limit --org ORG_ID --per-minute N|default [--json]
 
 Overrides RATE_LIMIT_PER_MINUTE for every key of the organization ("default" removes it).`,
+  demo: `usage: consent-service demo [--json]
+
+Shows a banner before you write any page: creates (or reuses) the test channel "Demo channel" of
+the organization "Demo organization" (owner demo@example.com) with sample purposes, and prints the
+address of a demo page the service serves with that channel's banner, and where the decisions
+appear in the console. A running server takes the command; without one, a server starts here and
+runs until Ctrl-C.
+  --json   print {"url","channelId","siteKey","organizationId"} as JSON`,
   migrate: `usage: consent-service migrate
 
 Applies the database migrations and exits (serve also applies them at start).`,
@@ -49,6 +57,7 @@ the tree head's signature, then prints "Verified" and what was recorded. --key m
 export const USAGE = `usage: consent-service <command> [options]
 
 Commands:
+  demo [--json]                      a banner on a demo page served by the service, in one command
   serve [--role api|worker|all]      run the API and/or the worker on PORT (default 3000)
   bootstrap --org NAME --owner EMAIL  create an organization, its owner and two API keys
   members add | set-password         add a member; set a member's console password
