@@ -7,6 +7,8 @@ import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
+import { parseDatabaseUrl } from './database-url.ts';
+import { HostListPool } from './host-list-pool.ts';
 import { createPgListener, type ListenHandler, type RemoteListener } from './listener.ts';
 
 /** drizzle's handle on either driver: the pool, or an open transaction. */
@@ -260,14 +262,16 @@ pg.types.setTypeParser(20, (v) => Number(v));
 
 export function createPostgresStore(
   databaseUrl: string,
-  options: { max?: number } & StoreOptions = {},
+  options: { max?: number; setting?: string } & StoreOptions = {},
 ): Store {
-  const raw = new pg.Pool({
-    connectionString: databaseUrl,
-    max: options.max ?? 10,
-    connectionTimeoutMillis: 5000,
-    idleTimeoutMillis: 30_000,
-  });
+  const target = parseDatabaseUrl(databaseUrl);
+  const poolOptions = { max: options.max ?? 10, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000 };
+  // A host list (or a required kind of server) needs the search node-postgres does not do.
+  const hostList =
+    target.hosts.length > 1 || target.sessionAttrs !== 'any'
+      ? new HostListPool(target, { ...poolOptions, setting: options.setting ?? 'DATABASE_URL' })
+      : null;
+  const raw = hostList ?? new pg.Pool({ connectionString: databaseUrl, ...poolOptions });
   // An idle client that loses its server emits 'error' on the pool; without a listener the process dies.
   raw.on('error', () => {});
   // A checked-out client whose server goes away emits 'error' too, and the pool listens only while
@@ -287,6 +291,10 @@ export function createPostgresStore(
     const client = await pool.connect();
     try {
       return await (drizzleNodePg(client) as unknown as Handle).transaction(fn);
+    } catch (error) {
+      // A lost or demoted server: the next connection searches the host list again.
+      hostList?.reportError(error);
+      throw error;
     } finally {
       client.release();
     }
@@ -302,7 +310,7 @@ export function createPostgresStore(
       },
       close: () => raw.end(),
     },
-    { guardOwner, begin, remote: createPgListener(databaseUrl) },
+    { guardOwner, begin, remote: createPgListener(hostList ? () => hostList.currentUrl() : databaseUrl) },
   );
 }
 
