@@ -122,11 +122,13 @@ export function createConsentStateReader(deps: {
         if (list) list.push(row);
         else bySubject.set(row.subjectPseudonym, [row]);
       }
-      // Only subjects with a state can have a TC string: none, no second read.
+      // The state's own TC strings once backfilled; before, the replay walks the subjects' events.
       const tcStrings =
         bySubject.size === 0
           ? new Map<string, string>()
-          : await consentStateRepo.newestTcStrings(store.db, scope, channelId, [...bySubject.keys()]);
+          : backfilled
+            ? new Map([...bySubject].map(([p, subjectRows]) => [p, subjectRows[0].tcString ?? null]))
+            : await consentStateRepo.newestTcStrings(store.db, scope, channelId, [...bySubject.keys()]);
       const now = clock.now();
       return pseudonyms.map((p) => {
         const subjectRows = bySubject.get(p);
