@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { type DatabaseTarget, serverMatches } from './database-url.ts';
+import { type DatabaseTarget, parseDatabaseUrl, serverMatches } from './database-url.ts';
 import { isDatabaseUnavailable, pgErrorOf } from './pg-errors.ts';
 
 export interface HostListPoolOptions {
@@ -191,4 +191,30 @@ async function probe(url: string): Promise<{ inRecovery: boolean; readOnly: bool
   } finally {
     client.end().catch(() => {});
   }
+}
+
+/**
+ * The pool of a DATABASE_URL-style setting: a plain pg.Pool for one host, a HostListPool for a host
+ * list (or a URL that names the kind of server it needs). Either way its 'error' events are heard:
+ * unheard, a lost server's would be uncaught exceptions that kill the process mid-burst, while the
+ * queries they concern are rejected anyway (the request answers 503).
+ */
+export function openPgPool(
+  databaseUrl: string,
+  options: { max: number; setting: string },
+): { pool: pg.Pool; hostList: HostListPool | null } {
+  const target = parseDatabaseUrl(databaseUrl);
+  const poolOptions = { max: options.max, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000 };
+  const hostList =
+    target.hosts.length > 1 || target.sessionAttrs !== 'any'
+      ? new HostListPool(target, { ...poolOptions, setting: options.setting })
+      : null;
+  const pool = hostList ?? new pg.Pool({ connectionString: databaseUrl, ...poolOptions });
+  // An idle client that loses its server emits 'error' on the pool.
+  pool.on('error', () => {});
+  // A checked-out client emits 'error' too, and the pool listens only while it is idle.
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
+  return { pool, hostList };
 }
