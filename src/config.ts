@@ -1,13 +1,17 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { DatabaseUrlError, parseDatabaseUrl, redactDatabaseUrl } from './platform/db/database-url.ts';
 import { parseSigningKeyPem } from './platform/signing-key.ts';
 
 /** Settings of one process, read once from the environment at start. */
 export interface Config {
   port: number;
   host: string;
+  /** PostgreSQL for every write (and reads that must see them); null: the embedded store. May list several hosts. */
   databaseUrl: string | null;
+  /** PostgreSQL for reads that may lag a little (a replica): evidence lists, state, analytics, exports. */
+  databaseReadUrl: string | null;
   dataDir: string;
   redisUrl: string | null;
   /** Prefix of the rate-limit keys in Redis, so several deployments (or test runs) can share one. */
@@ -95,9 +99,23 @@ function urlSetting(env: NodeJS.ProcessEnv, name: string, fallback: string, prot
     const url = new URL(raw);
     if (!protocols.includes(url.protocol)) throw new Error('protocol');
   } catch {
-    throw new ConfigError(`${name} must be a ${protocols.join(' or ')} URL, got "${raw}"`);
+    // A URL may carry a password (user:secret@): never echoed.
+    throw new ConfigError(`${name} must be a ${protocols.join(' or ')} URL, got "${redactDatabaseUrl(raw)}"`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+/** DATABASE_URL / DATABASE_READ_URL: one host or a host list (database-url.ts); never echoed with its password. */
+function databaseUrlSetting(env: NodeJS.ProcessEnv, name: string): string | null {
+  const raw = env[name];
+  if (!raw) return null;
+  try {
+    parseDatabaseUrl(raw);
+  } catch (error) {
+    if (error instanceof DatabaseUrlError) throw new ConfigError(`${name} ${error.message}`);
+    throw error;
+  }
+  return raw;
 }
 
 const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18_000, 36_000, 36_000];
@@ -287,9 +305,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config: Config = {
     port,
     host,
-    databaseUrl: env.DATABASE_URL
-      ? read(() => urlSetting(env, 'DATABASE_URL', '', ['postgres:', 'postgresql:']), null)
-      : null,
+    databaseUrl: read(() => databaseUrlSetting(env, 'DATABASE_URL'), null),
+    databaseReadUrl: read(() => databaseUrlSetting(env, 'DATABASE_READ_URL'), null),
     dataDir: path.resolve(env.DATA_DIR || './data'),
     redisUrl: env.REDIS_URL
       ? read(() => urlSetting(env, 'REDIS_URL', '', ['redis:', 'rediss:']), null)
@@ -331,6 +348,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tcfDisclosureAllowPrivateTargets: env.TCF_DISCLOSURE_ALLOW_PRIVATE_TARGETS === 'true',
     tcfGvlFetchTimeoutMs: 1000 * read(() => intSetting(env, 'TCF_GVL_FETCH_TIMEOUT_SECONDS', 20, 1, 300), 20),
   };
+  if (env.DATABASE_READ_URL && !env.DATABASE_URL)
+    problems.push('DATABASE_READ_URL needs DATABASE_URL: the embedded store has no replicas');
   if (problems.length > 0) throw new ConfigError(problems.join('\n'));
   return config;
 }

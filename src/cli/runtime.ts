@@ -31,7 +31,7 @@ export async function openRuntime(
   if (config.databaseUrl) {
     // Export files live under DATA_DIR on PostgreSQL too: the same protection, on an existing one.
     protectDataDir(config.dataDir, { create: false });
-    store = createPostgresStore(config.databaseUrl);
+    store = createPostgresStore(config.databaseUrl, { readUrl: config.databaseReadUrl });
   } else {
     protectDataDir(config.dataDir);
     unlock = lockDataDir(config.dataDir);

@@ -163,7 +163,7 @@ describe('exports: files', () => {
       from: null,
       to: t.clock.now(),
     };
-    for await (const batch of evidenceBatches(t.store, selection)) rows.push(...batch);
+    for await (const batch of evidenceBatches(t.store.db, selection)) rows.push(...batch);
     expect(file.text).toBe(rows.map((row) => `${JSON.stringify(exportLine(row))}\n`).join(''));
   });
 

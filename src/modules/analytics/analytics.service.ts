@@ -168,7 +168,7 @@ export function createAnalyticsService(deps: {
       if (!(await deps.findChannel(scope.organizationId, scope.environment, input.channelId)))
         throw notFound('channel');
 
-      const { counts, purposes, groups, other } = await analyticsRepo.counts(store.db, scope, {
+      const { counts, purposes, groups, other } = await analyticsRepo.counts(store.replica, scope, {
         channelId: input.channelId,
         from: dayString(from),
         to: dayString(to),

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../platform/db/rows.ts';
 import type { Db, Tx } from '../../platform/db/store.ts';
 import { channels } from '../channels/channels.tables.ts';
-import { consentStateCtes, stateInputCte } from './consent-state.sql.ts';
+import { consentStateCtes, stateInputCte, tcStringUpsert } from './consent-state.sql.ts';
 import type { EvidenceScope } from './evidence.repo.ts';
 import type { EvidenceRow } from './evidence.tables.ts';
 
@@ -19,6 +19,8 @@ export interface StatePurposeRow {
   regionSource: string | null;
   regime: EvidenceRow['regime'];
   consentMaxAgeDays: number;
+  /** The subject's TC string (the same on each of its rows); only `read` fills it, null without one. */
+  tcString?: string | null;
 }
 
 /** An event the purge emptied, with what it was about (read before the purge nulls it). */
@@ -43,6 +45,7 @@ function purposeRow(r: Record<string, unknown>): StatePurposeRow {
     regionSource: (r.region_source as string | null) ?? null,
     regime: (r.regime as StatePurposeRow['regime']) ?? null,
     consentMaxAgeDays: Number(r.consent_max_age_days),
+    ...(r.tc_string === undefined ? {} : { tcString: (r.tc_string as string | null) ?? null }),
   };
 }
 
@@ -52,8 +55,8 @@ const STATE_FIELDS = sql.raw(`s.subject_pseudonym, s.purpose_key, s.decision, s.
 export const consentStateRepo = {
   /**
    * Per subject of `pseudonyms`, the TC string of its newest unpurged event on the channel that
-   * carried one (docs/guides/tcf.md). A walk of the subjects' own events (evidence_events_subject_idx);
-   * only events with a string qualify, and a purge empties tc_string.
+   * carried one (docs/guides/tcf.md), computed from the evidence: a walk of the subjects' own events
+   * (evidence_events_subject_idx), for the replay only; `read` has it from the state.
    */
   async newestTcStrings(
     db: Db,
@@ -91,7 +94,11 @@ export const consentStateRepo = {
     return (rowsOf(result)[0]?.tc_string as string | null | undefined) ?? null;
   },
 
-  /** The state rows of `pseudonyms` on a channel of the scope: one indexed read (the primary key). */
+  /**
+   * The state rows of `pseudonyms` on a channel of the scope, each with its subject's TC string: one
+   * read by primary keys (consent_state's, and consent_state_tc_strings', which has rows on TCF
+   * channels only).
+   */
   async read(
     db: Db,
     scope: EvidenceScope,
@@ -99,9 +106,11 @@ export const consentStateRepo = {
     pseudonyms: string[],
   ): Promise<StatePurposeRow[]> {
     const result = await db.execute(sql`
-      select ${STATE_FIELDS}
+      select ${STATE_FIELDS}, t.tc_string
       from consent_state s
       join ${channels} c on c.organization_id = s.organization_id and c.id = s.channel_id
+      left join consent_state_tc_strings t on t.organization_id = s.organization_id
+        and t.channel_id = s.channel_id and t.subject_pseudonym = s.subject_pseudonym
       where s.organization_id = ${scope.organizationId} and s.channel_id = ${channelId}
         and s.environment = ${scope.environment}
         and s.subject_pseudonym = any(${sql.param(pseudonyms)}::text[])`);
@@ -138,6 +147,7 @@ export const consentStateRepo = {
    */
   async rebuildAfterPurge(tx: Tx, purged: PurgedEvent[]): Promise<void> {
     if (purged.length === 0) return;
+    await rebuildTcStringsAfterPurge(tx, purged);
     const gone = rowsOf(
       await tx.execute(sql`
         delete from consent_state s
@@ -167,7 +177,7 @@ export const consentStateRepo = {
           and e.subject_pseudonym = g.subject_pseudonym and e.channel_id = g.channel_id
         where e.purged_at is null and e.decisions ? g.purpose_key
       ),
-      ${sql.raw(consentStateCtes('remaining'))}
+      ${sql.raw(consentStateCtes('remaining', { tcStrings: false }))}
       select count(*) as n from state_upsert`);
   },
 
@@ -216,3 +226,37 @@ export const consentStateRepo = {
     return !row || row.done_at !== null;
   },
 };
+
+/**
+ * After a purge batch: the TC strings that came from a purged event fall back to the newest
+ * remaining event of the subject that carries one, or go when none is left.
+ */
+async function rebuildTcStringsAfterPurge(tx: Tx, purged: PurgedEvent[]): Promise<void> {
+  const param = (pick: (p: PurgedEvent) => string) => sql.param(purged.map(pick));
+  const gone = rowsOf(
+    await tx.execute(sql`
+      delete from consent_state_tc_strings t
+      using unnest(${param((p) => p.organizationId)}::text[], ${param((p) => p.channelId)}::text[],
+        ${param((p) => p.subjectPseudonym)}::text[], ${param((p) => p.id)}::text[])
+        as v(organization_id, channel_id, subject_pseudonym, event_id)
+      where t.organization_id = v.organization_id and t.channel_id = v.channel_id
+        and t.subject_pseudonym = v.subject_pseudonym and t.event_id = v.event_id
+      returning t.organization_id, t.environment, t.channel_id, t.subject_pseudonym`),
+  );
+  if (gone.length === 0) return;
+  const column = (name: string) => sql.param(gone.map((g) => g[name] as string));
+  await tx.execute(sql`
+    with remaining as (
+      select distinct on (e.organization_id, e.channel_id, e.subject_pseudonym)
+        e.organization_id, e.environment, e.channel_id, e.subject_pseudonym, e.tc_string,
+        e.id as event_id, e.seq as event_seq
+      from unnest(${column('organization_id')}::text[], ${column('environment')}::text[],
+        ${column('channel_id')}::text[], ${column('subject_pseudonym')}::text[])
+        as g(organization_id, environment, channel_id, subject_pseudonym)
+      join evidence_events e on e.organization_id = g.organization_id and e.environment = g.environment
+        and e.subject_pseudonym = g.subject_pseudonym and e.channel_id = g.channel_id
+      where e.purged_at is null and e.tc_string is not null
+      order by e.organization_id, e.channel_id, e.subject_pseudonym, e.seq desc
+    )
+    ${sql.raw(tcStringUpsert('remaining'))}`);
+}

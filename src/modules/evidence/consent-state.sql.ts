@@ -37,13 +37,45 @@ const UPDATED = STATE_COLUMNS.filter(
  * makes the order of batches irrelevant, so concurrent writes, the backfill and the purge's
  * rebuild cannot undo each other; DISTINCT ON first, since one statement may not update a row twice.
  */
-export function consentStateCtes(events: string): string {
+export function consentStateCtes(events: string, options: { tcStrings?: boolean } = {}): string {
+  const tc = (options.tcStrings ?? true) ? `,\n${tcStringCtes(events)}` : '';
   return `${stateInputCte(events)},
 state_upsert AS (
   INSERT INTO consent_state (${STATE_COLUMNS.join(', ')})
   SELECT ${STATE_COLUMNS.join(', ')} FROM state_input
   ON CONFLICT (organization_id, channel_id, subject_pseudonym, purpose_key) DO UPDATE SET ${UPDATED}
   WHERE consent_state.event_seq < excluded.event_seq
+  RETURNING 1
+)${tc}`;
+}
+
+const TC_COLUMNS =
+  'organization_id, environment, channel_id, subject_pseudonym, tc_string, event_id, event_seq';
+
+/** The upsert of consent_state_tc_strings from `source` (those columns): newer wins, as for the purposes. */
+export function tcStringUpsert(source: string): string {
+  return `INSERT INTO consent_state_tc_strings (${TC_COLUMNS})
+  SELECT ${TC_COLUMNS} FROM ${source}
+  ON CONFLICT (organization_id, channel_id, subject_pseudonym) DO UPDATE SET
+    environment = excluded.environment, tc_string = excluded.tc_string, event_id = excluded.event_id,
+    event_seq = excluded.event_seq
+  WHERE consent_state_tc_strings.event_seq < excluded.event_seq`;
+}
+
+/**
+ * `tc_input` and `tc_upsert`: per subject and channel, the newest event of `events` that carries a
+ * TC string, kept only if newer than the stored one (consent-state.tables.ts).
+ */
+function tcStringCtes(events: string): string {
+  return `tc_input AS (
+  SELECT DISTINCT ON (ev.organization_id, ev.channel_id, ev.subject_pseudonym)
+    ev.organization_id, ev.environment, ev.channel_id, ev.subject_pseudonym, ev.tc_string,
+    ev.id AS event_id, ev.seq AS event_seq
+  FROM ${events} ev WHERE ev.tc_string IS NOT NULL
+  ORDER BY ev.organization_id, ev.channel_id, ev.subject_pseudonym, ev.seq DESC
+),
+tc_upsert AS (
+  ${tcStringUpsert('tc_input')}
   RETURNING 1
 )`;
 }

@@ -35,3 +35,29 @@ export const consentState = pgTable(
 );
 
 export type ConsentStateRow = typeof consentState.$inferSelect;
+
+/**
+ * The TC string of a subject's consent state (docs/guides/tcf.md): per channel and subject, the
+ * newest unpurged event that carried one (newest by evidence_events.seq, as for the purposes). Kept
+ * by the same three writers as consent_state, so a lookup reads it by key instead of walking the
+ * subject's events. Only decisions answering a notice with TCF settings carry a TC string, so only
+ * TCF channels have rows here.
+ */
+export const consentStateTcStrings = pgTable(
+  'consent_state_tc_strings',
+  {
+    organizationId: text('organization_id').notNull(),
+    environment: text('environment', { enum: ['test', 'live'] }).notNull(),
+    channelId: text('channel_id').notNull(),
+    subjectPseudonym: text('subject_pseudonym').notNull(),
+    tcString: text('tc_string').notNull(),
+    eventId: text('event_id').notNull(),
+    eventSeq: bigint('event_seq', { mode: 'number' }).notNull(),
+  },
+  (t) => [
+    primaryKey({
+      name: 'consent_state_tc_strings_pkey',
+      columns: [t.organizationId, t.channelId, t.subjectPseudonym],
+    }),
+  ],
+);

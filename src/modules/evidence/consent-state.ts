@@ -1,5 +1,5 @@
 import type { Clock } from '../../platform/clock.ts';
-import type { Store } from '../../platform/db/store.ts';
+import type { Db, Store } from '../../platform/db/store.ts';
 import { apiDate } from '../../platform/http/dates.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import type { ChannelsService } from '../channels/channels.service.ts';
@@ -103,10 +103,10 @@ export function createConsentStateReader(deps: {
   let backfilled = false;
 
   /** The state rows of the pseudonyms on the channel, from the table once the backfill is done. */
-  async function stateRows(scope: EvidenceScope, channelId: string, pseudonyms: string[]) {
+  async function stateRows(db: Db, scope: EvidenceScope, channelId: string, pseudonyms: string[]) {
     backfilled ||= await consentStateRepo.backfillDone(store.db);
     const read = backfilled ? consentStateRepo.read : consentStateRepo.replay;
-    return read(store.db, scope, channelId, [...new Set(pseudonyms)]);
+    return read(db, scope, channelId, [...new Set(pseudonyms)]);
   }
 
   return {
@@ -123,7 +123,8 @@ export function createConsentStateReader(deps: {
       const pseudonyms = await Promise.all(
         subjectIds.map((id) => deps.pseudonymize(scope.organizationId, id, kind)),
       );
-      const rows = await stateRows(scope, channelId, pseudonyms);
+      // The API's state reads and lookups read the replica (DATABASE_READ_URL), which may lag a little.
+      const rows = await stateRows(store.replica, scope, channelId, pseudonyms);
       if (rows.length === 0 && !(await deps.findChannel(scope.organizationId, scope.environment, channelId)))
         throw notFound('channel');
       const bySubject = new Map<string, StatePurposeRow[]>();
@@ -132,11 +133,13 @@ export function createConsentStateReader(deps: {
         if (list) list.push(row);
         else bySubject.set(row.subjectPseudonym, [row]);
       }
-      // Only subjects with a state can have a TC string: none, no second read.
+      // The state's own TC strings once backfilled; before, the replay walks the subjects' events.
       const tcStrings =
         bySubject.size === 0
           ? new Map<string, string>()
-          : await consentStateRepo.newestTcStrings(store.db, scope, channelId, [...bySubject.keys()]);
+          : backfilled
+            ? new Map([...bySubject].map(([p, subjectRows]) => [p, subjectRows[0].tcString ?? null]))
+            : await consentStateRepo.newestTcStrings(store.replica, scope, channelId, [...bySubject.keys()]);
       const now = clock.now();
       return pseudonyms.map((p) => {
         const subjectRows = bySubject.get(p);
@@ -155,7 +158,8 @@ export function createConsentStateReader(deps: {
       accountId: string,
     ): Promise<AccountChoice | null> {
       const pseudonym = await deps.pseudonymize(channel.organizationId, accountId, 'account');
-      const rows = await stateRows(channel, channel.id, [pseudonym]);
+      // The visitor's own page may just have recorded the choice: the primary, never a lagging replica.
+      const rows = await stateRows(store.db, channel, channel.id, [pseudonym]);
       if (rows.length === 0) return null;
       const tcString = channel.tcf
         ? await consentStateRepo.tcStringOfEvent(store.db, channel, channel.id, pseudonym, newestRow(rows))

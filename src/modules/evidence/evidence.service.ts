@@ -224,7 +224,8 @@ export function createEvidenceService(deps: {
       const { subjectId, ...rest } = filters;
       const subjectPseudonym =
         subjectId === undefined ? undefined : await service.pseudonymize(scope.organizationId, subjectId);
-      return evidenceRepo.list(store.db, scope, { ...rest, subjectPseudonym }, limit, after);
+      // Lists read the replica (DATABASE_READ_URL): they may lag the newest writes (docs/guides/postgresql.md).
+      return evidenceRepo.list(store.replica, scope, { ...rest, subjectPseudonym }, limit, after);
     },
 
     async get(scope: EvidenceScope, id: string): Promise<EvidenceRow> {

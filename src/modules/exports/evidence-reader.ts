@@ -1,6 +1,6 @@
 import { and, asc, eq, gte, isNull, lte, sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
-import type { Store } from '../../platform/db/store.ts';
+import type { Db } from '../../platform/db/store.ts';
 import { type EvidenceRow, evidenceEvents } from '../evidence/evidence.tables.ts';
 
 /** Which events an export holds: one tenant, optionally one channel, recordedAt within [from, to]. */
@@ -29,13 +29,13 @@ const e = evidenceEvents;
  * because its paged list is newest-first with an OR-form keyset that does not seek an index.
  */
 export async function* evidenceBatches(
-  store: Store,
+  db: Db,
   selection: ExportSelection,
   batchRows = EXPORT_BATCH_ROWS,
 ): AsyncGenerator<EvidenceRow[]> {
   let after: { recordedAt: Date; id: string } | null = null;
   for (;;) {
-    const rows: EvidenceRow[] = await store.db
+    const rows: EvidenceRow[] = await db
       .select()
       .from(e)
       .where(

@@ -13,6 +13,9 @@ import { exportsRepo } from './exports.repo.ts';
 import type { ExportRow } from './exports.tables.ts';
 import type { ExportFileStorage } from './file-storage.ts';
 
+/** How long an export waits for the replica to have every event committed before it (then reads the primary). */
+const REPLICA_WAIT_MS = 30_000;
+
 /** The job kind that writes one export; its payload is `{organizationId, exportId}`. */
 export const EXPORT_JOB = 'exports.run';
 /** Attempts before the export is marked failed (a worker death counts as one). */
@@ -123,12 +126,14 @@ export function createExportJob(deps: ExportJobDeps) {
         };
         // Plain JSONL on PostgreSQL: lines built and streamed by the database (COPY). Proofs and
         // CSV (and PGlite, which has no COPY TO STDOUT stream) take the batch path.
+        // The replica (DATABASE_READ_URL) once it has every event committed before now, else the primary.
+        const reader = await store.caughtUpReader(REPLICA_WAIT_MS);
         written =
-          row.format === 'jsonl' && !decorator && store.pool
-            ? await copyJsonlExport({ pool: store.pool, selection, sink: file.stream, progress: heartbeat })
+          row.format === 'jsonl' && !decorator && reader.pool
+            ? await copyJsonlExport({ pool: reader.pool, selection, sink: file.stream, progress: heartbeat })
             : await writeExport({
                 format: row.format,
-                batches: evidenceBatches(store, selection),
+                batches: evidenceBatches(reader.db, selection),
                 sink: file.stream,
                 decorator,
                 afterBatch: heartbeat,

@@ -19,16 +19,18 @@ const RETRY_MAX_MS = 30_000;
 /**
  * PostgreSQL LISTEN on one dedicated connection (a pooled one would be handed to other queries),
  * opened on the first `listen` and reopened with backoff whenever it is lost, so every replica
- * hears what any process NOTIFYs. Never throws: while the connection is down, handlers know it
+ * hears what any process NOTIFYs. `server` is the URL, or finds it (the primary of a host list)
+ * before each connection. Never throws: while the connection is down, handlers know it
  * from `lost` and must not rely on notifications.
  */
-export function createPgListener(databaseUrl: string): RemoteListener {
+export function createPgListener(server: string | (() => Promise<string>)): RemoteListener {
   const handlers = new Map<string, Set<ListenHandler>>();
   let client: pg.Client | null = null;
   let listening = false;
   let closed = false;
   let retryMs = RETRY_MIN_MS;
   let retryTimer: NodeJS.Timeout | null = null;
+  let connecting = false;
 
   const tell = (channel: string, event: ListenEvent) => {
     for (const handler of handlers.get(channel) ?? []) handler(event);
@@ -53,6 +55,20 @@ export function createPgListener(databaseUrl: string): RemoteListener {
 
   async function connect() {
     retryTimer = null;
+    if (closed || client || connecting) return;
+    let databaseUrl: string;
+    connecting = true;
+    try {
+      databaseUrl = typeof server === 'string' ? server : await server();
+    } catch {
+      connecting = false;
+      if (closed) return;
+      retryTimer = setTimeout(connect, retryMs);
+      retryTimer.unref();
+      retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
+      return;
+    }
+    connecting = false;
     if (closed || client) return;
     // Keepalive probes notice a connection that died silently (no FIN), which LISTEN alone never would.
     const next = new pg.Client({
@@ -103,7 +119,7 @@ export function createPgListener(databaseUrl: string): RemoteListener {
         queueMicrotask(() => handler('listening'));
       }
       set.add(handler);
-      if (!client && !retryTimer && !closed) void connect();
+      if (!client && !retryTimer && !closed && !connecting) void connect();
       return () => {
         set.delete(handler);
       };

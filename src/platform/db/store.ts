@@ -7,7 +7,9 @@ import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
+import { openPgPool } from './host-list-pool.ts';
 import { createPgListener, type ListenHandler, type RemoteListener } from './listener.ts';
+import { caughtUpPool } from './replica.ts';
 
 /** drizzle's handle on either driver: the pool, or an open transaction. */
 type Handle = PgDatabase<PgQueryResultHKT, Record<string, never>>;
@@ -50,6 +52,18 @@ export interface Store {
    * for that transaction forever, so the transaction guard (see `StoreOptions.guard`) makes it throw.
    */
   readonly db: Db;
+  /**
+   * For reads that may lag the writes a little (DATABASE_READ_URL, a replica): evidence lists,
+   * consent-state reads, analytics. `db` itself when there is no read URL (and on the embedded store).
+   * Never for a read that must see a write just made: that reads `db`.
+   */
+  readonly replica: Db;
+  /**
+   * The replica's handles once it has replayed everything the primary had written when this is
+   * called (waiting up to `timeoutMs`), else the primary's: for reads that must include every write
+   * committed before they started (an export). `pool` is absent on the embedded store.
+   */
+  caughtUpReader(timeoutMs: number): Promise<{ db: Db; pool?: pg.Pool }>;
   /** Runs fn in a new transaction, then the afterCommit hooks registered on it. */
   tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** The scope of work inside `tx` when given, else outside any transaction (see DbScope). */
@@ -79,6 +93,8 @@ export interface Store {
   pglite?: PGlite;
   /** The pool (postgres only), for work drizzle cannot express (COPY, advisory locks on one session). */
   pool?: pg.Pool;
+  /** The replica's pool (DATABASE_READ_URL), when one is set. */
+  replicaPool?: pg.Pool;
 }
 
 export interface StoreOptions {
@@ -171,10 +187,17 @@ function guarded<C extends object>(client: C, owner: object, name: string, metho
 /** A store over the driver's base handle. */
 function makeStore(
   base: Handle,
-  fields: Omit<Store, 'db' | 'tx' | 'scope' | 'savepoint' | 'afterCommit' | 'notify' | 'listen'>,
+  fields: Omit<
+    Store,
+    'db' | 'replica' | 'caughtUpReader' | 'tx' | 'scope' | 'savepoint' | 'afterCommit' | 'notify' | 'listen'
+  >,
   options: {
     /** Who the guard's open transactions belong to; null when the guard is off. */
     guardOwner: object | null;
+    /** The replica's handle and pool (see Store.replica); the base handle when omitted. */
+    replica?: { handle: Handle; pool: pg.Pool };
+    /** The primary's pool (PostgreSQL). */
+    pool?: pg.Pool;
     /** Opens a top-level transaction; the base handle's own `transaction` when omitted. */
     begin?: <T>(fn: (tx: Handle) => Promise<T>) => Promise<T>;
     /** Other processes' notifications (PostgreSQL); none for the single-process embedded store. */
@@ -219,6 +242,13 @@ function makeStore(
   return {
     ...fields,
     db: base,
+    replica: options.replica?.handle ?? base,
+    caughtUpReader: async (timeoutMs) => {
+      const { replica, pool } = options;
+      if (!replica || !pool) return { db: base, pool };
+      const chosen = await caughtUpPool(pool, replica.pool, timeoutMs);
+      return chosen === replica.pool ? { db: replica.handle, pool: replica.pool } : { db: base, pool };
+    },
     tx: transaction,
     scope: (tx) => (tx ? { read: tx, write: (fn) => fn(tx) } : outside),
     savepoint: (tx, fn) => {
@@ -260,22 +290,13 @@ pg.types.setTypeParser(20, (v) => Number(v));
 
 export function createPostgresStore(
   databaseUrl: string,
-  options: { max?: number } & StoreOptions = {},
+  options: { max?: number; readUrl?: string | null } & StoreOptions = {},
 ): Store {
-  const raw = new pg.Pool({
-    connectionString: databaseUrl,
-    max: options.max ?? 10,
-    connectionTimeoutMillis: 5000,
-    idleTimeoutMillis: 30_000,
-  });
-  // An idle client that loses its server emits 'error' on the pool; without a listener the process dies.
-  raw.on('error', () => {});
-  // A checked-out client whose server goes away emits 'error' too, and the pool listens only while
-  // it is idle: unheard, that event is an uncaught exception that kills the process mid-burst. Its
-  // queries are rejected anyway (the request answers 503), so the event itself needs no handling.
-  raw.on('connect', (client) => {
-    client.on('error', () => {});
-  });
+  const max = options.max ?? 10;
+  const { pool: raw, hostList } = openPgPool(databaseUrl, { max, setting: 'DATABASE_URL' });
+  const read = options.readUrl
+    ? openPgPool(options.readUrl, { max, setting: 'DATABASE_READ_URL' }).pool
+    : null;
   const guardOwner = (options.guard ?? process.env.VITEST !== undefined) ? {} : null;
   const pool = guardOwner ? guarded(raw, guardOwner, 'store.pool', ['query', 'connect']) : raw;
   /**
@@ -287,22 +308,43 @@ export function createPostgresStore(
     const client = await pool.connect();
     try {
       return await (drizzleNodePg(client) as unknown as Handle).transaction(fn);
+    } catch (error) {
+      // A lost or demoted server: the next connection searches the host list again.
+      hostList?.reportError(error);
+      throw error;
     } finally {
       client.release();
     }
   };
-  const db = drizzleNodePg(guardOwner ? guarded(raw, guardOwner, 'store.db', ['query', 'connect']) : raw);
+  const handle = (client: pg.Pool, name: string) =>
+    drizzleNodePg(
+      guardOwner ? guarded(client, guardOwner, name, ['query', 'connect']) : client,
+    ) as unknown as Handle;
+  const replicaPool = read
+    ? guardOwner
+      ? guarded(read, guardOwner, 'store.replicaPool', ['query', 'connect'])
+      : read
+    : undefined;
   return makeStore(
-    db as unknown as Handle,
+    handle(raw, 'store.db'),
     {
       kind: 'postgres',
       pool,
+      replicaPool,
       ping: async () => {
         await raw.query('select 1');
       },
-      close: () => raw.end(),
+      close: async () => {
+        await Promise.all([raw.end(), read?.end()]);
+      },
     },
-    { guardOwner, begin, remote: createPgListener(databaseUrl) },
+    {
+      guardOwner,
+      begin,
+      pool,
+      replica: replicaPool ? { handle: handle(read!, 'store.replica'), pool: replicaPool } : undefined,
+      remote: createPgListener(hostList ? () => hostList.currentUrl() : databaseUrl),
+    },
   );
 }
 
