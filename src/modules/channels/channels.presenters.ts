@@ -23,7 +23,7 @@ export function presentChannel(channel: ChannelRow) {
     consentMaxAgeDays: channel.consentMaxAgeDays,
     rejectCooldownDays: channel.rejectCooldownDays,
     gppCmpId: channel.gppCmpId,
-    tcf: channel.tcf,
+    tcf: channel.tcf && { ...channel.tcf, publisherRestrictions: channel.tcf.publisherRestrictions ?? [] },
     createdAt: apiDate(channel.createdAt),
     updatedAt: apiDate(channel.updatedAt),
     archivedAt: apiDate(channel.archivedAt),

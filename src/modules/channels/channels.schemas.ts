@@ -34,6 +34,35 @@ export const RejectCooldownDays = Type.Integer({
     'After a decision that denies every optional purpose, the banner is not shown again for this many days, not even after a material change (the privacy choices link still opens the preferences); 0 (the default) asks as usual',
 });
 
+/**
+ * The publisher's restrictions of chosen vendors' purposes (docs/guides/tcf.md, "Publisher
+ * restrictions"), encoded in the TC string's core segment. Each vendor id must be one of the
+ * channel's vendorIds; purpose 1 and 3–6 cannot be restricted to legitimate interest.
+ */
+const PublisherRestrictions = Type.Array(
+  Type.Object(
+    {
+      purposeId: Type.Integer({ minimum: 1, maximum: 11 }),
+      type: Type.Union([
+        Type.Literal('not_allowed'),
+        Type.Literal('require_consent'),
+        Type.Literal('require_li'),
+      ]),
+      vendorIds: Type.Array(Type.Integer({ minimum: 1, maximum: 65535 }), {
+        minItems: 1,
+        maxItems: 1000,
+        uniqueItems: true,
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  {
+    maxItems: 33,
+    description:
+      'Per purpose and restriction type, the vendors it applies to (not_allowed, require_consent, require_li); [] by default',
+  },
+);
+
 const TcfFields = {
   cmpId: Type.Integer({
     minimum: 2,
@@ -58,6 +87,7 @@ const TcfFields = {
   purposeOneTreatment: Type.Boolean({
     description: 'Purpose 1 is not disclosed (only where the publisher’s country allows it)',
   }),
+  publisherRestrictions: PublisherRestrictions,
 };
 
 /** The channel's IAB TCF settings; null: not a TCF CMP. */
@@ -74,6 +104,7 @@ const NullableTcfInput = Type.Union(
         ...TcfFields,
         cmpVersion: Type.Optional(TcfFields.cmpVersion),
         purposeOneTreatment: Type.Optional(TcfFields.purposeOneTreatment),
+        publisherRestrictions: Type.Optional(TcfFields.publisherRestrictions),
       },
       { additionalProperties: false },
     ),
@@ -166,6 +197,8 @@ const Ids = Type.Array(Type.Integer());
 const SnapshotTcf = Type.Union([
   Type.Object({
     ...TcfFields,
+    // Snapshots made before restrictions existed lack them: none.
+    publisherRestrictions: Type.Optional(TcfFields.publisherRestrictions),
     vendorListVersion: Type.Integer(),
     tcfPolicyVersion: Type.Integer(),
     vendors: Type.Array(
