@@ -127,7 +127,45 @@ export function assertTcfVendors(list: VendorListRow | null, settings: ChannelTc
       });
     }
   });
+  errors.push(...unapplicableRestrictions(vendors, settings));
   if (errors.length > 0) throw validationFailed(errors);
+}
+
+/**
+ * Restrictions a TC string cannot carry for that vendor (IAB's encoder drops them, so a visitor's
+ * string could never match): not_allowed for a purpose the vendor does not declare; require_consent
+ * for a purpose it does not declare as flexible on legitimate interest; require_li for one it does
+ * not declare as flexible on consent.
+ */
+function unapplicableRestrictions(
+  vendors: Record<string, GvlVendor | undefined>,
+  settings: ChannelTcf,
+): FieldError[] {
+  const errors: FieldError[] = [];
+  (settings.publisherRestrictions ?? []).forEach(({ purposeId, type, vendorIds }, index) => {
+    vendorIds.forEach((id, at) => {
+      const vendor = vendors[String(id)];
+      if (!vendor) return; // reported as not chosen, or not in the list
+      const has = (list: number[] | undefined) => Array.isArray(list) && list.includes(purposeId);
+      const flexible = has(vendor.flexiblePurposes);
+      const applies =
+        type === 'not_allowed'
+          ? has(vendor.purposes) || has(vendor.legIntPurposes)
+          : type === 'require_consent'
+            ? flexible && has(vendor.legIntPurposes)
+            : flexible && has(vendor.purposes);
+      if (!applies) {
+        errors.push({
+          path: `/tcf/publisherRestrictions/${index}/vendorIds/${at}`,
+          message:
+            type === 'not_allowed'
+              ? `vendor ${id} does not declare purpose ${purposeId}: there is nothing to disallow`
+              : `vendor ${id} does not declare purpose ${purposeId} as flexible on ${type === 'require_consent' ? 'legitimate interest' : 'consent'}: a TC string cannot carry this restriction for it`,
+        });
+      }
+    });
+  });
+  return errors;
 }
 
 /**
