@@ -66,6 +66,12 @@ export interface TcfConfig {
   vendorListUrl: string;
   publisherCountryCode: string;
   purposeOneTreatment: boolean;
+  /** The channel's publisher restrictions, encoded in the core string ([] or absent: none). */
+  publisherRestrictions?: Array<{
+    purposeId: number;
+    type: 'not_allowed' | 'require_consent' | 'require_li';
+    vendorIds: number[];
+  }>;
 }
 
 /** What the first-party cookie holds. */

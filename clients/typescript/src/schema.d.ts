@@ -1025,6 +1025,12 @@ export interface components {
                 publisherCountryCode: string;
                 /** @description Purpose 1 is not disclosed (only where the publisher’s country allows it) */
                 purposeOneTreatment: boolean;
+                /** @description Per purpose and restriction type, the vendors it applies to (not_allowed, require_consent, require_li); [] by default */
+                publisherRestrictions: {
+                    purposeId: number;
+                    type: "not_allowed" | "require_consent" | "require_li";
+                    vendorIds: number[];
+                }[];
             } | null;
             /**
              * Format: date-time
@@ -1154,6 +1160,12 @@ export interface components {
                 publisherCountryCode: string;
                 /** @description Purpose 1 is not disclosed (only where the publisher’s country allows it) */
                 purposeOneTreatment: boolean;
+                /** @description Per purpose and restriction type, the vendors it applies to (not_allowed, require_consent, require_li); [] by default */
+                publisherRestrictions?: {
+                    purposeId: number;
+                    type: "not_allowed" | "require_consent" | "require_li";
+                    vendorIds: number[];
+                }[];
                 vendorListVersion: number;
                 tcfPolicyVersion: number;
                 vendors: {
@@ -1253,6 +1265,12 @@ export interface components {
                 gdprApplies: true;
                 publisherCountryCode: string;
                 purposeOneTreatment: boolean;
+                /** @description Per purpose and restriction type, the vendors it applies to (not_allowed, require_consent, require_li); [] by default */
+                publisherRestrictions: {
+                    purposeId: number;
+                    type: "not_allowed" | "require_consent" | "require_li";
+                    vendorIds: number[];
+                }[];
                 /**
                  * Format: uri
                  * @description The channel’s vendors in that vendor list version; add `&lang=xx` for a language
@@ -3440,6 +3458,12 @@ export interface operations {
                         publisherCountryCode: string;
                         /** @description Purpose 1 is not disclosed (only where the publisher’s country allows it) */
                         purposeOneTreatment?: boolean;
+                        /** @description Per purpose and restriction type, the vendors it applies to (not_allowed, require_consent, require_li); [] by default */
+                        publisherRestrictions?: {
+                            purposeId: number;
+                            type: "not_allowed" | "require_consent" | "require_li";
+                            vendorIds: number[];
+                        }[];
                     } | null;
                 };
             };
@@ -3842,6 +3866,12 @@ export interface operations {
                         publisherCountryCode: string;
                         /** @description Purpose 1 is not disclosed (only where the publisher’s country allows it) */
                         purposeOneTreatment?: boolean;
+                        /** @description Per purpose and restriction type, the vendors it applies to (not_allowed, require_consent, require_li); [] by default */
+                        publisherRestrictions?: {
+                            purposeId: number;
+                            type: "not_allowed" | "require_consent" | "require_li";
+                            vendorIds: number[];
+                        }[];
                     } | null;
                 };
             };
@@ -8107,6 +8137,7 @@ export interface operations {
              *     - `tc_vendor_not_disclosed`: consent or legitimate interest for a vendor its DisclosedVendors segment does not list
              *     - `tc_created_out_of_range`: Created more than a day ahead, or more than the channel’s consentMaxAgeDays days ago (UTC days)
              *     - `tc_contradicts_decisions`: a custom purpose of its Publisher TC segment granted (consent or legitimate interest) whose purpose the recorded decisions deny, or that the notice does not have; custom purpose n is the notice’s n-th purpose
+             *     - `tc_publisher_restrictions`: publisher restrictions (purpose, type, vendors) other than the channel’s publisherRestrictions, one missing, added or of another type
              *     An event that would be larger than 65,536 bytes in canonical form is refused with `code` `evidence_event_too_large` (path "").
              */
             422: {
@@ -8136,7 +8167,7 @@ export interface operations {
                             path: string;
                             message: string;
                             /** @description The rule broken (see the response description) */
-                            code?: "tc_not_service_specific" | "tc_policy_version" | "tc_purpose_li_forbidden" | "tc_vendor_not_selected" | "tc_vendor_not_disclosed" | "tc_created_out_of_range" | "tc_contradicts_decisions" | "evidence_event_too_large";
+                            code?: "tc_not_service_specific" | "tc_policy_version" | "tc_purpose_li_forbidden" | "tc_vendor_not_selected" | "tc_vendor_not_disclosed" | "tc_created_out_of_range" | "tc_contradicts_decisions" | "tc_publisher_restrictions" | "evidence_event_too_large";
                         }[];
                     };
                 };

@@ -275,6 +275,7 @@ export const SiteConfig = Type.Composite(
             gdprApplies: Type.Literal(true),
             publisherCountryCode: Type.String(),
             purposeOneTreatment: Type.Boolean(),
+            publisherRestrictions: PublisherRestrictions,
             vendorListUrl: Type.String({
               format: 'uri',
               description: 'The channel’s vendors in that vendor list version; add `&lang=xx` for a language',

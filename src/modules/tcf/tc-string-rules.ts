@@ -158,7 +158,7 @@ export function tcStringBreaches(
     );
   }
 
-  const restrictionMismatch = restrictionDifferences(model, context.publisherRestrictions ?? []);
+  const restrictionMismatch = restrictionDifferences(model, context.publisherRestrictions ?? [], selected);
   if (restrictionMismatch.length > 0) {
     breach(
       'tc_publisher_restrictions',
@@ -170,10 +170,14 @@ export function tcStringBreaches(
 
 /**
  * Where a string's publisher restrictions differ from the channel's, as "vendor v purpose p"
- * labels, sorted: a restriction missing, added or of another type. A string that drops a
+ * labels, sorted: a restriction missing, added or of another type, for a vendor the channel chose. A string that drops a
  * restriction would let a vendor use a purpose the publisher forbade.
  */
-export function restrictionDifferences(model: TCModel, settings: readonly RestrictionSetting[]): string[] {
+export function restrictionDifferences(
+  model: TCModel,
+  settings: readonly RestrictionSetting[],
+  selected: SelectedVendors,
+): string[] {
   const expected = new Map<string, string>();
   for (const { purposeId, type, vendorIds } of settings) {
     for (const id of vendorIds) expected.set(`${id}:${purposeId}`, type);
@@ -182,7 +186,9 @@ export function restrictionDifferences(model: TCModel, settings: readonly Restri
   const vector = model.publisherRestrictions;
   for (const restriction of vector.getRestrictions()) {
     const type = RESTRICTION_TYPES[restriction.restrictionType as number] ?? 'undefined';
-    for (const id of vector.getVendors(restriction)) carried.set(`${id}:${restriction.purposeId}`, type);
+    // IAB's encoder writes ranges that may span ids the channel did not choose: those are moot.
+    for (const id of vector.getVendors(restriction))
+      if (selected.has(id)) carried.set(`${id}:${restriction.purposeId}`, type);
   }
   const differing = new Set<string>();
   for (const [key, type] of expected) if (carried.get(key) !== type) differing.add(key);
