@@ -72,6 +72,12 @@ export interface TcfConfig {
   purposeOneTreatment: boolean;
   /** After a decision, a control that reopens the preferences (tcf.js); absent from older servers: "floating". */
   reopenControl?: 'floating' | 'none';
+  /** The channel's publisher restrictions, encoded in the core string ([] or absent: none). */
+  publisherRestrictions?: Array<{
+    purposeId: number;
+    type: 'not_allowed' | 'require_consent' | 'require_li';
+    vendorIds: number[];
+  }>;
 }
 
 /** What the first-party cookie holds. */

@@ -1027,6 +1027,12 @@ export interface components {
                 publisherCountryCode: string;
                 /** @description Purpose 1 is not disclosed (only where the publisher’s country allows it) */
                 purposeOneTreatment: boolean;
+                /** @description Per purpose and restriction type, the vendors it applies to (not_allowed, require_consent, require_li); [] by default */
+                publisherRestrictions: {
+                    purposeId: number;
+                    type: "not_allowed" | "require_consent" | "require_li";
+                    vendorIds: number[];
+                }[];
             } | null;
             integrations: {
                 /** @description Push UET's consent mode (ad_storage) to window.uetq: a default before any tag, an update on every change */
@@ -1166,6 +1172,12 @@ export interface components {
                 publisherCountryCode: string;
                 /** @description Purpose 1 is not disclosed (only where the publisher’s country allows it) */
                 purposeOneTreatment: boolean;
+                /** @description Per purpose and restriction type, the vendors it applies to (not_allowed, require_consent, require_li); [] by default */
+                publisherRestrictions?: {
+                    purposeId: number;
+                    type: "not_allowed" | "require_consent" | "require_li";
+                    vendorIds: number[];
+                }[];
                 vendorListVersion: number;
                 tcfPolicyVersion: number;
                 /** @description On a TCF channel, what a visitor in an opt-in region keeps after a decision to reopen the preferences: "floating" (the default), a persistent, labelled "Your Privacy Choices" button at the bottom left, themable with the banner’s --consent-* variables; "none", only the page’s own links (any element with data-consent-action="privacy-choices", or ConsentService.showPreferences()). Channels without tcf keep the setting but show no control */
@@ -1283,6 +1295,12 @@ export interface components {
                 purposeOneTreatment: boolean;
                 /** @description On a TCF channel, what a visitor in an opt-in region keeps after a decision to reopen the preferences: "floating" (the default), a persistent, labelled "Your Privacy Choices" button at the bottom left, themable with the banner’s --consent-* variables; "none", only the page’s own links (any element with data-consent-action="privacy-choices", or ConsentService.showPreferences()). Channels without tcf keep the setting but show no control */
                 reopenControl: "floating" | "none";
+                /** @description Per purpose and restriction type, the vendors it applies to (not_allowed, require_consent, require_li); [] by default */
+                publisherRestrictions: {
+                    purposeId: number;
+                    type: "not_allowed" | "require_consent" | "require_li";
+                    vendorIds: number[];
+                }[];
                 /**
                  * Format: uri
                  * @description The channel’s vendors in that vendor list version; add `&lang=xx` for a language
@@ -3507,6 +3525,12 @@ export interface operations {
                         publisherCountryCode: string;
                         /** @description Purpose 1 is not disclosed (only where the publisher’s country allows it) */
                         purposeOneTreatment?: boolean;
+                        /** @description Per purpose and restriction type, the vendors it applies to (not_allowed, require_consent, require_li); [] by default */
+                        publisherRestrictions?: {
+                            purposeId: number;
+                            type: "not_allowed" | "require_consent" | "require_li";
+                            vendorIds: number[];
+                        }[];
                     } | null;
                     integrations?: {
                         /** @description Push UET's consent mode (ad_storage) to window.uetq: a default before any tag, an update on every change */
@@ -3919,6 +3943,12 @@ export interface operations {
                         publisherCountryCode: string;
                         /** @description Purpose 1 is not disclosed (only where the publisher’s country allows it) */
                         purposeOneTreatment?: boolean;
+                        /** @description Per purpose and restriction type, the vendors it applies to (not_allowed, require_consent, require_li); [] by default */
+                        publisherRestrictions?: {
+                            purposeId: number;
+                            type: "not_allowed" | "require_consent" | "require_li";
+                            vendorIds: number[];
+                        }[];
                     } | null;
                     integrations?: {
                         /** @description Push UET's consent mode (ad_storage) to window.uetq: a default before any tag, an update on every change */
@@ -8194,6 +8224,7 @@ export interface operations {
              *     - `tc_vendor_not_disclosed`: consent or legitimate interest for a vendor its DisclosedVendors segment does not list
              *     - `tc_created_out_of_range`: Created more than a day ahead, or more than the channel’s consentMaxAgeDays days ago (UTC days)
              *     - `tc_contradicts_decisions`: a custom purpose of its Publisher TC segment granted (consent or legitimate interest) whose purpose the recorded decisions deny, or that the notice does not have; custom purpose n is the notice’s n-th purpose
+             *     - `tc_publisher_restrictions`: publisher restrictions (purpose, type, vendors) other than the channel’s publisherRestrictions, one missing, added or of another type
              *     An event that would be larger than 65,536 bytes in canonical form is refused with `code` `evidence_event_too_large` (path "").
              */
             422: {
@@ -8223,7 +8254,7 @@ export interface operations {
                             path: string;
                             message: string;
                             /** @description The rule broken (see the response description) */
-                            code?: "tc_not_service_specific" | "tc_policy_version" | "tc_purpose_li_forbidden" | "tc_vendor_not_selected" | "tc_vendor_not_disclosed" | "tc_created_out_of_range" | "tc_contradicts_decisions" | "evidence_event_too_large";
+                            code?: "tc_not_service_specific" | "tc_policy_version" | "tc_purpose_li_forbidden" | "tc_vendor_not_selected" | "tc_vendor_not_disclosed" | "tc_created_out_of_range" | "tc_contradicts_decisions" | "tc_publisher_restrictions" | "evidence_event_too_large";
                         }[];
                     };
                 };

@@ -1,4 +1,4 @@
-import { type GVL, TCModel, TCString } from '@iabtechlabtcf/core';
+import { type GVL, PurposeRestriction, TCModel, TCString } from '@iabtechlabtcf/core';
 import type { TcfConfig } from '../types.ts';
 import { CONSENT_ONLY_PURPOSES, disclosureOf } from './layers/disclosure.ts';
 import type { TcfChoice } from './layers/index.ts';
@@ -38,8 +38,16 @@ export function encodeChoice(gvl: GVL, tcf: TcfConfig, choice: TcfChoice, earlie
   model.vendorLegitimateInterests.set(choice.vendorLegitimateInterests);
   model.specialFeatureOptins.set(choice.specialFeatureOptins);
   model.vendorsDisclosed.set(disclosureOf(gvl).vendorIds);
+  // The channel's restrictions, as the server checks them (tc_publisher_restrictions); the
+  // RestrictionType numbers are 0 not allowed, 1 consent required, 2 LI required.
+  for (const { purposeId, type, vendorIds } of tcf.publisherRestrictions ?? []) {
+    const restriction = new PurposeRestriction(purposeId, RESTRICTION_TYPES.indexOf(type));
+    for (const id of vendorIds) model.publisherRestrictions.add(id, restriction);
+  }
   return TCString.encode(model);
 }
+
+const RESTRICTION_TYPES = ['not_allowed', 'require_consent', 'require_li'] as const;
 
 /**
  * `gvl` as the encoder sees it when it writes consentLanguage, which it takes from the list's

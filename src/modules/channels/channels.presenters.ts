@@ -25,7 +25,7 @@ export function presentChannel(channel: ChannelRow) {
     gppCmpId: channel.gppCmpId,
     gppSections: channel.gppSections,
     reopenControl: channel.reopenControl,
-    tcf: channel.tcf,
+    tcf: channel.tcf && { ...channel.tcf, publisherRestrictions: channel.tcf.publisherRestrictions ?? [] },
     integrations: channel.integrations,
     createdAt: apiDate(channel.createdAt),
     updatedAt: apiDate(channel.updatedAt),

@@ -62,6 +62,34 @@ export const ReopenControl = Type.Union([Type.Literal('floating'), Type.Literal(
   description:
     'On a TCF channel, what a visitor in an opt-in region keeps after a decision to reopen the preferences: "floating" (the default), a persistent, labelled "Your Privacy Choices" button at the bottom left, themable with the banner’s --consent-* variables; "none", only the page’s own links (any element with data-consent-action="privacy-choices", or ConsentService.showPreferences()). Channels without tcf keep the setting but show no control',
 });
+/**
+ * The publisher's restrictions of chosen vendors' purposes (docs/guides/tcf.md, "Publisher
+ * restrictions"), encoded in the TC string's core segment. Each vendor id must be one of the
+ * channel's vendorIds; purpose 1 and 3–6 cannot be restricted to legitimate interest.
+ */
+const PublisherRestrictions = Type.Array(
+  Type.Object(
+    {
+      purposeId: Type.Integer({ minimum: 1, maximum: 11 }),
+      type: Type.Union([
+        Type.Literal('not_allowed'),
+        Type.Literal('require_consent'),
+        Type.Literal('require_li'),
+      ]),
+      vendorIds: Type.Array(Type.Integer({ minimum: 1, maximum: 65535 }), {
+        minItems: 1,
+        maxItems: 1000,
+        uniqueItems: true,
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  {
+    maxItems: 33,
+    description:
+      'Per purpose and restriction type, the vendors it applies to (not_allowed, require_consent, require_li); [] by default',
+  },
+);
 
 const TcfFields = {
   cmpId: Type.Integer({
@@ -87,6 +115,7 @@ const TcfFields = {
   purposeOneTreatment: Type.Boolean({
     description: 'Purpose 1 is not disclosed (only where the publisher’s country allows it)',
   }),
+  publisherRestrictions: PublisherRestrictions,
 };
 
 /** The channel's IAB TCF settings; null: not a TCF CMP. */
@@ -103,6 +132,7 @@ const NullableTcfInput = Type.Union(
         ...TcfFields,
         cmpVersion: Type.Optional(TcfFields.cmpVersion),
         purposeOneTreatment: Type.Optional(TcfFields.purposeOneTreatment),
+        publisherRestrictions: Type.Optional(TcfFields.publisherRestrictions),
       },
       { additionalProperties: false },
     ),
@@ -201,6 +231,8 @@ const Ids = Type.Array(Type.Integer());
 const SnapshotTcf = Type.Union([
   Type.Object({
     ...TcfFields,
+    // Snapshots made before restrictions existed lack them: none.
+    publisherRestrictions: Type.Optional(TcfFields.publisherRestrictions),
     vendorListVersion: Type.Integer(),
     tcfPolicyVersion: Type.Integer(),
     // Absent from snapshots made before it: "floating".
@@ -282,6 +314,7 @@ export const SiteConfig = Type.Composite(
             publisherCountryCode: Type.String(),
             purposeOneTreatment: Type.Boolean(),
             reopenControl: ReopenControl,
+            publisherRestrictions: PublisherRestrictions,
             vendorListUrl: Type.String({
               format: 'uri',
               description: 'The channel’s vendors in that vendor list version; add `&lang=xx` for a language',

@@ -21,6 +21,14 @@ export interface ChannelTcf {
   vendorIds: number[];
   publisherCountryCode: string;
   purposeOneTreatment: boolean;
+  /** Absent in channels saved before restrictions existed: none. */
+  publisherRestrictions?: PublisherRestriction[];
+}
+
+export interface PublisherRestriction {
+  purposeId: number;
+  type: 'not_allowed' | 'require_consent' | 'require_li';
+  vendorIds: number[];
 }
 
 /** A channel's Microsoft consent-signal integrations (the API's `integrations` field). */

@@ -1,7 +1,8 @@
 import { AppError, type FieldError, validationFailed } from '../../platform/http/errors.ts';
 import { isAssignedIsoCountry } from '../regions/regions.service.ts';
+import { CONSENT_ONLY_PURPOSES } from '../tcf/tc-string-rules.ts';
 import { type GvlVendor, isDeleted, VENDOR_ID_LISTS, type VendorListRow } from '../tcf/tcf.service.ts';
-import type { ChannelTcf } from './channels.tables.ts';
+import type { ChannelTcf, PublisherRestriction } from './channels.tables.ts';
 import type { VisitorConfig } from './visitor-config.ts';
 
 /**
@@ -27,6 +28,7 @@ export function tcfSettings(input: {
   vendorIds: number[];
   publisherCountryCode: string;
   purposeOneTreatment?: boolean;
+  publisherRestrictions?: PublisherRestriction[];
 }): ChannelTcf {
   return {
     cmpId: input.cmpId,
@@ -34,6 +36,11 @@ export function tcfSettings(input: {
     vendorIds: [...input.vendorIds],
     publisherCountryCode: input.publisherCountryCode,
     purposeOneTreatment: input.purposeOneTreatment ?? false,
+    publisherRestrictions: (input.publisherRestrictions ?? []).map((r) => ({
+      purposeId: r.purposeId,
+      type: r.type,
+      vendorIds: [...r.vendorIds].sort((a, b) => a - b),
+    })),
   };
 }
 
@@ -42,14 +49,54 @@ export function tcfSettings(input: {
  * ISO 3166-1 assigns (the schema checks only its shape, and a TC string carries it as given).
  */
 export function assertTcfSettings(settings: ChannelTcf): void {
+  const errors: FieldError[] = [];
   if (!isAssignedIsoCountry(settings.publisherCountryCode)) {
-    throw validationFailed([
-      {
-        path: '/tcf/publisherCountryCode',
-        message: `"${settings.publisherCountryCode}" is not an assigned ISO 3166-1 alpha-2 country code`,
-      },
-    ]);
+    errors.push({
+      path: '/tcf/publisherCountryCode',
+      message: `"${settings.publisherCountryCode}" is not an assigned ISO 3166-1 alpha-2 country code`,
+    });
   }
+  errors.push(...restrictionErrors(settings));
+  if (errors.length > 0) throw validationFailed(errors);
+}
+
+/**
+ * Restrictions that a TC string could not carry or that say nothing: a vendor the channel did not
+ * choose; legitimate interest required for purpose 1 or 3–6 (the policy allows them on consent
+ * only); one vendor restricted twice for one purpose (a string carries one type per vendor and
+ * purpose).
+ */
+function restrictionErrors(settings: ChannelTcf): FieldError[] {
+  const errors: FieldError[] = [];
+  const chosen = new Set(settings.vendorIds);
+  const seen = new Map<string, number>();
+  (settings.publisherRestrictions ?? []).forEach((restriction, index) => {
+    const path = `/tcf/publisherRestrictions/${index}`;
+    if (restriction.type === 'require_li' && CONSENT_ONLY_PURPOSES.includes(restriction.purposeId)) {
+      errors.push({
+        path: `${path}/type`,
+        message: `purpose ${restriction.purposeId} takes consent only: it cannot be restricted to legitimate interest`,
+      });
+    }
+    restriction.vendorIds.forEach((id, at) => {
+      if (!chosen.has(id)) {
+        errors.push({
+          path: `${path}/vendorIds/${at}`,
+          message: `vendor ${id} is not one of the channel's vendorIds`,
+        });
+      }
+      const key = `${restriction.purposeId}:${id}`;
+      const earlier = seen.get(key);
+      if (earlier !== undefined && earlier !== index) {
+        errors.push({
+          path: `${path}/vendorIds/${at}`,
+          message: `vendor ${id} is already restricted for purpose ${restriction.purposeId} (publisherRestrictions/${earlier})`,
+        });
+      }
+      seen.set(key, earlier ?? index);
+    });
+  });
+  return errors;
 }
 
 /**
@@ -80,7 +127,45 @@ export function assertTcfVendors(list: VendorListRow | null, settings: ChannelTc
       });
     }
   });
+  errors.push(...unapplicableRestrictions(vendors, settings));
   if (errors.length > 0) throw validationFailed(errors);
+}
+
+/**
+ * Restrictions a TC string cannot carry for that vendor (IAB's encoder drops them, so a visitor's
+ * string could never match): not_allowed for a purpose the vendor does not declare; require_consent
+ * for a purpose it does not declare as flexible on legitimate interest; require_li for one it does
+ * not declare as flexible on consent.
+ */
+function unapplicableRestrictions(
+  vendors: Record<string, GvlVendor | undefined>,
+  settings: ChannelTcf,
+): FieldError[] {
+  const errors: FieldError[] = [];
+  (settings.publisherRestrictions ?? []).forEach(({ purposeId, type, vendorIds }, index) => {
+    vendorIds.forEach((id, at) => {
+      const vendor = vendors[String(id)];
+      if (!vendor) return; // reported as not chosen, or not in the list
+      const has = (list: number[] | undefined) => Array.isArray(list) && list.includes(purposeId);
+      const flexible = has(vendor.flexiblePurposes);
+      const applies =
+        type === 'not_allowed'
+          ? has(vendor.purposes) || has(vendor.legIntPurposes)
+          : type === 'require_consent'
+            ? flexible && has(vendor.legIntPurposes)
+            : flexible && has(vendor.purposes);
+      if (!applies) {
+        errors.push({
+          path: `/tcf/publisherRestrictions/${index}/vendorIds/${at}`,
+          message:
+            type === 'not_allowed'
+              ? `vendor ${id} does not declare purpose ${purposeId}: there is nothing to disallow`
+              : `vendor ${id} does not declare purpose ${purposeId} as flexible on ${type === 'require_consent' ? 'legitimate interest' : 'consent'}: a TC string cannot carry this restriction for it`,
+        });
+      }
+    });
+  });
+  return errors;
 }
 
 /**

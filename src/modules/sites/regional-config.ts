@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { envelope } from '../../platform/http/schemas.ts';
 import type { VisitorConfig } from '../channels/channels.service.ts';
+import type { PublisherRestriction } from '../channels/channels.tables.ts';
 import { type ResolvedRegion, resolveRegime } from '../regions/regions.service.ts';
 import { TCF_RELEASE } from '../tcf/tcf.service.ts';
 import { pageOrigins } from './page-origins.ts';
@@ -32,6 +33,8 @@ export interface SiteTcf {
   purposeOneTreatment: boolean;
   /** After a decision, the control that reopens the preferences (tcf.js), or "none". */
   reopenControl: 'floating' | 'none';
+  /** Encoded by tcf.js in every string it makes (tc_publisher_restrictions). */
+  publisherRestrictions: PublisherRestriction[];
   /** The channel's slice of that vendor list version (immutable per version); the SDK adds `&lang=`. */
   vendorListUrl: string;
 }
@@ -66,6 +69,7 @@ export function publicTcf(config: VisitorConfig, baseUrl: string): SiteTcf | nul
     publisherCountryCode: tcf.publisherCountryCode,
     purposeOneTreatment: tcf.purposeOneTreatment,
     reopenControl: tcf.reopenControl ?? 'floating',
+    publisherRestrictions: tcf.publisherRestrictions ?? [],
     vendorListUrl: `${baseUrl}/v1/public/sites/${config.siteKey}/tcf/vendor-list.json?version=${tcf.vendorListVersion}&configVersion=${config.configVersion}`,
   };
 }

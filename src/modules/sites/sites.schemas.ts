@@ -80,6 +80,8 @@ const TC_RULE_TEXT: Record<TcStringRule, string> = {
     'Created more than a day ahead, or more than the channel’s consentMaxAgeDays days ago (UTC days)',
   tc_contradicts_decisions:
     'a custom purpose of its Publisher TC segment granted (consent or legitimate interest) whose purpose the recorded decisions deny, or that the notice does not have; custom purpose n is the notice’s n-th purpose',
+  tc_publisher_restrictions:
+    'publisher restrictions (purpose, type, vendors) other than the channel’s publisherRestrictions, one missing, added or of another type',
 };
 
 /**

@@ -149,6 +149,7 @@ export function createSitesService(deps: {
       consentMaxAgeDays: notice.consentMaxAgeDays,
       purposes: notice.purposes,
       decisions,
+      publisherRestrictions: notice.tcf.publisherRestrictions ?? [],
       now: clock.now(),
     });
     if (checked.problems !== undefined) {

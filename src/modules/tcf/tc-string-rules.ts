@@ -15,6 +15,7 @@ export const TC_STRING_RULES = [
   'tc_vendor_not_disclosed',
   'tc_created_out_of_range',
   'tc_contradicts_decisions',
+  'tc_publisher_restrictions',
 ] as const;
 export type TcStringRule = (typeof TC_STRING_RULES)[number];
 
@@ -33,8 +34,20 @@ export interface TcStringContext {
   purposes: readonly { key: string }[];
   /** The decisions as they will be recorded (resolveDecisions: every purpose of the notice). */
   decisions: Readonly<Record<string, 'granted' | 'denied'>>;
+  /** The notice's publisher restrictions (`tcf.publisherRestrictions`; absent in older notices: none). */
+  publisherRestrictions?: readonly RestrictionSetting[];
   now: Date;
 }
+
+/** One restriction as a channel sets it (channels' tcf-settings.ts). */
+export interface RestrictionSetting {
+  purposeId: number;
+  type: 'not_allowed' | 'require_consent' | 'require_li';
+  vendorIds: readonly number[];
+}
+
+/** The TC string's RestrictionType numbers (0, 1, 2), by the channel's names. */
+const RESTRICTION_TYPES = ['not_allowed', 'require_consent', 'require_li'] as const;
 
 /**
  * The lowest TcfPolicyVersion accepted: 5, the policy of TCF v2.3 and v2.4 (the DisclosedVendors
@@ -144,7 +157,46 @@ export function tcStringBreaches(
       `grants custom purpose ${some(contradictions)} in its Publisher TC segment, which the decision denies or the notice does not have (custom purpose n is the notice's n-th purpose)`,
     );
   }
+
+  const restrictionMismatch = restrictionDifferences(model, context.publisherRestrictions ?? [], selected);
+  if (restrictionMismatch.length > 0) {
+    breach(
+      'tc_publisher_restrictions',
+      `carries publisher restrictions that differ from the channel's, for ${restrictionMismatch.slice(0, 5).join(', ')}${restrictionMismatch.length > 5 ? ` and ${restrictionMismatch.length - 5} more` : ''}`,
+    );
+  }
   return breaches;
+}
+
+/**
+ * Where a string's publisher restrictions differ from the channel's, as "vendor v purpose p"
+ * labels, sorted: a restriction missing, added or of another type, for a vendor the channel chose. A string that drops a
+ * restriction would let a vendor use a purpose the publisher forbade.
+ */
+export function restrictionDifferences(
+  model: TCModel,
+  settings: readonly RestrictionSetting[],
+  selected: SelectedVendors,
+): string[] {
+  const expected = new Map<string, string>();
+  for (const { purposeId, type, vendorIds } of settings) {
+    for (const id of vendorIds) expected.set(`${id}:${purposeId}`, type);
+  }
+  const carried = new Map<string, string>();
+  const vector = model.publisherRestrictions;
+  for (const restriction of vector.getRestrictions()) {
+    const type = RESTRICTION_TYPES[restriction.restrictionType as number] ?? 'undefined';
+    // IAB's encoder writes ranges that may span ids the channel did not choose: those are moot.
+    for (const id of vector.getVendors(restriction))
+      if (selected.has(id)) carried.set(`${id}:${restriction.purposeId}`, type);
+  }
+  const differing = new Set<string>();
+  for (const [key, type] of expected) if (carried.get(key) !== type) differing.add(key);
+  for (const key of carried.keys()) if (!expected.has(key)) differing.add(key);
+  return [...differing]
+    .map((key) => key.split(':').map(Number) as [number, number])
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1])
+    .map(([vendor, purpose]) => `vendor ${vendor} purpose ${purpose}`);
 }
 
 /**
