@@ -98,9 +98,9 @@ describe('guide "Run as an IAB TCF CMP"', () => {
   it('the guide’s PATCH sets tcf as written; the rules it states are the API’s', async () => {
     const res = await patch(body.tcf);
     expect(res.status, res.text).toBe(200);
-    // cmpVersion left out, as in the guide: null, the service's TCF release.
+    // cmpVersion left out, as in the guide: null, the service's TCF release; no restrictions: [].
     expect(body.tcf).not.toHaveProperty('cmpVersion');
-    expect(res.body.data.tcf).toEqual({ ...body.tcf, cmpVersion: null });
+    expect(res.body.data.tcf).toEqual({ ...body.tcf, cmpVersion: null, publisherRestrictions: [] });
 
     // cmpId 2–4095; vendorIds 1–1000 of them; two letters of country.
     for (const bad of [{ cmpId: 1 }, { cmpId: 4096 }, { vendorIds: [] }, { publisherCountryCode: 'FRA' }]) {
