@@ -43,6 +43,40 @@ const until = async (check: () => boolean, ms = 3000) => {
   while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
 };
 
+describe('a request line Node refuses', () => {
+  // Issue 44 item 6: a command copied with its placeholder (ch_…) got `instance: ""` and no hint.
+  it('names the query parameter holding a byte that must be percent-encoded, and the path', async () => {
+    const received = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port(), '127.0.0.1');
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk) => {
+        text += chunk;
+      });
+      socket.on('error', reject);
+      socket.on('close', () => resolve(text));
+      socket.write(
+        Buffer.from('GET /v1/consent-state?channelId=ch_\u2026&subjectId=s HTTP/1.1\r\nHost: x\r\n\r\n'),
+      );
+      setTimeout(() => socket.destroy(), 5000).unref();
+    });
+    expect(received).toMatch(/^HTTP\/1\.1 400 /);
+    const problem = JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4));
+    expect(problem.code).toBe('malformed_request');
+    expect(problem.instance).toBe('/v1/consent-state');
+    expect(problem.detail).toContain('Query parameter channelId');
+    expect(problem.detail).toContain('0xE2');
+  });
+
+  it('names the path when the byte is in it, with no instance', async () => {
+    const received = await exchange('GET /v1/channels/ch_\u2026 HTTP/1.1\r\nHost: x\r\n\r\n');
+    const problem = JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4));
+    expect(problem.code).toBe('malformed_request');
+    expect(problem.instance).toBe('');
+    expect(problem.detail).toContain('The request path holds');
+  });
+});
+
 describe('a client that aborts its upload', () => {
   it('is not logged as a database outage, nor at error level', async () => {
     const before = logLines.length;

@@ -4,6 +4,7 @@ import { describeError, isDatabaseUnavailable } from '../db/pg-errors.ts';
 import { AppError } from './errors.ts';
 import { sendProblem } from './problem.ts';
 import { requestIdFor } from './request-id.ts';
+import { requestLineFault } from './request-line.ts';
 import { fieldErrors } from './validation.ts';
 
 /** Fastify's own errors (body parsing, limits) as codes of our table (errors.ts). */
@@ -159,14 +160,17 @@ export function clientErrorHandler(docsUrl: string) {
     }
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
     const status = tooLarge ? 431 : 400;
+    const fault = tooLarge ? null : requestLineFault((error as { rawPacket?: Buffer }).rawPacket);
     const requestId = requestIdFor({ headers: {} } as never);
     const body = JSON.stringify({
       type: `${docsUrl}/errors/malformed_request`,
       title: 'Malformed request',
       status,
       code: 'malformed_request',
-      detail: tooLarge ? 'The request headers are too large.' : 'The request could not be parsed.',
-      instance: '',
+      detail: tooLarge
+        ? 'The request headers are too large.'
+        : (fault?.detail ?? 'The request could not be parsed.'),
+      instance: fault?.instance ?? '',
       requestId,
     });
     const answer =

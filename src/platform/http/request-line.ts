@@ -1,0 +1,47 @@
+/**
+ * What was wrong with a request Node's HTTP parser refused before any route saw it, read from the
+ * bytes it kept (`rawPacket`). The common case is a command copied with a placeholder still in it
+ * (`channelId=ch_…`): a byte outside printable ASCII in the address. The answer names the query
+ * parameter (or the path) that holds it, so the problem says which part to fix, and gives the path
+ * as the problem's `instance` when the path itself is clean.
+ */
+export interface RequestLineFault {
+  detail: string;
+  instance: string;
+}
+
+/** A byte an HTTP request target may carry as it is (printable ASCII, no space). */
+const printable = (byte: number) => byte > 0x20 && byte < 0x7f;
+
+export function requestLineFault(raw: Buffer | undefined): RequestLineFault | null {
+  if (!raw || raw.length === 0) return null;
+  const end = raw.indexOf('\r\n');
+  const line = raw.subarray(0, end === -1 ? Math.min(raw.length, 8192) : end);
+  const start = line.indexOf(0x20) + 1;
+  if (start <= 0) return null;
+  // The target runs to the last space (before HTTP/1.x), or to the end of a line cut short.
+  const version = line.lastIndexOf(' HTTP/');
+  const target = line.subarray(start, version > start ? version : line.length);
+  const bad = target.findIndex((byte) => !printable(byte));
+  if (bad === -1) return null;
+  const query = target.indexOf(0x3f); // '?'
+  const path = target.subarray(0, query === -1 ? target.length : query);
+  const instance = path.every(printable) ? path.toString('latin1') : '';
+  const byte = `0x${target[bad].toString(16).toUpperCase().padStart(2, '0')}`;
+  const fix = 'percent-encode it, or replace a placeholder such as ch_… with the real value';
+  if (query === -1 || bad < query) {
+    return {
+      detail: `The request path holds a character that must be percent-encoded (byte ${byte}): ${fix}.`,
+      instance,
+    };
+  }
+  // The query parameter whose name or value holds the byte: the `&`-separated pair around it.
+  const pairStart = target.lastIndexOf(0x26, bad) > query ? target.lastIndexOf(0x26, bad) + 1 : query + 1;
+  const pair = target.subarray(pairStart, bad).toString('latin1');
+  const name = pair.includes('=') ? pair.slice(0, pair.indexOf('=')) : null;
+  const where = name && name.length > 0 ? `Query parameter ${name}` : 'The query';
+  return {
+    detail: `${where} holds a character that must be percent-encoded (byte ${byte}): ${fix}.`,
+    instance,
+  };
+}
