@@ -42,6 +42,7 @@ describe('POST /v1/channels', () => {
         'rejectCooldownDays',
         'gppCmpId',
         'gppSections',
+        'reopenControl',
         'tcf',
         'integrations',
         'createdAt',

@@ -42,7 +42,7 @@ describe('channel tcf', () => {
 
     const channel = await tcfChannel();
     // cmpVersion null: the channel follows the service's TCF release (issue 41).
-    const expected = { ...settings, cmpVersion: null, purposeOneTreatment: false };
+    const expected = { ...settings, cmpVersion: null, purposeOneTreatment: false, publisherRestrictions: [] };
     expect(channel.tcf).toEqual(expected);
     const read = await t.http.get(`/v1/channels/${channel.id}`, { key: tenant.testKey });
     expect(read.body.data.tcf).toEqual(expected);
@@ -244,6 +244,8 @@ describe('the visitor config of a TCF channel', () => {
       gdprApplies: true,
       publisherCountryCode: 'FR',
       purposeOneTreatment: false,
+      publisherRestrictions: [],
+      reopenControl: 'floating',
       vendorListUrl: expect.stringMatching(/^https?:\/\/[^/]+\/v1\/public\/sites\//),
     });
     expect(fast.body.data.tcf.vendorListUrl).toMatch(

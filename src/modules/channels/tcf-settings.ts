@@ -1,7 +1,12 @@
 import { AppError, type FieldError, validationFailed } from '../../platform/http/errors.ts';
 import { isAssignedIsoCountry } from '../regions/regions.service.ts';
-import { CONSENT_ONLY_PURPOSES } from '../tcf/tc-string-rules.ts';
-import { type GvlVendor, isDeleted, VENDOR_ID_LISTS, type VendorListRow } from '../tcf/tcf.service.ts';
+import {
+  CONSENT_ONLY_PURPOSES,
+  type GvlVendor,
+  isDeleted,
+  VENDOR_ID_LISTS,
+  type VendorListRow,
+} from '../tcf/tcf.service.ts';
 import type { ChannelTcf, PublisherRestriction } from './channels.tables.ts';
 import type { VisitorConfig } from './visitor-config.ts';
 
