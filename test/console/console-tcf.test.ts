@@ -182,6 +182,7 @@ describe.skipIf(browserSkipReason !== null)('console IAB TCF section in Chromium
         vendorIds: [21, 32],
         publisherCountryCode: 'FR',
         purposeOneTreatment: false,
+        publisherRestrictions: [],
       });
       expect(channel.configVersion).toBeGreaterThan(site.configVersion);
 

@@ -208,6 +208,11 @@ export function settingsForm(
       vendorIds: chosen.map((v) => v.id),
       publisherCountryCode: countryControl.value.trim().toUpperCase(),
       purposeOneTreatment: treatment.checked,
+      // The form does not edit restrictions: it keeps the channel's, for the vendors still chosen
+      // (a restriction may only name chosen vendors), so saving here never drops one silently.
+      publisherRestrictions: (tcf?.publisherRestrictions ?? [])
+        .map((r) => ({ ...r, vendorIds: r.vendorIds.filter((id) => chosen.some((v) => v.id === id)) }))
+        .filter((r) => r.vendorIds.length > 0),
     };
     // The API's rules, checked here first so each problem shows at its field before any request.
     const problems = checkSettings(body);

@@ -14,6 +14,8 @@ export interface ChannelTcf {
   vendorIds: number[];
   publisherCountryCode: string;
   purposeOneTreatment: boolean;
+  /** Set through the API (docs/guides/tcf.md); the form keeps them, for the vendors still chosen. */
+  publisherRestrictions?: Array<{ purposeId: number; type: string; vendorIds: number[] }>;
 }
 
 export interface TcfChannel {
