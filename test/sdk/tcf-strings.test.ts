@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { refreshVendorList } from '../helpers/tcf.ts';
 import { action } from './fixture.ts';
 import { browserSkipReason } from './harness.ts';
 import {
@@ -111,6 +112,9 @@ describe.skipIf(browserSkipReason !== null)('TC strings (issue 31)', () => {
 
   it('a custom choice in "Manage options" (German): two consents, objections to a purpose’s and a vendor’s legitimate interest, a special feature', async () => {
     const site = await f.tcfSite();
+    // The layers are drawn in German only with IAB's German texts (never mixed, issue 41 item 7):
+    // the mirror fetches them once a channel uses the language.
+    await refreshVendorList(f.t);
     const visit = await f.visit(site, 'FR', { locale: 'de-DE' });
     const { decoded, event } = await choose(visit, site, async (page) => {
       await page.click(`${LAYERS} ${action('customize')}`);
