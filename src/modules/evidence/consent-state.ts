@@ -11,6 +11,15 @@ const DAY_MS = 24 * 3600_000;
 /** Events per backfill transaction: short enough not to hold locks long, big enough to be quick. */
 export const BACKFILL_BATCH = 5_000;
 
+/** The newest of a subject's state rows: the event of its newest decision. */
+const newestRow = (rows: StatePurposeRow[]) =>
+  rows.reduce((a, b) =>
+    a.recordedAt.getTime() > b.recordedAt.getTime() ||
+    (a.recordedAt.getTime() === b.recordedAt.getTime() && a.eventId > b.eventId)
+      ? a
+      : b,
+  );
+
 /** A subject's consent state on a channel, as `GET /v1/consent-state` shows it. */
 export function presentState(
   channelId: string,
@@ -20,12 +29,7 @@ export function presentState(
 ) {
   const sorted = [...rows].sort((a, b) => a.purposeKey.localeCompare(b.purposeKey));
   // The newest event among the purposes gives lastRecordedAt and where the subject was then.
-  const newest = rows.reduce((a, b) =>
-    a.recordedAt.getTime() > b.recordedAt.getTime() ||
-    (a.recordedAt.getTime() === b.recordedAt.getTime() && a.eventId > b.eventId)
-      ? a
-      : b,
-  );
+  const newest = newestRow(rows);
   const expiresAt = new Date(newest.recordedAt.getTime() + newest.consentMaxAgeDays * DAY_MS);
   return {
     channelId,
@@ -58,12 +62,7 @@ export type ConsentStateView = ReturnType<typeof presentState>;
  * the newest decision per purpose, and the version and time of the newest of them.
  */
 export function presentChoice(rows: StatePurposeRow[], tcString: string | null = null) {
-  const newest = rows.reduce((a, b) =>
-    a.recordedAt.getTime() > b.recordedAt.getTime() ||
-    (a.recordedAt.getTime() === b.recordedAt.getTime() && a.eventId > b.eventId)
-      ? a
-      : b,
-  );
+  const newest = newestRow(rows);
   const sorted = [...rows].sort((a, b) => a.purposeKey.localeCompare(b.purposeKey));
   return {
     purposes: Object.fromEntries(sorted.map((r) => [r.purposeKey, r.decision])),
@@ -72,15 +71,6 @@ export function presentChoice(rows: StatePurposeRow[], tcString: string | null =
     tcString,
   };
 }
-
-/** The newest of a subject's state rows: the event of its newest decision. */
-const newestRow = (rows: StatePurposeRow[]) =>
-  rows.reduce((a, b) =>
-    a.recordedAt.getTime() > b.recordedAt.getTime() ||
-    (a.recordedAt.getTime() === b.recordedAt.getTime() && a.eventId > b.eventId)
-      ? a
-      : b,
-  );
 
 export type AccountChoice = ReturnType<typeof presentChoice>;
 
