@@ -110,11 +110,14 @@ export interface OutboxJob {
 }
 
 /**
- * The statement's text. Its result: one row per key record that was stored (`key_no`, from 1);
+ * The statement's text. `tcStrings: false` leaves out the upsert of the subjects' TC strings, for
+ * a batch in which no event carries one (most batches: only TCF channels send TC strings), so that
+ * such a batch does not pay for its planning and its empty DISTINCT ON.
+ * Its result: one row per key record that was stored (`key_no`, from 1);
  * a keyed write whose record is not among them found its key taken (a live record, or a
  * concurrent transaction's that committed first) and wrote nothing.
  */
-export function consentWriteSql(outbox: OutboxJob | null): string {
+export function consentWriteSql(outbox: OutboxJob | null, options: { tcStrings: boolean }): string {
   const keyParams = list(KEY_COLUMNS, (_, i) => `$${i + 1}::text[]`);
   const eventParams = list(EVENT_COLUMNS, (_, i) => `$${KEY_PARAMS + i + 1}::text[]`);
   const now = `$${NOW}::timestamptz`;
@@ -153,7 +156,7 @@ new_events AS (
   RETURNING *
 )${outboxPart},
 -- The subjects' consent state (newest decision per purpose), in the same commit as their events.
-${consentStateCtes('new_events')},
+${consentStateCtes('new_events', options)},
 -- The consent analytics counts: a decision counted exactly when it is stored.
 ${analyticsCtes('new_events')}
 SELECT key_no::integer AS key_no FROM won_keys`;

@@ -83,6 +83,16 @@ export function textArrayLiteral(values: ReadonlyArray<string | null>): string {
   return `${out}}`;
 }
 
+interface NamedStatement {
+  name: string;
+  sql: string;
+}
+
+/** A statement's name follows its text: a process never sends two texts under one name. */
+function namedStatement(sql: string): NamedStatement {
+  return { name: `consent_write_${createHash('sha256').update(sql).digest('hex').slice(0, 12)}`, sql };
+}
+
 /**
  * Runs a batch of consent writes as the one statement of consent-write.sql.ts: on PostgreSQL a
  * named statement (parsed and planned once per pooled connection; pg keeps the name per client),
@@ -92,11 +102,14 @@ export function textArrayLiteral(values: ReadonlyArray<string | null>): string {
  * was written.
  */
 export function createConsentWriteStatement(store: Store, outbox: OutboxJob | null) {
-  const sql = consentWriteSql(outbox);
-  // The name follows the text: a process never sends two texts under one name.
-  const name = `consent_write_${createHash('sha256').update(sql).digest('hex').slice(0, 12)}`;
+  const withTc = namedStatement(consentWriteSql(outbox, { tcStrings: true }));
+  const withoutTc = namedStatement(consentWriteSql(outbox, { tcStrings: false }));
 
-  async function execute(values: unknown[]): Promise<Array<{ key_no: number }>> {
+  async function execute(
+    statement: NamedStatement,
+    values: unknown[],
+  ): Promise<Array<{ key_no: number }>> {
+    const { name, sql } = statement;
     if (store.pool) {
       const literals = values.map((value) => (Array.isArray(value) ? textArrayLiteral(value) : value));
       return (await store.pool.query({ name, text: sql, values: literals })).rows;
@@ -106,8 +119,8 @@ export function createConsentWriteStatement(store: Store, outbox: OutboxJob | nu
   }
 
   return {
-    /** The statement's text (tests and the bench print it). */
-    sql,
+    /** The statement's text, with the TC-string upsert (tests and the bench print it). */
+    sql: withTc.sql,
 
     async run(writes: ConsentWrite[], now: Date): Promise<StagedCommitOutcome[]> {
       const outcomes: StagedCommitOutcome[] = writes.map(() => 'stored');
@@ -137,7 +150,10 @@ export function createConsentWriteStatement(store: Store, outbox: OutboxJob | nu
           keyNos.push(keyNo === null ? null : String(keyNo));
         }
       });
-      const stored = new Set((await execute([...columns, now.toISOString()])).map((r) => Number(r.key_no)));
+      const carriesTc = writes.some((write) => write.rows.some((row) => row.tcString !== null));
+      const statement = carriesTc ? withTc : withoutTc;
+      const rows = await execute(statement, [...columns, now.toISOString()]);
+      const stored = new Set(rows.map((r) => Number(r.key_no)));
       writes.forEach((_, i) => {
         const keyNo = keyNoOfWrite[i];
         if (keyNo !== null && !stored.has(keyNo)) outcomes[i] = 'taken';
