@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { type DatabaseTarget, parseDatabaseUrl, serverMatches } from './database-url.ts';
-import { isDatabaseUnavailable, pgErrorOf } from './pg-errors.ts';
+import { isDatabaseUnavailable } from './pg-errors.ts';
 
 export interface HostListPoolOptions {
   max: number;
@@ -77,7 +77,7 @@ export class HostListPool extends pg.Pool {
    */
   reportError(error: unknown): void {
     if (this.closed || !this.current) return;
-    if (isDatabaseUnavailable(error) || pgErrorOf(error)?.code === '25006') this.suspect = true;
+    if (isDatabaseUnavailable(error)) this.suspect = true;
   }
 
   // pg.Pool's overloads: only the promise forms are used here (by drizzle, the store and the jobs).

@@ -36,14 +36,25 @@ const CONNECTION_ERRNOS = new Set([
   'EHOSTUNREACH',
 ]);
 
-/** True when the database could not be reached (as opposed to rejecting a query). */
+/**
+ * True when the database could not be reached, or the server reached cannot take writes now
+ * (25006: a standby, or a primary demoted behind a virtual address), as opposed to rejecting a
+ * query: the request answers 503 and may be retried, and a host list searches for its server again.
+ */
 export function isDatabaseUnavailable(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; current && depth < 5; depth++) {
     const candidate = current as { code?: unknown; message?: unknown; cause?: unknown };
     const code = typeof candidate.code === 'string' ? candidate.code : '';
-    // Class 08 (connection exception), 57P01-57P03 (shutdown / cannot connect now), 53300 (too many connections).
-    if (/^08/.test(code) || /^57P0[123]$/.test(code) || code === '53300' || CONNECTION_ERRNOS.has(code))
+    // Class 08 (connection exception), 57P01-57P03 (shutdown / cannot connect now), 53300 (too many
+    // connections), 25006 (read-only transaction: the server is, or became, a standby).
+    if (
+      /^08/.test(code) ||
+      /^57P0[123]$/.test(code) ||
+      code === '53300' ||
+      code === '25006' ||
+      CONNECTION_ERRNOS.has(code)
+    )
       return true;
     // pg's own errors for a dead pool carry no code.
     if (
