@@ -390,3 +390,5 @@ describe('guard proxy', () => {
     }
   });
 });
+
+// store-independent: the scan browser against a fixture site, no service (test/scans/scans.test.ts runs scans through the service on both stores)
