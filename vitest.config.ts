@@ -7,6 +7,7 @@ export default defineConfig({
       'test/helpers/global-setup.ts',
       'test/helpers/openapi-global.ts',
       'test/helpers/sdk-bundles-global.ts',
+      'test/helpers/chromium-global.ts',
     ],
     setupFiles: ['test/helpers/per-file-database.ts', 'test/helpers/openapi-setup.ts'],
     testTimeout: 30_000,

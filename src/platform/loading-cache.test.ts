@@ -78,3 +78,5 @@ describe('createLoadingCache', () => {
     expect(cache.size).toBe(0);
   });
 });
+
+// store-independent: the loading cache, in memory

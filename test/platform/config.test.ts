@@ -56,3 +56,5 @@ describe('configuration', () => {
     expect(lines.join('\n')).toMatch(/DATABASE_URL/);
   });
 });
+
+// store-independent: configuration parsing, no service

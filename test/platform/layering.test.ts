@@ -337,3 +337,5 @@ describe('layering', () => {
     expect(consoleEdges()).toContainEqual(['console/src/views/scans.ts', 'src/shared/scans-matching.ts']);
   });
 });
+
+// store-independent: reads source files only

@@ -58,3 +58,5 @@ describe('the browser memory watch', () => {
     expect(await browserMemory(2 ** 22 + 12345)).toEqual({ bytes: 0, processes: 0 });
   });
 });
+
+// store-independent: the memory watch on sh processes, no service

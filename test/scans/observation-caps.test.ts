@@ -52,3 +52,5 @@ describe('a phase’s observations', () => {
     expect([...seen.requests.values()].map((r) => r.host)).toEqual(['cdn.tracker.example']);
   });
 });
+
+// store-independent: observation caps, pure functions

@@ -13,3 +13,5 @@ describe('SCAN_MEMORY_LIMIT_MB', () => {
     }
   });
 });
+
+// store-independent: scan configuration parsing, no service

@@ -133,3 +133,5 @@ ${Array.from({ length: FRAMES }, (_, i) => `<iframe src="http://hog${i}.example:
     await expectBrowserGone(pid);
   }, 120_000);
 });
+
+// store-independent: the scan browser's memory limit against a fixture site, no service

@@ -131,3 +131,5 @@ describe.skipIf(browserSkipReason !== null)('WebRTC and other UDP in a scanned p
     }
   }, 60_000);
 });
+
+// store-independent: the scan browser against a fixture site, no service

@@ -33,3 +33,5 @@ describe('SDK bundle', () => {
     expect(code).toContain('__consentServiceGpp');
   });
 });
+
+// store-independent: the SDK build's bundles, no service

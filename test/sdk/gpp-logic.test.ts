@@ -342,3 +342,5 @@ describe('who gets the GPP CMP API', () => {
     expect(gppApplies(config({ region: undefined }))).toBe(false);
   });
 });
+
+// store-independent: the SDK's GPP logic in Node, no service

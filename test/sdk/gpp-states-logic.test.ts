@@ -147,3 +147,5 @@ describe('the string of each state section (decoded by @iabgpp/cmpapi)', () => {
     });
   });
 });
+
+// store-independent: the SDK's GPP state logic in Node, no service

@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
-import { expect } from 'vitest';
+import { expect, inject } from 'vitest';
 import type { TestApp } from '../helpers/app.ts';
+import { CHROMIUM_ARGS } from '../helpers/chromium-global.ts';
 import { createReadySite, type ReadySite } from '../helpers/sites.ts';
 
 /**
@@ -23,20 +24,16 @@ export const browserSkipReason =
     : null;
 if (browserSkipReason) console.warn(browserSkipReason);
 
+/**
+ * The run's shared Chromium (test/helpers/chromium-global.ts), connected to: each file gets a
+ * connection of its own, and works in contexts of its own; `close()` closes them and disconnects,
+ * leaving the browser to the other files. Without a shared one (a run without the global setup,
+ * SHARED_CHROMIUM=0) it launches a Chromium for the file, as before.
+ */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const wsEndpoint = inject('chromiumWsEndpoint');
+  if (wsEndpoint) return chromium.connect(wsEndpoint);
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 }
 
 /** The customer's page: blocked scripts and an iframe per purpose, and a recorder of what ran. */

@@ -127,3 +127,5 @@ describe('SDK decision logic', () => {
     expect(allowed(null, d)).toBe(false);
   });
 });
+
+// store-independent: the SDK's logic in Node, no service

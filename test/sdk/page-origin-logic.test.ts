@@ -78,3 +78,5 @@ describe("the SDK's page check agrees with the service's Origin check", () => {
     expect(originListed(undefined, 'https://shop.example.com')).toBe(false);
   });
 });
+
+// store-independent: the SDK's page-origin logic in Node, no service

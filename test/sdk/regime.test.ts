@@ -179,3 +179,5 @@ describe('SDK declared region (data-region)', () => {
     expect(warn).toHaveBeenCalledTimes(3);
   });
 });
+
+// store-independent: the SDK's regime logic in Node, no service

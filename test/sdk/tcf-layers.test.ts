@@ -355,3 +355,5 @@ describe.skipIf(browserSkipReason !== null)('TCF layers in Chromium', () => {
     await page.context().close();
   });
 });
+
+// store-independent: the TCF layers in Chromium on a static page, no service

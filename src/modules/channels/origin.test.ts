@@ -109,3 +109,5 @@ describe('originMatches', () => {
     expect(originMatches(allowed, request)).toBe(expected);
   });
 });
+
+// store-independent: origin parsing, a pure function

@@ -19,3 +19,5 @@ describe('member passwords', () => {
     expect(passwordProblem('twelve chars')).toBeNull();
   });
 });
+
+// store-independent: password hashing (node:crypto), no database

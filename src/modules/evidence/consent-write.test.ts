@@ -20,3 +20,5 @@ describe('textArrayLiteral', () => {
     );
   });
 });
+
+// store-independent: the text-array literal against pg's own encoder, no database

@@ -100,3 +100,5 @@ describe('evidenceCanonicalBytes', () => {
     );
   });
 });
+
+// store-independent: leaf hashing, a pure function

@@ -42,3 +42,5 @@ describe('createCopyTextUnescaper', () => {
     expect(() => cut.finish()).toThrow(/ended inside/);
   });
 });
+
+// store-independent: the COPY text unescaper on buffers, no database

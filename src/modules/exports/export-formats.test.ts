@@ -67,3 +67,5 @@ describe('encoders', () => {
     expect(encoder.line(event)).toContain('"{""a"":""granted"",""b"":""denied""}"');
   });
 });
+
+// store-independent: export file formats, pure functions

@@ -35,3 +35,5 @@ describe('local export file storage', () => {
     expect(mode(path.join(dataDir, 'exports', 'org_modes', 'exp_modes.jsonl'))).toBe('600');
   });
 });
+
+// store-independent: export file storage on the file system, no database

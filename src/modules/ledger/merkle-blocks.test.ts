@@ -60,3 +60,5 @@ describe('merkle blocks (checked against the RFC 9162 reference in test/ledger/r
     }
   });
 });
+
+// store-independent: Merkle blocks, pure functions

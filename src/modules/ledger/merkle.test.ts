@@ -139,3 +139,5 @@ describe('merkle (checked against the RFC 9162 reference in test/ledger/rfc9162.
     }
   });
 });
+
+// store-independent: Merkle tree and proofs, pure functions

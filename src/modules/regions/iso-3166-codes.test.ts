@@ -27,3 +27,5 @@ describe('vendored ISO 3166 codes', () => {
     expect(isSubdivision('US-XX')).toBe(false);
   });
 });
+
+// store-independent: the ISO 3166 code table

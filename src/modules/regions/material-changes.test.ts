@@ -292,3 +292,5 @@ describe('regimesDiffer agrees with trying every region', () => {
     );
   });
 });
+
+// store-independent: material-change rules, pure functions

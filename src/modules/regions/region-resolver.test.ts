@@ -268,3 +268,5 @@ describe('GEOIP_DATABASE at start', () => {
     );
   });
 });
+
+// store-independent: region resolution, pure functions

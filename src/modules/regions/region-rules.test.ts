@@ -180,3 +180,5 @@ describe('regionRules validation', () => {
     expect(Value.Default(ConsentMaxAgeDays, undefined)).toBeUndefined();
   });
 });
+
+// store-independent: region rules, pure functions

@@ -143,3 +143,5 @@ describe('isNecessaryCategory', () => {
     }
   });
 });
+
+// store-independent: the cookie database file

@@ -56,3 +56,5 @@ describe('scanWarnings', () => {
     expect(warnings[1]).toMatch(/more than 2000 items/);
   });
 });
+
+// store-independent: scan warnings, pure functions

@@ -91,3 +91,5 @@ describe('resolveDecisions', () => {
     expect(both.detail.length).toBeLessThan(200);
   });
 });
+
+// store-independent: decision rules, pure functions

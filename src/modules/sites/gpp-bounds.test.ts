@@ -156,3 +156,5 @@ describe('gppBoundsError: refused before any decoding', () => {
     expect(gppBoundsError(`DBABLA~${'A'.repeat(4096)}`)).toBe('it is longer than 4096 characters');
   });
 });
+
+// store-independent: GPP string bounds, pure functions

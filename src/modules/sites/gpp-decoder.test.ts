@@ -135,3 +135,5 @@ describe('createGppDecoder', () => {
     expect(theirs.filter((r) => r.refusal === null).length).toBe(33);
   });
 });
+
+// store-independent: the GPP decoder child process, no database

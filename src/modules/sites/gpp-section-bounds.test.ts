@@ -165,3 +165,5 @@ describe('gppSectionsBoundsError through gppBoundsError', () => {
     );
   });
 });
+
+// store-independent: GPP section bounds, pure functions

@@ -240,3 +240,5 @@ describe('createTcStringCheck', () => {
     ]);
   });
 });
+
+// store-independent: TC string encoding, pure functions

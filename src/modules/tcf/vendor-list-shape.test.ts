@@ -50,3 +50,5 @@ describe('checkLanguageFile', () => {
     expect(checkLanguageFile(hostile, 'purposes-fr.json')).toEqual(file);
   });
 });
+
+// store-independent: vendor list shape checks, pure functions

@@ -146,3 +146,5 @@ describe('vetDestination', () => {
     await expect(vet('http://localhost/', 'test', true)).resolves.toBeTruthy();
   });
 });
+
+// store-independent: the webhook address guard, no database

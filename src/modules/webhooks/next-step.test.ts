@@ -95,3 +95,5 @@ describe('nextStep', () => {
     expect(nextStep(sent(500), delivery(0), null, now, policy)).toMatchObject({ markFailingSince: null });
   });
 });
+
+// store-independent: webhook retry steps, pure functions

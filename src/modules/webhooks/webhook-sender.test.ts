@@ -143,3 +143,5 @@ describe('retryAfterMs', () => {
     expect(retryAfterMs(null, now)).toBeNull();
   });
 });
+
+// store-independent: the webhook sender against a local HTTP server, no database

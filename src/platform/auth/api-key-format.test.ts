@@ -46,3 +46,5 @@ describe('API key format', () => {
     expect(hashApiKeySecret(a)).not.toContain(a);
   });
 });
+
+// store-independent: API key format, pure functions

@@ -31,3 +31,5 @@ describe('createByteLru', () => {
     expect(evicted).toEqual([]);
   });
 });
+
+// store-independent: the byte-bounded LRU, in memory

@@ -66,3 +66,5 @@ describe('group commit', () => {
     expect(batches).toEqual([[0], [1]]);
   });
 });
+
+// store-independent: the group-commit batching policy with a fake commit

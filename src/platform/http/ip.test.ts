@@ -36,3 +36,5 @@ describe('rateLimitClient', () => {
     expect(rateLimitClient(input)).toBe(expected);
   });
 });
+
+// store-independent: IP parsing, pure functions
