@@ -1,4 +1,5 @@
 import { gpcBlocks, initialToggle, purposeText } from './decisions.ts';
+import { addStyle, button, type Dialog, h } from './dom.ts';
 import type { UiStrings } from './strings.ts';
 import { CSS } from './styles.ts';
 import type { Decisions, SiteConfig } from './types.ts';
@@ -24,27 +25,6 @@ export interface BannerContext {
   /** A signed-in visitor: the first layer says the choice applies wherever they are signed in. */
   signedIn?: boolean;
   onAction(action: Action): void;
-}
-
-let root: HTMLElement | null = null;
-let returnFocus: HTMLElement | null = null;
-
-export function h(tag: string, attrs: Record<string, string | boolean> = {}, ...children: (Node | string)[]) {
-  const el = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) {
-    if (value === true) el.setAttribute(name, '');
-    else if (value !== false) el.setAttribute(name, value);
-  }
-  for (const child of children) el.append(child);
-  return el;
-}
-
-export function button(action: string, label: string, alt = false) {
-  return h(
-    'button',
-    { type: 'button', class: alt ? 'cs-btn cs-alt' : 'cs-btn', 'data-consent-action': action },
-    label,
-  );
 }
 
 function intro(ctx: BannerContext, title: string, body: string) {
@@ -105,7 +85,7 @@ function receiptLink(ctx: BannerContext) {
   return [h('p', {}, h('a', attrs, strings.receipt), ' ', strings.newTab)];
 }
 
-function render(ctx: BannerContext, view: View) {
+function render(root: HTMLElement, ctx: BannerContext, view: View) {
   const s = ctx.strings;
   const content =
     view === 'banner'
@@ -131,9 +111,9 @@ function render(ctx: BannerContext, view: View) {
             button('save', s.save, true),
           ),
         ];
-  root!.textContent = '';
-  root!.setAttribute('data-consent-view', view);
-  root!.append(h('div', { class: 'cs-in' }, ...content));
+  root.textContent = '';
+  root.setAttribute('data-consent-view', view);
+  root.append(h('div', { class: 'cs-in' }, ...content));
 }
 
 /**
@@ -142,61 +122,49 @@ function render(ctx: BannerContext, view: View) {
  * as the page loads that would be the page's first layout, inside the SDK's task (measured: 30–50 ms
  * of a 130–150 ms task on a 4× slowed CPU). So it waits until the first frame with the banner has
  * been drawn (laid out as part of that frame), and is skipped if the visitor has put focus
- * somewhere meanwhile.
+ * somewhere meanwhile (or the banner was closed or replaced: `el` is no longer in the page).
  */
-function focusInto(dialog: HTMLElement, now: boolean) {
-  if (now) return dialog.focus();
+function focusInto(el: HTMLElement, now: boolean) {
+  if (now) return el.focus();
   const before = document.activeElement;
   requestAnimationFrame(() =>
     setTimeout(() => {
-      if (root === dialog && document.activeElement === before) dialog.focus();
+      if (el.isConnected && document.activeElement === before) el.focus();
     }, 0),
   );
 }
 
-function onClick(ctx: BannerContext, event: Event) {
+function onClick(el: HTMLElement, ctx: BannerContext, event: Event) {
   const target = (event.target as Element).closest('[data-consent-action]');
   const action = target?.getAttribute('data-consent-action');
   if (action === 'customize') {
-    render(ctx, 'customize');
-    focusInto(root!, true);
+    render(el, ctx, 'customize');
+    focusInto(el, true);
   } else if (action === 'accept-all' || action === 'reject-all') ctx.onAction(action);
   else if (action === 'save') {
     const choice: Record<string, boolean> = {};
-    for (const box of Array.from(root!.querySelectorAll<HTMLInputElement>('input[data-consent-purpose]'))) {
-      choice[box.getAttribute('data-consent-purpose')!] = box.checked;
+    for (const box of Array.from(el.querySelectorAll<HTMLInputElement>('input[data-consent-purpose]'))) {
+      choice[box.getAttribute('data-consent-purpose') as string] = box.checked;
     }
     ctx.onAction(choice);
   }
 }
 
-/** Shows the banner (or its customize view), replacing one already open. Needs document.body. */
-export function showBanner(ctx: BannerContext, view: View): void {
-  if (!document.getElementById('cs-consent-style')) {
-    document.head.append(h('style', { id: 'cs-consent-style' }, CSS));
-  }
-  hideBanner(false);
-  returnFocus = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-  root = h('div', {
-    'data-consent-banner': true,
-    role: 'dialog',
-    'aria-modal': 'false',
-    'aria-labelledby': 'cs-consent-title',
-    'aria-describedby': 'cs-consent-desc',
-    lang: ctx.language,
-    tabindex: '-1',
-  });
-  root.addEventListener('click', (event) => onClick(ctx, event));
-  document.body.append(root);
-  render(ctx, view);
+/**
+ * Shows the banner (or its customize view) in `ui`, one SDK instance's dialog root, replacing one
+ * already open there; `ui.close()` hides it. Needs document.body.
+ */
+export function showBanner(ui: Dialog, ctx: BannerContext, view: View): void {
+  addStyle('cs-consent-style', CSS);
+  const el = ui.open(
+    {
+      'aria-labelledby': 'cs-consent-title',
+      'aria-describedby': 'cs-consent-desc',
+      lang: ctx.language,
+    },
+    (event) => onClick(el, ctx, event),
+  );
+  render(el, ctx, view);
   // A view the visitor asked for (the preferences) takes focus at once; the page is laid out by then.
-  focusInto(root, view !== 'banner');
-}
-
-export function hideBanner(restoreFocus = true): void {
-  if (!root) return;
-  root.remove();
-  root = null;
-  if (restoreFocus && returnFocus?.isConnected && returnFocus !== document.body) returnFocus.focus();
-  returnFocus = null;
+  focusInto(el, view !== 'banner');
 }

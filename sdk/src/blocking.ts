@@ -32,17 +32,17 @@ export function activateBlocked(decisions: Decisions): void {
   }
 }
 
-let observer: MutationObserver | null = null;
-
 /**
  * The SDK loads async, so blocked elements may still be parsed, or injected later by the page:
- * watch the document and activate them as they appear, under the current decisions.
+ * watch the document and activate them as they appear, under the current decisions. The caller (one
+ * SDK instance) keeps the observer and starts one only while it has none.
  */
-export function watchBlocked(current: () => Decisions | null): void {
-  if (observer || typeof MutationObserver === 'undefined') return;
-  observer = new MutationObserver(() => {
+export function watchBlocked(current: () => Decisions | null): MutationObserver | null {
+  if (typeof MutationObserver === 'undefined') return null;
+  const observer = new MutationObserver(() => {
     const decisions = current();
     if (decisions) activateBlocked(decisions);
   });
   observer.observe(document.documentElement, { childList: true, subtree: true });
+  return observer;
 }

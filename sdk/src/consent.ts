@@ -1,14 +1,15 @@
-import { type Action, hideBanner, showBanner, type View } from './banner.ts';
+import { type Action, showBanner, type View } from './banner.ts';
 import { activateBlocked, watchBlocked } from './blocking.ts';
 import { setConsentDefaults, updateConsentMode } from './consent-mode.ts';
 import { consentModeState, decide, decidedByGpc, pickLanguage } from './decisions.ts';
 import { regionQuery } from './declared-region.ts';
+import { type Dialog, dialog } from './dom.ts';
 import { fetchConfig } from './fetch-config.ts';
 import { loadGpp } from './gpp-loader.ts';
 import { type AccountChoice, fetchAccountChoice, reconcile } from './identity.ts';
 import { sendImpression } from './impression.ts';
 import { integrationDefaults, signalIntegrations } from './integrations.ts';
-import { CHOICES, hideChoicesLink, hideNotice, showChoicesLink, showNotice } from './notice.ts';
+import { CHOICES, createNotice, type Notice } from './notice.ts';
 import { runsHere } from './page-origin.ts';
 import {
   gpcOptOutDue,
@@ -53,326 +54,414 @@ export interface ConsentOptions {
   identityToken?: string | null;
 }
 
+/** The site's config for this visitor and what follows from it: fixed once the SDK has it. */
+interface Ready {
+  config: SiteConfig;
+  policy: Policy;
+  language: string;
+}
+
+/** An instance that has its config: what every step after the start works on. */
+type Live = Instance & Ready;
+
+/**
+ * One SDK instance's state: every instance has its own record and its own UI (banner, notice,
+ * layers), so nothing of one page's SDK lives in module state.
+ */
+interface Instance {
+  siteKey: string;
+  /** The service's base URL, without a trailing slash. */
+  base: string;
+  /** `…/v1/public/sites/<siteKey>`. */
+  site: string;
+  /** The declared region's query (test channels), or ''. */
+  region: string;
+  gpc: boolean;
+  sender: ReturnType<typeof createSender>;
+  listeners: ConsentListener[];
+  /** What waits for the config (the API called before it came). */
+  whenReady: Array<(s: Live) => void>;
+  /** The instance itself once the SDK has started (begin); null before. */
+  live: Live | null;
+  /** The signed-in visitor's token; null: not signed in (or the service refused the token). */
+  identityToken: string | null;
+  decisions: Decisions | null;
+  /** The IAB GPP CMP API (gpp.js), for US opt-out visitors of channels with a gppCmpId; else null. */
+  gpp: GppHandle | null;
+  /** The IAB TCF CMP (tcf.js), for opt-in visitors of TCF channels: it shows its layers, not the banner. */
+  tcf: TcfHandle | null;
+  /** Whether this page view has counted its banner (or notice) impression; reset() starts over. */
+  counted: boolean;
+  /** What activates blocked elements added after the first decision; null until then. */
+  observer: MutationObserver | null;
+  /** The banner's dialog root (banner.ts draws into it). */
+  banner: Dialog;
+  notice: Notice;
+}
+
+function impression(s: Live) {
+  if (s.counted) return;
+  s.counted = true;
+  sendImpression(`${s.site}/impressions${s.region}`, {
+    configVersion: s.config.configVersion,
+    language: s.language,
+  });
+}
+
+function emit(s: Live) {
+  const copy = s.decisions ? { ...s.decisions } : null;
+  for (const listener of s.listeners) {
+    try {
+      listener(copy ? { ...copy } : null);
+    } catch (error) {
+      console.error(error);
+    }
+  }
+  const detail = { decisions: copy, configVersion: s.config.configVersion };
+  document.dispatchEvent(new CustomEvent('consentservice:change', { detail }));
+}
+
+/** Makes `next` the state of the page: the tags' consent signals first, so tags activated next see them. */
+function apply(s: Live, next: Decisions | null) {
+  const { config } = s;
+  s.decisions = next;
+  s.gpp?.update(next, config.purposes, s.gpc);
+  const state = consentModeState(config.purposes, next || {});
+  updateConsentMode(state);
+  signalIntegrations(config, state, next);
+  deactivateDenied(next || {});
+  if (next) {
+    activateBlocked(next);
+    s.observer ||= watchBlocked(() => s.decisions);
+  }
+  emit(s);
+}
+
+function record(s: Live, next: Decisions, source: Source, tcString?: string) {
+  const { config } = s;
+  const subjectId = readConsent(s.siteKey)?.s || randomId(16);
+  writeConsent(
+    s.siteKey,
+    {
+      s: subjectId,
+      d: next,
+      v: config.configVersion,
+      t: Date.now(),
+      ...(source === 'gpc' && { g: 1 as const }),
+    },
+    s.policy.maxAgeDays,
+  );
+  const gppString = s.gpp?.update(next, config.purposes, s.gpc);
+  // The notice, the choices link or the preferences say so whenever a decision honours GPC here.
+  const gpcHonoredShown = honored(s, next);
+  s.sender.enqueue({
+    key: randomId(16),
+    ...(s.identityToken && { account: 1 as const }),
+    body: {
+      subjectId,
+      decisions: next,
+      configVersion: config.configVersion,
+      source,
+      language: s.language,
+      gpc: s.gpc,
+      ...(gppString && { gppString }),
+      ...(tcString && { tcString }),
+      ...(gpcHonoredShown && { gpcHonoredShown }),
+    },
+  });
+  apply(s, next);
+}
+
+/**
+ * The non-blocking UI of opt-out and notice-only: the notice until the visitor dismisses it (or
+ * decides through the preferences), then, in opt-out, the "Your Privacy Choices" button.
+ */
+function passive(s: Live) {
+  const { config, policy, language, siteKey } = s;
+  if (policy.regime === 'opt-in') return;
+  const seen = noticeSeen(siteKey);
+  const stored = readConsent(siteKey);
+  // A decision of the visitor's own means they saw the notice; the SDK's GPC record does not.
+  const noticed = (stored?.d && !stored.g) || stillHolds(seen?.v, seen?.t, policy, Date.now());
+  const strings = stringsFor(language);
+  const optOut = policy.regime === 'opt-out';
+  whenBody(() => {
+    if (!noticed) {
+      const onDismiss = () => {
+        noticeSeen(siteKey, { v: config.configVersion, t: Date.now() });
+        passive(s);
+      };
+      const gpcHonored = honored(s, s.decisions);
+      s.notice.show({
+        strings,
+        language,
+        policyUrl: config.privacyPolicy.url,
+        optOut,
+        gpcHonored,
+        onDismiss,
+      });
+      impression(s);
+    } else if (optOut)
+      s.notice.showChoicesLink(strings.choices, language, honored(s, s.decisions) ? strings.gpcHonored : '');
+  });
+}
+
+/** Whether `d` honours the GPC signal in an opt-out region: the page then says "Opt-Out Request Honored". */
+const honored = (s: Live, d: Decisions | null) =>
+  s.gpc && s.policy.regime === 'opt-out' && honorsGpc(s.config, d);
+
+/**
+ * Whether the GPC signal locks its purposes off in the visitor's choices. In opt-out regions the
+ * signal is an opt-out the visitor may take back: it does not lock them there, and the service
+ * lets the explicit choice win. Elsewhere it does.
+ */
+const gpcLocks = (s: Live) => s.gpc && s.policy.regime !== 'opt-out';
+
+/** A choice made in the banner or through the page's API: recorded, the banner closed. */
+function choose(s: Live, action: Action, source: Source, tcString?: string) {
+  s.banner.close();
+  record(s, decide(s.config.purposes, action, gpcLocks(s)), source, tcString);
+  passive(s);
+}
+
+function open(s: Live, view: View, source: Source) {
+  const { config, language } = s;
+  const locks = gpcLocks(s);
+  const onAction = (action: Action, tcString?: string) => choose(s, action, source, tcString);
+  whenBody(() => {
+    s.notice.hide();
+    s.notice.hideChoicesLink();
+    if (s.tcf) s.tcf.show(view, onAction, s.identityToken);
+    else
+      showBanner(
+        s.banner,
+        {
+          config,
+          language,
+          strings: stringsFor(language),
+          gpc: locks,
+          gpcHonored: honored(s, s.decisions),
+          // Read when the preferences are drawn, not before the banner: they prefill its toggles.
+          previous: () => s.decisions || readConsent(s.siteKey)?.d || null,
+          receipt: () => receiptUrl(s.siteKey),
+          signedIn: s.identityToken !== null,
+          onAction,
+        },
+        view,
+      );
+    // The banner a visitor is asked with, not the preferences they opened themselves.
+    if (view === 'banner') impression(s);
+  });
+}
+
+/** Applies the stored decision or the regime's defaults, and shows what the regime asks for. */
+function settle(s: Live) {
+  const { config, tcf, gpc } = s;
+  const stored = readConsent(s.siteKey);
+  const now = Date.now();
+  const state = initialState(config, stored, gpc, now);
+  if (gpcOptOutDue(config, stored, gpc, now) && state.decisions)
+    record(s, withGpcOptOut(config, state.decisions), 'gpc');
+  // A TCF visitor's decision holds only with its TC string (tcf.js keeps it; then `tcloaded`).
+  else if (!state.ask && (!tcf || tcf.restore())) apply(s, state.decisions);
+  // GPC makes no TC string: a TCF visitor is asked in the layers.
+  else if (!tcf && decidedByGpc(config.purposes, gpc))
+    record(s, decide(config.purposes, 'accept-all', gpc), 'gpc');
+  else open(s, 'banner', 'banner');
+  passive(s);
+}
+
+function begin(s: Live) {
+  s.live = s;
+  settle(s);
+  for (const fn of s.whenReady.splice(0)) fn(s);
+}
+
+/**
+ * First, whether this page may run the SDK at all (page-origin.ts). Then the GPP and TCF CMP APIs
+ * before anything is applied or recorded, so that both carry their strings. Visitors with neither
+ * (most) start at once, in this task: the banner is drawn in the same task that evaluated the SDK,
+ * with no await between.
+ */
+function start(i: Instance, config: SiteConfig) {
+  const { base, site, siteKey, identityToken } = i;
+  // A page the service would not record decisions from: nothing shown, applied or loaded, ever.
+  if (!runsHere(base, config, location.origin)) return;
+  integrationDefaults(config);
+  const language = pickLanguage(config, navigator.language);
+  const s: Live = Object.assign(i, { config, policy: policyOf(config), language });
+  const gppLoad = loadGpp(base, siteKey, config);
+  const tcfLoad = loadTcf({ site, siteKey, config, language });
+  // A signed-in visitor: the account's choice first, so a current one never flashes the banner.
+  const accountLoad = identityToken ? fetchAccountChoice(site, identityToken) : null;
+  if (!gppLoad && !tcfLoad && !accountLoad) return begin(s);
+  void Promise.all([gppLoad, tcfLoad, accountLoad]).then(([g, t, account]) => {
+    s.gpp = g;
+    s.tcf = t;
+    if (accountLoad) signIn(s, account);
+    begin(s);
+  });
+}
+
+/**
+ * Makes the account's choice this device's (the newest explicit choice wins: the account's, or
+ * this device's own when it is newer, which is then recorded for the account). `undefined`: the
+ * token was refused, and the visitor is treated as not signed in.
+ */
+function signIn(s: Live, account: AccountChoice | null | undefined) {
+  if (account === undefined) {
+    s.identityToken = null;
+    return;
+  }
+  const device = readConsent(s.siteKey);
+  const { stored, upload } = reconcile(device, account);
+  if (!stored) return;
+  const subjectId = stored.s || randomId(16);
+  if (stored !== device) writeConsent(s.siteKey, { ...stored, s: subjectId }, s.policy.maxAgeDays);
+  // A TCF channel: the account's TC string comes with its choice; this device's goes with its own.
+  const tcString = s.tcf?.signIn(account);
+  if (upload && stored.d && typeof stored.v === 'number') {
+    s.sender.enqueue({
+      key: randomId(16),
+      account: 1,
+      body: {
+        subjectId,
+        decisions: stored.d,
+        configVersion: stored.v,
+        source: 'banner',
+        language: s.language,
+        gpc: s.gpc,
+        tcString,
+      },
+    });
+  }
+}
+
+/** Forgets this device's decision, notice and receipt, and asks again (reset, sign-out). */
+function startOver(s: Live) {
+  writeConsent(s.siteKey, null);
+  noticeSeen(s.siteKey, null);
+  receiptUrl(s.siteKey, null);
+  s.counted = false;
+  if (s.policy.regime !== 'opt-in') return settle(s);
+  apply(s, null);
+  open(s, 'banner', 'banner');
+}
+
+/** Runs `fn` with the started instance: now when the SDK has started, else once it has. */
+const later = (i: Instance, fn: (s: Live) => void) => (i.live ? fn(i.live) : i.whenReady.push(fn));
+
+/**
+ * The SDKs started on this page, by site key: on window, so the snippet's sdk.js and the npm
+ * package, which bundle their own copies of this file, see each other's.
+ */
+function running(): Record<string, ConsentApi> {
+  const w = window as unknown as { __consentServiceSites?: Record<string, ConsentApi> };
+  w.__consentServiceSites ||= {};
+  return w.__consentServiceSites;
+}
+
 /**
  * Starts the consent SDK for one site on this page and returns its API (what the snippet puts on
  * `window.ConsentService`): it applies the stored decision or asks for one, records each decision
  * with the service, and tells listeners. Both the snippet's sdk.js (index.ts) and the npm package
  * start it, so the two cannot drift.
+ *
+ * One SDK per site per page: a second call for a site already started returns the running SDK's
+ * API instead of drawing a second banner into the page (the npm package's React provider, mounted
+ * twice, relies on it).
  */
 export function createConsent(options: ConsentOptions): ConsentApi {
-  // First, before any tag can run: Consent Mode denied until the visitor decides.
-  setConsentDefaults();
   const siteKey = options.siteKey;
   const base = options.baseUrl.replace(/\/+$/, '');
+  const sites = running();
+  if (sites[siteKey]) return sites[siteKey];
+  // First, before any tag can run: Consent Mode denied until the visitor decides.
+  setConsentDefaults();
   const site = `${base}/v1/public/sites/${encodeURIComponent(siteKey)}`;
   const region = regionQuery(siteKey, options.region ?? null);
-  /** The signed-in visitor's token; null: not signed in (or the service refused the token). */
-  let identityToken = options.identityToken || null;
-  const sender = createSender(`${site}/preferences${region}`, siteKey, () => identityToken);
+  const i: Instance = {
+    siteKey,
+    base,
+    site,
+    region,
+    gpc: (navigator as Navigator & { globalPrivacyControl?: boolean }).globalPrivacyControl === true,
+    sender: createSender(`${site}/preferences${region}`, siteKey, () => i.identityToken),
+    listeners: [],
+    whenReady: [],
+    identityToken: options.identityToken || null,
+    decisions: null,
+    gpp: null,
+    tcf: null,
+    counted: false,
+    observer: null,
+    live: null,
+    banner: dialog(),
+    notice: createNotice(),
+  };
   // Decisions a previous page could not deliver: they wait until the page is idle, off the banner's path.
-  whenIdle(() => void sender.flush());
-  const gpc = (navigator as Navigator & { globalPrivacyControl?: boolean }).globalPrivacyControl === true;
-  const listeners: ConsentListener[] = [];
-  let config: SiteConfig | null = null;
-  let policy: Policy;
-  let language = '';
-  let decisions: Decisions | null = null;
-  /** The IAB GPP CMP API (gpp.js), for US opt-out visitors of channels with a gppCmpId; else null. */
-  let gpp: GppHandle | null = null;
-  /** The IAB TCF CMP (tcf.js), for opt-in visitors of TCF channels: it shows its layers, not the banner. */
-  let tcf: TcfHandle | null = null;
-  const whenReady: Array<() => void> = [];
-  /** Whether this page view has counted its banner (or notice) impression; reset() starts over. */
-  let counted = false;
+  whenIdle(() => void i.sender.flush());
 
-  function impression() {
-    if (counted) return;
-    counted = true;
-    sendImpression(`${site}/impressions${region}`, { configVersion: config!.configVersion, language });
-  }
-
-  function emit() {
-    const copy = decisions ? { ...decisions } : null;
-    for (const listener of listeners) {
-      try {
-        listener(copy ? { ...copy } : null);
-      } catch (error) {
-        console.error(error);
-      }
-    }
-    const detail = { decisions: copy, configVersion: config?.configVersion ?? null };
-    document.dispatchEvent(new CustomEvent('consentservice:change', { detail }));
-  }
-
-  /** Makes `next` the state of the page: the tags' consent signals first, so tags activated next see them. */
-  function apply(next: Decisions | null) {
-    decisions = next;
-    gpp?.update(next, config!.purposes, gpc);
-    const state = consentModeState(config!.purposes, next || {});
-    updateConsentMode(state);
-    signalIntegrations(config!, state, next);
-    deactivateDenied(next || {});
-    if (next) {
-      activateBlocked(next);
-      watchBlocked(() => decisions);
-    }
-    emit();
-  }
-
-  function record(next: Decisions, source: Source, tcString?: string) {
-    const cfg = config!;
-    const subjectId = readConsent(siteKey)?.s || randomId(16);
-    writeConsent(
-      siteKey,
-      {
-        s: subjectId,
-        d: next,
-        v: cfg.configVersion,
-        t: Date.now(),
-        ...(source === 'gpc' && { g: 1 as const }),
-      },
-      policy.maxAgeDays,
-    );
-    const gppString = gpp?.update(next, cfg.purposes, gpc);
-    // The notice, the choices link or the preferences say so whenever a decision honours GPC here.
-    const gpcHonoredShown = honored(next);
-    sender.enqueue({
-      key: randomId(16),
-      ...(identityToken && { account: 1 as const }),
-      body: {
-        subjectId,
-        decisions: next,
-        configVersion: cfg.configVersion,
-        source,
-        language,
-        gpc,
-        ...(gppString && { gppString }),
-        ...(tcString && { tcString }),
-        ...(gpcHonoredShown && { gpcHonoredShown }),
-      },
-    });
-    apply(next);
-  }
-
-  /**
-   * The non-blocking UI of opt-out and notice-only: the notice until the visitor dismisses it (or
-   * decides through the preferences), then, in opt-out, the "Your Privacy Choices" button.
-   */
-  function passive() {
-    const cfg = config!;
-    if (policy.regime === 'opt-in') return;
-    const seen = noticeSeen(siteKey);
-    const stored = readConsent(siteKey);
-    // A decision of the visitor's own means they saw the notice; the SDK's GPC record does not.
-    const noticed = (stored?.d && !stored.g) || stillHolds(seen?.v, seen?.t, policy, Date.now());
-    const strings = stringsFor(language);
-    const optOut = policy.regime === 'opt-out';
-    whenBody(() => {
-      if (!noticed) {
-        const onDismiss = () => {
-          noticeSeen(siteKey, { v: cfg.configVersion, t: Date.now() });
-          passive();
-        };
-        const gpcHonored = honored(decisions);
-        showNotice({ strings, language, policyUrl: cfg.privacyPolicy.url, optOut, gpcHonored, onDismiss });
-        impression();
-      } else if (optOut)
-        showChoicesLink(strings.choices, language, honored(decisions) ? strings.gpcHonored : '');
-    });
-  }
-
-  /** Whether `d` honours the GPC signal in an opt-out region: the page then says "Opt-Out Request Honored". */
-  const honored = (d: Decisions | null) => gpc && policy.regime === 'opt-out' && honorsGpc(config!, d);
-
-  /**
-   * Whether the GPC signal locks its purposes off in the visitor's choices. In opt-out regions the
-   * signal is an opt-out the visitor may take back: it does not lock them there, and the service
-   * lets the explicit choice win. Elsewhere it does.
-   */
-  const gpcLocks = () => gpc && policy.regime !== 'opt-out';
-
-  /** A choice made in the banner or through the page's API: recorded, the banner closed. */
-  function choose(action: Action, source: Source, tcString?: string) {
-    hideBanner();
-    record(decide(config!.purposes, action, gpcLocks()), source, tcString);
-    passive();
-  }
-
-  function open(view: View, source: Source) {
-    const cfg = config!;
-    const locks = gpcLocks();
-    const onAction = (action: Action, tcString?: string) => choose(action, source, tcString);
-    whenBody(() => {
-      hideNotice();
-      hideChoicesLink();
-      if (tcf) tcf.show(view, onAction, identityToken);
-      else
-        showBanner(
-          {
-            config: cfg,
-            language,
-            strings: stringsFor(language),
-            gpc: locks,
-            gpcHonored: honored(decisions),
-            // Read when the preferences are drawn, not before the banner: they prefill its toggles.
-            previous: () => decisions || readConsent(siteKey)?.d || null,
-            receipt: () => receiptUrl(siteKey),
-            signedIn: identityToken !== null,
-            onAction,
-          },
-          view,
-        );
-      // The banner a visitor is asked with, not the preferences they opened themselves.
-      if (view === 'banner') impression();
-    });
-  }
-
-  /** Applies the stored decision or the regime's defaults, and shows what the regime asks for. */
-  function settle() {
-    const cfg = config!;
-    const stored = readConsent(siteKey);
-    const now = Date.now();
-    const state = initialState(cfg, stored, gpc, now);
-    if (gpcOptOutDue(cfg, stored, gpc, now)) record(withGpcOptOut(cfg, state.decisions!), 'gpc');
-    // A TCF visitor's decision holds only with its TC string (tcf.js keeps it; then `tcloaded`).
-    else if (!state.ask && (!tcf || tcf.restore())) apply(state.decisions);
-    // GPC makes no TC string: a TCF visitor is asked in the layers.
-    else if (!tcf && decidedByGpc(cfg.purposes, gpc)) record(decide(cfg.purposes, 'accept-all', gpc), 'gpc');
-    else open('banner', 'banner');
-    passive();
-  }
-
-  function begin(cfg: SiteConfig) {
-    config = cfg;
-    policy = policyOf(cfg);
-    settle();
-    for (const fn of whenReady.splice(0)) fn();
-  }
-
-  /**
-   * First, whether this page may run the SDK at all (page-origin.ts). Then the GPP and TCF CMP APIs
-   * before anything is applied or recorded, so that both carry their strings. Visitors with neither
-   * (most) start at once, in this task: the banner is drawn in the same task that evaluated the SDK,
-   * with no await between.
-   */
-  function start(cfg: SiteConfig) {
-    // A page the service would not record decisions from: nothing shown, applied or loaded, ever.
-    if (!runsHere(base, cfg, location.origin)) return;
-    integrationDefaults(cfg);
-    language = pickLanguage(cfg, navigator.language);
-    const gppLoad = loadGpp(base, siteKey, cfg);
-    const tcfLoad = loadTcf({ site, siteKey, config: cfg, language });
-    // A signed-in visitor: the account's choice first, so a current one never flashes the banner.
-    const accountLoad = identityToken ? fetchAccountChoice(site, identityToken) : null;
-    if (!gppLoad && !tcfLoad && !accountLoad) return begin(cfg);
-    void Promise.all([gppLoad, tcfLoad, accountLoad]).then(([g, t, account]) => {
-      gpp = g;
-      tcf = t;
-      if (accountLoad) signIn(cfg, account);
-      begin(cfg);
-    });
-  }
-
-  /**
-   * Makes the account's choice this device's (the newest explicit choice wins: the account's, or
-   * this device's own when it is newer, which is then recorded for the account). `undefined`: the
-   * token was refused, and the visitor is treated as not signed in.
-   */
-  function signIn(cfg: SiteConfig, account: AccountChoice | null | undefined) {
-    if (account === undefined) {
-      identityToken = null;
-      return;
-    }
-    const device = readConsent(siteKey);
-    const { stored, upload } = reconcile(device, account);
-    if (!stored) return;
-    const subjectId = stored.s || randomId(16);
-    if (stored !== device) writeConsent(siteKey, { ...stored, s: subjectId }, policyOf(cfg).maxAgeDays);
-    // A TCF channel: the account's TC string comes with its choice; this device's goes with its own.
-    const tcString = tcf?.signIn(account);
-    if (upload && stored.d && typeof stored.v === 'number') {
-      sender.enqueue({
-        key: randomId(16),
-        account: 1,
-        body: {
-          subjectId,
-          decisions: stored.d,
-          configVersion: stored.v,
-          source: 'banner',
-          language,
-          gpc,
-          tcString,
-        },
-      });
-    }
-  }
-
-  /** Forgets this device's decision, notice and receipt, and asks again (reset, sign-out). */
-  function startOver() {
-    writeConsent(siteKey, null);
-    noticeSeen(siteKey, null);
-    receiptUrl(siteKey, null);
-    counted = false;
-    if (policy.regime !== 'opt-in') return settle();
-    apply(null);
-    open('banner', 'banner');
-  }
-
-  const later = (fn: () => void) => (config ? fn() : whenReady.push(fn));
   /**
    * A decision the page makes through the API (source "api"), as if the visitor had clicked it; on
    * TCF channels through tcf.js, as its buttons do (a TC string, the layers closed, the events sent).
    */
-  const byApi = (action: Action, tcString?: string) => choose(action, 'api', tcString);
   const decideByApi = (action: 'accept-all' | 'reject-all') =>
-    later(() => (tcf ? tcf.decide(action, byApi) : byApi(action)));
+    later(i, (s) => {
+      const byApi = (made: Action, tcString?: string) => choose(s, made, 'api', tcString);
+      return s.tcf ? s.tcf.decide(action, byApi) : byApi(action);
+    });
+  const preferences = () => later(i, (s) => open(s, 'customize', 'preference_center'));
 
   // Any "Your Privacy Choices" element opens the preferences: the SDK's own, or the page's footer link.
   document.addEventListener('click', (event) => {
     if (!(event.target as Element).closest?.(CHOICES)) return;
     event.preventDefault();
-    later(() => open('customize', 'preference_center'));
+    preferences();
   });
 
   // A declared region (test channels) is the service's to resolve: a config made without it does not do.
-  if (options.config && !region) start(options.config);
+  if (options.config && !region) start(i, options.config);
   else
-    fetchConfig(`${site}/config${region}`).then(start, (error) =>
-      console.warn('[consent-service] site config unavailable; nothing optional will run', error),
+    fetchConfig(`${site}/config${region}`).then(
+      (config) => start(i, config),
+      (error) => console.warn('[consent-service] site config unavailable; nothing optional will run', error),
     );
 
-  return {
-    getDecisions: () => (decisions ? { ...decisions } : null),
+  const api: ConsentApi = {
+    getDecisions: () => (i.decisions ? { ...i.decisions } : null),
     onChange(listener: ConsentListener) {
-      listeners.push(listener);
+      i.listeners.push(listener);
       return () => {
-        const i = listeners.indexOf(listener);
-        if (i >= 0) listeners.splice(i, 1);
+        const at = i.listeners.indexOf(listener);
+        if (at >= 0) i.listeners.splice(at, 1);
       };
     },
-    showPreferences: () => later(() => open('customize', 'preference_center')),
+    showPreferences: preferences,
     acceptAll: () => decideByApi('accept-all'),
     rejectAll: () => decideByApi('reject-all'),
     getReceiptUrl: () => receiptUrl(siteKey),
     getSubjectId: () => readConsent(siteKey)?.s ?? null,
-    reset: () => later(startOver),
+    reset: () => later(i, startOver),
     identify: (token: string) =>
       new Promise<boolean>((resolve) =>
-        later(async () => {
+        later(i, async (s) => {
           const account = await fetchAccountChoice(site, token);
           if (account === undefined) return resolve(false);
-          identityToken = token;
-          signIn(config!, account);
-          hideBanner(false);
-          settle();
+          s.identityToken = token;
+          signIn(s, account);
+          s.banner.close(false);
+          settle(s);
           resolve(true);
         }),
       ),
     forget: () =>
-      later(() => {
-        identityToken = null;
-        hideBanner(false);
-        startOver();
+      later(i, (s) => {
+        s.identityToken = null;
+        s.banner.close(false);
+        startOver(s);
       }),
   };
+  sites[siteKey] = api;
+  return api;
 }

@@ -1,4 +1,4 @@
-import { button, h } from './banner.ts';
+import { addStyle, button, floating, h } from './dom.ts';
 import type { UiStrings } from './strings.ts';
 import { CSS, DARK, LIGHT, R } from './styles.ts';
 
@@ -25,19 +25,8 @@ ${LINK} svg{width:30px;height:14px;margin-right:8px;vertical-align:-2px}.cs-i1{f
 const OPT_OUT_ICON =
   '<svg viewBox="0 0 30 14" aria-hidden="true" focusable="false"><path class="cs-i2" d="M7.4 12.8h6.8l3.1-11.6H7.4C4.2 1.2 1.6 3.8 1.6 7s2.6 5.8 5.8 5.8z"/><path class="cs-i1" d="M22.6 0H7.4c-3.9 0-7 3.1-7 7s3.1 7 7 7h15.2c3.9 0 7-3.1 7-7s-3.2-7-7-7zm-21 7c0-3.2 2.6-5.8 5.8-5.8h9.9l-3.2 11.6H7.4c-3.2 0-5.8-2.6-5.8-5.8z"/><path class="cs-i2" d="M24.6 4c.2.2.2.6 0 .8L22.5 7l2.2 2.2c.2.2.2.6 0 .8s-.6.2-.8 0l-2.2-2.2-2.2 2.2c-.2.2-.6.2-.8 0s-.2-.6 0-.8L20.8 7l-2.2-2.2c-.2-.2-.2-.6 0-.8s.6-.2.8 0l2.2 2.2L23.8 4c.2-.2.6-.2.8 0z"/><path class="cs-i1" d="M12.7 4.1c.2.2.3.6.1.8L8.6 9.8c-.1.1-.2.2-.3.2-.2.1-.5.1-.7-.1L5.4 7.7c-.2-.2-.2-.6 0-.8s.6-.2.8 0L8 8.6l3.8-4.5c.2-.2.6-.2.9 0z"/></svg>';
 
-let notice: HTMLElement | null = null;
-let link: HTMLElement | null = null;
-/**
- * Whether focus was in the notice or on the button when they went away (dismissed, or replaced by the
- * preferences): the next button shown takes it, so keyboard focus does not fall to the top of the page.
- */
-let refocus = false;
-
-function style() {
-  if (document.getElementById('cs-notice-style')) return;
-  // The banner's rules re-rooted on the notice: it looks like the banner and follows the same theme.
-  document.head.append(h('style', { id: 'cs-notice-style' }, CSS.split(R).join(NOTICE) + LINK_CSS));
-}
+/** The banner's rules re-rooted on the notice: it looks like the banner and follows the same theme. */
+const style = () => addStyle('cs-notice-style', CSS.split(R).join(NOTICE) + LINK_CSS);
 
 export interface NoticeContext {
   strings: UiStrings;
@@ -50,66 +39,90 @@ export interface NoticeContext {
   onDismiss(): void;
 }
 
-export function showNotice(ctx: NoticeContext): void {
-  const s = ctx.strings;
-  style();
-  hideNotice();
-  const text = h('p', {}, s.notice);
-  if (ctx.optOut) text.append(' ', s.optOut);
-  if (ctx.policyUrl) text.append(' ', h('a', { href: ctx.policyUrl }, s.policy));
-  // CCPA regs §7025(c)(6): the visitor can see that their browser's opt-out signal was processed.
-  const honored = ctx.gpcHonored ? h('p', { 'data-consent-gpc': true }, s.gpcHonored) : '';
-  const actions = h('div', { class: 'cs-actions' }, button('dismiss', s.dismiss));
-  if (ctx.optOut) actions.prepend(button('privacy-choices', s.choices, true));
-  // A labelled region, not a dialog: it informs and asks nothing, so it does not take focus.
-  notice = h(
-    'div',
-    { 'data-consent-notice': true, role: 'region', 'aria-labelledby': 'cs-notice-title', lang: ctx.language },
-    h('div', { class: 'cs-in' }, h('h2', { id: 'cs-notice-title' }, s.noticeTitle), text, honored, actions),
-  );
-  notice.addEventListener('click', (event) => {
-    if (!(event.target as Element).closest('[data-consent-action="dismiss"]')) return;
-    hideNotice();
-    ctx.onDismiss();
-  });
-  document.body.append(notice);
-}
-
-export function hideNotice(): void {
-  refocus ||= !!notice?.contains(document.activeElement);
-  notice?.remove();
-  notice = null;
+/** One SDK instance's notice and "Your Privacy Choices" button. */
+export interface Notice {
+  show(ctx: NoticeContext): void;
+  hide(): void;
+  /**
+   * The persistent "Your Privacy Choices" button, bottom left. Not added when the page has its own
+   * `[data-consent-action="privacy-choices"]` element (a footer link, where CCPA sites usually put
+   * it): the SDK opens the preferences from any such element. `honored` (the GPC signal was
+   * honoured): the words that say so, on the button after its label (CCPA regs §7025(c)(6)); '' for none.
+   */
+  showChoicesLink(label: string, language: string, honored?: string): void;
+  hideChoicesLink(): void;
 }
 
 /**
- * The persistent "Your Privacy Choices" button, bottom left. Not added when the page has its own
- * `[data-consent-action="privacy-choices"]` element (a footer link, where CCPA sites usually put
- * it): the SDK opens the preferences from any such element. `honored` (the GPC signal was honoured):
- * the words that say so, on the button after its label (CCPA regs §7025(c)(6)); '' for none.
+ * Whether focus was in the notice or on the button when they went away (dismissed, or replaced by
+ * the preferences) is kept by the button's floating(): the next button shown takes it.
  */
-export function showChoicesLink(label: string, language: string, honored = ''): void {
-  style();
-  const own = Array.from(document.querySelectorAll(CHOICES)).some(
-    (el) => !el.closest(`${NOTICE},${R},${LINK}`),
-  );
-  if (link?.isConnected || own) return;
-  const attrs = {
-    type: 'button',
-    lang: language,
-    'data-consent-choices': true,
-    'data-consent-action': 'privacy-choices',
+export function createNotice(): Notice {
+  const link = floating();
+  let shown: HTMLElement | null = null;
+  const hide = () => {
+    link.keepFocus(shown);
+    shown?.remove();
+    shown = null;
   };
-  link = h('button', attrs);
-  link.innerHTML = OPT_OUT_ICON; // a constant: no page or visitor data goes through innerHTML
-  link.append(label);
-  if (honored) link.append(h('span', { 'data-consent-gpc': true }, honored));
-  document.body.append(link);
-  if (refocus) link.focus();
-  refocus = false;
-}
-
-export function hideChoicesLink(): void {
-  refocus ||= !!link && link === document.activeElement;
-  link?.remove();
-  link = null;
+  return {
+    show(ctx) {
+      const s = ctx.strings;
+      style();
+      hide();
+      const text = h('p', {}, s.notice);
+      if (ctx.optOut) text.append(' ', s.optOut);
+      if (ctx.policyUrl) text.append(' ', h('a', { href: ctx.policyUrl }, s.policy));
+      // CCPA regs §7025(c)(6): the visitor can see that their browser's opt-out signal was processed.
+      const honored = ctx.gpcHonored ? h('p', { 'data-consent-gpc': true }, s.gpcHonored) : '';
+      const actions = h('div', { class: 'cs-actions' }, button('dismiss', s.dismiss));
+      if (ctx.optOut) actions.prepend(button('privacy-choices', s.choices, true));
+      // A labelled region, not a dialog: it informs and asks nothing, so it does not take focus.
+      shown = h(
+        'div',
+        {
+          'data-consent-notice': true,
+          role: 'region',
+          'aria-labelledby': 'cs-notice-title',
+          lang: ctx.language,
+        },
+        h(
+          'div',
+          { class: 'cs-in' },
+          h('h2', { id: 'cs-notice-title' }, s.noticeTitle),
+          text,
+          honored,
+          actions,
+        ),
+      );
+      shown.addEventListener('click', (event) => {
+        if (!(event.target as Element).closest('[data-consent-action="dismiss"]')) return;
+        hide();
+        ctx.onDismiss();
+      });
+      document.body.append(shown);
+    },
+    hide,
+    showChoicesLink(label, language, honored = '') {
+      style();
+      const own = Array.from(document.querySelectorAll(CHOICES)).some(
+        (el) => !el.closest(`${NOTICE},${R},${LINK}`),
+      );
+      if (own) return;
+      link.show(() => {
+        const attrs = {
+          type: 'button',
+          lang: language,
+          'data-consent-choices': true,
+          'data-consent-action': 'privacy-choices',
+        };
+        const el = h('button', attrs);
+        el.innerHTML = OPT_OUT_ICON; // a constant: no page or visitor data goes through innerHTML
+        el.append(label);
+        if (honored) el.append(h('span', { 'data-consent-gpc': true }, honored));
+        return el;
+      });
+    },
+    hideChoicesLink: link.hide,
+  };
 }

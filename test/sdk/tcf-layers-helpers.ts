@@ -15,10 +15,11 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
  */
 const ENTRY = `
 import { GVL } from '@iabtechlabtcf/core';
-import { hideTcfLayers, showTcfLayers } from './sdk/src/tcf/layers/index.ts';
+import { createTcfLayers } from './sdk/src/tcf/layers/index.ts';
 import { stringsFor } from './sdk/src/strings.ts';
 window.tcfChoices = [];
-window.startTcfLayers = (o) => showTcfLayers({
+const layers = createTcfLayers();
+window.startTcfLayers = (o) => layers.show({
   gvl: new GVL(o.list),
   config: o.config,
   language: o.language,
@@ -27,7 +28,7 @@ window.startTcfLayers = (o) => showTcfLayers({
   view: o.view,
   onChoice(choice, action) {
     window.tcfChoices.push({ choice, action });
-    hideTcfLayers();
+    layers.hide();
   },
 });
 `;
@@ -49,7 +50,8 @@ export async function buildLayersBundle(): Promise<{ code: string; layersGzipByt
   const layers = await build({
     ...options,
     stdin: {
-      contents: "import { showTcfLayers } from './sdk/src/tcf/layers/index.ts'; window.s = showTcfLayers;",
+      contents:
+        "import { createTcfLayers } from './sdk/src/tcf/layers/index.ts'; window.s = createTcfLayers;",
       resolveDir: ROOT,
       loader: 'ts',
     },

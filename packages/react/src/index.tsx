@@ -60,27 +60,19 @@ export interface ConsentState {
 const ConsentContext = createContext<ConsentState | null>(null);
 
 /**
- * One SDK per site on a page, whatever React does: a provider mounted twice (StrictMode's double
- * effect in development, a remount) gets the SDK the first one started instead of a second banner.
+ * Starts the SDK in the browser (a dynamic import, so the server never loads it). createConsent
+ * runs one SDK per site on a page: a provider mounted twice (StrictMode's double effect in
+ * development, a remount) gets the SDK the first one started instead of a second banner.
  */
-const started = new Map<string, Promise<ConsentApi>>();
-
-function startConsent(
+const startConsent = (
   baseUrl: string,
   siteKey: string,
   region?: string,
   identityToken?: string | null,
-): Promise<ConsentApi> {
-  const id = `${baseUrl}\n${siteKey}\n${region ?? ''}`;
-  let api = started.get(id);
-  if (!api) {
-    api = import('@consent-service/browser').then(({ createConsent }) =>
-      createConsent({ baseUrl, siteKey, region, identityToken }),
-    );
-    started.set(id, api);
-  }
-  return api;
-}
+): Promise<ConsentApi> =>
+  import('@consent-service/browser').then(({ createConsent }) =>
+    createConsent({ baseUrl, siteKey, region, identityToken }),
+  );
 
 /** Starts the consent SDK for `siteKey` in the browser and gives its state to the hooks below it. */
 export function ConsentProvider({

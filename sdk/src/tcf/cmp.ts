@@ -9,16 +9,9 @@ import type { Decisions, TcfConfig, TcfDone, TcfHandle } from '../types.ts';
 import { whenBody } from '../when.ts';
 import { gppForTcf } from './gpp-bridge.ts';
 import { disclosureOf } from './layers/disclosure.ts';
-import {
-  acceptAll,
-  hideTcfLayers,
-  rejectAll,
-  showTcfLayers,
-  type TcfAction,
-  type TcfChoice,
-} from './layers/index.ts';
+import { acceptAll, createTcfLayers, rejectAll, type TcfAction, type TcfChoice } from './layers/index.ts';
 import { layerLanguage, primaryOf, tcfStringsFor } from './layers/strings.ts';
-import { hideReopenControl, showReopenControl } from './reopen-control.ts';
+import { createReopenControl } from './reopen-control.ts';
 import { choiceOf, encodeChoice, encodeTransparency, stillValid } from './tc-model.ts';
 import { readTcString, writeTcString } from './tc-store.ts';
 import { answerVendorList } from './vendor-list-command.ts';
@@ -90,6 +83,9 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
   (CmpApiModel as { apiVersion: string }).apiVersion = CMP_API_VERSION;
   const cmp = new CmpApi(tcf.cmpId, tcf.cmpVersion, true);
   answerVendorList(gvl);
+  // This start's own UI: the layers and the reopen control.
+  const layers = createTcfLayers();
+  const reopen = createReopenControl();
   /** The visitor's current TC string; null before any. */
   let current: string | null = null;
   /** Makes `tcString` the visitor's in both CMP APIs: `__tcfapi` (its event follows) and `__gpp`. */
@@ -102,7 +98,7 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
   /** The control that reopens the preferences, after a decision (unless the channel set "none"). */
   const reopenable = () => {
     if (tcf.reopenControl !== 'none')
-      whenBody(() => showReopenControl(stringsFor(ctx.language).choices, ctx.language));
+      whenBody(() => reopen.show(stringsFor(ctx.language).choices, ctx.language));
   };
 
   /**
@@ -127,7 +123,7 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
    * reopen control appears, and the SDK records the choice with its string.
    */
   const conclude = (choice: TcfChoice, action: TcfAction, done: TcfDone) => {
-    hideTcfLayers();
+    layers.hide();
     const tcString = encodeChoice(gvl, tcf, choice);
     writeTcString(ctx.siteKey, { tc: tcString, v: configVersion });
     publish(tcString);
@@ -142,7 +138,7 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
       const tcString = keptNow();
       if (!tcString) return false;
       // Layers left open by an earlier state (a sign-in that brought the account's choice) close.
-      hideTcfLayers(false);
+      layers.hide(false);
       // The first update with a string is `tcloaded`; the same string again tells no one anything.
       if (tcString !== current) publish(tcString);
       reopenable();
@@ -179,8 +175,8 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
       // `cmpuishown`: the visitor's string when there is one, else what showing the layers gives.
       cmp.update(current ?? encodeTransparency(gvl, tcf), true);
       // Before the layers take focus, so a keyboard visitor who opened them from it gets it back after.
-      hideReopenControl();
-      showTcfLayers({
+      reopen.hide();
+      layers.show({
         gvl,
         config: ctx.config,
         language: shown.language,

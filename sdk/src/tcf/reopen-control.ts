@@ -1,4 +1,4 @@
-import { h } from '../banner.ts';
+import { addStyle, floating, h } from '../dom.ts';
 import { DARK, LIGHT } from '../styles.ts';
 
 /**
@@ -25,26 +25,30 @@ const CSS = `${SELECTOR}{${LIGHT};position:fixed;z-index:2147483646;left:var(--c
 @media (prefers-color-scheme:dark){${SELECTOR}{${DARK}}}
 ${SELECTOR}:focus-visible{outline:3px solid var(--cs-focus);outline-offset:2px}`;
 
-let control: HTMLElement | null = null;
-/** Focus was on the control when the layers replaced it: the next one takes it back. */
-let refocus = false;
-
-export function showReopenControl(label: string, language: string): void {
-  if (!document.getElementById('cs-reopen-style'))
-    document.head.append(h('style', { id: 'cs-reopen-style' }, CSS));
-  if (control?.isConnected) return;
-  control = h(
-    'button',
-    { type: 'button', lang: language, 'data-consent-reopen': true, 'data-consent-action': 'privacy-choices' },
-    label,
-  );
-  document.body.append(control);
-  if (refocus) control.focus();
-  refocus = false;
+/** One tcf.js start's reopen control; focus on it when the layers replaced it comes back to the next one. */
+export interface ReopenControl {
+  show(label: string, language: string): void;
+  hide(): void;
 }
 
-export function hideReopenControl(): void {
-  refocus ||= !!control && control === document.activeElement;
-  control?.remove();
-  control = null;
+export function createReopenControl(): ReopenControl {
+  const control = floating();
+  return {
+    show(label, language) {
+      addStyle('cs-reopen-style', CSS);
+      control.show(() =>
+        h(
+          'button',
+          {
+            type: 'button',
+            lang: language,
+            'data-consent-reopen': true,
+            'data-consent-action': 'privacy-choices',
+          },
+          label,
+        ),
+      );
+    },
+    hide: control.hide,
+  };
 }

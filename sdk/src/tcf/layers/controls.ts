@@ -1,4 +1,4 @@
-import { h } from '../../banner.ts';
+import { h } from '../../dom.ts';
 
 /**
  * A labelled checkbox. Its accessible name is the item's name and the toggle's own words ("Store

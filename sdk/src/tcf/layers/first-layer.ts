@@ -1,5 +1,5 @@
-import { button, h } from '../../banner.ts';
 import { purposeText } from '../../decisions.ts';
+import { button, h } from '../../dom.ts';
 import { firstLayerItems } from './disclosure.ts';
 import type { LayerContext } from './index.ts';
 import { fill } from './strings.ts';

@@ -1,5 +1,5 @@
 import type { GVL } from '@iabtechlabtcf/core';
-import { h } from '../../banner.ts';
+import { addStyle, type Dialog, dialog, h } from '../../dom.ts';
 import type { UiStrings } from '../../strings.ts';
 import { CSS } from '../../styles.ts';
 import type { Decisions, SiteConfig } from '../../types.ts';
@@ -41,9 +41,6 @@ export interface LayerContext extends TcfLayersContext {
   t: TcfStrings;
 }
 
-let root: HTMLElement | null = null;
-let returnFocus: HTMLElement | null = null;
-
 const ownDecisions = (config: SiteConfig, grant: boolean): Decisions =>
   Object.fromEntries(config.purposes.map((p) => [p.key, p.required || grant ? 'granted' : 'denied']));
 
@@ -75,91 +72,84 @@ export function rejectAll(config: SiteConfig): TcfChoice {
 }
 
 /** The ids of the checked boxes carrying `attr` (a toggle that is absent is not allowed). */
-function checked(attr: string): number[] {
-  const boxes = Array.from(root!.querySelectorAll<HTMLInputElement>(`input[${attr}]`));
+function checked(root: HTMLElement, attr: string): number[] {
+  const boxes = Array.from(root.querySelectorAll<HTMLInputElement>(`input[${attr}]`));
   return boxes.filter((b) => b.checked).map((b) => Number(b.getAttribute(attr)));
 }
 
 /** "Save": what the toggles of "Manage options" say. */
-function fromToggles(config: SiteConfig): TcfChoice {
+function fromToggles(root: HTMLElement, config: SiteConfig): TcfChoice {
   const decisions: Decisions = {};
   for (const p of config.purposes) {
-    const box = root!.querySelector<HTMLInputElement>(`input[data-consent-purpose="${p.key}"]`);
+    const box = root.querySelector<HTMLInputElement>(`input[data-consent-purpose="${p.key}"]`);
     decisions[p.key] = p.required || box?.checked ? 'granted' : 'denied';
   }
   return {
-    purposeConsents: checked('data-tcf-purpose-consent'),
-    purposeLegitimateInterests: checked('data-tcf-purpose-li'),
-    vendorConsents: checked('data-tcf-vendor-consent'),
-    vendorLegitimateInterests: checked('data-tcf-vendor-li'),
-    specialFeatureOptins: checked('data-tcf-special-feature'),
+    purposeConsents: checked(root, 'data-tcf-purpose-consent'),
+    purposeLegitimateInterests: checked(root, 'data-tcf-purpose-li'),
+    vendorConsents: checked(root, 'data-tcf-vendor-consent'),
+    vendorLegitimateInterests: checked(root, 'data-tcf-vendor-li'),
+    specialFeatureOptins: checked(root, 'data-tcf-special-feature'),
     decisions,
   };
 }
 
-function render(ctx: LayerContext, view: 'banner' | 'customize', focus?: string) {
-  root!.textContent = '';
-  root!.setAttribute('data-consent-view', view);
-  root!.setAttribute('aria-labelledby', view === 'banner' ? 'cs-tcf-title' : 'cs-tcf-manage-title');
-  root!.append(h('div', { class: 'cs-in' }, ...(view === 'banner' ? firstLayer(ctx) : secondLayer(ctx))));
-  root!.scrollTop = 0;
+function render(root: HTMLElement, ctx: LayerContext, view: 'banner' | 'customize', focus?: string) {
+  root.textContent = '';
+  root.setAttribute('data-consent-view', view);
+  root.setAttribute('aria-labelledby', view === 'banner' ? 'cs-tcf-title' : 'cs-tcf-manage-title');
+  root.append(h('div', { class: 'cs-in' }, ...(view === 'banner' ? firstLayer(ctx) : secondLayer(ctx))));
+  root.scrollTop = 0;
   // Into the dialog, not onto a choice: the first Tab then walks every choice in order, none pre-picked.
-  const target = (focus && root!.querySelector<HTMLElement>(focus)) || root!;
+  const target = (focus && root.querySelector<HTMLElement>(focus)) || root;
   target.focus();
 }
 
-function onClick(ctx: LayerContext, event: Event) {
+function onClick(root: HTMLElement, ctx: LayerContext, event: Event) {
   const target = (event.target as Element).closest('[data-consent-action],[data-tcf-show]');
   if (!target) return;
   if (target.getAttribute('data-tcf-show') === 'vendors') {
-    render(ctx, 'customize', '#cs-tcf-vendors');
+    render(root, ctx, 'customize', '#cs-tcf-vendors');
     return;
   }
   const action = target.getAttribute('data-consent-action');
   // The string says which layer the choice was made on: 1 the first, 2 "Manage options".
-  const consentScreen = root!.getAttribute('data-consent-view') === 'banner' ? 1 : 2;
+  const consentScreen = root.getAttribute('data-consent-view') === 'banner' ? 1 : 2;
   const choose = (choice: TcfChoice, made: TcfAction) => ctx.onChoice({ ...choice, consentScreen }, made);
-  if (action === 'customize') render(ctx, 'customize');
+  if (action === 'customize') render(root, ctx, 'customize');
   else if (action === 'accept-all') choose(acceptAll(ctx.disclosure, ctx.config), action);
   else if (action === 'reject-all') choose(rejectAll(ctx.config), action);
-  else if (action === 'save') choose(fromToggles(ctx.config), action);
+  else if (action === 'save') choose(fromToggles(root, ctx.config), action);
 }
 
-function addStyle(id: string, css: string) {
-  if (!document.getElementById(id)) document.head.append(h('style', { id }, css));
+/** One tcf.js start's layers: their own dialog root, as each SDK instance has its own banner. */
+export interface TcfLayers {
+  /**
+   * Shows the layers (replacing any open), as the SDK's banner does: a labelled, non-blocking dialog
+   * fixed at the bottom, focus moved into it and given back on close. Needs document.body.
+   */
+  show(options: TcfLayersContext): void;
+  hide(restoreFocus?: boolean): void;
 }
 
-/**
- * Shows the layers (replacing any open), as the SDK's banner does: a labelled, non-blocking dialog
- * fixed at the bottom, focus moved into it and given back on close. Needs document.body.
- */
-export function showTcfLayers(options: TcfLayersContext): void {
-  addStyle('cs-consent-style', CSS);
-  addStyle('cs-consent-tcf-style', TCF_CSS);
-  hideTcfLayers(false);
-  const ctx: LayerContext = {
-    ...options,
-    disclosure: disclosureOf(options.gvl, { purposeOneTreatment: options.config.tcf?.purposeOneTreatment }),
-    t: tcfStringsFor(options.language),
+export function createTcfLayers(): TcfLayers {
+  const ui: Dialog = dialog();
+  return {
+    show(options) {
+      addStyle('cs-consent-style', CSS);
+      addStyle('cs-consent-tcf-style', TCF_CSS);
+      const ctx: LayerContext = {
+        ...options,
+        disclosure: disclosureOf(options.gvl, {
+          purposeOneTreatment: options.config.tcf?.purposeOneTreatment,
+        }),
+        t: tcfStringsFor(options.language),
+      };
+      const root = ui.open({ 'data-consent-tcf': true, lang: options.language }, (event) =>
+        onClick(root, ctx, event),
+      );
+      render(root, ctx, options.view);
+    },
+    hide: ui.close,
   };
-  returnFocus = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-  root = h('div', {
-    'data-consent-banner': true,
-    'data-consent-tcf': true,
-    role: 'dialog',
-    'aria-modal': 'false',
-    lang: options.language,
-    tabindex: '-1',
-  });
-  root.addEventListener('click', (event) => onClick(ctx, event));
-  document.body.append(root);
-  render(ctx, options.view);
-}
-
-export function hideTcfLayers(restoreFocus = true): void {
-  if (!root) return;
-  root.remove();
-  root = null;
-  if (restoreFocus && returnFocus?.isConnected && returnFocus !== document.body) returnFocus.focus();
-  returnFocus = null;
 }

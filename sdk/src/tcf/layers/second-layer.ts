@@ -1,5 +1,5 @@
-import { button, h } from '../../banner.ts';
 import { purposeText } from '../../decisions.ts';
+import { button, h } from '../../dom.ts';
 import { itemName, sectionHeading, toggle } from './controls.ts';
 import type { LayerContext } from './index.ts';
 import { type Kind, standardTexts } from './standard-texts.ts';

@@ -1,4 +1,4 @@
-import { h } from '../../banner.ts';
+import { h } from '../../dom.ts';
 
 /**
  * The vendor list's `standardTexts` (TCF v2.4, for policy 5.0.b): texts the policy has CMPs show

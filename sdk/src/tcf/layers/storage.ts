@@ -1,5 +1,5 @@
 import type { GVL } from '@iabtechlabtcf/core';
-import { h } from '../../banner.ts';
+import { h } from '../../dom.ts';
 import { formatDuration } from './duration.ts';
 import type { LayerContext } from './index.ts';
 import { fill } from './strings.ts';

@@ -1,5 +1,5 @@
 import type { GVL } from '@iabtechlabtcf/core';
-import { h } from '../../banner.ts';
+import { h } from '../../dom.ts';
 import { itemName, sectionHeading, toggle } from './controls.ts';
 import { allowedLegInt } from './disclosure.ts';
 import { formatDays } from './duration.ts';
