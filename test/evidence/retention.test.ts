@@ -124,4 +124,46 @@ describe('evidence.retention', () => {
     );
     expect((left as unknown as { rows: Array<{ n: number }> }).rows[0].n).toBe(0);
   });
+
+  it('drops a live month once every channel with events there has outlived it, and purges rows of a shorter one before', async () => {
+    const { purgeExpiredEvidence } = await import('../../src/modules/evidence/retention.ts');
+    const present = t.clock.now();
+    const short = await createReadySite(t, tenant.liveKey, { retentionDays: 1 });
+    const long = await createReadySite(t, tenant.liveKey, { retentionDays: 3650 });
+    // Four months back: before the partitions made so far, so the events wait in the DEFAULT partition.
+    const then = new Date(present.getTime() - 120 * 24 * HOUR);
+    t.clock.set(then);
+    const shortEvent = (await recordConsent(t, short)).id as string;
+    const longEvent = (await recordConsent(t, long)).id as string;
+    t.clock.set(present);
+    // Making the month's partition moves them out of the DEFAULT partition into it.
+    const made = await t.store.db.execute(
+      sql`select evidence_partition_create('live', ${then.toISOString()}::timestamptz) as name`,
+    );
+    const month = (made as unknown as { rows: Array<{ name: string }> }).rows[0].name;
+    const inMonth = async () =>
+      (
+        (await t.store.db.execute(sql.raw(`select id from ${month} order by id`))) as unknown as {
+          rows: Array<{ id: string }>;
+        }
+      ).rows.map((r) => r.id);
+    expect(await inMonth()).toEqual([shortEvent, longEvent].sort());
+
+    // The long channel keeps the month: the short channel's event is purged row by row.
+    let result = await purgeExpiredEvidence({ store: t.store, clock: t.clock });
+    expect(result.droppedPartitions).not.toContain(month);
+    expect(await visible(shortEvent, tenant.liveKey)).toBe(false);
+    expect(await visible(longEvent, tenant.liveKey)).toBe(true);
+
+    // Once the long channel keeps less, the month goes whole.
+    const patched = await t.http.patch(`/v1/channels/${long.channelId}`, {
+      key: tenant.liveKey,
+      body: { privacyPolicy: { retentionDays: 30 } },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    result = await purgeExpiredEvidence({ store: t.store, clock: t.clock });
+    expect(result.droppedPartitions).toContain(month);
+    expect(await storedRow(longEvent)).toBeUndefined();
+    expect(await visible(longEvent, tenant.liveKey)).toBe(false);
+  });
 });
