@@ -42,6 +42,9 @@ describe('evidence.retention', () => {
     const shortLive = await createReadySite(t, tenant.liveKey, { retentionDays: 1 });
     const longLive = await createReadySite(t, tenant.liveKey, { retentionDays: 3 });
 
+    // The hours of the last day get their partitions (the worker makes them only ahead of the present).
+    await t.store.db.execute(sql`select evidence_partitions_ensure('test',
+      ${new Date(present.getTime() - 26 * HOUR).toISOString()}::timestamptz, ${present.toISOString()}::timestamptz)`);
     const receipts = new Map<string, string>();
     const at = async (hoursAgo: number, site: typeof testSite, subjectId?: string) => {
       t.clock.set(new Date(present.getTime() - hoursAgo * HOUR));

@@ -109,7 +109,7 @@ export const evidenceEvents = pgTable(
     // Each index below names the query it serves (docs/guides/postgresql.md, "Indexes").
     // GET /v1/evidence/:id, its proof, visitor receipts: one probe per partition by the key's prefix.
     primaryKey({ columns: [t.organizationId, t.id, t.environment, t.recordedAt] }),
-    // GET /v1/evidence without filters (and with from/to, region, regime, purpose): newest first per tenant.
+    // GET /v1/evidence without filters (and with from/to, regime, purpose): newest first per tenant.
     index('evidence_events_list_idx').on(t.organizationId, t.environment, t.recordedAt, t.id),
     // GET /v1/evidence?channelId=…, exports of one channel, and the live purge's per-channel check.
     index('evidence_events_channel_idx').on(t.organizationId, t.environment, t.channelId, t.recordedAt, t.id),
@@ -118,6 +118,10 @@ export const evidenceEvents = pgTable(
     index('evidence_events_source_idx')
       .on(t.organizationId, t.environment, t.source, t.recordedAt, t.id)
       .where(sql`source <> 'banner'`),
+    // GET /v1/evidence?region=… in list order (a country reads its code and its subdivisions' range).
+    // Kept, measured: without it a page of a region the tenant has few or no events of walks the
+    // tenant's whole history in the list index (289 ms on 10,000 events, linear in them).
+    index('evidence_events_region_idx').on(t.organizationId, t.environment, t.region, t.recordedAt, t.id),
     // One visitor's events (subjectId filter, consent state replay and purge fallback); purged rows stay out.
     index('evidence_events_subject_idx')
       .on(t.organizationId, t.environment, t.subjectPseudonym, t.recordedAt, t.id)

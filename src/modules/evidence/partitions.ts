@@ -13,8 +13,12 @@ import { consentStateRepo, type PurgedEvent } from './consent-state.repo.ts';
  */
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
-/** Test partitions are made this far ahead (the job runs hourly). */
-export const TEST_AHEAD_MS = 24 * HOUR;
+/**
+ * Test partitions are made this far ahead (the job runs hourly): the current hour and the next two.
+ * Few, since each is a table with its indexes; an event past them waits in the DEFAULT partition
+ * and is moved into its hour's partition when that is made.
+ */
+export const TEST_AHEAD_MS = 2 * HOUR;
 /** Live partitions are made this many months ahead. */
 export const LIVE_AHEAD_MONTHS = 3;
 /** Events per transaction when the consent state forgets a dropped partition's events. */
@@ -56,7 +60,7 @@ async function partitions(store: Store): Promise<Partition[]> {
   return rows.map((r) => parse(r.name as string, r.attached as boolean)).filter((p) => p !== null);
 }
 
-/** Makes the partitions the next inserts need: test ones a day ahead, live ones three months ahead. */
+/** Makes the partitions the next inserts need: test ones two hours ahead, live ones three months ahead. */
 export async function createPartitionsAhead(deps: { store: Store; clock: Clock }): Promise<void> {
   const now = deps.clock.now();
   const liveAhead = new Date(now);
@@ -72,19 +76,28 @@ export async function createPartitionsAhead(deps: { store: Store; clock: Clock }
 }
 
 /**
- * Whether every event of a live partition is past its channel's retention: no channel that still
- * keeps events of that month has one there (a probe of the channel index per such channel). An event
- * whose channel row is gone does not hold a partition back.
+ * Whether every event of a live partition is past its channel's retention. The partition's channels
+ * are read with a skip scan of the channel index (one probe per channel, not a walk of its events);
+ * a channel that keeps that month longer, or an event whose channel row is missing, holds it back.
  */
 async function liveExpired(store: Store, p: Partition, now: Date): Promise<boolean> {
+  const part = sql.identifier(p.name);
   const [row] = rowsOf(
     await store.db.execute(sql`
+      with recursive used as (
+        (select organization_id, channel_id from ${part} where environment = 'live'
+          order by organization_id, environment, channel_id limit 1)
+        union all
+        select n.organization_id, n.channel_id from used u cross join lateral (
+          select organization_id, channel_id from ${part}
+          where environment = 'live' and (organization_id, environment, channel_id) > (u.organization_id, 'live', u.channel_id)
+          order by organization_id, environment, channel_id limit 1) n
+      )
       select exists (
-        select 1 from channels c
-        where c.environment = 'live'
-          and ${p.upper.toISOString()}::timestamptz > ${now.toISOString()}::timestamptz - make_interval(days => c.retention_days)
-          and exists (select 1 from ${sql.identifier(p.name)} ev
-            where ev.organization_id = c.organization_id and ev.environment = 'live' and ev.channel_id = c.id)
+        select 1 from used u
+        left join channels c on c.organization_id = u.organization_id and c.id = u.channel_id
+        where c.id is null
+          or ${p.upper.toISOString()}::timestamptz > ${now.toISOString()}::timestamptz - make_interval(days => c.retention_days)
       ) as held`),
   );
   return !row.held;
@@ -120,12 +133,18 @@ export async function dropExpiredPartitions(deps: {
         if (p.upper.getTime() > now.getTime() - minLiveDays * DAY) continue;
         if (!(await liveExpired(store, p, now))) continue;
       }
-      await store.tx((tx) =>
-        tx.execute(
-          sql`alter table ${sql.identifier(`evidence_events_${p.environment}`)} detach partition ${sql.identifier(p.name)}`,
-        ),
+      const [row] = rowsOf(
+        await store.db.execute(sql`select exists (select 1 from ${sql.identifier(p.name)}) as filled`),
       );
+      if (row.filled) {
+        await store.tx((tx) =>
+          tx.execute(
+            sql`alter table ${sql.identifier(`evidence_events_${p.environment}`)} detach partition ${sql.identifier(p.name)}`,
+          ),
+        );
+      }
     }
+    // An empty partition (one made ahead for an hour without events) is dropped at once.
     await forgetEvents(store, p.name);
     await store.tx((tx) => tx.execute(sql`drop table if exists ${sql.identifier(p.name)}`));
     dropped.push(p.name);

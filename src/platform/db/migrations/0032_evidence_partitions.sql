@@ -3,8 +3,8 @@
 -- event outside the partitions made so far. The 24-hour purge of test events and the retention of live
 -- ones then drop whole partitions (src/modules/evidence/partitions.ts) instead of updating rows.
 -- Written by hand (drizzle-kit does not express partitioning); the snapshot matches evidence.tables.ts:
--- the primary key gains the partition key (environment, recorded_at), the region index goes and the
--- source index becomes partial (docs/guides/postgresql.md, "Indexes").
+-- the primary key gains the partition key (environment, recorded_at) and the source index becomes
+-- partial (docs/guides/postgresql.md, "Indexes").
 --
 -- Columns are copied generically (LIKE … INCLUDING DEFAULTS), so a column added by an earlier migration
 -- comes along. On a large table run scripts/evidence-partitions-online.sql first (while the previous
@@ -88,11 +88,14 @@ BEGIN
   CREATE INDEX evidence_events_next_list_idx ON evidence_events_next USING btree (organization_id, environment, recorded_at, id);
   CREATE INDEX evidence_events_next_channel_idx ON evidence_events_next USING btree (organization_id, environment, channel_id, recorded_at, id);
   CREATE INDEX evidence_events_next_source_idx ON evidence_events_next USING btree (organization_id, environment, source, recorded_at, id) WHERE source <> 'banner';
+  CREATE INDEX evidence_events_next_region_idx ON evidence_events_next USING btree (organization_id, environment, region, recorded_at, id);
   CREATE INDEX evidence_events_next_subject_idx ON evidence_events_next USING btree (organization_id, environment, subject_pseudonym, recorded_at, id) WHERE subject_pseudonym is not null;
   CREATE INDEX evidence_events_next_retention_idx ON evidence_events_next USING btree (environment, recorded_at) WHERE purged_at is null;
-  -- Test events are kept a day: the hours from a day ago to a day ahead. Live ones from the oldest
-  -- event's month to three months ahead. The worker keeps both ahead (partitions.ts).
-  PERFORM evidence_partitions_ensure('test', now() - interval '25 hours', now() + interval '24 hours');
+  -- Test events are kept a day: the hours of the last day that hold events, to two hours ahead. Live
+  -- ones from the oldest event's month to three months ahead. The worker keeps both ahead (partitions.ts).
+  PERFORM evidence_partitions_ensure('test', least(now() - interval '1 hour', coalesce((SELECT min(recorded_at)
+    FROM evidence_events WHERE environment = 'test' AND recorded_at > now() - interval '25 hours'), now())),
+    now() + interval '2 hours');
   PERFORM evidence_partitions_ensure('live', least(coalesce(oldest_live, now()), now()), now() + interval '3 months');
   -- What changes in evidence_events from now on is noted, for the swap to copy again.
   CREATE TABLE evidence_events_changed (organization_id text NOT NULL, id text NOT NULL);
@@ -167,7 +170,7 @@ BEGIN
   DROP TABLE evidence_events_copied;
   ALTER TABLE evidence_events_next RENAME TO evidence_events;
   ALTER TABLE evidence_events RENAME CONSTRAINT evidence_events_next_pk TO evidence_events_organization_id_id_environment_recorded_at_pk;
-  FOREACH idx IN ARRAY ARRAY['list', 'channel', 'source', 'subject', 'retention'] LOOP
+  FOREACH idx IN ARRAY ARRAY['list', 'channel', 'source', 'region', 'subject', 'retention'] LOOP
     EXECUTE format('ALTER INDEX %I RENAME TO %I', 'evidence_events_next_' || idx || '_idx', 'evidence_events_' || idx || '_idx');
   END LOOP;
   ALTER SEQUENCE evidence_events_seq OWNED BY evidence_events.seq;
