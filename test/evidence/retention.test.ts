@@ -106,7 +106,7 @@ describe('evidence.retention', () => {
     expect(await visible(testRecent, tenant.testKey)).toBe(false);
     expect(await visible(shortRecent, tenant.liveKey)).toBe(false);
     expect(await visible(longOld, tenant.liveKey)).toBe(true);
-  });
+  }, 90_000); // several worker runs, each making and dropping partitions
 
   it('works in bounded batches: more events than one batch are all purged in one run', async () => {
     const { PURGE_BATCH, purgeExpiredEvidence } = await import('../../src/modules/evidence/retention.ts');
