@@ -88,7 +88,7 @@ describe('consent state and the retention purge', () => {
       sql`select count(*)::int as n from consent_state where channel_id = ${site.channelId}`,
     );
     expect(left[0].n).toBe(0);
-  });
+  }, 90_000); // each purge also makes and drops evidence partitions (slow DDL on the embedded store)
 });
 
 describe('consent state backfill (events recorded before the state table)', () => {

@@ -24,6 +24,14 @@ async function storedRow(id: string) {
   return (result as unknown as { rows: Array<Record<string, unknown>> }).rows[0];
 }
 
+/** The leaf hash (hex) the ledger holds for an event, if sealed. */
+async function leafOf(id: string) {
+  const result = await t.store.db.execute(
+    sql`select encode(leaf_hash, 'hex') as hash from ledger_leaves where event_id = ${id}`,
+  );
+  return (result as unknown as { rows: Array<{ hash: string }> }).rows[0]?.hash;
+}
+
 const visible = async (id: string, key: string) =>
   (await t.http.get(`/v1/evidence/${id}`, { key })).status === 200;
 
@@ -34,17 +42,28 @@ describe('evidence.retention', () => {
     const shortLive = await createReadySite(t, tenant.liveKey, { retentionDays: 1 });
     const longLive = await createReadySite(t, tenant.liveKey, { retentionDays: 3 });
 
-    const at = async (hoursAgo: number, site: typeof testSite) => {
+    // The hours of the last day get their partitions (the worker makes them only ahead of the present).
+    await t.store.db.execute(sql`select evidence_partitions_ensure('test',
+      ${new Date(present.getTime() - 26 * HOUR).toISOString()}::timestamptz, ${present.toISOString()}::timestamptz)`);
+    const receipts = new Map<string, string>();
+    const at = async (hoursAgo: number, site: typeof testSite, subjectId?: string) => {
       t.clock.set(new Date(present.getTime() - hoursAgo * HOUR));
-      return (await recordConsent(t, site)).id as string;
+      const data = await recordConsent(t, site, subjectId ? { subjectId } : {});
+      receipts.set(data.id, data.receipt.hash);
+      return data.id as string;
     };
-    const testOld = await at(25, testSite);
+    const testOld = await at(25, testSite, 'visitor-old');
     const testRecent = await at(23, testSite);
     const shortOld = await at(25, shortLive);
     const shortRecent = await at(23, shortLive);
-    const longOld = await at(70, longLive);
+    const longOld = await at(69, longLive);
     const longOlder = await at(73, longLive);
     t.clock.set(present);
+    const stateOf = (subjectId: string) =>
+      t.http.get(`/v1/consent-state?${new URLSearchParams({ channelId: testSite.channelId, subjectId })}`, {
+        key: tenant.testKey,
+      });
+    expect((await stateOf('visitor-old')).status).toBe(200);
 
     await t.worker.runDue();
 
@@ -65,35 +84,29 @@ describe('evidence.retention', () => {
       'not_found',
     );
 
-    // The content is gone; the identity and receipt the ledger needs stay.
-    const purged = await storedRow(testOld);
-    expect(purged).toMatchObject({
-      id: testOld,
-      organization_id: tenant.organizationId,
-      environment: 'test',
-      channel_id: testSite.channelId,
-      subject_pseudonym: null,
-      decisions: null,
-      config_version: null,
-      policy_version: null,
-      source: null,
-      language: null,
-      gpc: null,
-      origin: null,
-      user_agent: null,
-      ip_prefix: null,
-    });
-    expect(purged.receipt_hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(purged.purged_at).not.toBeNull();
-    expect(purged.recorded_at).not.toBeNull();
+    // Test events live in hourly partitions: testOld's hour was dropped whole, row and all, and the
+    // consent state forgot the event (its subject had no other decision).
+    expect(await storedRow(testOld)).toBeUndefined();
+    expect(await storedRow(testRecent)).toBeDefined();
+    expect((await stateOf('visitor-old')).status).toBe(404);
+    // The ledger keeps every leaf hash: the dropped event's leaf is still in its log, and consistency
+    // proofs between tree heads before and after keep answering.
+    for (let attempt = 0; attempt < 10 && !(await leafOf(testOld)); attempt++) {
+      t.clock.advance(5_000);
+      await t.worker.runDue();
+    }
+    expect(await leafOf(testOld)).toBe(receipts.get(testOld));
+    const heads = await t.http.get('/v1/evidence/tree-heads', { key: tenant.testKey });
+    expect(heads.status).toBe(200);
 
-    // The task is recurring: an hour later it runs again and purges what has aged since.
-    t.clock.advance(HOUR + 1000);
+    // The task is recurring: two hours later it runs again and drops or purges what has aged since
+    // (a test event goes with its hour, so at most 25 hours after it was recorded, plus the job's hour).
+    t.clock.advance(2 * HOUR);
     await t.worker.runDue();
     expect(await visible(testRecent, tenant.testKey)).toBe(false);
     expect(await visible(shortRecent, tenant.liveKey)).toBe(false);
     expect(await visible(longOld, tenant.liveKey)).toBe(true);
-  });
+  }, 90_000); // several worker runs, each making and dropping partitions
 
   it('works in bounded batches: more events than one batch are all purged in one run', async () => {
     const { PURGE_BATCH, purgeExpiredEvidence } = await import('../../src/modules/evidence/retention.ts');
@@ -113,5 +126,47 @@ describe('evidence.retention', () => {
       sql`select count(*)::int as n from evidence_events where channel_id = ${site.channelId} and purged_at is null`,
     );
     expect((left as unknown as { rows: Array<{ n: number }> }).rows[0].n).toBe(0);
+  });
+
+  it('drops a live month once every channel with events there has outlived it, and purges rows of a shorter one before', async () => {
+    const { purgeExpiredEvidence } = await import('../../src/modules/evidence/retention.ts');
+    const present = t.clock.now();
+    const short = await createReadySite(t, tenant.liveKey, { retentionDays: 1 });
+    const long = await createReadySite(t, tenant.liveKey, { retentionDays: 3650 });
+    // Four months back: before the partitions made so far, so the events wait in the DEFAULT partition.
+    const then = new Date(present.getTime() - 120 * 24 * HOUR);
+    t.clock.set(then);
+    const shortEvent = (await recordConsent(t, short)).id as string;
+    const longEvent = (await recordConsent(t, long)).id as string;
+    t.clock.set(present);
+    // Making the month's partition moves them out of the DEFAULT partition into it.
+    const made = await t.store.db.execute(
+      sql`select evidence_partition_create('live', ${then.toISOString()}::timestamptz) as name`,
+    );
+    const month = (made as unknown as { rows: Array<{ name: string }> }).rows[0].name;
+    const inMonth = async () =>
+      (
+        (await t.store.db.execute(sql.raw(`select id from ${month} order by id`))) as unknown as {
+          rows: Array<{ id: string }>;
+        }
+      ).rows.map((r) => r.id);
+    expect(await inMonth()).toEqual([shortEvent, longEvent].sort());
+
+    // The long channel keeps the month: the short channel's event is purged row by row.
+    let result = await purgeExpiredEvidence({ store: t.store, clock: t.clock });
+    expect(result.droppedPartitions).not.toContain(month);
+    expect(await visible(shortEvent, tenant.liveKey)).toBe(false);
+    expect(await visible(longEvent, tenant.liveKey)).toBe(true);
+
+    // Once the long channel keeps less, the month goes whole.
+    const patched = await t.http.patch(`/v1/channels/${long.channelId}`, {
+      key: tenant.liveKey,
+      body: { privacyPolicy: { retentionDays: 30 } },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    result = await purgeExpiredEvidence({ store: t.store, clock: t.clock });
+    expect(result.droppedPartitions).toContain(month);
+    expect(await storedRow(longEvent)).toBeUndefined();
+    expect(await visible(longEvent, tenant.liveKey)).toBe(false);
   });
 });

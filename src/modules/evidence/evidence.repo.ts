@@ -158,15 +158,17 @@ export const evidenceRepo = {
   },
 
   /**
-   * Purges up to `batch` test events recorded before `cutoff`, oldest first. SKIP LOCKED lets two
-   * workers share the work; the batch bounds how long the rows stay locked.
+   * Purges up to `batch` test events recorded before `cutoff`, oldest first, from the DEFAULT
+   * partition only: the hourly partitions are dropped whole (partitions.ts), the one holding the
+   * cutoff included once its hour is past it. SKIP LOCKED lets two workers share the work; the batch
+   * bounds how long the rows stay locked.
    */
   async purgeTestBatch(tx: Tx, cutoff: Date, now: Date, batch: number): Promise<number> {
     return purgeTaken(
       tx,
       now,
       sql`
-        select organization_id, environment, id, channel_id, subject_pseudonym from ${e}
+        select organization_id, environment, id, channel_id, subject_pseudonym from evidence_events_test_default
         where environment = 'test' and purged_at is null and recorded_at < ${cutoff.toISOString()}::timestamptz
         order by recorded_at
         limit ${batch}
@@ -176,17 +178,20 @@ export const evidenceRepo = {
 
   /**
    * Purges up to `batch` live events older than their channel's retentionDays (read at purge time,
-   * so shortening a channel's retention purges its older events on the next run). `minCutoff`
-   * (now minus the smallest retention, one day) keeps the scan to events that could qualify.
+   * so shortening a channel's retention purges its older events on the next run). Only events older
+   * than the shortest retention of any live channel are walked: the months every channel has outlived
+   * are dropped whole (partitions.ts), and this purges the rest of the channels that keep less.
    */
-  async purgeLiveBatch(tx: Tx, now: Date, minCutoff: Date, batch: number): Promise<number> {
+  async purgeLiveBatch(tx: Tx, now: Date, batch: number): Promise<number> {
     return purgeTaken(
       tx,
       now,
       sql`
         select ev.organization_id, ev.environment, ev.id, ev.channel_id, ev.subject_pseudonym from ${e} ev
         join ${channels} c on c.organization_id = ev.organization_id and c.id = ev.channel_id
-        where ev.environment = 'live' and ev.purged_at is null and ev.recorded_at < ${minCutoff.toISOString()}::timestamptz
+        where ev.environment = 'live' and ev.purged_at is null
+          and ev.recorded_at < ${now.toISOString()}::timestamptz - make_interval(days => (
+            select coalesce(min(retention_days), 1) from ${channels} where environment = 'live'))
           and ev.recorded_at < ${now.toISOString()}::timestamptz - make_interval(days => c.retention_days)
         order by ev.recorded_at
         limit ${batch}

@@ -122,7 +122,7 @@ re-checks every line as above, offline, prints one line per failure and a summar
 <li>Leaves are appended every few seconds (<code>LEDGER_SEAL_SECONDS</code>); until then a proof answers
 <code>409 evidence_not_sealed</code>. Leaves are in <code>recordedAt</code>, id order, except that an event committed
 after later-recorded events were sealed is appended when it is seen.</li>
-<li>A retention purge deletes an event's content but keeps its leaf hash, so older exports stay verifiable.</li>
+<li>A retention purge deletes an event (or its content) but the ledger keeps its leaf hash, so older exports stay verifiable.</li>
 </ul>
 </body></html>`;
 }
