@@ -17,6 +17,7 @@ import {
   type TcfAction,
   type TcfChoice,
 } from './layers/index.ts';
+import { restrictedList } from './layers/restrictions.ts';
 import { layerLanguage, primaryOf, tcfStringsFor } from './layers/strings.ts';
 import { hideReopenControl, showReopenControl } from './reopen-control.ts';
 import { choiceOf, encodeChoice, encodeTransparency, stillValid } from './tc-model.ts';
@@ -153,7 +154,9 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
       const shown = { purposeOneTreatment: tcf.purposeOneTreatment };
       // consentScreen 0: made by the page, on no layer of ours.
       const choice =
-        action === 'accept-all' ? acceptAll(disclosureOf(gvl, shown), ctx.config) : rejectAll(ctx.config);
+        action === 'accept-all'
+          ? acceptAll(disclosureOf(restrictedList(gvl, tcf), shown), ctx.config)
+          : rejectAll(ctx.config);
       conclude({ ...choice, consentScreen: 0 }, action, done);
     },
 
@@ -181,7 +184,8 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
       // Before the layers take focus, so a keyboard visitor who opened them from it gets it back after.
       hideReopenControl();
       showTcfLayers({
-        gvl,
+        // What the layers offer follows the channel's publisher restrictions.
+        gvl: restrictedList(gvl, tcf),
         config: ctx.config,
         language: shown.language,
         strings: layerUiStrings(shown.language),

@@ -2,6 +2,7 @@ import { type GVL, PurposeRestriction, TCModel, TCString } from '@iabtechlabtcf/
 import type { TcfConfig } from '../types.ts';
 import { CONSENT_ONLY_PURPOSES, disclosureOf } from './layers/disclosure.ts';
 import type { TcfChoice } from './layers/index.ts';
+import { restrictedList } from './layers/restrictions.ts';
 
 /**
  * The visitor's choice in the layers as a TC string, encoded by IAB Tech Lab's own library
@@ -66,7 +67,7 @@ function speaking(gvl: GVL, consentLanguage: string): GVL {
  * consent, no special feature, and DisclosedVendors set.
  */
 export function encodeTransparency(gvl: GVL, tcf: TcfConfig): string {
-  const shown = disclosureOf(gvl, { purposeOneTreatment: tcf.purposeOneTreatment });
+  const shown = disclosureOf(restrictedList(gvl, tcf), { purposeOneTreatment: tcf.purposeOneTreatment });
   return encodeChoice(gvl, tcf, {
     purposeConsents: [],
     purposeLegitimateInterests: shown.liPurposes,

@@ -1,0 +1,84 @@
+import { RestrictionType } from '@iabtechlabtcf/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildVendorList, TEST_VENDORS } from '../helpers/gvl.ts';
+import { refreshVendorList } from '../helpers/tcf.ts';
+import { action } from './fixture.ts';
+import { browserSkipReason } from './harness.ts';
+import { decodeTc, heard, LAYERS, TCF_SETTINGS, tcfFixture, VENDOR_IDS } from './tcf-helpers.ts';
+
+/**
+ * Issue 41 item 10 (docs/guides/tcf.md, "Publisher restrictions", "The channel's own purposes in
+ * the string"): what the layers offer follows the channel's publisher restrictions, and the string
+ * carries the channel's purposes as custom purposes of the Publisher TC segment. Every string is
+ * read with IAB's own decoder (@iabtechlabtcf/core).
+ *
+ * The vendor list gains two flexible vendors: 60 asks consent for purpose 2 (flexible), 61 claims a
+ * legitimate interest for purpose 7 (flexible).
+ */
+const FLEXIBLE = [
+  { id: 60, name: 'Flexible Consent Ltd', purposes: [2], flexiblePurposes: [2], specialPurposes: [1] },
+  { id: 61, name: 'Flexible Interest Ltd', legIntPurposes: [7], flexiblePurposes: [7], specialPurposes: [1] },
+];
+const VENDORS = [...VENDOR_IDS, 60, 61];
+const RESTRICTIONS = [
+  // Vendor 1 claims legitimate interest for 7 and 10 only: forbidden both, it has none left.
+  { purposeId: 7, type: 'not_allowed', vendorIds: [1] },
+  { purposeId: 10, type: 'not_allowed', vendorIds: [1] },
+  { purposeId: 2, type: 'require_li', vendorIds: [60] },
+  { purposeId: 7, type: 'require_consent', vendorIds: [61] },
+];
+
+describe.skipIf(browserSkipReason !== null)(
+  'publisher settings in the layers and the string (issue 41 item 10)',
+  () => {
+    const f = tcfFixture();
+
+    beforeAll(async () => {
+      f.gvl.publish(buildVendorList({ version: 101, vendors: [...TEST_VENDORS, ...FLEXIBLE] }));
+      await refreshVendorList(f.t);
+    });
+
+    it('restrictions: a purpose not allowed is not offered, require_consent shows consent, require_li the objection; "Accept all" follows', async () => {
+      const site = await f.tcfSite({
+        ...TCF_SETTINGS,
+        vendorIds: VENDORS,
+        publisherRestrictions: RESTRICTIONS,
+      });
+      const visit = await f.visit(site, 'FR');
+      const { page, context } = visit;
+      await page.locator(`${LAYERS}[data-consent-view="banner"]`).waitFor();
+      await page.click(`${LAYERS} ${action('customize')}`);
+      await page.locator(`${LAYERS}[data-consent-view="customize"]`).waitFor();
+      const has = (attr: string, id: number) => page.locator(`${LAYERS} input[${attr}="${id}"]`).count();
+      // Vendor 1: consent still asked (purposes 1–4), no legitimate interest to object to.
+      expect(await has('data-tcf-vendor-consent', 1)).toBe(1);
+      expect(await has('data-tcf-vendor-li', 1)).toBe(0);
+      // Vendor 60: purpose 2 on legitimate interest only.
+      expect(await has('data-tcf-vendor-consent', 60)).toBe(0);
+      expect(await has('data-tcf-vendor-li', 60)).toBe(1);
+      // Vendor 61: purpose 7 on consent only.
+      expect(await has('data-tcf-vendor-consent', 61)).toBe(1);
+      expect(await has('data-tcf-vendor-li', 61)).toBe(0);
+      // The vendor's details say so too.
+      const details60 = await page.locator(`${LAYERS} [data-tcf-vendor="60"] details`).textContent();
+      expect(details60).toContain('Purposes (legitimate interest): Use limited data to select advertising');
+      expect(details60).not.toContain('Purposes (consent)');
+
+      await page.click(`${LAYERS} ${action('accept-all')}`);
+      const { tcString } = await heard(page, 'useractioncomplete');
+      const decoded = decodeTc(tcString);
+      expect(decoded.vendorConsents).toEqual([1, 2, 8, 21, 32, 61]);
+      expect(decoded.vendorLegitimateInterests).toEqual([2, 8, 21, 32, 60]);
+      expect(decoded.vendorsDisclosed).toEqual(VENDORS);
+      const restrictions = decoded.model.publisherRestrictions;
+      expect(restrictions.getRestrictionType(1, 7)).toBe(RestrictionType.NOT_ALLOWED);
+      expect(restrictions.getRestrictionType(1, 10)).toBe(RestrictionType.NOT_ALLOWED);
+      expect(restrictions.getRestrictionType(60, 2)).toBe(RestrictionType.REQUIRE_LI);
+      expect(restrictions.getRestrictionType(61, 7)).toBe(RestrictionType.REQUIRE_CONSENT);
+      // The service recorded it (its restrictions are the channel's).
+      const [event] = await f.recorded(context, site, 1);
+      expect(event.tcString).toBe(tcString);
+      await context.close();
+    });
+  },
+);
