@@ -78,6 +78,34 @@ describe.skipIf(browserSkipReason !== null)(
       // The service recorded it (its restrictions are the channel's).
       const [event] = await f.recorded(context, site, 1);
       expect(event.tcString).toBe(tcString);
+      // The channel's three purposes, all granted, as custom purposes 1–3.
+      expect(decoded.model.numCustomPurposes).toBe(3);
+      expect([...decoded.model.publisherCustomConsents.values()]).toEqual([1, 2, 3]);
+      expect(event.tcf.publisherCustomConsents).toEqual([1, 2, 3]);
+      await context.close();
+    });
+
+    it('the channel’s purposes (necessary, analytics, marketing) in the Publisher TC segment, as the visitor chose them', async () => {
+      const site = await f.tcfSite();
+      const { page, context } = await f.visit(site, 'FR');
+      await page.locator(`${LAYERS}[data-consent-view="banner"]`).waitFor();
+      // cmpuishown: nothing chosen yet, no custom purpose granted.
+      const shown = decodeTc((await heard(page, 'cmpuishown')).tcString).model;
+      expect(shown.numCustomPurposes).toBe(3);
+      expect([...shown.publisherCustomConsents.values()]).toEqual([]);
+      await page.click(`${LAYERS} ${action('customize')}`);
+      await page.locator(`${LAYERS}[data-consent-view="customize"]`).waitFor();
+      await page.locator(`${LAYERS} input[data-consent-purpose="marketing"]`).check();
+      await page.click(`${LAYERS} ${action('save')}`);
+      const { tcString } = await heard(page, 'useractioncomplete');
+      const { model } = decodeTc(tcString);
+      expect(model.numCustomPurposes).toBe(3);
+      // Custom purpose 1 is necessary (always granted), 2 analytics (left off), 3 marketing.
+      expect([...model.publisherCustomConsents.values()].sort()).toEqual([1, 3]);
+      expect([...model.publisherCustomLegitimateInterests.values()]).toEqual([]);
+      const [event] = await f.recorded(context, site, 1);
+      expect(event.decisions).toEqual({ necessary: 'granted', analytics: 'denied', marketing: 'granted' });
+      expect(event.tcf.publisherCustomConsents).toEqual([1, 3]);
       await context.close();
     });
   },

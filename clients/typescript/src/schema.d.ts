@@ -1553,6 +1553,10 @@ export interface components {
                 policyVersion?: number;
                 /** @description The CMP's number for the screen the choice was made on */
                 consentScreen?: number;
+                /** @description The Publisher TC segment's custom purposes with consent: custom purpose n is the channel's n-th purpose (absent when the string carries none) */
+                publisherCustomConsents?: number[];
+                /** @description The Google Additional Consent string sent with the decision (absent when none was sent) */
+                addtlConsent?: string;
             };
             /** @description Whose decision: "account" (a signed-in visitor, with an identity token: the pseudonym is the account’s) or "device" (the visitor’s subjectId). Absent on events recorded before accounts existed, which are device decisions */
             subjectKind?: "device" | "account";

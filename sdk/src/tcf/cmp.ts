@@ -20,7 +20,7 @@ import {
 import { restrictedList } from './layers/restrictions.ts';
 import { layerLanguage, primaryOf, tcfStringsFor } from './layers/strings.ts';
 import { hideReopenControl, showReopenControl } from './reopen-control.ts';
-import { choiceOf, encodeChoice, encodeTransparency, stillValid } from './tc-model.ts';
+import { choiceOf, type EncodeSettings, encodeChoice, encodeTransparency, stillValid } from './tc-model.ts';
 import { readTcString, writeTcString } from './tc-store.ts';
 import { answerVendorList } from './vendor-list-command.ts';
 
@@ -80,7 +80,11 @@ const own = (decisions: Decisions) =>
  * kept string, or the layers showing). `ping` and every event's fields come from the library.
  */
 export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
-  const tcf = ctx.config.tcf as TcfConfig;
+  // The channel's own purposes go into the Publisher TC segment, in the channel's order.
+  const tcf: EncodeSettings = {
+    ...(ctx.config.tcf as TcfConfig),
+    purposeKeys: ctx.config.purposes.map((p) => p.key),
+  };
   const { configVersion } = ctx.config;
   const [shown, gpp] = await Promise.all([fetchVendorList(ctx, tcf), gppForTcf(ctx)]);
   const { gvl } = shown;
