@@ -78,6 +78,8 @@ export interface TcfConfig {
     type: 'not_allowed' | 'require_consent' | 'require_li';
     vendorIds: number[];
   }>;
+  /** Google Additional Consent's providers (tcf.js makes the AC string); null or absent: none. */
+  googleAdditionalConsent?: { providerIds: number[] } | null;
 }
 
 /** What the first-party cookie holds. */
