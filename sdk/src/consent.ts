@@ -32,6 +32,7 @@ import type {
   SiteConfig,
   Source,
   TcfHandle,
+  TcSent,
 } from './types.ts';
 import { whenBody, whenIdle } from './when.ts';
 
@@ -119,7 +120,7 @@ export function createConsent(options: ConsentOptions): ConsentApi {
     emit();
   }
 
-  function record(next: Decisions, source: Source, tcString?: string) {
+  function record(next: Decisions, source: Source, tc?: TcSent) {
     const cfg = config!;
     const subjectId = readConsent(siteKey)?.s || randomId(16);
     writeConsent(
@@ -147,7 +148,7 @@ export function createConsent(options: ConsentOptions): ConsentApi {
         language,
         gpc,
         ...(gppString && { gppString }),
-        ...(tcString && { tcString }),
+        ...tc,
         ...(gpcHonoredShown && { gpcHonoredShown }),
       },
     });
@@ -192,16 +193,16 @@ export function createConsent(options: ConsentOptions): ConsentApi {
   const gpcLocks = () => gpc && policy.regime !== 'opt-out';
 
   /** A choice made in the banner or through the page's API: recorded, the banner closed. */
-  function choose(action: Action, source: Source, tcString?: string) {
+  function choose(action: Action, source: Source, tc?: TcSent) {
     hideBanner();
-    record(decide(config!.purposes, action, gpcLocks()), source, tcString);
+    record(decide(config!.purposes, action, gpcLocks()), source, tc);
     passive();
   }
 
   function open(view: View, source: Source) {
     const cfg = config!;
     const locks = gpcLocks();
-    const onAction = (action: Action, tcString?: string) => choose(action, source, tcString);
+    const onAction = (action: Action, tc?: TcSent) => choose(action, source, tc);
     whenBody(() => {
       hideNotice();
       hideChoicesLink();
@@ -323,7 +324,7 @@ export function createConsent(options: ConsentOptions): ConsentApi {
    * A decision the page makes through the API (source "api"), as if the visitor had clicked it; on
    * TCF channels through tcf.js, as its buttons do (a TC string, the layers closed, the events sent).
    */
-  const byApi = (action: Action, tcString?: string) => choose(action, 'api', tcString);
+  const byApi = (action: Action, tc?: TcSent) => choose(action, 'api', tc);
   const decideByApi = (action: 'accept-all' | 'reject-all') =>
     later(() => (tcf ? tcf.decide(action, byApi) : byApi(action)));
 

@@ -4,7 +4,7 @@ import { buildVendorList, TEST_VENDORS } from '../helpers/gvl.ts';
 import { refreshVendorList } from '../helpers/tcf.ts';
 import { action } from './fixture.ts';
 import { browserSkipReason } from './harness.ts';
-import { decodeTc, heard, LAYERS, TCF_SETTINGS, tcfFixture, VENDOR_IDS } from './tcf-helpers.ts';
+import { decodeTc, heard, LAYERS, TCF_SETTINGS, tcfapi, tcfFixture, VENDOR_IDS } from './tcf-helpers.ts';
 
 /**
  * Issue 41 item 10 (docs/guides/tcf.md, "Publisher restrictions", "The channel's own purposes in
@@ -106,6 +106,46 @@ describe.skipIf(browserSkipReason !== null)(
       const [event] = await f.recorded(context, site, 1);
       expect(event.decisions).toEqual({ necessary: 'granted', analytics: 'denied', marketing: 'granted' });
       expect(event.tcf.publisherCustomConsents).toEqual([1, 3]);
+      await context.close();
+    });
+
+    it('Google Additional Consent: providers listed in the layers, the AC string (version 2) in TCData, posted and kept in the evidence', async () => {
+      const site = await f.tcfSite({
+        ...TCF_SETTINGS,
+        googleAdditionalConsent: { providerIds: [2822, 89, 1301] },
+      });
+      const { page, context, posts } = await f.visit(site, 'FR');
+      await page.locator(`${LAYERS}[data-consent-view="banner"]`).waitFor();
+      await heard(page, 'cmpuishown');
+      // Shown, nothing chosen: every provider disclosed, none consented.
+      expect((await tcfapi(page, 'getTCData')).value.addtlConsent).toBe('2~~dv.89.1301.2822');
+      await page.click(`${LAYERS} ${action('customize')}`);
+      await page.locator(`${LAYERS}[data-consent-view="customize"]`).waitFor();
+      for (const id of [89, 1301, 2822]) {
+        const box = page.locator(`${LAYERS} input[data-tcf-ac-provider="${id}"]`);
+        expect(await box.isChecked()).toBe(false);
+      }
+      await page.locator(`${LAYERS} input[data-tcf-ac-provider="1301"]`).check();
+      await page.click(`${LAYERS} ${action('save')}`);
+      const done = await heard(page, 'useractioncomplete');
+      const data = (await tcfapi(page, 'getTCData')).value;
+      expect(data.tcString).toBe(done.tcString);
+      // Google's format: 2~<consented>~dv.<disclosed, not consented>.
+      expect(data.addtlConsent).toBe('2~1301~dv.89.2822');
+      const [event] = await f.recorded(context, site, 1);
+      expect(posts[0].addtlConsent).toBe('2~1301~dv.89.2822');
+      expect(event.tcf.addtlConsent).toBe('2~1301~dv.89.2822');
+
+      // A returning visitor's TCData carries the kept AC string, and "Accept all" consents every provider.
+      const again = await context.newPage();
+      await again.goto(page.url());
+      await again.waitForFunction("window.tcfEvents.some((e) => e.status === 'tcloaded')");
+      expect((await tcfapi(again, 'getTCData')).value.addtlConsent).toBe('2~1301~dv.89.2822');
+      await again.evaluate('window.ConsentService.acceptAll()');
+      await again.waitForFunction("window.tcfEvents.some((e) => e.status === 'useractioncomplete')");
+      expect((await tcfapi(again, 'getTCData')).value.addtlConsent).toBe('2~89.1301.2822~dv.');
+      const events = await f.recorded(context, site, 2);
+      expect(events[0].tcf.addtlConsent).toBe('2~89.1301.2822~dv.');
       await context.close();
     });
   },

@@ -7,6 +7,7 @@ import { CMP_API_VERSION } from '../tcf-answers.ts';
 import type { TcfStart } from '../tcf-loader.ts';
 import type { Decisions, TcfConfig, TcfDone, TcfHandle } from '../types.ts';
 import { whenBody } from '../when.ts';
+import { acConsentsOf, acStringOf } from './additional-consent.ts';
 import { gppForTcf } from './gpp-bridge.ts';
 import { disclosureOf } from './layers/disclosure.ts';
 import {
@@ -93,7 +94,16 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
   if (typeof (window as { __tcfapi?: unknown }).__tcfapi !== 'function') installStub();
   // The library's "2" would contradict the stub's ping and the SDK's: one version of the API.
   (CmpApiModel as { apiVersion: string }).apiVersion = CMP_API_VERSION;
-  const cmp = new CmpApi(tcf.cmpId, tcf.cmpVersion, true);
+  /** The visitor's Google Additional Consent string (channels with ATP providers); undefined: none. */
+  let ac: string | undefined;
+  // TCData carries `addtlConsent` (Google's Additional Consent specification) when there is one.
+  const cmp = new CmpApi(tcf.cmpId, tcf.cmpVersion, true, {
+    getTCData: (next: (data: unknown, ok: boolean) => void, data: unknown, ok: boolean) => {
+      if (ac !== undefined && data && typeof data === 'object')
+        (data as { addtlConsent?: string }).addtlConsent = ac;
+      next(data, ok);
+    },
+  });
   answerVendorList(gvl);
   /** The visitor's current TC string; null before any. */
   let current: string | null = null;
@@ -122,7 +132,9 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
     const model = kept && kept.v === decided?.v ? stillValid(kept.tc, tcf) : null;
     if (!kept || !model) return null;
     const tcString = encodeChoice(gvl, tcf, choiceOf(model, decided?.d ?? {}), model);
-    if (tcString !== kept.tc) writeTcString(ctx.siteKey, { tc: tcString, v: kept.v });
+    // The AC string follows the channel's providers of now, as the TC string its vendors.
+    ac = acStringOf(tcf, acConsentsOf(kept.ac));
+    if (tcString !== kept.tc || ac !== kept.ac) writeTcString(ctx.siteKey, { tc: tcString, v: kept.v, ac });
     return tcString;
   };
 
@@ -134,10 +146,11 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
   const conclude = (choice: TcfChoice, action: TcfAction, done: TcfDone) => {
     hideTcfLayers();
     const tcString = encodeChoice(gvl, tcf, choice);
-    writeTcString(ctx.siteKey, { tc: tcString, v: configVersion });
+    ac = acStringOf(tcf, choice.acConsents ?? []);
+    writeTcString(ctx.siteKey, { tc: tcString, v: configVersion, ac });
     publish(tcString);
     reopenable();
-    done(action === 'save' ? own(choice.decisions) : action, tcString);
+    done(action === 'save' ? own(choice.decisions) : action, { tcString, ...(ac && { addtlConsent: ac }) });
   };
 
   return {
@@ -182,6 +195,8 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
       const previous = readConsent(ctx.siteKey)?.d;
       // No kept decision (reset() forgot it): the visitor's string is forgotten with it.
       if (!previous) current = null;
+      // Shown, nothing chosen yet: every provider disclosed, none consented.
+      if (!current) ac = acStringOf(tcf, []);
       const decoded = current ? TCString.decode(current) : null;
       // `cmpuishown`: the visitor's string when there is one, else what showing the layers gives.
       cmp.update(current ?? encodeTransparency(gvl, tcf), true);
@@ -194,7 +209,8 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
         language: shown.language,
         strings: layerUiStrings(shown.language),
         standardTexts: shown.standardTexts,
-        previous: decoded && previous ? choiceOf(decoded, previous) : null,
+        previous:
+          decoded && previous ? { ...choiceOf(decoded, previous), acConsents: acConsentsOf(ac) } : null,
         view,
         signedIn: !!signedIn,
         onChoice: (choice, action) => conclude(choice, action, done),

@@ -56,6 +56,7 @@ export function acceptAll(d: Disclosure, config: SiteConfig): TcfChoice {
     vendorLegitimateInterests: d.liVendors,
     specialFeatureOptins: d.specialFeatures,
     decisions: ownDecisions(config, true),
+    acConsents: config.tcf?.googleAdditionalConsent?.providerIds ?? [],
   };
 }
 
@@ -94,6 +95,7 @@ function fromToggles(config: SiteConfig): TcfChoice {
     vendorLegitimateInterests: checked('data-tcf-vendor-li'),
     specialFeatureOptins: checked('data-tcf-special-feature'),
     decisions,
+    acConsents: checked('data-tcf-ac-provider'),
   };
 }
 
