@@ -143,7 +143,8 @@ describe.skipIf(browserSkipReason !== null)(
       expect((await tcfapi(again, 'getTCData')).value.addtlConsent).toBe('2~1301~dv.89.2822');
       await again.evaluate('window.ConsentService.acceptAll()');
       await again.waitForFunction("window.tcfEvents.some((e) => e.status === 'useractioncomplete')");
-      expect((await tcfapi(again, 'getTCData')).value.addtlConsent).toBe('2~89.1301.2822~dv.');
+      const acOf = async () => (await tcfapi(again, 'getTCData')).value.addtlConsent;
+      await expect.poll(acOf, { timeout: 10_000 }).toBe('2~89.1301.2822~dv.');
       const events = await f.recorded(context, site, 2);
       expect(events[0].tcf.addtlConsent).toBe('2~89.1301.2822~dv.');
       await context.close();

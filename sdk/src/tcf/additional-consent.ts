@@ -11,17 +11,26 @@ import type { LayerContext } from './layers/index.ts';
 export function acStringOf(
   tcf: Pick<TcfConfig, 'googleAdditionalConsent'>,
   consented: number[],
+  /** The providers the visitor was shown (a kept choice's); absent: all of the channel's. */
+  shown?: number[],
 ): string | undefined {
-  const providers = tcf.googleAdditionalConsent?.providerIds;
+  const providers = tcf.googleAdditionalConsent?.providerIds?.filter((id) => !shown || shown.includes(id));
   if (!providers?.length) return undefined;
   const given = providers.filter((id) => consented.includes(id));
   return `2~${given.join('.')}~dv.${providers.filter((id) => !given.includes(id)).join('.')}`;
 }
 
+const listed = (text: string | undefined) => (text ? text.split('.').map(Number) : []);
+
 /** The provider ids an AC string of ours consents to ([] for none or another string). */
 export function acConsentsOf(ac: string | undefined): number[] {
-  const consented = /^2~([\d.]*)~dv\./.exec(ac ?? '')?.[1];
-  return consented ? consented.split('.').map(Number) : [];
+  return listed(/^2~([\d.]*)~dv\./.exec(ac ?? '')?.[1]);
+}
+
+/** Every provider an AC string of ours names (consented or disclosed): those the visitor was shown. */
+export function acShownOf(ac: string | undefined): number[] {
+  const match = /^2~([\d.]*)~dv\.([\d.]*)$/.exec(ac ?? '');
+  return match ? [...listed(match[1]), ...listed(match[2])] : [];
 }
 
 /** The section's words (English only for now: Google's list names providers in English). */

@@ -7,7 +7,7 @@ import { CMP_API_VERSION } from '../tcf-answers.ts';
 import type { TcfStart } from '../tcf-loader.ts';
 import type { Decisions, TcfConfig, TcfDone, TcfHandle } from '../types.ts';
 import { whenBody } from '../when.ts';
-import { acConsentsOf, acStringOf } from './additional-consent.ts';
+import { acConsentsOf, acShownOf, acStringOf } from './additional-consent.ts';
 import { gppForTcf } from './gpp-bridge.ts';
 import { disclosureOf } from './layers/disclosure.ts';
 import {
@@ -132,8 +132,9 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
     const model = kept && kept.v === decided?.v ? stillValid(kept.tc, tcf) : null;
     if (!kept || !model) return null;
     const tcString = encodeChoice(gvl, tcf, choiceOf(model, decided?.d ?? {}), model);
-    // The AC string follows the channel's providers of now, as the TC string its vendors.
-    ac = acStringOf(tcf, acConsentsOf(kept.ac));
+    // The AC string follows the channel's providers of now, as the TC string its vendors: a
+    // provider removed drops out, one added since was never shown to this visitor, so is not named.
+    ac = acStringOf(tcf, acConsentsOf(kept.ac), acShownOf(kept.ac));
     if (tcString !== kept.tc || ac !== kept.ac) writeTcString(ctx.siteKey, { tc: tcString, v: kept.v, ac });
     return tcString;
   };
