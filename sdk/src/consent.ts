@@ -33,6 +33,7 @@ import type {
   SiteConfig,
   Source,
   TcfHandle,
+  TcSent,
 } from './types.ts';
 import { whenBody, whenIdle } from './when.ts';
 
@@ -137,7 +138,7 @@ function apply(s: Live, next: Decisions | null) {
   emit(s);
 }
 
-function record(s: Live, next: Decisions, source: Source, tcString?: string) {
+function record(s: Live, next: Decisions, source: Source, tc?: TcSent) {
   const { config } = s;
   const subjectId = readConsent(s.siteKey)?.s || randomId(16);
   writeConsent(
@@ -165,7 +166,7 @@ function record(s: Live, next: Decisions, source: Source, tcString?: string) {
       language: s.language,
       gpc: s.gpc,
       ...(gppString && { gppString }),
-      ...(tcString && { tcString }),
+      ...tc,
       ...(gpcHonoredShown && { gpcHonoredShown }),
     },
   });
@@ -218,16 +219,16 @@ const honored = (s: Live, d: Decisions | null) =>
 const gpcLocks = (s: Live) => s.gpc && s.policy.regime !== 'opt-out';
 
 /** A choice made in the banner or through the page's API: recorded, the banner closed. */
-function choose(s: Live, action: Action, source: Source, tcString?: string) {
+function choose(s: Live, action: Action, source: Source, tc?: TcSent) {
   s.banner.close();
-  record(s, decide(s.config.purposes, action, gpcLocks(s)), source, tcString);
+  record(s, decide(s.config.purposes, action, gpcLocks(s)), source, tc);
   passive(s);
 }
 
 function open(s: Live, view: View, source: Source) {
   const { config, language } = s;
   const locks = gpcLocks(s);
-  const onAction = (action: Action, tcString?: string) => choose(s, action, source, tcString);
+  const onAction = (action: Action, tc?: TcSent) => choose(s, action, source, tc);
   whenBody(() => {
     s.notice.hide();
     s.notice.hideChoicesLink();
@@ -408,7 +409,7 @@ export function createConsent(options: ConsentOptions): ConsentApi {
    */
   const decideByApi = (action: 'accept-all' | 'reject-all') =>
     later(i, (s) => {
-      const byApi = (made: Action, tcString?: string) => choose(s, made, 'api', tcString);
+      const byApi = (made: Action, tc?: TcSent) => choose(s, made, 'api', tc);
       return s.tcf ? s.tcf.decide(action, byApi) : byApi(action);
     });
   const preferences = () => later(i, (s) => open(s, 'customize', 'preference_center'));

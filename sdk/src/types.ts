@@ -78,6 +78,8 @@ export interface TcfConfig {
     type: 'not_allowed' | 'require_consent' | 'require_li';
     vendorIds: number[];
   }>;
+  /** Google Additional Consent's providers (tcf.js makes the AC string); null or absent: none. */
+  googleAdditionalConsent?: { providerIds: number[] } | null;
 }
 
 /** What the first-party cookie holds. */
@@ -147,10 +149,13 @@ export interface PendingPost {
 }
 
 /** What tcf.js reports of a decision: the choice for the channel's purposes, and the TC string made. */
-export type TcfDone = (
-  choice: 'accept-all' | 'reject-all' | Record<string, boolean>,
-  tcString: string,
-) => void;
+export type TcfDone = (choice: 'accept-all' | 'reject-all' | Record<string, boolean>, tc: TcSent) => void;
+
+/** What a TCF decision sends beside its decisions: its TC string, and its AC string when there is one. */
+export interface TcSent {
+  tcString: string;
+  addtlConsent?: string;
+}
 
 /** The TCF CMP started by tcf.js (sdk/src/tcf): on TCF channels it takes the banner's place. */
 export interface TcfHandle {

@@ -183,6 +183,7 @@ describe.skipIf(browserSkipReason !== null)('console IAB TCF section in Chromium
         publisherCountryCode: 'FR',
         purposeOneTreatment: false,
         publisherRestrictions: [],
+        googleAdditionalConsent: null,
       });
       expect(channel.configVersion).toBeGreaterThan(site.configVersion);
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { GVL, TCModel, TCString } from '@iabtechlabtcf/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AC_RULES } from '../../src/modules/tcf/additional-consent.service.ts';
 import { TC_STRING_RULES, TCF_RELEASE } from '../../src/modules/tcf/tcf.service.ts';
 import type { Tenant, TestApp } from '../helpers/app.ts';
 import { buildVendorList, TEST_VENDORS, type VendorListServer } from '../helpers/gvl.ts';
@@ -100,7 +101,12 @@ describe('guide "Run as an IAB TCF CMP"', () => {
     expect(res.status, res.text).toBe(200);
     // cmpVersion left out, as in the guide: null, the service's TCF release; no restrictions: [].
     expect(body.tcf).not.toHaveProperty('cmpVersion');
-    expect(res.body.data.tcf).toEqual({ ...body.tcf, cmpVersion: null, publisherRestrictions: [] });
+    expect(res.body.data.tcf).toEqual({
+      ...body.tcf,
+      cmpVersion: null,
+      publisherRestrictions: [],
+      googleAdditionalConsent: null,
+    });
 
     // cmpId 2–4095; vendorIds 1–1000 of them; two letters of country.
     for (const bad of [{ cmpId: 1 }, { cmpId: 4096 }, { vendorIds: [] }, { publisherCountryCode: 'FRA' }]) {
@@ -160,8 +166,10 @@ describe('guide "Run as an IAB TCF CMP"', () => {
     expect(Object.keys(event.properties)).toEqual(expect.arrayContaining(['tcString', 'tcf']));
     const decoded = Object.keys(resolve(event.properties.tcf).properties).sort();
     expect(decoded).toEqual([
+      'addtlConsent',
       'consentScreen',
       'policyVersion',
+      'publisherCustomConsents',
       'purposeConsents',
       'purposeLegitimateInterests',
       'specialFeatureOptins',
@@ -174,7 +182,7 @@ describe('guide "Run as an IAB TCF CMP"', () => {
     // Every rule a refused TC string can name is in the guide and in the preferences route's 422.
     const preferences = Object.entries(spec.paths).find(([p]) => p.endsWith('/preferences'))?.[1] as any;
     const refusal = preferences.post.responses['422'];
-    for (const rule of TC_STRING_RULES) {
+    for (const rule of [...TC_STRING_RULES, ...AC_RULES]) {
       expect(GUIDE, rule).toContain(`\`${rule}\``);
       expect(refusal.description, rule).toContain(`\`${rule}\``);
     }

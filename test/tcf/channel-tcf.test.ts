@@ -42,7 +42,13 @@ describe('channel tcf', () => {
 
     const channel = await tcfChannel();
     // cmpVersion null: the channel follows the service's TCF release (issue 41).
-    const expected = { ...settings, cmpVersion: null, purposeOneTreatment: false, publisherRestrictions: [] };
+    const expected = {
+      ...settings,
+      cmpVersion: null,
+      purposeOneTreatment: false,
+      publisherRestrictions: [],
+      googleAdditionalConsent: null,
+    };
     expect(channel.tcf).toEqual(expected);
     const read = await t.http.get(`/v1/channels/${channel.id}`, { key: tenant.testKey });
     expect(read.body.data.tcf).toEqual(expected);
@@ -245,6 +251,7 @@ describe('the visitor config of a TCF channel', () => {
       publisherCountryCode: 'FR',
       purposeOneTreatment: false,
       publisherRestrictions: [],
+      googleAdditionalConsent: null,
       reopenControl: 'floating',
       vendorListUrl: expect.stringMatching(/^https?:\/\/[^/]+\/v1\/public\/sites\//),
     });

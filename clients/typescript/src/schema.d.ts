@@ -1033,6 +1033,11 @@ export interface components {
                     type: "not_allowed" | "require_consent" | "require_li";
                     vendorIds: number[];
                 }[];
+                /** @description Google Additional Consent: the ATP providers (not on IAB’s vendor list) visitors are asked about; the layers list them and tcf.js makes a version 2 AC string (addtlConsent in TCData). null (the default): none */
+                googleAdditionalConsent: {
+                    /** @description Provider ids of Google’s Ad Tech Providers list */
+                    providerIds: number[];
+                } | null;
             } | null;
             integrations: {
                 /** @description Push UET's consent mode (ad_storage) to window.uetq: a default before any tag, an update on every change */
@@ -1178,6 +1183,11 @@ export interface components {
                     type: "not_allowed" | "require_consent" | "require_li";
                     vendorIds: number[];
                 }[];
+                /** @description Google Additional Consent: the ATP providers (not on IAB’s vendor list) visitors are asked about; the layers list them and tcf.js makes a version 2 AC string (addtlConsent in TCData). null (the default): none */
+                googleAdditionalConsent?: {
+                    /** @description Provider ids of Google’s Ad Tech Providers list */
+                    providerIds: number[];
+                } | null;
                 vendorListVersion: number;
                 tcfPolicyVersion: number;
                 /** @description On a TCF channel, what a visitor in an opt-in region keeps after a decision to reopen the preferences: "floating" (the default), a persistent, labelled "Your Privacy Choices" button at the bottom left, themable with the banner’s --consent-* variables; "none", only the page’s own links (any element with data-consent-action="privacy-choices", or ConsentService.showPreferences()). Channels without tcf keep the setting but show no control */
@@ -1301,6 +1311,11 @@ export interface components {
                     type: "not_allowed" | "require_consent" | "require_li";
                     vendorIds: number[];
                 }[];
+                /** @description Google Additional Consent: the ATP providers (not on IAB’s vendor list) visitors are asked about; the layers list them and tcf.js makes a version 2 AC string (addtlConsent in TCData). null (the default): none */
+                googleAdditionalConsent: {
+                    /** @description Provider ids of Google’s Ad Tech Providers list */
+                    providerIds: number[];
+                } | null;
                 /**
                  * Format: uri
                  * @description The channel’s vendors in that vendor list version; add `&lang=xx` for a language
@@ -1553,6 +1568,10 @@ export interface components {
                 policyVersion?: number;
                 /** @description The CMP's number for the screen the choice was made on */
                 consentScreen?: number;
+                /** @description The Publisher TC segment's custom purposes with consent: custom purpose n is the channel's n-th purpose (absent when the string carries none) */
+                publisherCustomConsents?: number[];
+                /** @description The Google Additional Consent string sent with the decision (absent when none was sent) */
+                addtlConsent?: string;
             };
             /** @description Whose decision: "account" (a signed-in visitor, with an identity token: the pseudonym is the account’s) or "device" (the visitor’s subjectId). Absent on events recorded before accounts existed, which are device decisions */
             subjectKind?: "device" | "account";
@@ -3531,6 +3550,11 @@ export interface operations {
                             type: "not_allowed" | "require_consent" | "require_li";
                             vendorIds: number[];
                         }[];
+                        /** @description Google Additional Consent: the ATP providers (not on IAB’s vendor list) visitors are asked about; the layers list them and tcf.js makes a version 2 AC string (addtlConsent in TCData). null (the default): none */
+                        googleAdditionalConsent?: {
+                            /** @description Provider ids of Google’s Ad Tech Providers list */
+                            providerIds: number[];
+                        } | null;
                     } | null;
                     integrations?: {
                         /** @description Push UET's consent mode (ad_storage) to window.uetq: a default before any tag, an update on every change */
@@ -3949,6 +3973,11 @@ export interface operations {
                             type: "not_allowed" | "require_consent" | "require_li";
                             vendorIds: number[];
                         }[];
+                        /** @description Google Additional Consent: the ATP providers (not on IAB’s vendor list) visitors are asked about; the layers list them and tcf.js makes a version 2 AC string (addtlConsent in TCData). null (the default): none */
+                        googleAdditionalConsent?: {
+                            /** @description Provider ids of Google’s Ad Tech Providers list */
+                            providerIds: number[];
+                        } | null;
                     } | null;
                     integrations?: {
                         /** @description Push UET's consent mode (ad_storage) to window.uetq: a default before any tag, an update on every change */
@@ -8073,6 +8102,8 @@ export interface operations {
                     identityToken?: string;
                     /** @description The IAB TC string of the decision (TCF channels, opt-in regions): it must decode, carry the channel's CMP id and a vendor list version the service holds, and keep the rules the 422 response names, else 422 */
                     tcString?: string;
+                    /** @description The Google Additional Consent string of the decision (version 2: `2~<consented ids, dot-separated>~dv.<disclosed ids, dot-separated>`), sent with a tcString on a channel with googleAdditionalConsent. A string in another format is a 422 with code ac_invalid; a provider the channel did not choose, ac_provider_not_selected; sent without a tcString or to a channel without googleAdditionalConsent, ac_not_expected */
+                    addtlConsent?: string;
                 };
             };
         };
@@ -8225,6 +8256,7 @@ export interface operations {
              *     - `tc_created_out_of_range`: Created more than a day ahead, or more than the channel’s consentMaxAgeDays days ago (UTC days)
              *     - `tc_contradicts_decisions`: a custom purpose of its Publisher TC segment granted (consent or legitimate interest) whose purpose the recorded decisions deny, or that the notice does not have; custom purpose n is the notice’s n-th purpose
              *     - `tc_publisher_restrictions`: publisher restrictions (purpose, type, vendors) other than the channel’s publisherRestrictions, one missing, added or of another type
+             *     A refused `addtlConsent` (Google Additional Consent) gives `path` "/addtlConsent" and `code` `ac_invalid` (not a version 2 AC string), `ac_provider_not_selected` (a provider the channel’s googleAdditionalConsent does not list) or `ac_not_expected` (no tcString sent, or the channel has no googleAdditionalConsent).
              *     An event that would be larger than 65,536 bytes in canonical form is refused with `code` `evidence_event_too_large` (path "").
              */
             422: {
@@ -8254,7 +8286,7 @@ export interface operations {
                             path: string;
                             message: string;
                             /** @description The rule broken (see the response description) */
-                            code?: "tc_not_service_specific" | "tc_policy_version" | "tc_purpose_li_forbidden" | "tc_vendor_not_selected" | "tc_vendor_not_disclosed" | "tc_created_out_of_range" | "tc_contradicts_decisions" | "tc_publisher_restrictions" | "evidence_event_too_large";
+                            code?: "tc_not_service_specific" | "tc_policy_version" | "tc_purpose_li_forbidden" | "tc_vendor_not_selected" | "tc_vendor_not_disclosed" | "tc_created_out_of_range" | "tc_contradicts_decisions" | "tc_publisher_restrictions" | "ac_invalid" | "ac_provider_not_selected" | "ac_not_expected" | "evidence_event_too_large";
                         }[];
                     };
                 };

@@ -213,6 +213,8 @@ export function settingsForm(
       publisherRestrictions: (tcf?.publisherRestrictions ?? [])
         .map((r) => ({ ...r, vendorIds: r.vendorIds.filter((id) => chosen.some((v) => v.id === id)) }))
         .filter((r) => r.vendorIds.length > 0),
+      // Nor does it edit Google Additional Consent: the channel's providers are kept as they are.
+      googleAdditionalConsent: tcf?.googleAdditionalConsent ?? null,
     };
     // The API's rules, checked here first so each problem shows at its field before any request.
     const problems = checkSettings(body);

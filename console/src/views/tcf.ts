@@ -16,6 +16,7 @@ export interface ChannelTcf {
   purposeOneTreatment: boolean;
   /** Set through the API (docs/guides/tcf.md); the form keeps them, for the vendors still chosen. */
   publisherRestrictions?: Array<{ purposeId: number; type: string; vendorIds: number[] }>;
+  googleAdditionalConsent?: { providerIds: number[] } | null;
 }
 
 export interface TcfChannel {

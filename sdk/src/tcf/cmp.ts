@@ -7,12 +7,14 @@ import { CMP_API_VERSION } from '../tcf-answers.ts';
 import type { TcfStart } from '../tcf-loader.ts';
 import type { Decisions, TcfConfig, TcfDone, TcfHandle } from '../types.ts';
 import { whenBody } from '../when.ts';
+import { acConsentsOf, acShownOf, acStringOf } from './additional-consent.ts';
 import { gppForTcf } from './gpp-bridge.ts';
 import { disclosureOf } from './layers/disclosure.ts';
 import { acceptAll, createTcfLayers, rejectAll, type TcfAction, type TcfChoice } from './layers/index.ts';
+import { restrictedList } from './layers/restrictions.ts';
 import { layerLanguage, primaryOf, tcfStringsFor } from './layers/strings.ts';
 import { createReopenControl } from './reopen-control.ts';
-import { choiceOf, encodeChoice, encodeTransparency, stillValid } from './tc-model.ts';
+import { choiceOf, type EncodeSettings, encodeChoice, encodeTransparency, stillValid } from './tc-model.ts';
 import { readTcString, writeTcString } from './tc-store.ts';
 import { answerVendorList } from './vendor-list-command.ts';
 
@@ -72,7 +74,11 @@ const own = (decisions: Decisions) =>
  * kept string, or the layers showing). `ping` and every event's fields come from the library.
  */
 export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
-  const tcf = ctx.config.tcf as TcfConfig;
+  // The channel's own purposes go into the Publisher TC segment, in the channel's order.
+  const tcf: EncodeSettings = {
+    ...(ctx.config.tcf as TcfConfig),
+    purposeKeys: ctx.config.purposes.map((p) => p.key),
+  };
   const { configVersion } = ctx.config;
   const [shown, gpp] = await Promise.all([fetchVendorList(ctx, tcf), gppForTcf(ctx)]);
   const { gvl } = shown;
@@ -81,7 +87,16 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
   if (typeof (window as { __tcfapi?: unknown }).__tcfapi !== 'function') installStub();
   // The library's "2" would contradict the stub's ping and the SDK's: one version of the API.
   (CmpApiModel as { apiVersion: string }).apiVersion = CMP_API_VERSION;
-  const cmp = new CmpApi(tcf.cmpId, tcf.cmpVersion, true);
+  /** The visitor's Google Additional Consent string (channels with ATP providers); undefined: none. */
+  let ac: string | undefined;
+  // TCData carries `addtlConsent` (Google's Additional Consent specification) when there is one.
+  const cmp = new CmpApi(tcf.cmpId, tcf.cmpVersion, true, {
+    getTCData: (next: (data: unknown, ok: boolean) => void, data: unknown, ok: boolean) => {
+      if (ac !== undefined && data && typeof data === 'object')
+        (data as { addtlConsent?: string }).addtlConsent = ac;
+      next(data, ok);
+    },
+  });
   answerVendorList(gvl);
   // This start's own UI: the layers and the reopen control.
   const layers = createTcfLayers();
@@ -113,7 +128,10 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
     const model = kept && kept.v === decided?.v ? stillValid(kept.tc, tcf) : null;
     if (!kept || !model) return null;
     const tcString = encodeChoice(gvl, tcf, choiceOf(model, decided?.d ?? {}), model);
-    if (tcString !== kept.tc) writeTcString(ctx.siteKey, { tc: tcString, v: kept.v });
+    // The AC string follows the channel's providers of now, as the TC string its vendors: a
+    // provider removed drops out, one added since was never shown to this visitor, so is not named.
+    ac = acStringOf(tcf, acConsentsOf(kept.ac), acShownOf(kept.ac));
+    if (tcString !== kept.tc || ac !== kept.ac) writeTcString(ctx.siteKey, { tc: tcString, v: kept.v, ac });
     return tcString;
   };
 
@@ -125,10 +143,11 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
   const conclude = (choice: TcfChoice, action: TcfAction, done: TcfDone) => {
     layers.hide();
     const tcString = encodeChoice(gvl, tcf, choice);
-    writeTcString(ctx.siteKey, { tc: tcString, v: configVersion });
+    ac = acStringOf(tcf, choice.acConsents ?? []);
+    writeTcString(ctx.siteKey, { tc: tcString, v: configVersion, ac });
     publish(tcString);
     reopenable();
-    done(action === 'save' ? own(choice.decisions) : action, tcString);
+    done(action === 'save' ? own(choice.decisions) : action, { tcString, ...(ac && { addtlConsent: ac }) });
   };
 
   return {
@@ -149,7 +168,9 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
       const shown = { purposeOneTreatment: tcf.purposeOneTreatment };
       // consentScreen 0: made by the page, on no layer of ours.
       const choice =
-        action === 'accept-all' ? acceptAll(disclosureOf(gvl, shown), ctx.config) : rejectAll(ctx.config);
+        action === 'accept-all'
+          ? acceptAll(disclosureOf(restrictedList(gvl, tcf), shown), ctx.config)
+          : rejectAll(ctx.config);
       conclude({ ...choice, consentScreen: 0 }, action, done);
     },
 
@@ -171,18 +192,22 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
       const previous = readConsent(ctx.siteKey)?.d;
       // No kept decision (reset() forgot it): the visitor's string is forgotten with it.
       if (!previous) current = null;
+      // Shown, nothing chosen yet: every provider disclosed, none consented.
+      if (!current) ac = acStringOf(tcf, []);
       const decoded = current ? TCString.decode(current) : null;
       // `cmpuishown`: the visitor's string when there is one, else what showing the layers gives.
       cmp.update(current ?? encodeTransparency(gvl, tcf), true);
       // Before the layers take focus, so a keyboard visitor who opened them from it gets it back after.
       reopen.hide();
       layers.show({
-        gvl,
+        // What the layers offer follows the channel's publisher restrictions.
+        gvl: restrictedList(gvl, tcf),
         config: ctx.config,
         language: shown.language,
         strings: layerUiStrings(shown.language),
         standardTexts: shown.standardTexts,
-        previous: decoded && previous ? choiceOf(decoded, previous) : null,
+        previous:
+          decoded && previous ? { ...choiceOf(decoded, previous), acConsents: acConsentsOf(ac) } : null,
         view,
         signedIn: !!signedIn,
         onChoice: (choice, action) => conclude(choice, action, done),

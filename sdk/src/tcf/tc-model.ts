@@ -2,6 +2,7 @@ import { type GVL, PurposeRestriction, TCModel, TCString } from '@iabtechlabtcf/
 import type { TcfConfig } from '../types.ts';
 import { CONSENT_ONLY_PURPOSES, disclosureOf } from './layers/disclosure.ts';
 import type { TcfChoice } from './layers/index.ts';
+import { restrictedList } from './layers/restrictions.ts';
 
 /**
  * The visitor's choice in the layers as a TC string, encoded by IAB Tech Lab's own library
@@ -17,7 +18,7 @@ import type { TcfChoice } from './layers/index.ts';
  * channel's current vendors and vendor list): the choice keeps the dates it was made on, the
  * language it was shown in and the layer it was made on.
  */
-export function encodeChoice(gvl: GVL, tcf: TcfConfig, choice: TcfChoice, earlier?: TCModel): string {
+export function encodeChoice(gvl: GVL, tcf: EncodeSettings, choice: TcfChoice, earlier?: TCModel): string {
   const model = new TCModel(earlier ? speaking(gvl, earlier.consentLanguage) : gvl);
   if (earlier) {
     model.created = earlier.created;
@@ -44,8 +45,18 @@ export function encodeChoice(gvl: GVL, tcf: TcfConfig, choice: TcfChoice, earlie
     const restriction = new PurposeRestriction(purposeId, RESTRICTION_TYPES.indexOf(type));
     for (const id of vendorIds) model.publisherRestrictions.add(id, restriction);
   }
+  // The channel's own purposes, as custom purposes of the Publisher TC segment in the channel's
+  // order (custom purpose n is its n-th purpose): consent where the visitor's decision grants it.
+  const keys = tcf.purposeKeys ?? [];
+  model.numCustomPurposes = keys.length;
+  model.publisherCustomConsents.set(
+    keys.flatMap((key, i) => (choice.decisions[key] === 'granted' ? [i + 1] : [])),
+  );
   return TCString.encode(model);
 }
+
+/** The channel's TCF settings, and its own purposes' keys in its order (the Publisher TC segment's). */
+export type EncodeSettings = TcfConfig & { purposeKeys?: readonly string[] };
 
 const RESTRICTION_TYPES = ['not_allowed', 'require_consent', 'require_li'] as const;
 
@@ -65,8 +76,8 @@ function speaking(gvl: GVL, consentLanguage: string): GVL {
  * every legitimate interest the shown vendors claim (transparency is given by showing them), no
  * consent, no special feature, and DisclosedVendors set.
  */
-export function encodeTransparency(gvl: GVL, tcf: TcfConfig): string {
-  const shown = disclosureOf(gvl, { purposeOneTreatment: tcf.purposeOneTreatment });
+export function encodeTransparency(gvl: GVL, tcf: EncodeSettings): string {
+  const shown = disclosureOf(restrictedList(gvl, tcf), { purposeOneTreatment: tcf.purposeOneTreatment });
   return encodeChoice(gvl, tcf, {
     purposeConsents: [],
     purposeLegitimateInterests: shown.liPurposes,

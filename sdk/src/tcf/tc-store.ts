@@ -9,6 +9,8 @@ export interface KeptTcString {
   tc: string;
   /** The configVersion the choice was made for. */
   v: number;
+  /** The Google Additional Consent string made with it, if the channel has providers. */
+  ac?: string;
 }
 
 const keyOf = (siteKey: string) => `cs_tcf_${siteKey.replace(/[^A-Za-z0-9_-]/g, '')}`;

@@ -25,7 +25,11 @@ export function presentChannel(channel: ChannelRow) {
     gppCmpId: channel.gppCmpId,
     gppSections: channel.gppSections,
     reopenControl: channel.reopenControl,
-    tcf: channel.tcf && { ...channel.tcf, publisherRestrictions: channel.tcf.publisherRestrictions ?? [] },
+    tcf: channel.tcf && {
+      ...channel.tcf,
+      publisherRestrictions: channel.tcf.publisherRestrictions ?? [],
+      googleAdditionalConsent: channel.tcf.googleAdditionalConsent ?? null,
+    },
     integrations: channel.integrations,
     createdAt: apiDate(channel.createdAt),
     updatedAt: apiDate(channel.updatedAt),

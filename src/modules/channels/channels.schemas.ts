@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ApiDate, NullableApiDate } from '../../platform/http/schemas.ts';
 import { ConsentMaxAgeDays, Regime, RegionRules, ResolvedRegion } from '../regions/regions.schemas.ts';
+import { GoogleAdditionalConsent } from '../tcf/additional-consent.schemas.ts';
 
 /** BCP 47 tags as banners use them: `en`, `fr`, `pt-BR`, `zh-Hant-TW`, `es-419`. */
 export const LANGUAGE_PATTERN = '^[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|[0-9]{3}))?$';
@@ -116,6 +117,7 @@ const TcfFields = {
     description: 'Purpose 1 is not disclosed (only where the publisher’s country allows it)',
   }),
   publisherRestrictions: PublisherRestrictions,
+  googleAdditionalConsent: GoogleAdditionalConsent,
 };
 
 /** The channel's IAB TCF settings; null: not a TCF CMP. */
@@ -133,6 +135,7 @@ const NullableTcfInput = Type.Union(
         cmpVersion: Type.Optional(TcfFields.cmpVersion),
         purposeOneTreatment: Type.Optional(TcfFields.purposeOneTreatment),
         publisherRestrictions: Type.Optional(TcfFields.publisherRestrictions),
+        googleAdditionalConsent: Type.Optional(TcfFields.googleAdditionalConsent),
       },
       { additionalProperties: false },
     ),
@@ -233,6 +236,8 @@ const SnapshotTcf = Type.Union([
     ...TcfFields,
     // Snapshots made before restrictions existed lack them: none.
     publisherRestrictions: Type.Optional(TcfFields.publisherRestrictions),
+    // Snapshots made before Additional Consent lack it: none.
+    googleAdditionalConsent: Type.Optional(TcfFields.googleAdditionalConsent),
     vendorListVersion: Type.Integer(),
     tcfPolicyVersion: Type.Integer(),
     // Absent from snapshots made before it: "floating".
@@ -315,6 +320,7 @@ export const SiteConfig = Type.Composite(
             purposeOneTreatment: Type.Boolean(),
             reopenControl: ReopenControl,
             publisherRestrictions: PublisherRestrictions,
+            googleAdditionalConsent: GoogleAdditionalConsent,
             vendorListUrl: Type.String({
               format: 'uri',
               description: 'The channel’s vendors in that vendor list version; add `&lang=xx` for a language',

@@ -23,6 +23,8 @@ export interface ChannelTcf {
   purposeOneTreatment: boolean;
   /** Absent in channels saved before restrictions existed: none. */
   publisherRestrictions?: PublisherRestriction[];
+  /** Google Additional Consent's providers; absent in channels saved before it: null. */
+  googleAdditionalConsent?: { providerIds: number[] } | null;
 }
 
 export interface PublisherRestriction {

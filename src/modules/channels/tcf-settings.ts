@@ -34,6 +34,7 @@ export function tcfSettings(input: {
   publisherCountryCode: string;
   purposeOneTreatment?: boolean;
   publisherRestrictions?: PublisherRestriction[];
+  googleAdditionalConsent?: { providerIds: number[] } | null;
 }): ChannelTcf {
   return {
     cmpId: input.cmpId,
@@ -46,6 +47,9 @@ export function tcfSettings(input: {
       type: r.type,
       vendorIds: [...r.vendorIds].sort((a, b) => a - b),
     })),
+    googleAdditionalConsent: input.googleAdditionalConsent
+      ? { providerIds: [...input.googleAdditionalConsent.providerIds].sort((a, b) => a - b) }
+      : null,
   };
 }
 

@@ -105,10 +105,7 @@ export function createConsentWriteStatement(store: Store, outbox: OutboxJob | nu
   const withTc = namedStatement(consentWriteSql(outbox, { tcStrings: true }));
   const withoutTc = namedStatement(consentWriteSql(outbox, { tcStrings: false }));
 
-  async function execute(
-    statement: NamedStatement,
-    values: unknown[],
-  ): Promise<Array<{ key_no: number }>> {
+  async function execute(statement: NamedStatement, values: unknown[]): Promise<Array<{ key_no: number }>> {
     const { name, sql } = statement;
     if (store.pool) {
       const literals = values.map((value) => (Array.isArray(value) ? textArrayLiteral(value) : value));

@@ -82,6 +82,8 @@ function tcfMembers(row: EvidenceRow) {
     vendorsDisclosed,
     policyVersion,
     consentScreen,
+    publisherCustomConsents,
+    addtlConsent,
   } = row.tcf;
   if (policyVersion === undefined) return { tcString: row.tcString, tcf: base };
   return {
@@ -93,6 +95,9 @@ function tcfMembers(row: EvidenceRow) {
       vendorsDisclosed,
       policyVersion,
       consentScreen,
+      // Each only on events that have it (the export's COPY writes the same).
+      ...(publisherCustomConsents === undefined ? {} : { publisherCustomConsents }),
+      ...(addtlConsent === undefined ? {} : { addtlConsent }),
     },
   };
 }

@@ -69,6 +69,18 @@ export const EvidenceEvent = Type.Object(
           consentScreen: Type.Optional(
             Type.Integer({ description: "The CMP's number for the screen the choice was made on" }),
           ),
+          publisherCustomConsents: Type.Optional(
+            Type.Array(Type.Integer(), {
+              description:
+                "The Publisher TC segment's custom purposes with consent: custom purpose n is the channel's n-th purpose (absent when the string carries none)",
+            }),
+          ),
+          addtlConsent: Type.Optional(
+            Type.String({
+              description:
+                'The Google Additional Consent string sent with the decision (absent when none was sent)',
+            }),
+          ),
         },
         {
           description:

@@ -30,6 +30,10 @@ export interface EvidenceTcf {
   vendorsDisclosed?: number[];
   policyVersion?: number;
   consentScreen?: number;
+  /** Only for strings carrying the channel's purposes in their Publisher TC segment. */
+  publisherCustomConsents?: number[];
+  /** Only when the decision was sent with a Google Additional Consent string. */
+  addtlConsent?: string;
 }
 
 /**

@@ -57,7 +57,11 @@ const LINE = `'{"id":"' || e.id || '","type":"consent.recorded","channelId":"' |
         || ',"vendorLegitimateInterests":' || replace((e.tcf->'vendorLegitimateInterests')::text, ' ', '')
         || ',"vendorsDisclosed":' || replace((e.tcf->'vendorsDisclosed')::text, ' ', '')
         || ',"policyVersion":' || (e.tcf->>'policyVersion')
-        || ',"consentScreen":' || (e.tcf->>'consentScreen') END
+        || ',"consentScreen":' || (e.tcf->>'consentScreen')
+        || CASE WHEN e.tcf->'publisherCustomConsents' IS NULL THEN '' ELSE
+          ',"publisherCustomConsents":' || replace((e.tcf->'publisherCustomConsents')::text, ' ', '') END
+        || CASE WHEN e.tcf->'addtlConsent' IS NULL THEN '' ELSE
+          ',"addtlConsent":' || (e.tcf->'addtlConsent')::text END END
       || '}' END
     || CASE WHEN e.subject_kind IS NULL THEN '' ELSE ',"subjectKind":"' || e.subject_kind || '"' END
     || CASE WHEN e.gpc_honored_shown IS TRUE THEN ',"gpcHonoredShown":true' ELSE '' END

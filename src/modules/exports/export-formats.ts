@@ -39,6 +39,9 @@ export const CSV_COLUMNS = [
   'tcf.vendorsDisclosed',
   'tcf.policyVersion',
   'tcf.consentScreen',
+  // Empty unless the string carried the channel's purposes, or an Additional Consent string was sent.
+  'tcf.publisherCustomConsents',
+  'tcf.addtlConsent',
   // "account" or "device"; empty on events recorded before accounts existed (device decisions).
   'subjectKind',
   // true when the page showed that the visitor's GPC signal was honoured; empty otherwise.

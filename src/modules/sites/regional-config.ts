@@ -35,6 +35,8 @@ export interface SiteTcf {
   reopenControl: 'floating' | 'none';
   /** Encoded by tcf.js in every string it makes (tc_publisher_restrictions). */
   publisherRestrictions: PublisherRestriction[];
+  /** Google Additional Consent's providers (tcf.js makes the AC string); null: none. */
+  googleAdditionalConsent: { providerIds: number[] } | null;
   /** The channel's slice of that vendor list version (immutable per version); the SDK adds `&lang=`. */
   vendorListUrl: string;
 }
@@ -70,6 +72,7 @@ export function publicTcf(config: VisitorConfig, baseUrl: string): SiteTcf | nul
     purposeOneTreatment: tcf.purposeOneTreatment,
     reopenControl: tcf.reopenControl ?? 'floating',
     publisherRestrictions: tcf.publisherRestrictions ?? [],
+    googleAdditionalConsent: tcf.googleAdditionalConsent ?? null,
     vendorListUrl: `${baseUrl}/v1/public/sites/${config.siteKey}/tcf/vendor-list.json?version=${tcf.vendorListVersion}&configVersion=${config.configVersion}`,
   };
 }

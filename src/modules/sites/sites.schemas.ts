@@ -2,6 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { ApiDate, ProblemDetails } from '../../platform/http/schemas.ts';
 import { SiteConfig } from '../channels/channels.schemas.ts';
 import { DecisionValue, Source } from '../evidence/evidence.schemas.ts';
+import { AddtlConsent } from '../tcf/additional-consent.schemas.ts';
+import { AC_RULES } from '../tcf/additional-consent.service.ts';
 import { TC_STRING_RULES, type TcStringRule } from '../tcf/tcf.service.ts';
 
 export const SiteParams = Type.Object({
@@ -61,6 +63,7 @@ export const PreferencesBody = Type.Object(
           "The IAB TC string of the decision (TCF channels, opt-in regions): it must decode, carry the channel's CMP id and a vendor list version the service holds, and keep the rules the 422 response names, else 422",
       }),
     ),
+    addtlConsent: Type.Optional(AddtlConsent),
   },
   { additionalProperties: false },
 );
@@ -92,6 +95,7 @@ export const PreferencesProblem = {
   description: [
     'Validation failed (validation_failed, unknown_purpose, idempotency_key_reused). A refused `tcString` gives one entry per rule it breaks, `path` "/tcString" and `code` naming the rule:',
     ...TC_STRING_RULES.map((rule) => `- \`${rule}\`: ${TC_RULE_TEXT[rule]}`),
+    'A refused `addtlConsent` (Google Additional Consent) gives `path` "/addtlConsent" and `code` `ac_invalid` (not a version 2 AC string), `ac_provider_not_selected` (a provider the channel’s googleAdditionalConsent does not list) or `ac_not_expected` (no tcString sent, or the channel has no googleAdditionalConsent).',
     'An event that would be larger than 65,536 bytes in canonical form is refused with `code` `evidence_event_too_large` (path "").',
   ].join('\n'),
   content: {
@@ -106,7 +110,7 @@ export const PreferencesProblem = {
                 message: Type.String(),
                 code: Type.Optional(
                   Type.Union(
-                    [...TC_STRING_RULES, 'evidence_event_too_large' as const].map((rule) =>
+                    [...TC_STRING_RULES, ...AC_RULES, 'evidence_event_too_large' as const].map((rule) =>
                       Type.Literal(rule),
                     ),
                     { description: 'The rule broken (see the response description)' },

@@ -16,6 +16,7 @@ import {
   type ResolvedRegion,
   resolveRegime,
 } from '../regions/regions.service.ts';
+import { acStringProblems } from '../tcf/additional-consent.service.ts';
 import type { TcStringContext, TcStringProblem } from '../tcf/tcf.service.ts';
 import { type ConfigCaching, configCaching } from './config-response.ts';
 import { resolveDecisions } from './decisions.ts';
@@ -162,6 +163,25 @@ export function createSitesService(deps: {
     return checked.tcf;
   }
 
+  /**
+   * A decision's Google Additional Consent string, kept in the evidence beside the TC string it came
+   * with: refused (422) without one, on a notice without googleAdditionalConsent, in another format
+   * than version 2, or naming a provider the notice does not list.
+   */
+  function withAddtlConsent(notice: VisitorConfig, tcf: EvidenceTcf | null, value: string): EvidenceTcf {
+    const providerIds = notice.tcf?.googleAdditionalConsent?.providerIds ?? null;
+    const problems =
+      tcf === null
+        ? [{ rule: 'ac_not_expected' as const, message: 'was sent without a tcString' }]
+        : acStringProblems(value, providerIds);
+    if (problems.length > 0 || tcf === null) {
+      throw validationFailed(
+        problems.map(({ rule, message }) => ({ path: '/addtlConsent', code: rule, message })),
+      );
+    }
+    return { ...tcf, addtlConsent: value };
+  }
+
   /** The notice the visitor answered, or a 422 if the channel never had that configVersion. */
   async function noticeAnswered(site: Site, version: number): Promise<VisitorConfig> {
     if (version === site.config.configVersion) return site.config;
@@ -292,8 +312,12 @@ export function createSitesService(deps: {
         explicitChoiceWins: regime === 'opt-out' && source !== 'gpc',
       });
       // Checked against the decisions as recorded: a string must not grant what they deny.
-      const tcf =
+      const checkedTcf =
         input.tcString === undefined ? null : await checkedTcString(notice, input.tcString, decisions);
+      const tcf =
+        input.addtlConsent === undefined
+          ? checkedTcf
+          : withAddtlConsent(notice, checkedTcf, input.addtlConsent);
       const decision: RecordInput = {
         channel: site.channel,
         // A signed-in visitor's decision is the account's: its id, never stored, is pseudonymized.

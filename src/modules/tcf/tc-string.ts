@@ -33,6 +33,11 @@ export interface TcStringSummary {
   vendorsDisclosed: number[];
   policyVersion: number;
   consentScreen: number;
+  /**
+   * The Publisher TC segment's custom purposes with consent (custom purpose n is the notice's n-th
+   * purpose), present only when the string carries custom purposes.
+   */
+  publisherCustomConsents?: number[];
 }
 
 /** Why a string is refused: a 422 of the caller's, one entry per problem, `rule` when one is named. */
@@ -121,6 +126,9 @@ export function createTcStringCheck(deps: {
           vendorsDisclosed: own(setIds(model.vendorsDisclosed)),
           policyVersion: Number(model.policyVersion),
           consentScreen: Number(model.consentScreen),
+          ...(Number(model.numCustomPurposes) > 0
+            ? { publisherCustomConsents: setIds(model.publisherCustomConsents) }
+            : {}),
         },
       };
     },

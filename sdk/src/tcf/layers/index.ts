@@ -53,6 +53,7 @@ export function acceptAll(d: Disclosure, config: SiteConfig): TcfChoice {
     vendorLegitimateInterests: d.liVendors,
     specialFeatureOptins: d.specialFeatures,
     decisions: ownDecisions(config, true),
+    acConsents: config.tcf?.googleAdditionalConsent?.providerIds ?? [],
   };
 }
 
@@ -91,6 +92,7 @@ function fromToggles(root: HTMLElement, config: SiteConfig): TcfChoice {
     vendorLegitimateInterests: checked(root, 'data-tcf-vendor-li'),
     specialFeatureOptins: checked(root, 'data-tcf-special-feature'),
     decisions,
+    acConsents: checked(root, 'data-tcf-ac-provider'),
   };
 }
 

@@ -1,5 +1,6 @@
 import { purposeText } from '../../decisions.ts';
 import { button, h } from '../../dom.ts';
+import { acSection } from '../additional-consent.ts';
 import { itemName, sectionHeading, toggle } from './controls.ts';
 import type { LayerContext } from './index.ts';
 import { type Kind, standardTexts } from './standard-texts.ts';
@@ -151,6 +152,7 @@ export function secondLayer(ctx: LayerContext): Node[] {
     ...infoSection(ctx, 'features'),
     ...specialFeatureSection(ctx),
     ...vendorSection(ctx),
+    ...acSection(ctx),
     ...ownSection(ctx),
     h(
       'div',

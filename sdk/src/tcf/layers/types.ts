@@ -16,4 +16,6 @@ export interface TcfChoice {
   decisions: Record<string, 'granted' | 'denied'>;
   /** The layer the choice was made on (the TC string's ConsentScreen): 1 the first, 2 the second. */
   consentScreen?: number;
+  /** Google ATP providers consented (Additional Consent); absent: none. */
+  acConsents?: number[];
 }

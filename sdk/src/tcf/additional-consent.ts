@@ -1,0 +1,65 @@
+import { h } from '../dom.ts';
+import type { TcfConfig } from '../types.ts';
+import { itemName, sectionHeading, toggle } from './layers/controls.ts';
+import type { LayerContext } from './layers/index.ts';
+
+/**
+ * Google's Additional Consent (version 2) for the channel's providers of Google's Ad Tech Providers
+ * list: `2~<consented ids>~dv.<disclosed ids>`, ids dot-separated, a consented provider not listed
+ * again as disclosed. Every provider of the channel is disclosed (the layers list them all).
+ */
+export function acStringOf(
+  tcf: Pick<TcfConfig, 'googleAdditionalConsent'>,
+  consented: number[],
+  /** The providers the visitor was shown (a kept choice's); absent: all of the channel's. */
+  shown?: number[],
+): string | undefined {
+  const providers = tcf.googleAdditionalConsent?.providerIds?.filter((id) => !shown || shown.includes(id));
+  if (!providers?.length) return undefined;
+  const given = providers.filter((id) => consented.includes(id));
+  return `2~${given.join('.')}~dv.${providers.filter((id) => !given.includes(id)).join('.')}`;
+}
+
+const listed = (text: string | undefined) => (text ? text.split('.').map(Number) : []);
+
+/** The provider ids an AC string of ours consents to ([] for none or another string). */
+export function acConsentsOf(ac: string | undefined): number[] {
+  return listed(/^2~([\d.]*)~dv\./.exec(ac ?? '')?.[1]);
+}
+
+/** Every provider an AC string of ours names (consented or disclosed): those the visitor was shown. */
+export function acShownOf(ac: string | undefined): number[] {
+  const match = /^2~([\d.]*)~dv\.([\d.]*)$/.exec(ac ?? '');
+  return match ? [...listed(match[1]), ...listed(match[2])] : [];
+}
+
+/** The section's words (English only for now: Google's list names providers in English). */
+const AC_TEXT = {
+  heading: 'Other ad technology providers (Google Additional Consent)',
+  intro:
+    'These providers are not on IAB Europe’s vendor list. Google’s Additional Consent passes your choice to them.',
+  provider: 'Google ad technology provider',
+};
+
+/**
+ * The second layer's list of the channel's Google ATP providers, each with a consent toggle (off
+ * until switched on, or as the visitor chose before).
+ */
+export function acSection(ctx: LayerContext): Node[] {
+  const providers = ctx.config.tcf?.googleAdditionalConsent?.providerIds ?? [];
+  if (!providers.length) return [];
+  const list = h('ul');
+  for (const id of providers) {
+    const nameId = `cs-tcf-ac${id}`;
+    const on = ctx.previous?.acConsents?.includes(id) ?? false;
+    list.append(
+      h(
+        'li',
+        { 'data-tcf-ac-provider-item': String(id) },
+        itemName(nameId, `${AC_TEXT.provider} ${id}`),
+        h('div', { class: 'cs-tcf-toggles' }, toggle('data-tcf-ac-provider', id, ctx.t.consent, nameId, on)),
+      ),
+    );
+  }
+  return [sectionHeading('cs-tcf-ac', AC_TEXT.heading), h('p', {}, AC_TEXT.intro), list];
+}
