@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { rawSql, startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import { createReadySite, recordConsent, SITES_TEST_ENV } from '../helpers/sites.ts';
 
@@ -20,7 +20,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function storedRow(id: string) {
-  const result = await t.store.db.execute(sql`select * from evidence_events where id = ${id}`);
+  const result = await rawSql(t.store).execute(sql`select * from evidence_events where id = ${id}`);
   return (result as unknown as { rows: Array<Record<string, unknown>> }).rows[0];
 }
 
@@ -101,7 +101,7 @@ describe('evidence.retention', () => {
     // Rows straight into the table (the HTTP path would take minutes here), as old as the purge needs;
     // their receipt hashes are well-formed, since the ledger's insert trigger queues them for sealing.
     const old = new Date(t.clock.now().getTime() - 48 * HOUR).toISOString();
-    await t.store.db.execute(sql`
+    await rawSql(t.store).execute(sql`
       insert into evidence_events (organization_id, id, environment, channel_id, subject_pseudonym, decisions,
         config_version, policy_version, source, gpc, recorded_at, receipt_hash)
       select ${tenant.organizationId}, 'evt_batch' || g, 'test', ${site.channelId}, 'psn_' || md5(g::text),
@@ -109,7 +109,7 @@ describe('evidence.retention', () => {
       from generate_series(1, ${PURGE_BATCH + 7}) g`);
     const result = await purgeExpiredEvidence({ store: t.store, clock: t.clock });
     expect(result.test).toBeGreaterThanOrEqual(PURGE_BATCH + 7);
-    const left = await t.store.db.execute(
+    const left = await rawSql(t.store).execute(
       sql`select count(*)::int as n from evidence_events where channel_id = ${site.channelId} and purged_at is null`,
     );
     expect((left as unknown as { rows: Array<{ n: number }> }).rows[0].n).toBe(0);

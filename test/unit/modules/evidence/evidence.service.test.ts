@@ -13,7 +13,7 @@ import type { Environment } from '../../../../src/platform/auth/scopes.ts';
 import type { Store } from '../../../../src/platform/db/store.ts';
 import { AppError } from '../../../../src/platform/http/errors.ts';
 import { newId } from '../../../../src/platform/ids.ts';
-import { openTestStore } from '../../../helpers/app.ts';
+import { openTestStore, rawSql } from '../../../helpers/app.ts';
 
 type OrganizationRow = NonNullable<Awaited<ReturnType<OrganizationsService['getOrganization']>>>;
 
@@ -118,7 +118,7 @@ describe('the size of an evidence event is bounded (issue 40 item 2)', () => {
         ),
       },
     ]);
-    const { rows } = (await store.db.execute(
+    const { rows } = (await rawSql(store).execute(
       sql`select count(*)::int as n from evidence_events where organization_id = ${input.channel.organizationId}`,
     )) as unknown as { rows: Array<{ n: number }> };
     expect(rows[0].n).toBe(0);

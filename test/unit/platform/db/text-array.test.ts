@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { textArrayLiteral } from '../../../../src/modules/evidence/consent-write.ts';
+import { textArrayLiteral } from '../../../../src/platform/db/text-array.ts';
 
 const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as {
   prepareValue: (value: unknown) => unknown;
