@@ -81,7 +81,7 @@ async function main() {
     `${CSV_NAME}: ${size.rows} rows, ${size.names} names, ${size.prefixes} prefixes, ${size.domains} domains`,
   );
   console.log(commitLine);
-  console.log('Review the diff and run: npx vitest run src/modules/scans/cookie-database.test.ts');
+  console.log('Review the diff and run: npx vitest run test/unit/modules/scans/cookie-database.test.ts');
 }
 
 main().catch((error: unknown) => {

@@ -18,7 +18,7 @@ import {
   contentVersion,
   ENCODING_SUFFIX,
   ENCODINGS,
-} from '../src/modules/sites/bundle-encodings.ts';
+} from '../src/platform/http/bundle-encodings.ts';
 
 const SDK_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const SDK_ENTRY = path.join(SDK_DIR, 'src', 'index.ts');
@@ -86,7 +86,7 @@ function writeWhole(file: string, content: string | Buffer) {
 
 /**
  * Writes one bundle and its brotli and gzip copies (`.br`, `.gz`), which the service sends to
- * browsers that accept them (src/modules/sites/bundle-encodings.ts).
+ * browsers that accept them (src/platform/http/bundle-encodings.ts).
  */
 function write(file: string, code: string): BundleSize {
   fs.mkdirSync(path.dirname(file), { recursive: true });

@@ -117,6 +117,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     dataDir: deps.config.dataDir,
     sealSeconds: deps.config.ledgerSealSeconds,
   });
+  metrics.readSealLagWith(ledger.sealLag);
   // Visitor receipts (docs/receipts.md): what a visitor's capability token opens.
   const receipts = createReceiptsService({
     evidence,

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKeySecret } from '../../src/platform/auth/api-key-format.ts';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { rawSql, startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape, type TestResponse } from '../helpers/http.ts';
 
 let t: TestApp;
@@ -65,7 +65,7 @@ describe('creating a key', () => {
 
   it('stores only a hash of the secret, never the secret or its random part', async () => {
     const created = await createOk(tenant.testKey, { name: 'stored', scopes: ['channels:read'] });
-    const result = (await t.store.db.execute(
+    const result = (await rawSql(t.store).execute(
       sql`select * from api_keys where organization_id = ${tenant.organizationId} and id = ${created.id}`,
     )) as unknown as { rows: Record<string, unknown>[] };
     expect(result.rows).toHaveLength(1);

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant, TestApp } from '../helpers/app.ts';
+import { rawSql } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import {
   createChannel,
@@ -221,7 +222,7 @@ describe('config versions', () => {
   it('the database itself refuses to update a stored snapshot', async () => {
     const channel = await createChannel(t, tenant.testKey);
     const before = (await get(`/v1/channels/${channel.id}/config-versions/1`)).body.data;
-    const tamper = t.store.db.execute(
+    const tamper = rawSql(t.store).execute(
       sql`update channel_config_versions set snapshot = '{}'::jsonb where channel_id = ${channel.id}`,
     );
     await expect(tamper).rejects.toThrow();

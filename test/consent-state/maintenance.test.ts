@@ -7,7 +7,7 @@ import type { EvidenceRow } from '../../src/modules/evidence/evidence.tables.ts'
 import { evidenceLeafHash } from '../../src/modules/evidence/leaf-hash.ts';
 import { pseudonymOf } from '../../src/modules/evidence/pseudonym.ts';
 import { newId } from '../../src/platform/ids.ts';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { rawSql, startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import {
   createReadySite,
   newSubjectId,
@@ -36,7 +36,7 @@ const stateOf = (site: ReadySite, subjectId: string) =>
     key: tenant.testKey,
   });
 const rows = async (query: ReturnType<typeof sql>) =>
-  ((await t.store.db.execute(query)) as unknown as { rows: Array<Record<string, unknown>> }).rows;
+  ((await rawSql(t.store).execute(query)) as unknown as { rows: Array<Record<string, unknown>> }).rows;
 
 async function archive(site: ReadySite, key: string): Promise<number> {
   const purposes = await t.http.get(`/v1/channels/${site.channelId}/purposes`, { key: tenant.testKey });
@@ -159,7 +159,7 @@ describe('consent state backfill (events recorded before the state table)', () =
       subjectId: a,
       decisions: { analytics: 'granted', marketing: 'denied' },
     });
-    await t.store.db.execute(
+    await rawSql(t.store).execute(
       sql`update consent_state_backfill set done_at = null, after_organization_id = null, after_id = null, events = 0`,
     );
     // A reader as a process starting now has one (the app's remembers the backfill was done).

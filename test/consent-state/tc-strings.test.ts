@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConsentStateReader } from '../../src/modules/evidence/consent-state.ts';
 import type { Tenant, TestApp } from '../helpers/app.ts';
+import { rawSql } from '../helpers/app.ts';
 import { buildVendorList } from '../helpers/gvl.ts';
 import {
   createReadySite,
@@ -113,10 +114,10 @@ describe('the consent state’s TC string', () => {
   });
 
   it('is read from the state: the same before (a replay of the evidence) and after the backfill builds it', async () => {
-    await t.store.db.execute(
+    await rawSql(t.store).execute(
       sql`delete from consent_state_tc_strings where organization_id = ${tenant.organizationId}`,
     );
-    await t.store.db.execute(
+    await rawSql(t.store).execute(
       sql`update consent_state_backfill set done_at = null, after_organization_id = null, after_id = null, events = 0`,
     );
     const reader = createConsentStateReader({
@@ -130,7 +131,7 @@ describe('the consent state’s TC string', () => {
     const tcOf = async () => (await reader.states(scope, site.channelId, subjects)).map((s) => s?.tcString);
     expect(await tcOf()).toEqual(expected);
     expect((await reader.backfill({ batch: 500 })).done).toBe(true);
-    const rows = await t.store.db.execute(
+    const rows = await rawSql(t.store).execute(
       sql`select count(*)::int as n from consent_state_tc_strings where channel_id = ${site.channelId}`,
     );
     expect((rows as unknown as { rows: Array<{ n: number }> }).rows[0].n).toBeGreaterThanOrEqual(6);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evidenceLeafHash } from '../../src/modules/evidence/leaf-hash.ts';
 import { pseudonymOf } from '../../src/modules/evidence/pseudonym.ts';
 import { walkPages } from '../channels/channel-helpers.ts';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { rawSql, startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import {
   createReadySite,
@@ -58,7 +58,7 @@ const list = async (query: string, key = tenant.testKey) => {
 const labels = (...names: string[]) => names.map((n) => ids[n]);
 
 async function pseudonymSecret(): Promise<Buffer> {
-  const result = await t.store.db.execute(
+  const result = await rawSql(t.store).execute(
     sql`select pseudonym_secret from organizations where id = ${tenant.organizationId}`,
   );
   const value = (result as unknown as { rows: Array<{ pseudonym_secret: Uint8Array }> }).rows[0]
@@ -104,7 +104,7 @@ describe('GET /v1/evidence/:id', () => {
     // event).
     expect(evidenceLeafHash({ ...event, subject: { pseudonym } })).toBe(event.receipt.hash);
     // The stored row holds the pseudonym, never the raw id.
-    const stored = await t.store.db.execute(sql`select * from evidence_events where id = ${ids.a3}`);
+    const stored = await rawSql(t.store).execute(sql`select * from evidence_events where id = ${ids.a3}`);
     expect(JSON.stringify((stored as unknown as { rows: unknown[] }).rows)).not.toContain(visitor);
   });
 
@@ -233,7 +233,7 @@ describe('GET /v1/evidence paging', () => {
 describe('consent.recorded outbox event', () => {
   const outboxEvents = async (organizationId: string) =>
     (
-      (await t.store.db.execute(
+      (await rawSql(t.store).execute(
         sql`select type, environment, data from webhook_events where organization_id = ${organizationId} and type = 'consent.recorded'`,
       )) as unknown as { rows: Array<{ type: string; environment: string; data: Record<string, any> }> }
     ).rows;

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pseudonymOf } from '../../src/modules/evidence/pseudonym.ts';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { rawSql, startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { createReadySite, postPreferences, preferencesBody, SITES_TEST_ENV } from '../helpers/sites.ts';
 
 /** The raw subjectId never appears in a response, a log line or an audit entry; the full pseudonym neither. */
@@ -59,7 +59,7 @@ describe('masking', () => {
     expect(audit.text).toContain('auth.denied');
 
     const secret = (
-      (await t.store.db.execute(
+      (await rawSql(t.store).execute(
         sql`select pseudonym_secret from organizations where id = ${tenant.organizationId}`,
       )) as unknown as { rows: Array<{ pseudonym_secret: Uint8Array }> }
     ).rows[0].pseudonym_secret;

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { rawSql, startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import { createReadySite, recordConsent, SITES_TEST_ENV } from '../helpers/sites.ts';
 
@@ -20,13 +20,13 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function storedRow(id: string) {
-  const result = await t.store.db.execute(sql`select * from evidence_events where id = ${id}`);
+  const result = await rawSql(t.store).execute(sql`select * from evidence_events where id = ${id}`);
   return (result as unknown as { rows: Array<Record<string, unknown>> }).rows[0];
 }
 
 /** The leaf hash (hex) the ledger holds for an event, if sealed. */
 async function leafOf(id: string) {
-  const result = await t.store.db.execute(
+  const result = await rawSql(t.store).execute(
     sql`select encode(leaf_hash, 'hex') as hash from ledger_leaves where event_id = ${id}`,
   );
   return (result as unknown as { rows: Array<{ hash: string }> }).rows[0]?.hash;
@@ -43,7 +43,7 @@ describe('evidence.retention', () => {
     const longLive = await createReadySite(t, tenant.liveKey, { retentionDays: 3 });
 
     // The hours of the last day get their partitions (the worker makes them only ahead of the present).
-    await t.store.db.execute(sql`select evidence_partitions_ensure('test',
+    await rawSql(t.store).execute(sql`select evidence_partitions_ensure('test',
       ${new Date(present.getTime() - 26 * HOUR).toISOString()}::timestamptz, ${present.toISOString()}::timestamptz)`);
     const receipts = new Map<string, string>();
     const at = async (hoursAgo: number, site: typeof testSite, subjectId?: string) => {
@@ -114,7 +114,7 @@ describe('evidence.retention', () => {
     // Rows straight into the table (the HTTP path would take minutes here), as old as the purge needs;
     // their receipt hashes are well-formed, since the ledger's insert trigger queues them for sealing.
     const old = new Date(t.clock.now().getTime() - 48 * HOUR).toISOString();
-    await t.store.db.execute(sql`
+    await rawSql(t.store).execute(sql`
       insert into evidence_events (organization_id, id, environment, channel_id, subject_pseudonym, decisions,
         config_version, policy_version, source, gpc, recorded_at, receipt_hash)
       select ${tenant.organizationId}, 'evt_batch' || g, 'test', ${site.channelId}, 'psn_' || md5(g::text),
@@ -122,7 +122,7 @@ describe('evidence.retention', () => {
       from generate_series(1, ${PURGE_BATCH + 7}) g`);
     const result = await purgeExpiredEvidence({ store: t.store, clock: t.clock });
     expect(result.test).toBeGreaterThanOrEqual(PURGE_BATCH + 7);
-    const left = await t.store.db.execute(
+    const left = await rawSql(t.store).execute(
       sql`select count(*)::int as n from evidence_events where channel_id = ${site.channelId} and purged_at is null`,
     );
     expect((left as unknown as { rows: Array<{ n: number }> }).rows[0].n).toBe(0);
@@ -140,13 +140,13 @@ describe('evidence.retention', () => {
     const longEvent = (await recordConsent(t, long)).id as string;
     t.clock.set(present);
     // Making the month's partition moves them out of the DEFAULT partition into it.
-    const made = await t.store.db.execute(
+    const made = await rawSql(t.store).execute(
       sql`select evidence_partition_create('live', ${then.toISOString()}::timestamptz) as name`,
     );
     const month = (made as unknown as { rows: Array<{ name: string }> }).rows[0].name;
     const inMonth = async () =>
       (
-        (await t.store.db.execute(sql.raw(`select id from ${month} order by id`))) as unknown as {
+        (await rawSql(t.store).execute(sql.raw(`select id from ${month} order by id`))) as unknown as {
           rows: Array<{ id: string }>;
         }
       ).rows.map((r) => r.id);

@@ -18,6 +18,7 @@ import { newId } from '../../src/platform/ids.ts';
 import type { JobRunner } from '../../src/platform/jobs/job-runner.ts';
 import { jobsRepo } from '../../src/platform/jobs/jobs.repo.ts';
 import type { Tenant, TestApp } from '../helpers/app.ts';
+import { rawSql } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import { createReadySite, newSubjectId, type ReadySite, recordConsent } from '../helpers/sites.ts';
 import { subscribeWebhook } from '../helpers/webhooks.ts';
@@ -234,7 +235,7 @@ describe('exports: files', () => {
     // Purged as the retention job leaves an event (content gone, purged_at set); by hand, since a
     // real purge at this file's clock would reach other test files' evidence on a shared database.
     const purged = await insertEvidence(site.channelId, {});
-    await t.store.db.execute(
+    await rawSql(t.store).execute(
       sql`update evidence_events set purged_at = now(), subject_pseudonym = null, decisions = null
         where organization_id = ${tenant.organizationId} and id = ${purged.id}`,
     );
@@ -269,7 +270,7 @@ describe('exports: files', () => {
     await subscribeWebhook(t, tenant.testKey, ['export.succeeded']);
     const requested = await requestExport(t, tenant.testKey, {});
     await worker.runDue();
-    const result = await t.store.db.execute(
+    const result = await rawSql(t.store).execute(
       sql`select type, data from webhook_events where organization_id = ${tenant.organizationId}
         and type = 'export.succeeded' and data->>'id' = ${requested.id}`,
     );
@@ -405,7 +406,7 @@ describe('exports: a worker that dies mid-export', () => {
       'export_not_ready',
     );
     expect(problem.detail).toMatch(/failed/);
-    const events = await t.store.db.execute(
+    const events = await rawSql(t.store).execute(
       sql`select data from webhook_events where organization_id = ${tenant.organizationId}
         and type = 'export.failed' and data->>'id' = ${requested.id}`,
     );

@@ -5,7 +5,12 @@ import { bootstrapOrganization } from '../../src/cli/bootstrap.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { Role, Scope } from '../../src/platform/auth/scopes.ts';
 import { createManualClock } from '../../src/platform/clock.ts';
-import { createEmbeddedStore, createPostgresStore, type Store } from '../../src/platform/db/store.ts';
+import {
+  createEmbeddedStore,
+  createPostgresStore,
+  type Store,
+  type Tx,
+} from '../../src/platform/db/store.ts';
 import type { JobRunner } from '../../src/platform/jobs/job-runner.ts';
 import { createWorker } from '../../src/worker.ts';
 import { createClient, type HttpClient } from './http.ts';
@@ -41,6 +46,15 @@ export async function openTestStore(): Promise<Store> {
   if (process.env.DATABASE_URL) return createPostgresStore(process.env.DATABASE_URL, { max: 5 });
   const template = inject('pgliteTemplate');
   return createEmbeddedStore({ loadDataDir: new Blob([fs.readFileSync(template)]) });
+}
+
+/**
+ * The store's pool with drizzle's `execute`, for a test's own raw SQL (setting rows up, tampering,
+ * reading what the API does not show). The service's `Db` has no `execute` (a raw write on the pool
+ * does not compile there); a test reaching past it says so with this call.
+ */
+export function rawSql(store: Store): Pick<Tx, 'execute'> {
+  return store.db as unknown as Pick<Tx, 'execute'>;
 }
 
 /** Builds the real app on a real database, listening on a random loopback port. */

@@ -2,7 +2,7 @@ import net from 'node:net';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { advisoryLockId } from '../../src/platform/idempotency/fingerprint.ts';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { rawSql, startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape, type TestResponse } from '../helpers/http.ts';
 
 let t: TestApp;
@@ -25,7 +25,7 @@ function createKey(secret: string, body: unknown, idempotencyKey?: string) {
 }
 
 async function keysNamed(tenant: Tenant, name: string): Promise<number> {
-  const result = await t.store.db.execute(
+  const result = await rawSql(t.store).execute(
     sql`select count(*)::int as n from api_keys where organization_id = ${tenant.organizationId} and name = ${name}`,
   );
   return Number((result as unknown as { rows: { n: number }[] }).rows[0].n);
@@ -94,7 +94,7 @@ describe('Idempotency-Key on POST', () => {
     const tenant = await t.tenant();
     const key = uniqueKey();
     const first = await createKey(tenant.testKey, newKeyBody('sealed'), key);
-    const result = await t.store.db.execute(
+    const result = await rawSql(t.store).execute(
       sql`select response_body, response_body_encrypted from idempotency_keys where key = ${key}`,
     );
     const [row] = (
@@ -231,14 +231,14 @@ describe('Idempotency-Key on POST', () => {
     // A real failure inside the handler's transaction: audit rows of this organization are refused,
     // after the key row was inserted. Scoped to one organization so parallel test files are unaffected.
     const constraint = sql.identifier(`idem_test_break_${Date.now()}`);
-    await t.store.db.execute(
+    await rawSql(t.store).execute(
       sql`alter table audit_logs add constraint ${constraint} check (organization_id <> ${sql.raw(`'${tenant.organizationId}'`)}) not valid`,
     );
     let failed: TestResponse;
     try {
       failed = await createKey(tenant.testKey, newKeyBody('five-hundred'), key);
     } finally {
-      await t.store.db.execute(sql`alter table audit_logs drop constraint ${constraint}`);
+      await rawSql(t.store).execute(sql`alter table audit_logs drop constraint ${constraint}`);
     }
     expectProblemShape(failed, 500, 'internal_error');
     expect(await keysNamed(tenant, 'five-hundred')).toBe(0);

@@ -2,11 +2,12 @@ import { sql } from 'drizzle-orm';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuditService } from '../../src/modules/audit/audit.service.ts';
+import { readRows } from '../../src/platform/db/rows.ts';
 import { installErrorHandling } from '../../src/platform/http/error-handler.ts';
 import { AppError } from '../../src/platform/http/errors.ts';
 import { installIdempotency } from '../../src/platform/idempotency/idempotency.hooks.ts';
 import { siteIdempotencyOwner } from '../../src/platform/idempotency/idempotency.scope.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { rawSql, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createClient, expectProblemShape, type HttpClient } from '../helpers/http.ts';
 
 /**
@@ -44,8 +45,8 @@ beforeAll(async () => {
       if (request.body.subjectId === 'short')
         throw new AppError('validation_failed', 'subjectId is too short.');
       // A read through the request's scope, or (wrongly) on the pool beside its transaction.
-      if (request.body.subjectId === 'reads-scope') await request.db.read.execute(sql`select 1`);
-      if (request.body.subjectId === 'reads-pool') await t.store.db.execute(sql`select 1`);
+      if (request.body.subjectId === 'reads-scope') await readRows(request.db.read, sql`select 1`);
+      if (request.body.subjectId === 'reads-pool') await readRows(t.store.db, sql`select 1`);
       const recordedAt = t.clock.now().toISOString();
       // The idempotency layer hands the handler the transaction its record commits in.
       await request.db.write((tx) =>
@@ -86,7 +87,7 @@ afterAll(async () => {
 });
 
 async function rowsFor(siteKey: string): Promise<number> {
-  const result = await t.store.db.execute(
+  const result = await rawSql(t.store).execute(
     sql`select count(*)::int as n from audit_logs where organization_id = ${organizationId} and target_id = ${siteKey}`,
   );
   return Number((result as unknown as { rows: { n: number }[] }).rows[0].n);
@@ -114,7 +115,7 @@ describe('idempotency on a public route, scoped to the site', () => {
     expect(otherSite.headers.get('idempotent-replayed')).toBeNull();
     expect(await rowsFor(siteA)).toBe(1);
     expect(await rowsFor(siteB)).toBe(1);
-    const stored = await t.store.db.execute(
+    const stored = await rawSql(t.store).execute(
       sql`select scope, response_body_encrypted from idempotency_keys where organization_id = ${organizationId} and key = 'k-1' order by scope`,
     );
     expect((stored as unknown as { rows: unknown[] }).rows).toEqual([

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/platform/clock.ts';
 import { purgeExpiredIdempotencyKeys } from '../../src/platform/idempotency/idempotency.purge.ts';
 import { idempotencyRepo } from '../../src/platform/idempotency/idempotency.repo.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { rawSql, startTestApp, type TestApp } from '../helpers/app.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -29,7 +29,7 @@ const row = (organizationId: string, key: string, expiresAt: Date) => ({
 });
 
 async function keysOf(organizationId: string): Promise<string[]> {
-  const result = await t.store.db.execute(
+  const result = await rawSql(t.store).execute(
     sql`select key from idempotency_keys where organization_id = ${organizationId} order by key`,
   );
   return (result as unknown as { rows: { key: string }[] }).rows.map((r) => r.key);

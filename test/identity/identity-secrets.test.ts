@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { rawSql, startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import { createReadySite, type ReadySite, SITES_TEST_ENV } from '../helpers/sites.ts';
 import { identify, mintToken } from './identity-helpers.ts';
@@ -70,7 +70,7 @@ describe('identity secrets', () => {
     expect(audit.text).not.toContain(first.body.data.secret);
 
     // At rest: sealed (AES-256-GCM), never the secret itself.
-    const stored = (await t.store.db.execute(
+    const stored = (await rawSql(t.store).execute(
       sql`select secret_ciphertext from identity_secrets where channel_id = ${site.channelId}`,
     )) as unknown as { rows: Array<{ secret_ciphertext: string }> };
     const rows = stored.rows;

@@ -2,7 +2,7 @@ import net, { type AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../src/platform/db/rows.ts';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { rawSql, startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { createReadySite, recordConsent, SITES_TEST_ENV } from '../helpers/sites.ts';
 import { LOCAL_WEBHOOKS_ENV } from '../helpers/webhooks.ts';
 import { browserSkipReason } from '../sdk/harness.ts';
@@ -60,7 +60,7 @@ afterAll(async () => {
 
 /** Queued jobs of the organization that are due and were never attempted (the flood still waiting). */
 async function dueQueued(organizationId: string): Promise<number> {
-  const result = await t.store.db.execute(sql`
+  const result = await rawSql(t.store).execute(sql`
     select count(*)::int as n from jobs
     where organization_id = ${organizationId} and status = 'queued' and attempts = 0
       and run_at <= ${t.clock.now()}`);
@@ -134,7 +134,7 @@ describe('one organization’s flood of slow jobs', () => {
     expect(floodWaitingAtSeal).toBeGreaterThan(0);
     expect(floodWaitingAtDelivery).toBeGreaterThan(0);
     // The flood held slots meanwhile: its attempts were under way, not refused.
-    const running = await t.store.db.execute(
+    const running = await rawSql(t.store).execute(
       sql`select count(*)::int as n from jobs
         where organization_id = ${flood.organizationId} and status = 'running'`,
     );

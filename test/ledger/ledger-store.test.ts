@@ -4,7 +4,7 @@ import { evidenceEventBody } from '../../src/modules/evidence/evidence.presenter
 import type { EvidenceRow } from '../../src/modules/evidence/evidence.tables.ts';
 import type { LedgerService } from '../../src/modules/ledger/ledger.service.ts';
 import { AppError } from '../../src/platform/http/errors.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { rawSql, startTestApp, type TestApp } from '../helpers/app.ts';
 import {
   independentLeafHash,
   independentSignatureVerifies,
@@ -144,7 +144,7 @@ describe('ledger on the store', { timeout: 180_000 }, () => {
     });
     const before = await expectAllProved(scope, [...old, ...recent], [...old, ...recent]);
     await t.app.services.evidence.purgeExpired();
-    const purged = await t.store.db.execute(
+    const purged = await rawSql(t.store).execute(
       sql`select count(*)::int as n from evidence_events where organization_id = ${scope.organizationId} and purged_at is not null`,
     );
     expect((purged as unknown as { rows: Array<{ n: number }> }).rows[0].n).toBe(4);

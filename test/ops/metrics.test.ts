@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { rawSql, startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import { type Receiver, startReceiver } from '../webhooks/receiver.ts';
 import { webhookWorker } from '../webhooks/worker.ts';
@@ -129,11 +129,11 @@ describe('GET /metrics', () => {
   it('reports ledger seal lag, pool usage on PostgreSQL, and never an organization id, key id or secret', async () => {
     // An evidence event waiting 42 s to be sealed (queued as the evidence trigger would queue it).
     const recordedAt = new Date(t.clock.now().getTime() - 42_000).toISOString();
-    await t.store.db.execute(sql`
+    await rawSql(t.store).execute(sql`
       insert into ledger_pending (organization_id, environment, event_id, recorded_at, leaf_hash)
       values ('org_metrics_lag', 'test', 'evt_metrics_lag', ${recordedAt}::timestamptz, 'x')`);
     const text = await scrape();
-    await t.store.db.execute(sql`delete from ledger_pending where event_id = 'evt_metrics_lag'`);
+    await rawSql(t.store).execute(sql`delete from ledger_pending where event_id = 'evt_metrics_lag'`);
     expect(sample(text, 'consent_service_ledger_seal_lag_seconds')).toBeCloseTo(42, 0);
     if (t.store.kind === 'postgres') {
       expect(sample(text, 'consent_service_db_pool_connections{state="total"}')).toBeGreaterThanOrEqual(1);

@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { rawSql, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createReadySite, postPreferences, preferencesBody, SITES_TEST_ENV } from '../helpers/sites.ts';
 import { insertEvents, newSigningKey } from '../ledger/ledger-helpers.ts';
 import { type Receiver, startReceiver } from '../webhooks/receiver.ts';
@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 async function rows<T>(query: SQL): Promise<T[]> {
-  return ((await t.store.db.execute(query)) as unknown as { rows: T[] }).rows;
+  return ((await rawSql(t.store).execute(query)) as unknown as { rows: T[] }).rows;
 }
 
 /** Organization-wide by nature, so without an environment: see the comment in the test. */

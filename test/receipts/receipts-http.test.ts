@@ -2,7 +2,7 @@ import { createHash, createPublicKey, verify } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { receiptStatement } from '../../src/modules/receipts/receipt-statement.ts';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { rawSql, startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import {
   createReadySite,
@@ -171,7 +171,7 @@ describe('visitor receipts', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.data.receipt.url).toBe(first.body.data.receipt.url);
     const token = new URL(first.body.data.receipt.url).searchParams.get('token') as string;
-    const stored = await t.store.db.execute(
+    const stored = await rawSql(t.store).execute(
       sql`select response_body, response_body_encrypted from idempotency_keys where key = 'receipt-retry-1'`,
     );
     const rows = (

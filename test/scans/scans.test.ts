@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant, TestApp } from '../helpers/app.ts';
-import { startTestApp } from '../helpers/app.ts';
+import { rawSql, startTestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import { createReadySite, type ReadySite, SITES_TEST_ENV } from '../helpers/sites.ts';
 import { LOCAL_WEBHOOKS_ENV, subscribeWebhook } from '../helpers/webhooks.ts';
@@ -133,7 +133,7 @@ describe('the queue', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.data.id).toBe(first.body.data.id);
     // Only the queue is under test here: the scan is taken off it so the worker does not run it.
-    await t.store.db.execute(
+    await rawSql(t.store).execute(
       sql`update scans set status = 'failed', failure_reason = 'test' where id = ${first.body.data.id}`,
     );
   });
@@ -171,7 +171,7 @@ describe('the queue', () => {
     expectProblemShape(keyed, 409, 'invalid_state');
     expect((await get(`/v1/channels/${channelId}/scans`)).body.data).toHaveLength(1);
     // Only the queue is under test here: the scan is taken off it so the worker does not run it.
-    await t.store.db.execute(
+    await rawSql(t.store).execute(
       sql`update scans set status = 'failed', failure_reason = 'test' where id = ${scan.id}`,
     );
   });
@@ -215,7 +215,7 @@ describe('the organization’s cap', () => {
     expect(theirs.status, theirs.text).toBe(202);
     scanIds.push(theirs.body.data.id);
     // One ends: a place is free again.
-    await t.store.db.execute(
+    await rawSql(t.store).execute(
       sql`update scans set status = 'failed', failure_reason = 'test' where id = ${scanIds[0]}`,
     );
     const again = await scanOf(channelIds[3]);
@@ -223,7 +223,7 @@ describe('the organization’s cap', () => {
     scanIds.push(again.body.data.id);
     // Only the queue is under test here: the scans are taken off it so the worker does not run them.
     for (const id of scanIds) {
-      await t.store.db.execute(
+      await rawSql(t.store).execute(
         sql`update scans set status = 'failed', failure_reason = 'test' where id = ${id}`,
       );
     }
@@ -314,7 +314,7 @@ describe.skipIf(browserSkipReason !== null)('a scan of the fixture site in Chrom
   }, 180_000);
 
   it('sends scan.completed with the summary, not the findings', async () => {
-    const rows = await t.store.db.execute(
+    const rows = await rawSql(t.store).execute(
       sql`select data from webhook_events where organization_id = ${tenant.organizationId} and type = 'scan.completed'`,
     );
     const events = (rows as unknown as { rows: Array<{ data: Record<string, unknown> }> }).rows;

@@ -3,7 +3,7 @@ import { GppModel } from '@iabgpp/cmpapi';
 import type { Plugin } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { buildSdk, buildTcf, SDK_ENTRY } from '../../sdk/build.ts';
-import { compress } from '../../src/modules/sites/bundle-encodings.ts';
+import { compress } from '../../src/platform/http/bundle-encodings.ts';
 import { buildVendorList } from '../helpers/gvl.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import { refreshVendorList } from '../helpers/tcf.ts';

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { negotiate } from '../../src/modules/sites/bundle-encodings.ts';
 import { sdkBundle } from '../../src/modules/sites/sdk-bundle.ts';
+import { negotiate } from '../../src/platform/http/bundle-encodings.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createReadySite, SITES_TEST_ENV } from '../helpers/sites.ts';
 

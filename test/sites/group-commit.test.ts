@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { rawSql, startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import {
   createReadySite,
@@ -41,7 +41,7 @@ async function eventIdsOf(subjectId: string): Promise<string[]> {
 }
 
 async function outboxEventsFor(eventId: string): Promise<number> {
-  const result = await t.store.db.execute(
+  const result = await rawSql(t.store).execute(
     sql`select count(*)::int as n from webhook_events
         where organization_id = ${tenant.organizationId} and type = 'consent.recorded' and data->>'id' = ${eventId}`,
   );

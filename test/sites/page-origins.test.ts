@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SITE_CACHE_NOTIFIED_TTL_MS } from '../../src/modules/sites/site-cache.ts';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { rawSql, startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import {
   createReadySite,
@@ -112,7 +112,7 @@ describe('the config names the origins its pages may run on', () => {
     const site = await createReadySite(t, tenant.liveKey);
     const before = await originsOf(site);
     // As if another replica's notification was lost: the row changes, nobody is told.
-    await t.store.db.execute(
+    await rawSql(t.store).execute(
       sql`UPDATE origins SET status = 'archived', archived_at = now() WHERE channel_id = ${site.channelId} AND origin = ${WILDCARD_ORIGIN}`,
     );
     expect((await originsOf(site)).origins).toEqual(before.origins); // still the cached answer

@@ -5,6 +5,7 @@ import { evidenceEventBody } from '../../src/modules/evidence/evidence.presenter
 import { evidenceLeafHash } from '../../src/modules/evidence/leaf-hash.ts';
 import { csvObjects, download, requestExport } from '../exports/helpers.ts';
 import type { Tenant, TestApp } from '../helpers/app.ts';
+import { rawSql } from '../helpers/app.ts';
 import { buildVendorList } from '../helpers/gvl.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import {
@@ -206,13 +207,13 @@ describe('an event recorded before the evidence kept legitimate interests and Di
       vendorConsents: [2, 8],
       specialFeatureOptins: [1],
     };
-    await t.store.db.execute(
+    await rawSql(t.store).execute(
       sql`update evidence_events set tcf = ${JSON.stringify(old)}::jsonb where id = ${id}`,
     );
     const scope = { organizationId: tenant.organizationId, environment: 'test' as const };
     const row = await t.app.services.evidence.get(scope, id);
     const hash = evidenceLeafHash(evidenceEventBody(row, 'unmasked'));
-    await t.store.db.execute(sql`update evidence_events set receipt_hash = ${hash} where id = ${id}`);
+    await rawSql(t.store).execute(sql`update evidence_events set receipt_hash = ${hash} where id = ${id}`);
 
     expect((await evidence(id)).tcf).toEqual(old);
     // The export (PostgreSQL builds its lines in SQL, the embedded store with the presenter) writes

@@ -2,6 +2,7 @@ import { GVL, Segment, SegmentEncoder, TCModel, TCString } from '@iabtechlabtcf/
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant, TestApp } from '../helpers/app.ts';
+import { rawSql } from '../helpers/app.ts';
 import { buildVendorList } from '../helpers/gvl.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import {
@@ -102,7 +103,7 @@ const decide = (overrides: Record<string, unknown>) =>
 
 /** The consent.recorded payloads in the outbox, by event id. */
 async function outbox(): Promise<Map<string, Record<string, unknown>>> {
-  const { rows } = (await t.store.db.execute(
+  const { rows } = (await rawSql(t.store).execute(
     sql`select data from webhook_events where organization_id = ${tenant.organizationId} and type = 'consent.recorded'`,
   )) as unknown as { rows: Array<{ data: Record<string, unknown> }> };
   return new Map(rows.map((row) => [row.data.id as string, row.data]));

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Scope } from '../../src/platform/auth/scopes.ts';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { rawSql, startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import { type Receiver, startReceiver } from './receiver.ts';
 
@@ -258,7 +258,9 @@ describe('webhook destinations', () => {
         'webhook_destination.enabled',
       ]),
     );
-    const rows = await t.store.db.execute(sql`select * from webhook_destinations where id = ${created.id}`);
+    const rows = await rawSql(t.store).execute(
+      sql`select * from webhook_destinations where id = ${created.id}`,
+    );
     const everywhere = [...shown, ...logLines, JSON.stringify(rows)].join('\n');
     expect(logLines.length).toBeGreaterThan(0);
     for (const secret of [created.secret, rotated.secret]) {

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
-import { rowsOf } from '../../platform/db/rows.ts';
+import { readQuery, rowsOf } from '../../platform/db/rows.ts';
 import type { Db, Tx } from '../../platform/db/store.ts';
 
 export type Interval = 'day' | 'week' | 'month';
@@ -68,10 +68,13 @@ export const analyticsRepo = {
     let group = sql.raw('null::text');
     if (query.groupBy) {
       const ranked = rowsOf<{ grp: string }>(
-        await db.execute(sql`select ${keyOf(query.groupBy)} as grp from consent_analytics_daily
+        await readQuery(
+          db,
+          sql`select ${keyOf(query.groupBy)} as grp from consent_analytics_daily
           where ${where} group by ${columnOf(query.groupBy)}
           order by sum(decisions) desc, sum(impressions) desc, ${keyOrder(query.groupBy)}
-          limit ${MAX_GROUPS + 1}`),
+          limit ${MAX_GROUPS + 1}`,
+        ),
       ).map((r) => r.grp);
       groups = ranked.slice(0, MAX_GROUPS);
       other = ranked.length > MAX_GROUPS;
@@ -80,11 +83,14 @@ export const analyticsRepo = {
       group = sql`case when ${key} = any(${sql.param(groups)}::text[]) then ${key} end`;
     }
     const counts = rowsOf(
-      await db.execute(sql`select ${period} as period, ${group} as grp,
+      await readQuery(
+        db,
+        sql`select ${period} as period, ${group} as grp,
           sum(impressions)::float8 as impressions, sum(decisions)::float8 as decisions,
           sum(accept_all)::float8 as accept_all, sum(reject_all)::float8 as reject_all,
           sum(custom)::float8 as custom, sum(gpc)::float8 as gpc
-        from consent_analytics_daily where ${where} group by 1, 2`),
+        from consent_analytics_daily where ${where} group by 1, 2`,
+      ),
     ).map((r) => ({
       period: r.period as string,
       group: r.grp as string | null,
@@ -96,9 +102,12 @@ export const analyticsRepo = {
       gpc: Number(r.gpc),
     }));
     const purposes = rowsOf(
-      await db.execute(sql`select ${period} as period, ${group} as grp, purpose_key,
+      await readQuery(
+        db,
+        sql`select ${period} as period, ${group} as grp, purpose_key,
           sum(granted)::float8 as granted, sum(denied)::float8 as denied
-        from consent_analytics_purposes where ${where} group by 1, 2, 3`),
+        from consent_analytics_purposes where ${where} group by 1, 2, 3`,
+      ),
     ).map((r) => ({
       period: r.period as string,
       group: r.grp as string | null,

@@ -38,8 +38,7 @@ export function createImpressionCounter(store: Store) {
       column((e) => String(e.key.configVersion)),
       column((e) => String(e.n)),
     ];
-    if (store.pool) await store.pool.query(IMPRESSIONS_UPSERT, values);
-    else await store.pglite!.query(IMPRESSIONS_UPSERT, values);
+    await store.statement({ name: null, text: IMPRESSIONS_UPSERT }, values);
   }
 
   const idOf = (key: ImpressionKey) =>

@@ -50,6 +50,7 @@ export function createOriginsService({ store, clock, audit, changes }: ChannelPa
               {
                 instance: `/v1/channels/${channel.id}/origins`,
                 extra: { origin: normalized.origin },
+                cause: error,
               },
             );
           }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { rowsOf } from '../../platform/db/rows.ts';
+import { readQuery, rowsOf } from '../../platform/db/rows.ts';
 import type { Db, Tx } from '../../platform/db/store.ts';
 import { channels } from '../channels/channels.tables.ts';
 import { consentStateCtes, stateInputCte, tcStringUpsert } from './consent-state.sql.ts';
@@ -64,13 +64,16 @@ export const consentStateRepo = {
     channelId: string,
     pseudonyms: string[],
   ): Promise<Map<string, string>> {
-    const result = await db.execute(sql`
+    const result = await readQuery(
+      db,
+      sql`
       select distinct on (e.subject_pseudonym) e.subject_pseudonym, e.tc_string
       from evidence_events e
       where e.organization_id = ${scope.organizationId} and e.environment = ${scope.environment}
         and e.channel_id = ${channelId} and e.tc_string is not null
         and e.subject_pseudonym = any(${sql.param(pseudonyms)}::text[])
-      order by e.subject_pseudonym, e.seq desc`);
+      order by e.subject_pseudonym, e.seq desc`,
+    );
     return new Map(rowsOf(result).map((r) => [r.subject_pseudonym as string, r.tc_string as string]));
   },
 
@@ -87,10 +90,13 @@ export const consentStateRepo = {
     pseudonym: string,
     event: { eventId: string },
   ): Promise<string | null> {
-    const result = await db.execute(sql`
+    const result = await readQuery(
+      db,
+      sql`
       select e.tc_string from evidence_events e
       where e.organization_id = ${scope.organizationId} and e.environment = ${scope.environment}
-        and e.subject_pseudonym = ${pseudonym} and e.id = ${event.eventId} and e.channel_id = ${channelId}`);
+        and e.subject_pseudonym = ${pseudonym} and e.id = ${event.eventId} and e.channel_id = ${channelId}`,
+    );
     return (rowsOf(result)[0]?.tc_string as string | null | undefined) ?? null;
   },
 
@@ -105,7 +111,9 @@ export const consentStateRepo = {
     channelId: string,
     pseudonyms: string[],
   ): Promise<StatePurposeRow[]> {
-    const result = await db.execute(sql`
+    const result = await readQuery(
+      db,
+      sql`
       select ${STATE_FIELDS}, t.tc_string
       from consent_state s
       join ${channels} c on c.organization_id = s.organization_id and c.id = s.channel_id
@@ -113,7 +121,8 @@ export const consentStateRepo = {
         and t.channel_id = s.channel_id and t.subject_pseudonym = s.subject_pseudonym
       where s.organization_id = ${scope.organizationId} and s.channel_id = ${channelId}
         and s.environment = ${scope.environment}
-        and s.subject_pseudonym = any(${sql.param(pseudonyms)}::text[])`);
+        and s.subject_pseudonym = any(${sql.param(pseudonyms)}::text[])`,
+    );
     return rowsOf(result).map(purposeRow);
   },
 
@@ -127,7 +136,9 @@ export const consentStateRepo = {
     channelId: string,
     pseudonyms: string[],
   ): Promise<StatePurposeRow[]> {
-    const result = await db.execute(sql`
+    const result = await readQuery(
+      db,
+      sql`
       with subject_events as (
         select * from evidence_events
         where organization_id = ${scope.organizationId} and environment = ${scope.environment}
@@ -137,7 +148,8 @@ export const consentStateRepo = {
       ${sql.raw(stateInputCte('subject_events'))}
       select ${STATE_FIELDS}
       from state_input s
-      join ${channels} c on c.organization_id = s.organization_id and c.id = s.channel_id`);
+      join ${channels} c on c.organization_id = s.organization_id and c.id = s.channel_id`,
+    );
     return rowsOf(result).map(purposeRow);
   },
 
@@ -222,7 +234,7 @@ export const consentStateRepo = {
 
   /** Whether the backfill has finished (then the state table alone answers). */
   async backfillDone(db: Db): Promise<boolean> {
-    const row = rowsOf(await db.execute(sql`select done_at from consent_state_backfill where id = 1`))[0];
+    const row = rowsOf(await readQuery(db, sql`select done_at from consent_state_backfill where id = 1`))[0];
     return !row || row.done_at !== null;
   },
 };

@@ -64,25 +64,6 @@ function eventValues(e: EvidenceRow): Array<string | null> {
   ];
 }
 
-/**
- * A text[] parameter as the array literal pg would send for it (every element quoted, `\` and `"`
- * escaped, null as NULL), without pg's two regular-expression replacements per element when there
- * is nothing to escape: 38 columns of every write of a batch go through here (pg's escaping was
- * about 2 % of the write path's CPU profile).
- */
-export function textArrayLiteral(values: ReadonlyArray<string | null>): string {
-  let out = '{';
-  for (let i = 0; i < values.length; i++) {
-    const value = values[i];
-    if (i > 0) out += ',';
-    if (value === null || value === undefined) out += 'NULL';
-    else if (value.includes('"') || value.includes('\\'))
-      out += `"${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
-    else out += `"${value}"`;
-  }
-  return `${out}}`;
-}
-
 interface NamedStatement {
   name: string;
   sql: string;
@@ -94,9 +75,9 @@ function namedStatement(sql: string): NamedStatement {
 }
 
 /**
- * Runs a batch of consent writes as the one statement of consent-write.sql.ts: on PostgreSQL a
- * named statement (parsed and planned once per pooled connection; pg keeps the name per client),
- * on PGlite the same text through its own single connection. Resolves after the commit, with one
+ * Runs a batch of consent writes as the one statement of consent-write.sql.ts through
+ * `store.statement`: on PostgreSQL a named statement (parsed and planned once per pooled
+ * connection), on PGlite the same text. Resolves after the commit, with one
  * outcome per write: `taken` when its Idempotency-Key was already held (by a live record, a
  * concurrent batch that committed first, or an earlier write of this batch), and nothing of it
  * was written.
@@ -105,15 +86,8 @@ export function createConsentWriteStatement(store: Store, outbox: OutboxJob | nu
   const withTc = namedStatement(consentWriteSql(outbox, { tcStrings: true }));
   const withoutTc = namedStatement(consentWriteSql(outbox, { tcStrings: false }));
 
-  async function execute(statement: NamedStatement, values: unknown[]): Promise<Array<{ key_no: number }>> {
-    const { name, sql } = statement;
-    if (store.pool) {
-      const literals = values.map((value) => (Array.isArray(value) ? textArrayLiteral(value) : value));
-      return (await store.pool.query({ name, text: sql, values: literals })).rows;
-    }
-    if (store.pglite) return (await store.pglite.query<{ key_no: number }>(sql, values)).rows;
-    throw new Error('the consent write needs a PostgreSQL pool or a PGlite instance');
-  }
+  const execute = ({ name, sql }: NamedStatement, values: unknown[]) =>
+    store.statement<{ key_no: number }>({ name, text: sql }, values);
 
   return {
     /** The statement's text, with the TC-string upsert (tests and the bench print it). */

@@ -3,7 +3,7 @@ import type { Environment } from '../../platform/auth/scopes.ts';
 import { insertRows } from '../../platform/db/bulk-insert.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { keysetValues, olderThanPlaceholder, preparedQueries, UNNAMED } from '../../platform/db/prepared.ts';
-import { rowsOf } from '../../platform/db/rows.ts';
+import { readRows, rowsOf } from '../../platform/db/rows.ts';
 import type { Db, Tx } from '../../platform/db/store.ts';
 import { channels } from '../channels/channels.tables.ts';
 import { consentStateRepo } from './consent-state.repo.ts';
@@ -107,6 +107,45 @@ const listQuery = preparedQueries('evidence_list', (db, name, variant) => {
 });
 
 export const evidenceRepo = {
+  /** The shortest retention (days) of any live channel; 1 when there is none. */
+  async minLiveRetentionDays(db: Db): Promise<number> {
+    const [row] = await readRows<{ d: number }>(
+      db,
+      sql`select coalesce(min(retention_days), 1) as d from ${channels} where environment = 'live'`,
+    );
+    return Number(row.d);
+  },
+
+  /**
+   * Whether a channel with events in the live partition `partition` (the month ending at `upper`)
+   * still keeps that month at `now`. The partition's channels are read with a skip scan of the
+   * channel index (one probe per channel, not a walk of its events); a channel that keeps the month
+   * longer, or an event whose channel row is missing, holds it back (partitions.ts).
+   */
+  async liveMonthHeld(db: Db, partition: string, upper: Date, now: Date): Promise<boolean> {
+    const part = sql.identifier(partition);
+    const [row] = await readRows<{ held: boolean }>(
+      db,
+      sql`
+      with recursive used as (
+        (select organization_id, channel_id from ${part} where environment = 'live'
+          order by organization_id, environment, channel_id limit 1)
+        union all
+        select n.organization_id, n.channel_id from used u cross join lateral (
+          select organization_id, channel_id from ${part}
+          where environment = 'live' and (organization_id, environment, channel_id) > (u.organization_id, 'live', u.channel_id)
+          order by organization_id, environment, channel_id limit 1) n
+      )
+      select exists (
+        select 1 from used u
+        left join ${channels} c on c.organization_id = u.organization_id and c.id = u.channel_id
+        where c.id is null
+          or ${upper.toISOString()}::timestamptz > ${now.toISOString()}::timestamptz - make_interval(days => c.retention_days)
+      ) as held`,
+    );
+    return row.held === true;
+  },
+
   insertMany(tx: Tx, rows: EvidenceRow[]): Promise<void> {
     return insertRows(tx, e, rows);
   },

@@ -1,8 +1,9 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Clock } from '../../platform/clock.ts';
-import { rowsOf } from '../../platform/db/rows.ts';
+import { readRows, rowsOf } from '../../platform/db/rows.ts';
 import type { Store, Tx } from '../../platform/db/store.ts';
 import { consentStateRepo, type PurgedEvent } from './consent-state.repo.ts';
+import { evidenceRepo } from './evidence.repo.ts';
 
 /**
  * evidence_events is partitioned by environment, then by time (migration `evidence_partitions`): test
@@ -50,12 +51,13 @@ function parse(name: string, attached: boolean): Partition | null {
 }
 
 async function partitions(store: Store): Promise<Partition[]> {
-  const rows = rowsOf(
-    await store.db.execute(sql`
+  const rows = await readRows(
+    store.db,
+    sql`
       select c.relname as name, exists (select 1 from pg_inherits i where i.inhrelid = c.oid) as attached
       from pg_class c
       where c.relkind = 'r' and c.relnamespace = current_schema()::regnamespace
-        and c.relname ~ '^evidence_events_(test_p[0-9]{10}|live_p[0-9]{6})$'`),
+        and c.relname ~ '^evidence_events_(test_p[0-9]{10}|live_p[0-9]{6})$'`,
   );
   return rows.map((r) => parse(r.name as string, r.attached as boolean)).filter((p) => p !== null);
 }
@@ -81,26 +83,7 @@ export async function createPartitionsAhead(deps: { store: Store; clock: Clock }
  * a channel that keeps that month longer, or an event whose channel row is missing, holds it back.
  */
 async function liveExpired(store: Store, p: Partition, now: Date): Promise<boolean> {
-  const part = sql.identifier(p.name);
-  const [row] = rowsOf(
-    await store.db.execute(sql`
-      with recursive used as (
-        (select organization_id, channel_id from ${part} where environment = 'live'
-          order by organization_id, environment, channel_id limit 1)
-        union all
-        select n.organization_id, n.channel_id from used u cross join lateral (
-          select organization_id, channel_id from ${part}
-          where environment = 'live' and (organization_id, environment, channel_id) > (u.organization_id, 'live', u.channel_id)
-          order by organization_id, environment, channel_id limit 1) n
-      )
-      select exists (
-        select 1 from used u
-        left join channels c on c.organization_id = u.organization_id and c.id = u.channel_id
-        where c.id is null
-          or ${p.upper.toISOString()}::timestamptz > ${now.toISOString()}::timestamptz - make_interval(days => c.retention_days)
-      ) as held`),
-  );
-  return !row.held;
+  return !(await evidenceRepo.liveMonthHeld(store.db, p.name, p.upper, now));
 }
 
 /**
@@ -118,13 +101,7 @@ export async function dropExpiredPartitions(deps: {
   const { store } = deps;
   const now = deps.clock.now();
   const testCutoff = now.getTime() - deps.testRetentionMs;
-  const minLiveDays = Number(
-    rowsOf(
-      await store.db.execute(
-        sql`select coalesce(min(retention_days), 1) as d from channels where environment = 'live'`,
-      ),
-    )[0].d,
-  );
+  const minLiveDays = await evidenceRepo.minLiveRetentionDays(store.db);
   const dropped: string[] = [];
   for (const p of await partitions(store)) {
     if (p.attached) {
@@ -133,8 +110,9 @@ export async function dropExpiredPartitions(deps: {
         if (p.upper.getTime() > now.getTime() - minLiveDays * DAY) continue;
         if (!(await liveExpired(store, p, now))) continue;
       }
-      const [row] = rowsOf(
-        await store.db.execute(sql`select exists (select 1 from ${sql.identifier(p.name)}) as filled`),
+      const [row] = await readRows(
+        store.db,
+        sql`select exists (select 1 from ${sql.identifier(p.name)}) as filled`,
       );
       if (row.filled) {
         await store.tx((tx) =>

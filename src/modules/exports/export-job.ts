@@ -129,8 +129,13 @@ export function createExportJob(deps: ExportJobDeps) {
         // The replica (DATABASE_READ_URL) once it has every event committed before now, else the primary.
         const reader = await store.caughtUpReader(REPLICA_WAIT_MS);
         written =
-          row.format === 'jsonl' && !decorator && reader.pool
-            ? await copyJsonlExport({ pool: reader.pool, selection, sink: file.stream, progress: heartbeat })
+          row.format === 'jsonl' && !decorator && reader.snapshot
+            ? await copyJsonlExport({
+                snapshot: reader.snapshot,
+                selection,
+                sink: file.stream,
+                progress: heartbeat,
+              })
             : await writeExport({
                 format: row.format,
                 batches: evidenceBatches(reader.db, selection),

@@ -1,6 +1,6 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
-import { rowsOf } from '../../platform/db/rows.ts';
+import { readQuery, rowsOf } from '../../platform/db/rows.ts';
 import type { Db, Tx } from '../../platform/db/store.ts';
 import {
   type LedgerLogRow,
@@ -55,6 +55,17 @@ export const ledgerRepo = {
     return row;
   },
 
+  /** Seconds the oldest event waiting to be sealed has waited at `now` (null when none waits). */
+  async sealLag(db: Db, now: Date): Promise<number | null> {
+    const rows = rowsOf<{ lag: number | null }>(
+      await readQuery(
+        db,
+        sql`select extract(epoch from (${now.toISOString()}::timestamptz - min(recorded_at)))::float8 as lag from ${ledgerPending}`,
+      ),
+    );
+    return rows[0]?.lag ?? null;
+  },
+
   /** One sealer per log: held until the transaction ends (on PGlite transactions are serial anyway). */
   async lockLog(tx: Tx, logId: string): Promise<void> {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`ledger:${logId}`}, 0))`);
@@ -62,10 +73,13 @@ export const ledgerRepo = {
 
   /** Logs with work: queued events, or leaves appended but not yet signed (a crash between the steps). */
   async scopesToSeal(db: Db): Promise<LedgerScope[]> {
-    const result = await db.execute(sql`
+    const result = await readQuery(
+      db,
+      sql`
       select distinct organization_id, environment from ${ledgerPending}
       union
-      select organization_id, environment from ${ledgerLogs} where tree_size > signed_size`);
+      select organization_id, environment from ${ledgerLogs} where tree_size > signed_size`,
+    );
     return rowsOf<{ organization_id: string; environment: Environment }>(result).map((r) => ({
       organizationId: r.organization_id,
       environment: r.environment,
@@ -96,7 +110,9 @@ export const ledgerRepo = {
   async nodes(db: Db, log: LedgerLogRow, refs: NodeRef[]): Promise<NodeHashes> {
     if (refs.length === 0) return new Map();
     const { stored, blocks } = sourcesOf(refs);
-    const result = await db.execute(sql`
+    const result = await readQuery(
+      db,
+      sql`
       select 0 as level, l.leaf_index as node_index, l.leaf_hash as hash
       from unnest(${sql.param(blocks)}::bigint[]) as w(block_start)
       cross join lateral (
@@ -116,7 +132,8 @@ export const ledgerRepo = {
         where organization_id = ${log.organizationId} and log_id = ${log.id}
           and level = w.level and node_index = w.node_index
         limit 1
-      ) n`);
+      ) n`,
+    );
     const rows = rowsOf<{ level: number; node_index: number; hash: Uint8Array }>(result).map((r) => ({
       level: r.level,
       index: r.node_index,
@@ -139,7 +156,9 @@ export const ledgerRepo = {
    * join is planned, without statistics, as a scan of every head of the organization).
    */
   async signedLog(db: Db, scope: LedgerScope, eventId: string | null = null) {
-    const result = await db.execute(sql`
+    const result = await readQuery(
+      db,
+      sql`
       select l.id, l.created_at, l.tree_size, l.signed_size,
         h.root_hash, h."timestamp", h.key_id, h.signature, f.leaf_index, f.leaf_hash
       from ${ledgerLogs} l
@@ -153,7 +172,8 @@ export const ledgerRepo = {
         where organization_id = l.organization_id and event_id = ${eventId} and log_id = l.id
         limit 1
       ) f on true
-      where l.organization_id = ${scope.organizationId} and l.environment = ${scope.environment}`);
+      where l.organization_id = ${scope.organizationId} and l.environment = ${scope.environment}`,
+    );
     const [row] = rowsOf<SignedLogRow>(result);
     if (!row) return undefined;
     const log: LedgerLogRow = {
@@ -203,7 +223,9 @@ export const ledgerRepo = {
    */
   async findLeaves(db: Db, log: LedgerLogRow, eventIds: string[]) {
     if (eventIds.length === 0) return [];
-    const result = await db.execute(sql`
+    const result = await readQuery(
+      db,
+      sql`
       select w.event_id, l.leaf_index, l.leaf_hash
       from unnest(${sql.param(eventIds)}::text[]) as w(event_id)
       cross join lateral (
@@ -211,7 +233,8 @@ export const ledgerRepo = {
         where organization_id = ${log.organizationId} and event_id = w.event_id
         limit 1
       ) l
-      where l.log_id = ${log.id}`);
+      where l.log_id = ${log.id}`,
+    );
     return rowsOf<{ event_id: string; leaf_index: number; leaf_hash: Uint8Array }>(result).map((r) => ({
       eventId: r.event_id,
       leafIndex: r.leaf_index,

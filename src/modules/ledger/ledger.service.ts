@@ -71,6 +71,9 @@ export function createLedgerService(deps: {
     sealer,
     sealIntervalMs: deps.sealSeconds * 1000,
 
+    /** The seal lag metric's reading (seconds the oldest unsealed event has waited, null when none). */
+    sealLag: (now: Date) => ledgerRepo.sealLag(store.db, now),
+
     /** `GET /v1/evidence/:id/proof`: inclusion against the newest signed tree head. */
     async inclusionProof(scope: LedgerScope, eventId: string) {
       const signed = await ledgerRepo.signedLog(store.db, scope, eventId);

@@ -8,7 +8,7 @@ import {
   ENCODING_SUFFIX,
   ENCODINGS,
   holds,
-} from './bundle-encodings.ts';
+} from '../../platform/http/bundle-encodings.ts';
 
 /**
  * Where the browser SDK's built bundles are served from: `sdk/dist/sdk.js`, `sdk/dist/gpp.js` and

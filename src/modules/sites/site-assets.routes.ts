@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { type BundleEncoding, negotiate } from '../../platform/http/bundle-encodings.ts';
 import { notModified } from '../../platform/http/conditional.ts';
 import { Envelope, envelope, NotModified, Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
-import { type BundleEncoding, negotiate } from './bundle-encodings.ts';
 import { configResponse, regionalCacheControl } from './config-response.ts';
 import { gppBundle, type SdkBundle, tcfBundle } from './sdk-bundle.ts';
 import { locationOf, publicProblems, siteOf, tags } from './site-requests.ts';

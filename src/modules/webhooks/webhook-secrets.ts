@@ -75,8 +75,7 @@ export async function resolveSecretKey(deps: {
 }): Promise<Buffer> {
   const { config, store } = deps;
   if (config.webhookSecretKey) return config.webhookSecretKey;
-  if (store.kind === 'embedded' && store.pglite?.dataDir)
-    return keyFile(path.join(config.dataDir, KEY_FILE_NAME));
+  if (store.kind === 'embedded' && store.dataDir) return keyFile(path.join(config.dataDir, KEY_FILE_NAME));
   if (store.kind === 'postgres') {
     deps.warn(
       'WEBHOOK_SECRET_KEY is not set: webhook secrets are encrypted with a key stored in the same database; set it to a base64 32-byte key kept elsewhere',

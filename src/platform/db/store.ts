@@ -10,15 +10,33 @@ import pg from 'pg';
 import { openPgPool } from './host-list-pool.ts';
 import { createPgListener, type ListenHandler, type RemoteListener } from './listener.ts';
 import { caughtUpPool } from './replica.ts';
+import { readInSnapshot, type SnapshotSession } from './snapshot-read.ts';
+import { encodeTextArrays } from './text-array.ts';
+import { withTxRetry } from './tx-retry.ts';
 
 /** drizzle's handle on either driver: the pool, or an open transaction. */
 type Handle = PgDatabase<PgQueryResultHKT, Record<string, never>>;
 
 /**
  * A handle for reads: the pool, or an open transaction (a `Tx` is a `Db`). It has no `insert`,
- * `update`, `delete` or `transaction`: writes take a `Tx`.
+ * `update`, `delete`, `transaction` or `execute` (raw SQL): writes take a `Tx`, and a raw read goes
+ * through `readRows` (rows.ts), so a raw write on the pool does not compile.
  */
-export type Db = Omit<Handle, 'insert' | 'update' | 'delete' | 'transaction'>;
+export type Db = Omit<Handle, 'insert' | 'update' | 'delete' | 'transaction' | 'execute'>;
+
+/** How `store.tx` isolates its transaction: PostgreSQL's default (READ COMMITTED) unless told. */
+export interface TxOptions {
+  isolation?: 'repeatable read' | 'serializable';
+}
+
+/** A prepared statement's identity: its name (null: unnamed, planned on every run) and text. */
+export interface Statement {
+  readonly name: string | null;
+  readonly text: string;
+}
+
+/** A read in one snapshot of the database (PostgreSQL only): see snapshot-read.ts. */
+export type SnapshotReader = <T>(fn: (session: SnapshotSession) => Promise<T>) => Promise<T>;
 
 declare const txBrand: unique symbol;
 
@@ -61,11 +79,24 @@ export interface Store {
   /**
    * The replica's handles once it has replayed everything the primary had written when this is
    * called (waiting up to `timeoutMs`), else the primary's: for reads that must include every write
-   * committed before they started (an export). `pool` is absent on the embedded store.
+   * committed before they started (an export). `snapshot` (a COPY-capable read in one snapshot) is
+   * absent on the embedded store.
    */
-  caughtUpReader(timeoutMs: number): Promise<{ db: Db; pool?: pg.Pool }>;
-  /** Runs fn in a new transaction, then the afterCommit hooks registered on it. */
-  tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  caughtUpReader(timeoutMs: number): Promise<{ db: Db; snapshot?: SnapshotReader }>;
+  /**
+   * Runs fn in a new transaction, then the afterCommit hooks registered on it. A transaction that
+   * loses a serialization conflict or a deadlock (40001, 40P01) runs again from the start, a few
+   * times with a jittered backoff (tx-retry.ts): fn must do nothing but database work through tx
+   * (and register afterCommit hooks, which only the run that commits keeps).
+   */
+  tx<T>(fn: (tx: Tx) => Promise<T>, options?: TxOptions): Promise<T>;
+  /**
+   * Runs one statement on its own (its own implicit transaction, retried as `tx` is): a named
+   * statement on PostgreSQL (parsed and planned once per pooled connection), the same text on the
+   * embedded store. text[] parameters may be given as arrays of strings. For the few hot writes
+   * drizzle's builder is too slow for; modules never reach the driver itself.
+   */
+  statement<R = Record<string, unknown>>(statement: Statement, values: unknown[]): Promise<R[]>;
   /** The scope of work inside `tx` when given, else outside any transaction (see DbScope). */
   scope(tx: Tx | null): DbScope;
   /** Runs fn in a savepoint of `tx`: a failure undoes only fn. */
@@ -89,6 +120,8 @@ export interface Store {
   listen(channel: string, handler: ListenHandler): () => void;
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** The embedded store's data directory; absent in memory and on PostgreSQL. */
+  dataDir?: string;
   /** The PGlite instance (embedded only), for test templates and statements drizzle cannot express. */
   pglite?: PGlite;
   /** The pool (postgres only), for work drizzle cannot express (COPY, advisory locks on one session). */
@@ -189,7 +222,16 @@ function makeStore(
   base: Handle,
   fields: Omit<
     Store,
-    'db' | 'replica' | 'caughtUpReader' | 'tx' | 'scope' | 'savepoint' | 'afterCommit' | 'notify' | 'listen'
+    | 'db'
+    | 'replica'
+    | 'caughtUpReader'
+    | 'tx'
+    | 'scope'
+    | 'savepoint'
+    | 'afterCommit'
+    | 'notify'
+    | 'listen'
+    | 'statement'
   >,
   options: {
     /** Who the guard's open transactions belong to; null when the guard is off. */
@@ -199,13 +241,18 @@ function makeStore(
     /** The primary's pool (PostgreSQL). */
     pool?: pg.Pool;
     /** Opens a top-level transaction; the base handle's own `transaction` when omitted. */
-    begin?: <T>(fn: (tx: Handle) => Promise<T>) => Promise<T>;
+    begin?: <T>(fn: (tx: Handle) => Promise<T>, options?: TxOptions) => Promise<T>;
+    /** Runs one statement through the driver (see Store.statement). */
+    run: (statement: Statement, values: unknown[]) => Promise<unknown[]>;
     /** Other processes' notifications (PostgreSQL); none for the single-process embedded store. */
     remote?: RemoteListener;
   },
 ): Store {
   const { guardOwner } = options;
-  const begin = options.begin ?? (<T>(fn: (tx: Handle) => Promise<T>) => base.transaction(fn));
+  const begin =
+    options.begin ??
+    (<T>(fn: (tx: Handle) => Promise<T>, txOptions?: TxOptions) =>
+      base.transaction(fn, txOptions?.isolation ? { isolationLevel: txOptions.isolation } : undefined));
   /** What waits for each open transaction's commit; a savepoint shares its transaction's list. */
   const commitHooks = new WeakMap<object, Array<() => void>>();
   const hooksOf = (tx: object) => {
@@ -227,17 +274,20 @@ function makeStore(
       marker.open = false;
     }
   };
-  const transaction = async <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => {
+  const transaction = async <T>(fn: (tx: Tx) => Promise<T>, txOptions?: TxOptions): Promise<T> => {
     if (guardOwner && openIn(guardOwner)) throw new OpenTransactionError('store.tx called');
-    const hooks: Array<() => void> = [];
-    const result = await begin((tx) => {
-      commitHooks.set(tx, hooks);
-      return markedOpen(() => fn(tx as Tx));
+    return withTxRetry(async () => {
+      // Per run: a run that rolled back leaves no hook behind.
+      const hooks: Array<() => void> = [];
+      const result = await begin((tx) => {
+        commitHooks.set(tx, hooks);
+        return markedOpen(() => fn(tx as Tx));
+      }, txOptions);
+      for (const run of hooks) run();
+      return result;
     });
-    for (const run of hooks) run();
-    return result;
   };
-  const outside: DbScope = { read: base, write: transaction };
+  const outside: DbScope = { read: base, write: (fn) => transaction(fn) };
   const local = new Map<string, Set<ListenHandler>>();
   return {
     ...fields,
@@ -245,11 +295,20 @@ function makeStore(
     replica: options.replica?.handle ?? base,
     caughtUpReader: async (timeoutMs) => {
       const { replica, pool } = options;
-      if (!replica || !pool) return { db: base, pool };
+      const snapshotOn =
+        (on: pg.Pool): SnapshotReader =>
+        (fn) =>
+          readInSnapshot(on, fn);
+      if (!pool) return { db: base };
+      if (!replica) return { db: base, snapshot: snapshotOn(pool) };
       const chosen = await caughtUpPool(pool, replica.pool, timeoutMs);
-      return chosen === replica.pool ? { db: replica.handle, pool: replica.pool } : { db: base, pool };
+      return chosen === replica.pool
+        ? { db: replica.handle, snapshot: snapshotOn(replica.pool) }
+        : { db: base, snapshot: snapshotOn(pool) };
     },
     tx: transaction,
+    statement: async <R>(statement: Statement, values: unknown[]) =>
+      (await withTxRetry(() => options.run(statement, values))) as R[],
     scope: (tx) => (tx ? { read: tx, write: (fn) => fn(tx) } : outside),
     savepoint: (tx, fn) => {
       const hooks = hooksOf(tx);
@@ -260,7 +319,7 @@ function makeStore(
     },
     afterCommit,
     notify: async (tx, channel) => {
-      if (options.remote) await (tx ?? base).execute(sql`select pg_notify(${channel}, '')`);
+      if (options.remote) await ((tx ?? base) as Handle).execute(sql`select pg_notify(${channel}, '')`);
       afterCommit(tx, () => {
         for (const handler of local.get(channel) ?? []) handler('notified');
       });
@@ -304,10 +363,13 @@ export function createPostgresStore(
    * moment is never released and the pool shrinks by one for good (pool.end() then hangs). Here the
    * client is checked out and always released by us; the pool drops it if it is broken.
    */
-  const begin = async <T>(fn: (tx: Handle) => Promise<T>): Promise<T> => {
+  const begin = async <T>(fn: (tx: Handle) => Promise<T>, txOptions?: TxOptions): Promise<T> => {
     const client = await pool.connect();
     try {
-      return await (drizzleNodePg(client) as unknown as Handle).transaction(fn);
+      return await (drizzleNodePg(client) as unknown as Handle).transaction(
+        fn,
+        txOptions?.isolation ? { isolationLevel: txOptions.isolation } : undefined,
+      );
     } catch (error) {
       // A lost or demoted server: the next connection searches the host list again.
       hostList?.reportError(error);
@@ -342,6 +404,15 @@ export function createPostgresStore(
       guardOwner,
       begin,
       pool,
+      // pg would build the same text[] literals, with two regular-expression passes per element.
+      run: async ({ name, text }, values) =>
+        (
+          await pool.query(
+            name
+              ? { name, text, values: encodeTextArrays(values) }
+              : { text, values: encodeTextArrays(values) },
+          )
+        ).rows,
       replica: replicaPool ? { handle: handle(read!, 'store.replica'), pool: replicaPool } : undefined,
       remote: createPgListener(hostList ? () => hostList.currentUrl() : databaseUrl),
     },
@@ -367,17 +438,20 @@ export async function createEmbeddedStore(options: EmbeddedOptions = {}): Promis
   });
   const guardOwner = (options.guard ?? true) ? {} : null;
   const db = guardOwner ? guarded(client, guardOwner, 'store.db', PGLITE_QUERIES) : client;
+  const pglite = guardOwner ? guarded(client, guardOwner, 'store.pglite', PGLITE_QUERIES) : client;
   return makeStore(
     drizzlePglite(db) as unknown as Handle,
     {
       kind: 'embedded',
-      pglite: guardOwner ? guarded(client, guardOwner, 'store.pglite', PGLITE_QUERIES) : client,
+      dataDir: options.dataDir,
+      pglite,
       ping: async () => {
         await client.query('select 1');
       },
       close: () => client.close(),
     },
-    { guardOwner },
+    // One connection: a statement's name would save nothing.
+    { guardOwner, run: async ({ text }, values) => (await pglite.query(text, values)).rows },
   );
 }
 

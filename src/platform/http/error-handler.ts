@@ -47,11 +47,12 @@ export function toAppError(error: unknown): AppError {
   if (!isRequestError(error) && isDatabaseUnavailable(error)) {
     return new AppError('service_unavailable', 'The database is unreachable; try again shortly.', {
       headers: { 'Retry-After': '5' },
+      cause: error,
     });
   }
   return (
     fromFastifyError(error as FastifyError) ??
-    new AppError('internal_error', 'Something went wrong on our side.')
+    new AppError('internal_error', 'Something went wrong on our side.', { cause: error })
   );
 }
 

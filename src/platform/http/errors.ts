@@ -46,7 +46,10 @@ export interface FieldError {
 
 /**
  * The one error type feature code throws. `extra` members are added to the problem body
- * (for example `invalidScopes`); `headers` are set on the response.
+ * (for example `invalidScopes`); `headers` are set on the response. `cause` is the error it was
+ * raised for (a unique violation, a database outage), kept as the standard `Error.cause` for logs
+ * and for code that inspects the chain; the problem body is built from the code, detail, errors and
+ * extra alone, so nothing of the cause reaches a client.
  */
 export class AppError extends Error {
   readonly status: number;
@@ -58,9 +61,10 @@ export class AppError extends Error {
       extra?: Record<string, unknown>;
       headers?: Record<string, string>;
       instance?: string;
+      cause?: unknown;
     } = {},
   ) {
-    super(detail);
+    super(detail, options.cause === undefined ? undefined : { cause: options.cause });
     this.status = ERROR_CODES[code].status;
   }
 }

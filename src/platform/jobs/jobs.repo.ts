@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, lt, sql } from 'drizzle-orm';
-import { rowsOf } from '../db/rows.ts';
+import { readQuery, rowsOf } from '../db/rows.ts';
 import type { Db, Tx } from '../db/store.ts';
 import { jobs, jobTurns } from './jobs.tables.ts';
 
@@ -50,8 +50,24 @@ export const jobsRepo = {
    * thousands of queued jobs costs what a group with one does; the running side reads running
    * jobs only. Each group with due jobs comes with its last turn (one primary-key lookup).
    */
+  /** Jobs by kind and status, with the seconds the oldest due queued job of each has waited (metrics). */
+  async gauges(db: Db, now: Date) {
+    const at = now.toISOString();
+    return rowsOf<{ kind: string; status: string; count: number; oldest: number | null }>(
+      await readQuery(
+        db,
+        sql`
+        select kind, status, count(*)::int as count,
+          extract(epoch from (${at}::timestamptz - min(run_at) filter (where status = 'queued' and run_at <= ${at}::timestamptz)))::float8 as oldest
+        from ${jobs} where status in ('queued', 'running', 'failed') group by kind, status`,
+      ),
+    );
+  },
+
   async claimGroups(db: Db, now: Date): Promise<ClaimGroup[]> {
-    const result = await db.execute(sql`
+    const result = await readQuery(
+      db,
+      sql`
       with recursive firsts as (
         (select kind, ${groupOf} as grp, run_at from ${jobs}
           where status = 'queued' order by kind, ${groupOf}, run_at limit 1)
@@ -68,7 +84,8 @@ export const jobsRepo = {
       where firsts.run_at <= ${now}
       union all
       select kind, ${groupOf}, count(*)::int, null, null from ${jobs}
-      where status = 'running' and locked_until >= ${now} group by kind, ${groupOf}`);
+      where status = 'running' and locked_until >= ${now} group by kind, ${groupOf}`,
+    );
     const groups = new Map<string, ClaimGroup>();
     for (const row of rowsOf<{
       kind: string;

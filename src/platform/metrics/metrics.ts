@@ -1,7 +1,7 @@
-import { sql } from 'drizzle-orm';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
+import { jobsRepo } from '../jobs/jobs.repo.ts';
 
 /** How one webhook attempt ended: a 2xx, another HTTP status, or no response at all (timeout, refused, not sent). */
 export type WebhookAttemptOutcome = 'success' | 'http_error' | 'no_response';
@@ -122,23 +122,17 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     registers: [registry],
   });
 
+  /**
+   * The ledger's seal lag, read by the ledger module (which owns ledger_pending); set by the wiring
+   * once the ledger service exists (`readSealLagWith`).
+   */
+  let readSealLag: ((now: Date) => Promise<number | null>) | null = null;
+
   /** Reads the database gauges: one query for jobs, one for the ledger. Called at scrape time. */
   async function refreshDatabaseGauges(): Promise<void> {
-    const now = clock.now().toISOString();
-    const jobRows = (
-      (await store.db.execute(sql`
-        select kind, status, count(*)::int as count,
-          extract(epoch from (${now}::timestamptz - min(run_at) filter (where status = 'queued' and run_at <= ${now}::timestamptz)))::float8 as oldest
-        from jobs where status in ('queued', 'running', 'failed') group by kind, status`)) as unknown as {
-        rows: Array<{ kind: string; status: string; count: number; oldest: number | null }>;
-      }
-    ).rows;
-    const sealRows = (
-      (await store.db.execute(sql`
-        select extract(epoch from (${now}::timestamptz - min(recorded_at)))::float8 as lag from ledger_pending`)) as unknown as {
-        rows: Array<{ lag: number | null }>;
-      }
-    ).rows;
+    const now = clock.now();
+    const jobRows = await jobsRepo.gauges(store.db, now);
+    const lag = readSealLag ? await readSealLag(now) : null;
     jobs.reset();
     oldestQueued.reset();
     const kinds = new Set(jobRows.map((r) => r.kind));
@@ -150,7 +144,7 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
       jobs.set({ kind: row.kind, status: row.status }, Number(row.count));
       if (row.oldest !== null) oldestQueued.set({ kind: row.kind }, Math.max(0, Number(row.oldest)));
     }
-    sealLag.set(Math.max(0, Number(sealRows[0]?.lag ?? 0)));
+    sealLag.set(Math.max(0, Number(lag ?? 0)));
   }
 
   return {
@@ -194,6 +188,11 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
       evicted() {
         sdkCacheEvictions.inc();
       },
+    },
+
+    /** Where the seal lag gauge is read from (the ledger service); the gauge reads 0 until set. */
+    readSealLagWith(read: (now: Date) => Promise<number | null>) {
+      readSealLag = read;
     },
 
     /** The text exposition, with database gauges read now; a failing database only blanks those. */
