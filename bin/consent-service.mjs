@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // The npm `bin` entry. Help, the version and commands sent to a running server are answered in
-// plain JavaScript; only a command that runs here loads tsx and the TypeScript CLI (no build step).
+// plain JavaScript; a command that runs here loads the compiled service (dist/server, built by
+// `npm install` and rebuilt by `npm start` when src/ changed), or, when that build is missing or
+// older than src/, the TypeScript sources through tsx.
 import { forwardToServer } from '../src/cli/control-client.mjs';
 import { answerWithoutLoading } from '../src/cli/usage.mjs';
 
@@ -14,8 +16,20 @@ if (answer) {
   const forwarded = await forwardToServer(argv, process.env);
   if (forwarded !== null) process.exitCode = forwarded;
   else {
-    const { register } = await import('tsx/esm/api');
-    register();
-    await import('../src/main.ts');
+    const { serverBuildIsCurrent, serverEntryUrl } = await import('../scripts/server-build.mjs');
+    const serving = argv[0] === 'serve';
+    if (serverBuildIsCurrent()) {
+      if (serving) process.stderr.write('consent-service: starting the compiled service (dist/server)\n');
+      await import(serverEntryUrl());
+    } else {
+      if (serving) {
+        process.stderr.write(
+          'consent-service: dist/server is missing or older than src/: running the TypeScript sources through tsx (slower; `node scripts/build.mjs` compiles them)\n',
+        );
+      }
+      const { register } = await import('tsx/esm/api');
+      register();
+      await import('../src/main.ts');
+    }
   }
 }

@@ -38,7 +38,7 @@ export function createChannelsService(deps: {
   audit: Pick<AuditService, 'record'>;
   events: Pick<EventsService, 'emit'>;
   /** The IAB vendor list mirror: TCF settings are checked against its newest list. */
-  tcf: Pick<TcfService, 'latestVendorList'>;
+  tcf: Pick<TcfService, 'latestVendorList' | 'requestFetch'>;
 }) {
   const { store, clock, audit } = deps;
   const changes = createChannelChanges({ store, clock, events: deps.events, vendorLists: deps.tcf });
@@ -49,7 +49,11 @@ export function createChannelsService(deps: {
     if (!input) return null;
     const settings = tcfSettings(input);
     assertTcfSettings(settings);
-    assertTcfVendors(await deps.tcf.latestVendorList(tx), settings, clock.now());
+    const list = await deps.tcf.latestVendorList(tx);
+    // None held: the worker fetches nothing while no channel uses TCF, so this asks it to (in a
+    // transaction of its own, since this one is about to fail).
+    if (!list) void deps.tcf.requestFetch().catch(() => {});
+    assertTcfVendors(list, settings, clock.now());
     return settings;
   }
 
