@@ -3,6 +3,7 @@
 // plain JavaScript; a command that runs here loads the compiled service (dist/server, built by
 // `npm install` and rebuilt by `npm start` when src/ changed), or, when that build is missing or
 // older than src/, the TypeScript sources through tsx.
+import module from 'node:module';
 import { forwardToServer } from '../src/cli/control-client.mjs';
 import { answerWithoutLoading } from '../src/cli/usage.mjs';
 
@@ -19,6 +20,9 @@ if (answer) {
     const { serverBuildIsCurrent, serverEntryUrl } = await import('../scripts/server-build.mjs');
     const serving = argv[0] === 'serve';
     if (serverBuildIsCurrent()) {
+      // Node 22.1+: V8 keeps the compiled code of the modules (the service and node_modules) on
+      // disk, so a restart does not compile them again.
+      module.enableCompileCache?.();
       if (serving) process.stderr.write('consent-service: starting the compiled service (dist/server)\n');
       await import(serverEntryUrl());
     } else {
