@@ -22,6 +22,7 @@ export { CONSENT_ONLY_PURPOSES } from './tc-string-rules.ts';
 export type { MirrorStateRow, VendorListLanguageRow, VendorListRow } from './tcf.repo.ts';
 export { TCF_RELEASE } from './tcf-release.ts';
 export { VENDOR_LIST_JOB, VENDOR_LIST_POLL_MS, vendorListLanguage } from './vendor-list-mirror.ts';
+export { isSampleVendorList } from './vendor-list-shape.ts';
 export {
   type GvlVendor,
   isDeleted,

@@ -4,7 +4,7 @@ import { describeError } from '../../platform/db/pg-errors.ts';
 import type { Db, Store, Tx } from '../../platform/db/store.ts';
 import { mirrorStorageDisclosures, type StorageDisclosureMirrorDeps } from './storage-disclosure-mirror.ts';
 import { type MirrorStateRow, tcfRepo } from './tcf.repo.ts';
-import { checkLanguageFile, checkVendorList } from './vendor-list-shape.ts';
+import { checkLanguageFile, checkVendorList, isSampleVendorList } from './vendor-list-shape.ts';
 import { describeSource, readSourceFile, SourceError } from './vendor-list-source.ts';
 
 /** The worker's recurring job: it wakes every minute and fetches when the mirror state says it is due. */
@@ -188,6 +188,12 @@ export function createVendorListMirror(deps: VendorListMirrorDeps) {
             { source, vendorListVersion: list.vendorListVersion },
             'TCF vendor list: new version stored',
           );
+          if (isSampleVendorList(list.body)) {
+            log.warn(
+              { source, vendorListVersion: list.vendorListVersion },
+              'TCF vendor list: this is the SAMPLE list (no real vendors), for test channels only; live channels refuse TCF settings until IAB’s list is fetched',
+            );
+          }
         }
         const latest = (await tcfRepo.latest(store.db))!;
         deps.onVersion?.(latest.vendorListVersion);
