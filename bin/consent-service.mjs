@@ -18,19 +18,15 @@ if (answer) {
   if (forwarded !== null) process.exitCode = forwarded;
   else {
     const { serverBuildIsCurrent, serverEntryUrl } = await import('../scripts/server-build.mjs');
-    const serving = argv[0] === 'serve';
     if (serverBuildIsCurrent()) {
       // Node 22.1+: V8 keeps the compiled code of the modules (the service and node_modules) on
       // disk, so a restart does not compile them again.
       module.enableCompileCache?.();
-      if (serving) process.stderr.write('consent-service: starting the compiled service (dist/server)\n');
+      // `serve` says which it runs once its arguments and port are checked (src/cli/serve.ts).
+      globalThis.consentServiceBuild = 'compiled';
       await import(serverEntryUrl());
     } else {
-      if (serving) {
-        process.stderr.write(
-          'consent-service: dist/server is missing or older than src/: running the TypeScript sources through tsx (slower; `node scripts/build.mjs` compiles them)\n',
-        );
-      }
+      globalThis.consentServiceBuild = 'sources';
       const { register } = await import('tsx/esm/api');
       register();
       await import('../src/main.ts');

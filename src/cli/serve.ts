@@ -46,6 +46,14 @@ export async function serveCommand(config: Config, args: string[] = []) {
   });
   // Plain lines on stderr, like the CLI's other messages: the JSON log starts once the app exists.
   const progress = (message: string) => process.stderr.write(`consent-service: ${message}\n`);
+  // Set by bin/consent-service.mjs: the compiled dist/server, or the sources through tsx.
+  const build = (globalThis as { consentServiceBuild?: string }).consentServiceBuild;
+  if (build === 'compiled') progress('starting the compiled service (dist/server)');
+  if (build === 'sources') {
+    progress(
+      'dist/server is missing or older than src/: running the TypeScript sources through tsx (slower; `node scripts/build.mjs` compiles them)',
+    );
+  }
   const runtime = await openRuntime(config, {
     progress,
     onLocked: async () => {
