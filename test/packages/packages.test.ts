@@ -110,9 +110,9 @@ describe.skipIf(browserSkipReason !== null)('npm packages installed from their t
     await page.click(action('accept-all'));
     await page.locator('#gated').waitFor();
     // Under StrictMode (effects run twice): one script inserted, run once.
-    await page.waitForFunction(() => (window as { trackerRuns?: number }).trackerRuns !== undefined);
+    await page.waitForFunction(() => (globalThis as { trackerRuns?: number }).trackerRuns !== undefined);
     expect(await page.locator('script[data-consent-script]').count()).toBe(1);
-    expect(await page.evaluate(() => (window as { trackerRuns?: number }).trackerRuns)).toBe(1);
+    expect(await page.evaluate(() => (globalThis as { trackerRuns?: number }).trackerRuns)).toBe(1);
     expect(await page.locator('#fallback').count()).toBe(0);
     const [accepted] = await f.recorded(context, site, 1);
     expect(accepted).toMatchObject({
