@@ -34,9 +34,9 @@ import { type FastPath, fastPathServerFactory } from './platform/http/fast-path-
 import { guideRoutes } from './platform/http/guides.ts';
 import { healthRoutes } from './platform/http/health.ts';
 import { trustProxyFunction } from './platform/http/ip.ts';
+import { lazySerializerFactory, lazyValidatorCompiler } from './platform/http/lazy-compilers.ts';
 import { loggerOptions, requestLogSerializer } from './platform/http/logging.ts';
 import { requestIdFor } from './platform/http/request-id.ts';
-import { validatorCompiler } from './platform/http/validation.ts';
 import { installIdempotency } from './platform/idempotency/idempotency.hooks.ts';
 import { installObservability } from './platform/metrics/observability.ts';
 import { installRateLimits } from './platform/rate-limit/rate-limit.install.ts';
@@ -82,6 +82,8 @@ export async function buildApp(deps: AppDeps) {
       },
     }),
     bodyLimit: BODY_LIMIT_BYTES,
+    // Response serializers compiled at a route's first answer, not all at start (lazy-compilers.ts).
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
     // Behind a load balancer, request.ip must be the visitor's (rate limits, evidence ipPrefix).
     trustProxy: trust,
     // Fastify's server, offering each request to the routes answered from memory first.
@@ -97,7 +99,8 @@ export async function buildApp(deps: AppDeps) {
     clientErrorHandler: clientErrorHandler(config.docsUrl),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.setValidatorCompiler(validatorCompiler);
+  // Validators compiled at a route's first request, not all at start (lazy-compilers.ts).
+  app.setValidatorCompiler(lazyValidatorCompiler);
   // Fastify parses text/plain by default, so a JSON route given one saw a string and answered 422.
   // Every body of this API is JSON (the SDK and the console send application/json; the public
   // preferences endpoint answers a CORS preflight, so it need not accept a CORS-simple type):

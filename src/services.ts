@@ -4,7 +4,7 @@ import { createAnalyticsService } from './modules/analytics/analytics.service.ts
 import { createApiKeysService } from './modules/api-keys/api-keys.service.ts';
 import { createAuditService } from './modules/audit/audit.service.ts';
 import { createChannelsService } from './modules/channels/channels.service.ts';
-import { tcfLanguagesInUse } from './modules/channels/tcf-languages.sql.ts';
+import { tcfChannelsExist, tcfLanguagesInUse } from './modules/channels/tcf-languages.sql.ts';
 import { tcfVendorsInUse } from './modules/channels/tcf-vendors.sql.ts';
 import { createSessionsService } from './modules/console/sessions.service.ts';
 import { createEvidenceService } from './modules/evidence/evidence.service.ts';
@@ -55,6 +55,8 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     fetchTimeoutMs: deps.config.tcfGvlFetchTimeoutMs,
     // The languages of TCF channels: the mirror fetches IAB's translations for them.
     languagesInUse: tcfLanguagesInUse,
+    // No TCF channel (and nobody asked for the list): the mirror fetches nothing and warns of nothing.
+    tcfInUse: tcfChannelsExist,
     // The vendors of TCF channels: the mirror fetches their storage disclosures, through the address guard.
     storageDisclosures: {
       vendorsInUse: tcfVendorsInUse,

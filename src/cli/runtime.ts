@@ -18,7 +18,7 @@ export interface Runtime {
  * as long as it is open: a CLI command cannot open it while a server holds it (the CLI sends its
  * command to that server instead). `onLocked` runs once the lock is this process's, before the
  * (slow) opening of the store: the server opens its control socket there. `progress` hears what a
- * first start of the embedded store is doing (creating it, migrating it), which takes seconds.
+ * start is doing (opening or creating the embedded store, migrating it), which takes seconds.
  */
 export async function openRuntime(
   config: Config,
@@ -37,7 +37,11 @@ export async function openRuntime(
     unlock = lockDataDir(config.dataDir);
     try {
       await hooks.onLocked?.();
-      if (firstStart) hooks.progress?.(`creating the embedded store in ${pgdata} (first start only)`);
+      hooks.progress?.(
+        firstStart
+          ? `creating the embedded store in ${pgdata} (first start only)`
+          : `opening the embedded store in ${pgdata}…`,
+      );
       store = await createEmbeddedStore({ dataDir: pgdata });
     } catch (error) {
       unlock();
@@ -45,7 +49,11 @@ export async function openRuntime(
     }
   }
   try {
-    if (firstStart) hooks.progress?.('creating the tables (database migrations)');
+    hooks.progress?.(
+      firstStart
+        ? 'creating the tables (database migrations)'
+        : 'migrating… (applying any new database migrations)',
+    );
     await runMigrations(store);
   } catch (error) {
     await store.close().catch(() => {});

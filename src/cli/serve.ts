@@ -44,9 +44,18 @@ export async function serveCommand(config: Config, args: string[] = []) {
   const ready = new Promise<Ready>((resolve) => {
     markReady = resolve;
   });
+  // Plain lines on stderr, like the CLI's other messages: the JSON log starts once the app exists.
+  const progress = (message: string) => process.stderr.write(`consent-service: ${message}\n`);
+  // Set by bin/consent-service.mjs: the compiled dist/server, or the sources through tsx.
+  const build = (globalThis as { consentServiceBuild?: string }).consentServiceBuild;
+  if (build === 'compiled') progress('starting the compiled service (dist/server)');
+  if (build === 'sources') {
+    progress(
+      'dist/server is missing or older than src/: running the TypeScript sources through tsx (slower; `node scripts/build.mjs` compiles them)',
+    );
+  }
   const runtime = await openRuntime(config, {
-    // Plain lines on stderr, like the CLI's other messages: the JSON log starts once the app exists.
-    progress: (message) => process.stderr.write(`consent-service: ${message}\n`),
+    progress,
     onLocked: async () => {
       control = await startControlServer(config, ready);
       controlTooLong = control === null;
@@ -55,6 +64,7 @@ export async function serveCommand(config: Config, args: string[] = []) {
     await (control as ControlServer | null)?.close();
     throw error;
   });
+  progress('loading the HTTP API…');
   const app = await buildApp({
     config,
     store: runtime.store,
@@ -102,6 +112,11 @@ export async function serveCommand(config: Config, args: string[] = []) {
     await app.listen({ port: config.port, host: config.host }).catch((error) => {
       throw portError(error, config.port, config.host, 'PORT');
     });
+  }
+  if (role !== 'worker') {
+    const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+    const port = (app.server.address() as net.AddressInfo | null)?.port ?? config.port;
+    progress(`listening on http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`);
   }
   await worker?.start();
   app.log.info(

@@ -78,3 +78,16 @@ export async function refreshVendorList(t: TestApp) {
   await t.worker.runDue();
   return services.tcf.mirrorState(t.store.db);
 }
+
+/**
+ * A channel that uses TCF (vendor 1 of the test list): without one the mirror fetches only when the
+ * list is asked for, so tests of its refreshes create one first.
+ */
+export async function useTcf(t: TestApp): Promise<void> {
+  const tenant = await t.tenant();
+  const res = await t.http.post('/v1/channels', {
+    key: tenant.testKey,
+    body: { name: 'Uses TCF', tcf: { cmpId: 300, vendorIds: [1], publisherCountryCode: 'FR' } },
+  });
+  if (res.status !== 201) throw new Error(`TCF channel not created: ${res.status} ${res.text}`);
+}

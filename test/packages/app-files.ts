@@ -142,7 +142,7 @@ export type Unused = [ListChannels, ListChannelsOperation];
  * double effect must still start one SDK), and a button that opens the preferences.
  */
 export const PAGE_TSX = `
-import { ConsentGate, ConsentProvider, useConsent } from '@consent-service/react';
+import { ConsentGate, ConsentProvider, ConsentScript, useConsent } from '@consent-service/react';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 
@@ -165,6 +165,7 @@ createRoot(document.getElementById('root')!).render(
       <ConsentGate purpose="analytics" fallback={<p id="fallback">Analytics is off</p>}>
         <p id="gated">Analytics is on</p>
       </ConsentGate>
+      <ConsentScript purpose="analytics" src="data:text/javascript,window.trackerRuns%3D(window.trackerRuns%7C%7C0)%2B1" />
     </ConsentProvider>
   </StrictMode>,
 );

@@ -69,7 +69,7 @@ describe.skipIf(browserSkipReason !== null)('npm packages installed from their t
         'paginate',
         'verifyWebhook',
       ],
-      react: ['ConsentGate', 'ConsentProvider', 'useConsent', 'useConsentFor'],
+      react: ['ConsentGate', 'ConsentProvider', 'ConsentScript', 'useConsent', 'useConsentFor'],
     });
   });
 
@@ -105,8 +105,14 @@ describe.skipIf(browserSkipReason !== null)('npm packages installed from their t
     expect(await page.locator('#fallback').isVisible()).toBe(true);
     expect(await page.locator('#gated').count()).toBe(0);
 
+    // ConsentScript: nothing before consent.
+    expect(await page.locator('script[data-consent-script]').count()).toBe(0);
     await page.click(action('accept-all'));
     await page.locator('#gated').waitFor();
+    // Under StrictMode (effects run twice): one script inserted, run once.
+    await page.waitForFunction(() => (globalThis as { trackerRuns?: number }).trackerRuns !== undefined);
+    expect(await page.locator('script[data-consent-script]').count()).toBe(1);
+    expect(await page.evaluate(() => (globalThis as { trackerRuns?: number }).trackerRuns)).toBe(1);
     expect(await page.locator('#fallback').count()).toBe(0);
     const [accepted] = await f.recorded(context, site, 1);
     expect(accepted).toMatchObject({

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FRESHNESS } from '../../src/modules/tcf/vendor-list-mirror.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { buildVendorList, writeVendorListDir } from '../helpers/gvl.ts';
-import { startTcfTestApp } from '../helpers/tcf.ts';
+import { startTcfTestApp, useTcf } from '../helpers/tcf.ts';
 
 /** TCF_GVL_URL as a file: directory an operator fills with IAB's files (its own file: one database per file). */
 describe('the vendor list mirror over a file: directory (installs without internet)', () => {
@@ -16,6 +16,7 @@ describe('the vendor list mirror over a file: directory (installs without intern
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gvl-'));
     writeVendorListDir(dir, buildVendorList({ version: 120 }), ['fr']);
     ({ t } = await startTcfTestApp({ env: { TCF_GVL_URL: pathToFileURL(dir).href } }));
+    await useTcf(t);
   });
   afterAll(async () => {
     await t.close();

@@ -6,7 +6,7 @@ import {
 } from '../../src/modules/tcf/vendor-list-mirror.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { buildVendorList, type VendorListServer } from '../helpers/gvl.ts';
-import { startTcfTestApp } from '../helpers/tcf.ts';
+import { startTcfTestApp, useTcf } from '../helpers/tcf.ts';
 
 /**
  * The worker's Global Vendor List mirror, driven through a loopback host the tests control: what it
@@ -34,6 +34,8 @@ describe('the vendor list mirror over http', () => {
   let gvl: VendorListServer;
   beforeAll(async () => {
     ({ t, gvl } = await startTcfTestApp({ maxAgeSeconds: 600 }));
+    // The mirror refreshes the list only while a channel uses TCF.
+    await useTcf(t);
   });
   afterAll(() => t.close());
 

@@ -154,3 +154,41 @@ export interface ConsentGateProps {
 export function ConsentGate({ purpose, fallback = null, children }: ConsentGateProps): JSX.Element {
   return <>{useConsentFor(purpose) ? children : fallback}</>;
 }
+
+export interface ConsentScriptProps {
+  /** The purpose key (e.g. `analytics`) the script needs. */
+  purpose: string;
+  /** The third-party script's URL. */
+  src: string;
+  /** Called once the script has loaded. */
+  onLoad?: () => void;
+}
+
+/**
+ * Scripts ConsentScript inserted, by URL, for the whole page: a script runs once however many times
+ * an effect runs (StrictMode runs each twice in development), and however often the component mounts.
+ */
+const insertedScripts = new Set<string>();
+
+/**
+ * Loads a third-party script (an analytics tag, say) once `purpose` is granted, and only once per
+ * page, StrictMode included. Renders nothing. A script cannot be unloaded: when the visitor
+ * withdraws the purpose, the script stays, and it is the script's own consent API (or a reload)
+ * that stops it.
+ */
+export function ConsentScript({ purpose, src, onLoad }: ConsentScriptProps): null {
+  const granted = useConsentFor(purpose);
+  const loaded = useRef(onLoad);
+  loaded.current = onLoad;
+  useEffect(() => {
+    if (!granted || insertedScripts.has(src)) return;
+    insertedScripts.add(src);
+    const script = document.createElement('script');
+    script.src = src;
+    script.async = true;
+    script.setAttribute('data-consent-script', purpose);
+    script.addEventListener('load', () => loaded.current?.());
+    document.head.appendChild(script);
+  }, [granted, src, purpose]);
+  return null;
+}

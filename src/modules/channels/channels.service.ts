@@ -38,18 +38,26 @@ export function createChannelsService(deps: {
   audit: Pick<AuditService, 'record'>;
   events: Pick<EventsService, 'emit'>;
   /** The IAB vendor list mirror: TCF settings are checked against its newest list. */
-  tcf: Pick<TcfService, 'latestVendorList'>;
+  tcf: Pick<TcfService, 'latestVendorList' | 'requestFetch'>;
 }) {
   const { store, clock, audit } = deps;
   const changes = createChannelChanges({ store, clock, events: deps.events, vendorLists: deps.tcf });
   const parts = { store, clock, audit, changes };
 
   /** TCF settings as written (null clears them), checked against the newest vendor list in `tx`. */
-  async function checkedTcf(tx: Tx, input: CreateChannelInput['tcf']): Promise<ChannelRow['tcf']> {
+  async function checkedTcf(
+    tx: Tx,
+    input: CreateChannelInput['tcf'],
+    environment: Environment,
+  ): Promise<ChannelRow['tcf']> {
     if (!input) return null;
     const settings = tcfSettings(input);
     assertTcfSettings(settings);
-    assertTcfVendors(await deps.tcf.latestVendorList(tx), settings, clock.now());
+    const list = await deps.tcf.latestVendorList(tx);
+    // None held: the worker fetches nothing while no channel uses TCF, so this asks it to (in a
+    // transaction of its own, since this one is about to fail).
+    if (!list) void deps.tcf.requestFetch().catch(() => {});
+    assertTcfVendors(list, settings, clock.now(), environment);
     return settings;
   }
 
@@ -86,7 +94,7 @@ export function createChannelsService(deps: {
       archivedAt: null,
     };
     return db.write(async (tx) => {
-      channel.tcf = await checkedTcf(tx, input.tcf);
+      channel.tcf = await checkedTcf(tx, input.tcf, context.environment);
       await channelsRepo.insert(tx, channel);
       await changes.publishFirst(tx, channel);
       await audit.record(tx, context, {
@@ -195,7 +203,7 @@ export function createChannelsService(deps: {
           update.integrations = { ...channel.integrations, ...input.integrations };
         }
         if (input.reopenControl !== undefined) update.reopenControl = input.reopenControl;
-        if (input.tcf !== undefined) update.tcf = await checkedTcf(tx, input.tcf);
+        if (input.tcf !== undefined) update.tcf = await checkedTcf(tx, input.tcf, channel.environment);
         const updated = await channelsRepo.update(tx, channel, update);
         await audit.record(tx, context, { action: 'channel.updated', target: { type: 'channel', id } });
         return changes.publish(tx, updated, { changed: true });

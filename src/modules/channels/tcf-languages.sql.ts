@@ -26,3 +26,16 @@ export async function tcfLanguagesInUse(db: Db): Promise<string[]> {
   for (const row of translated) for (const language of Object.keys(row.translations)) languages.add(language);
   return [...languages].sort();
 }
+
+/**
+ * Whether any active channel uses TCF: the vendor list mirror fetches nothing while none does (and
+ * no one asked for the list), so an install without TCF never reaches for TCF_GVL_URL.
+ */
+export async function tcfChannelsExist(db: Db): Promise<boolean> {
+  const [row] = await db
+    .select({ id: channels.id })
+    .from(channels)
+    .where(and(isNotNull(channels.tcf), eq(channels.status, 'active')))
+    .limit(1);
+  return row !== undefined;
+}

@@ -4,6 +4,7 @@ import {
   CONSENT_ONLY_PURPOSES,
   type GvlVendor,
   isDeleted,
+  isSampleVendorList,
   VENDOR_ID_LISTS,
   type VendorListRow,
 } from '../tcf/tcf.service.ts';
@@ -113,12 +114,27 @@ function restrictionErrors(settings: ChannelTcf): FieldError[] {
  * mirror has none yet (nothing to check the vendors against), 422 naming each vendor id that is not
  * in it or was deleted from it.
  */
-export function assertTcfVendors(list: VendorListRow | null, settings: ChannelTcf, now: Date): void {
+export function assertTcfVendors(
+  list: VendorListRow | null,
+  settings: ChannelTcf,
+  now: Date,
+  environment: 'test' | 'live' = 'test',
+): void {
   if (!list) {
     throw new AppError(
       'invalid_state',
-      'No IAB Global Vendor List has been loaded yet (the worker fetches it from TCF_GVL_URL); TCF settings can be saved once it has.',
+      'No IAB Global Vendor List has been loaded yet (the worker fetches it from TCF_GVL_URL now that it was asked for: try again in a few seconds); TCF settings can be saved once it has.',
     );
+  }
+  // The sample list shipped to try TCF offline (its `_sample` marker) names no real vendor: a live
+  // channel never uses it.
+  if (isSampleVendorList(list.body)) {
+    if (environment === 'live') {
+      throw new AppError(
+        'invalid_state',
+        `The vendor list held (version ${list.vendorListVersion}) is the sample list shipped to try TCF offline, for test channels only: a live channel needs IAB's list (set TCF_GVL_URL to IAB's host or a copy of its files).`,
+      );
+    }
   }
   const vendors = vendorsOf(list);
   const errors: FieldError[] = [];

@@ -107,9 +107,15 @@ export const tcfRepo = {
       .onConflictDoUpdate({ target: tcfMirrorState.id, set: state });
   },
 
-  /** Makes the next fetch due now (the row may not exist yet: then it is due anyway). */
+  /**
+   * Makes the next fetch due now, creating the row when there is none yet: a row whose next fetch is
+   * cleared is a fetch asked for, which the mirror runs even while no channel uses TCF.
+   */
   async makeDue(tx: Tx): Promise<void> {
-    await tx.update(tcfMirrorState).set({ nextFetchAt: null }).where(eq(tcfMirrorState.id, STATE_ID));
+    await tx
+      .insert(tcfMirrorState)
+      .values({ id: STATE_ID, nextFetchAt: null })
+      .onConflictDoUpdate({ target: tcfMirrorState.id, set: { nextFetchAt: null } });
   },
 
   /**

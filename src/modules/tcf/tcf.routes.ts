@@ -10,12 +10,12 @@ import { vendorListArrays } from './vendor-list-view.ts';
 export function noVendorListYet(): AppError {
   return new AppError(
     'invalid_state',
-    'No IAB Global Vendor List has been fetched yet: check that TCF_GVL_URL is reachable from the worker and that a worker is running (see its logs).',
+    'No IAB Global Vendor List has been fetched yet: the worker fetches it from TCF_GVL_URL now that it was asked for (try again in a few seconds); if it stays missing, check that TCF_GVL_URL is reachable from the worker and that a worker is running (see its logs).',
   );
 }
 
 /** The newest Global Vendor List the mirror holds, for the console's vendor picker. */
-export function tcfRoutes(app: App, deps: { tcf: Pick<TcfService, 'latestVendorList'> }) {
+export function tcfRoutes(app: App, deps: { tcf: Pick<TcfService, 'latestVendorList' | 'requestFetch'> }) {
   app.get(
     '/v1/tcf/vendor-list',
     {
@@ -32,7 +32,11 @@ export function tcfRoutes(app: App, deps: { tcf: Pick<TcfService, 'latestVendorL
     },
     async (request) => {
       const list = await deps.tcf.latestVendorList(request.db.read);
-      if (!list) throw noVendorListYet();
+      if (!list) {
+        // The worker fetches nothing while no channel uses TCF: this asks it to.
+        await deps.tcf.requestFetch();
+        throw noVendorListYet();
+      }
       return envelope({
         vendorListVersion: list.vendorListVersion,
         tcfPolicyVersion: list.tcfPolicyVersion,

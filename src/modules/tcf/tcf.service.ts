@@ -22,6 +22,7 @@ export { CONSENT_ONLY_PURPOSES } from './tc-string-rules.ts';
 export type { MirrorStateRow, VendorListLanguageRow, VendorListRow } from './tcf.repo.ts';
 export { TCF_RELEASE } from './tcf-release.ts';
 export { VENDOR_LIST_JOB, VENDOR_LIST_POLL_MS, vendorListLanguage } from './vendor-list-mirror.ts';
+export { isSampleVendorList } from './vendor-list-shape.ts';
 export {
   type GvlVendor,
   isDeleted,
@@ -100,6 +101,19 @@ export function createTcfService(
     // this transaction; and keep nothing it read, which may not commit.
     return cached.peek(vendorListVersion) ?? (await readVersion(db, vendorListVersion)).value;
   }
+  /**
+   * Makes the mirror fetch at the worker's next poll (a channel now needs a language the mirror
+   * lacks, say), instead of when the current list goes stale. Commits with `tx`.
+   */
+  async function requestRefresh(tx: Tx): Promise<void> {
+    await tcfRepo.makeDue(tx);
+    await deps.jobs.enqueue(tx, {
+      kind: VENDOR_LIST_JOB,
+      payload: {},
+      dedupeKey: `${VENDOR_LIST_JOB}:refresh`,
+      maxAttempts: 3,
+    });
+  }
   return {
     /** The worker's job (worker.ts runs it every VENDOR_LIST_POLL_MS); the API role never fetches. */
     mirror,
@@ -133,19 +147,12 @@ export function createTcfService(
     mirrorState(db: Db): Promise<MirrorStateRow | null> {
       return tcfRepo.state(db);
     },
+    requestRefresh,
     /**
-     * Makes the mirror fetch at the worker's next poll (a channel now needs a language the mirror
-     * lacks, say), instead of when the current list goes stale. Commits with `tx`.
+     * Asks the worker for the list (it fetches nothing while no channel uses TCF): called when the
+     * list is wanted and none is held. Its own transaction, queued behind the caller's.
      */
-    async requestRefresh(tx: Tx): Promise<void> {
-      await tcfRepo.makeDue(tx);
-      await deps.jobs.enqueue(tx, {
-        kind: VENDOR_LIST_JOB,
-        payload: {},
-        dedupeKey: `${VENDOR_LIST_JOB}:refresh`,
-        maxAttempts: 3,
-      });
-    },
+    requestFetch: (): Promise<void> => deps.store.tx((tx) => requestRefresh(tx)),
   };
 }
 

@@ -4,7 +4,7 @@ import { describeError } from '../../platform/db/pg-errors.ts';
 import type { Db, Store, Tx } from '../../platform/db/store.ts';
 import { mirrorStorageDisclosures, type StorageDisclosureMirrorDeps } from './storage-disclosure-mirror.ts';
 import { type MirrorStateRow, tcfRepo } from './tcf.repo.ts';
-import { checkLanguageFile, checkVendorList } from './vendor-list-shape.ts';
+import { checkLanguageFile, checkVendorList, isSampleVendorList } from './vendor-list-shape.ts';
 import { describeSource, readSourceFile, SourceError } from './vendor-list-source.ts';
 
 /** The worker's recurring job: it wakes every minute and fetches when the mirror state says it is due. */
@@ -33,6 +33,11 @@ export interface VendorListMirrorDeps {
   baseUrl: string;
   /** TCF_GVL_FETCH_TIMEOUT_SECONDS, in ms (default FETCH_TIMEOUT_MS). */
   fetchTimeoutMs?: number;
+  /**
+   * Whether a channel uses TCF. While none does, a run fetches only when the list was asked for
+   * (`requestFetch`: the vendor list route, or TCF settings saved before any list is held).
+   */
+  tcfInUse?: (db: Db) => Promise<boolean>;
   /** The languages TCF channels are shown in (any BCP 47 tag; the mirror keeps the primary subtag). */
   languagesInUse: (db: Db) => Promise<string[]>;
   /** Called in the transaction that stores a version newer than every other (channels adopt it). */
@@ -47,7 +52,7 @@ export interface VendorListMirrorDeps {
 type Log = Pick<FastifyBaseLogger, 'warn' | 'info'>;
 
 /** What a run did (for the job's caller and tests). */
-export type MirrorRunOutcome = 'not_due' | 'fetched' | 'failed';
+export type MirrorRunOutcome = 'not_due' | 'not_in_use' | 'fetched' | 'failed';
 
 /** The language file a tag is served from: its primary subtag (`fr-CA` → `fr`), lowercased. */
 export function vendorListLanguage(tag: string): string | null {
@@ -148,10 +153,14 @@ export function createVendorListMirror(deps: VendorListMirrorDeps) {
   return {
     source,
 
-    /** One run of the job: fetch when due (always on a fresh store), else nothing. */
+    /** One run of the job: fetch when due and a channel uses TCF (or the list was asked for), else nothing. */
     async run(log: Log): Promise<MirrorRunOutcome> {
       const now = clock.now();
       const state = await tcfRepo.state(store.db);
+      // Asked for (requestFetch, requestRefresh clear the next fetch, creating the row), and still
+      // tried until a fetch succeeds. Otherwise, with no TCF channel, nothing is fetched or logged.
+      const asked = state !== null && (state.nextFetchAt === null || state.lastSuccessAt === null);
+      if (!asked && deps.tcfInUse && !(await deps.tcfInUse(store.db))) return 'not_in_use';
       if (state?.nextFetchAt && state.nextFetchAt.getTime() > now.getTime()) {
         const latest = await tcfRepo.latestVersion(store.db);
         if (latest !== null) {
@@ -179,6 +188,12 @@ export function createVendorListMirror(deps: VendorListMirrorDeps) {
             { source, vendorListVersion: list.vendorListVersion },
             'TCF vendor list: new version stored',
           );
+          if (isSampleVendorList(list.body)) {
+            log.warn(
+              { source, vendorListVersion: list.vendorListVersion },
+              'TCF vendor list: this is the SAMPLE list (no real vendors), for test channels only; live channels refuse TCF settings until IAB’s list is fetched',
+            );
+          }
         }
         const latest = (await tcfRepo.latest(store.db))!;
         deps.onVersion?.(latest.vendorListVersion);

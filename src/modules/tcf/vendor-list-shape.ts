@@ -217,6 +217,8 @@ export function checkVendorList(body: unknown, name = 'vendor-list.json'): Check
     vendors: idMap(at(where, 'vendors'), own(body, 'vendors'), MAX_VENDOR_ID, vendor),
   };
   optional(checked, body, where, 'standardTexts', textTree);
+  // The sample list (data/tcf-sample-gvl) says so here; kept, so test channels only use it.
+  optional(checked, body, where, '_sample', (w, v) => text(w, v, 1000));
   return {
     vendorListVersion: head.vendorListVersion,
     tcfPolicyVersion: head.tcfPolicyVersion,
@@ -225,6 +227,10 @@ export function checkVendorList(body: unknown, name = 'vendor-list.json'): Check
     size: where.size.chars,
   };
 }
+
+/** Whether a checked list is the sample one shipped to try TCF offline (its `_sample` marker). */
+export const isSampleVendorList = (body: Record<string, unknown>): boolean =>
+  typeof body._sample === 'string';
 
 /** `purposes-<lang>.json`: the declarations translated (no vendors), cut down the same way. */
 export function checkLanguageFile(body: unknown, name: string): Record<string, unknown> {

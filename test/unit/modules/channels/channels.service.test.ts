@@ -43,7 +43,7 @@ function build(options: { failEmit?: boolean } = {}) {
       },
     },
     // No vendor list: these channels have no TCF settings.
-    tcf: { latestVendorList: async () => null },
+    tcf: { latestVendorList: async () => null, requestFetch: async () => {} },
   });
   return { channels, emitted };
 }
