@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../platform/http/errors.ts';
-import type { VisitorConfig } from '../channels/visitor-config.ts';
+import type { VisitorConfig } from '../channels/channels.service.ts';
 import { resolveDecisions } from './decisions.ts';
 
 const purpose = (key: string, extra: Partial<VisitorConfig['purposes'][number]> = {}) => ({

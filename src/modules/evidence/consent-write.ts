@@ -58,6 +58,7 @@ function eventValues(e: EvidenceRow): Array<string | null> {
     e.tcf === null ? null : JSON.stringify(e.tcf),
     e.subjectKind ?? null,
     e.gpcHonoredShown === true ? 'true' : null,
+    e.outcome ?? null,
     iso(e.recordedAt),
     e.receiptHash,
     e.receiptTokenHash,
@@ -67,7 +68,7 @@ function eventValues(e: EvidenceRow): Array<string | null> {
 /**
  * A text[] parameter as the array literal pg would send for it (every element quoted, `\` and `"`
  * escaped, null as NULL), without pg's two regular-expression replacements per element when there
- * is nothing to escape: 38 columns of every write of a batch go through here (pg's escaping was
+ * is nothing to escape: 39 columns of every write of a batch go through here (pg's escaping was
  * about 2 % of the write path's CPU profile).
  */
 export function textArrayLiteral(values: ReadonlyArray<string | null>): string {
