@@ -108,7 +108,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     sdkCacheBytes: deps.config.sdkCacheBytes,
     sdkScriptsObserver: metrics.sdkScripts,
   });
-  // A visitor's decision, from the request to its evidence event (docs/guides/consent-writes.md).
+  // A visitor's decision, from the request to its evidence event (docs/decisions/sites-and-evidence.md).
   const consent = createConsentService({
     sites,
     evidence,

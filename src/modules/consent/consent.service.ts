@@ -45,7 +45,7 @@ export interface TcStringChecker {
 }
 
 /**
- * A visitor's decision, from the request to the evidence event (docs/guides/consent-writes.md):
+ * A visitor's decision, from the request to the evidence event (docs/decisions/sites-and-evidence.md):
  * the notice it answered, its decisions as recorded, its GPP and TC strings checked, its outcome
  * for the analytics, then the evidence module's write (or its stage, committed by the idempotency
  * layer with the key's record through `commitStaged`).
