@@ -75,7 +75,7 @@ describe('decision outcome', () => {
           expect(Object.fromEntries(await outcomesOf(ids))).toEqual(Object.fromEntries(expected));
         },
       ),
-      { numRuns: 15 },
+      { numRuns: 6 },
     );
   });
 });
