@@ -5,6 +5,7 @@ import { analyticsRoutes } from './modules/analytics/analytics.routes.ts';
 import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.ts';
 import { auditRoutes } from './modules/audit/audit.routes.ts';
 import { channelsRoutes } from './modules/channels/channels.routes.ts';
+import { consentRoutes } from './modules/consent/consent.routes.ts';
 import { consolePages } from './modules/console/console.pages.ts';
 import { consoleRoutes } from './modules/console/console.routes.ts';
 import { sessionAuthenticator } from './modules/console/session-auth.ts';
@@ -13,13 +14,16 @@ import { consentStateRoutes } from './modules/evidence/consent-state.routes.ts';
 import { evidenceRoutes } from './modules/evidence/evidence.routes.ts';
 import { exportsRoutes } from './modules/exports/exports.routes.ts';
 import { identitySecretsRoutes } from './modules/identity/identity-secrets.routes.ts';
+import { siteIdentityRoutes } from './modules/identity/site-identity.routes.ts';
 import { ledgerRoutes } from './modules/ledger/ledger.routes.ts';
 import { receiptsRoutes } from './modules/receipts/receipts.routes.ts';
 import { scansRoutes } from './modules/scans/scans.routes.ts';
 import { configFastPath } from './modules/sites/config-fast-path.ts';
+import { siteImpressionsRoutes } from './modules/sites/site-impressions.routes.ts';
+import { vendorListSite } from './modules/sites/site-tcf.ts';
 import { siteAuditContextOf, sitesRoutes } from './modules/sites/sites.routes.ts';
-import { tcfVendorListRoutes } from './modules/sites/tcf-vendor-list.routes.ts';
 import { tcfRoutes } from './modules/tcf/tcf.routes.ts';
+import { tcfVendorListRoutes } from './modules/tcf/tcf-vendor-list.routes.ts';
 import { deliveriesRoutes } from './modules/webhooks/deliveries.routes.ts';
 import { destinationsRoutes } from './modules/webhooks/destinations.routes.ts';
 import { auditContextOf, installAuth, type RouteTableEntry } from './platform/auth/auth.hooks.ts';
@@ -172,15 +176,23 @@ export async function buildApp(deps: AppDeps) {
   apiKeysRoutes(app, { apiKeys: services.apiKeys, cursors });
   auditRoutes(app, { audit: services.audit, cursors });
   channelsRoutes(app, { channels: services.channels, cursors });
-  sitesRoutes(app, {
+  // The public site endpoints, in this order: assets, the decisions (consent), impressions, identity.
+  const publicHooks = sitesRoutes(app, { sites: services.sites });
+  consentRoutes(app, { consent: services.consent, metrics: services.metrics, publicHooks });
+  siteImpressionsRoutes(app, {
     sites: services.sites,
     analytics: services.analytics,
-    identity: services.identity,
     metrics: services.metrics,
+    publicHooks,
   });
+  // Signed-in visitors: an identity token in, the account's current choice out.
+  siteIdentityRoutes(app, { identity: services.identity, publicHooks });
   identitySecretsRoutes(app, { identity: services.identity });
   // The channel's slice of the IAB Global Vendor List (its config's vendorListUrl), and the whole list.
-  tcfVendorListRoutes(app, { tcf: services.tcf, channels: services.channels, sites: services.sites });
+  tcfVendorListRoutes(app, {
+    tcf: services.tcf,
+    site: vendorListSite({ publicHooks, channels: services.channels }),
+  });
   tcfRoutes(app, { tcf: services.tcf });
   fastPaths.push(
     configFastPath({

@@ -6,11 +6,13 @@ import { createAuditService } from './modules/audit/audit.service.ts';
 import { createChannelsService } from './modules/channels/channels.service.ts';
 import { tcfChannelsExist, tcfLanguagesInUse } from './modules/channels/tcf-languages.sql.ts';
 import { tcfVendorsInUse } from './modules/channels/tcf-vendors.sql.ts';
+import { createConsentService } from './modules/consent/consent.service.ts';
 import { createSessionsService } from './modules/console/sessions.service.ts';
 import { createEvidenceService } from './modules/evidence/evidence.service.ts';
 import { createExportsService } from './modules/exports/exports.service.ts';
 import { createLocalFileStorage } from './modules/exports/file-storage.ts';
 import { ledgerProofs } from './modules/exports/ledger-proofs.ts';
+import { gppStub } from './modules/gpp/gpp.service.ts';
 import { createIdentityService } from './modules/identity/identity.service.ts';
 import { createLedgerService } from './modules/ledger/ledger.service.ts';
 import { createOrganizationsService } from './modules/organizations/organizations.service.ts';
@@ -18,7 +20,7 @@ import { createReceiptsService } from './modules/receipts/receipts.service.ts';
 import { createScansService } from './modules/scans/scans.service.ts';
 import { createSitesService } from './modules/sites/sites.service.ts';
 import { createTcStringCheck } from './modules/tcf/tc-string.ts';
-import { createTcfService } from './modules/tcf/tcf.service.ts';
+import { createTcfService, tcfStub } from './modules/tcf/tcf.service.ts';
 import { createEventsService } from './modules/webhooks/events.service.ts';
 import { createWebhooksService } from './modules/webhooks/webhooks.service.ts';
 import type { Clock } from './platform/clock.ts';
@@ -63,15 +65,15 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
       allowPrivate: deps.config.tcfDisclosureAllowPrivateTargets,
       onFetchFailure: () => metrics.tcfVendorListFetchFailed('storage_disclosure'),
     },
-    // A new list version re-snapshots every TCF channel with it (material where vendors declare more).
-    onNewVendorList: async (tx, version) => {
-      await channels.adoptVendorList(tx, version);
-    },
     onFetchFailure: metrics.tcfVendorListFetchFailed,
     onVersion: metrics.tcfVendorListVersion,
     onLoad: metrics.tcfVendorListLoaded,
   });
   const channels = createChannelsService({ store, clock, audit, events, tcf });
+  // A new list version re-snapshots every TCF channel with it (material where vendors declare more).
+  tcf.whenNewVendorList(async (tx, version) => {
+    await channels.adoptVendorList(tx, version);
+  });
   // Consent analytics: decisions are counted by the consent write's own statement.
   const analytics = createAnalyticsService({ store, clock, findChannel: channels.findChannel });
   // consent.recorded is written to the webhook outbox in the transaction that stores the evidence.
@@ -95,6 +97,22 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
   const sites = createSitesService({
     store,
     channels,
+    // The stubs before the SDK's tag: GPP's with a gppCmpId, TCF's on a TCF channel.
+    snippetStubs: ({ gppCmpId, tcf: tcfSettings, gppSections }) => [
+      ...(gppCmpId ? [gppStub(gppCmpId, { tcf: !!tcfSettings, sections: gppSections })] : []),
+      ...(tcfSettings ? [tcfStub()] : []),
+    ],
+    clock,
+    baseUrl: deps.config.baseUrl,
+    regionSettings: deps.config,
+    // The process keeps serving with the data it has; the warning goes to stderr.
+    onGeoIpReloadError: (error) => process.emitWarning(error.message),
+    sdkCacheBytes: deps.config.sdkCacheBytes,
+    sdkScriptsObserver: metrics.sdkScripts,
+  });
+  // A visitor's decision, from the request to its evidence event (docs/decisions/sites-and-evidence.md).
+  const consent = createConsentService({
+    sites,
     evidence,
     identity,
     // A decision's TC string, decoded with IAB's library against the versions the mirror holds.
@@ -104,11 +122,6 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     }),
     clock,
     baseUrl: deps.config.baseUrl,
-    regionSettings: deps.config,
-    // The process keeps serving with the data it has; the warning goes to stderr.
-    onGeoIpReloadError: (error) => process.emitWarning(error.message),
-    sdkCacheBytes: deps.config.sdkCacheBytes,
-    sdkScriptsObserver: metrics.sdkScripts,
   });
   // The verifiable evidence ledger (docs/decisions/ledger.md): sealer, signing keys, proofs.
   const ledger = createLedgerService({
@@ -171,6 +184,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     analytics,
     identity,
     sites,
+    consent,
     exports,
     ledger,
     receipts,

@@ -135,11 +135,11 @@ export async function seedEvidence(bench: BenchStore, fixture: Fixture, count: n
     const to = Math.min(count, from + chunk - 1);
     await query(
       `insert into evidence_events (organization_id, id, environment, channel_id, subject_pseudonym, decisions,
-         config_version, policy_version, source, language, gpc, origin, user_agent, ip_prefix, recorded_at, receipt_hash)
+         config_version, policy_version, source, language, gpc, origin, user_agent, ip_prefix, outcome, recorded_at, receipt_hash)
        select $1, 'evt_bench' || lpad(g::text, 12, '0'), 'live', $2,
          'psn_' || encode(sha256(convert_to('s' || g, 'UTF8')), 'hex'),
          '{"necessary":"granted","analytics":"granted","marketing":"denied"}'::jsonb,
-         $3, '2024-05', 'banner', 'en', false, '${SITE_ORIGIN}', 'Mozilla/5.0 (bench)', '203.0.113.0/24',
+         $3, '2024-05', 'banner', 'en', false, '${SITE_ORIGIN}', 'Mozilla/5.0 (bench)', '203.0.113.0/24', 'custom',
          date_trunc('second', now()) - make_interval(secs => ($5::int - g)::float8),
          encode(sha256(convert_to('r' || g, 'UTF8')), 'hex')
        from generate_series($4::int, $6::int) g`,

@@ -1,7 +1,7 @@
 import { FixedIntegerEncoder, GppModel, TraditionalBase64UrlEncoder } from '@iabgpp/cmpapi';
 
 /**
- * GPP strings for the tests and benches of the GPP checks (src/modules/sites/gpp*.ts): real ones by
+ * GPP strings for the tests and benches of the GPP checks (src/modules/gpp/gpp*.ts): real ones by
  * `@iabgpp/cmpapi`'s own encoder, hostile ones assembled from its own field encoders (the encoder
  * never makes overlapping ranges: it keeps a set of ids).
  */

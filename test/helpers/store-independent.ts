@@ -39,9 +39,9 @@ export const STORE_ENTRIES = [
 export const REVIEWED_CHILD_PROCESSES: Record<string, { reason: string; children: string[] }> = {
   'test/scans/browser-processes.ts': { reason: 'runs ps to list Chromium processes', children: [] },
   'test/scans/memory-watch.test.ts': { reason: 'runs sh holding memory for the watch', children: [] },
-  'src/modules/sites/gpp-decoder-process.ts': {
+  'src/modules/gpp/gpp-decoder-process.ts': {
     reason: 'forks the GPP decoder child',
-    children: ['src/modules/sites/gpp-decode-child.mjs'],
+    children: ['src/modules/gpp/gpp-decode-child.mjs'],
   },
 };
 

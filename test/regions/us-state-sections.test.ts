@@ -1,6 +1,6 @@
 import { GppModel } from '@iabgpp/cmpapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gppStub } from '../../src/modules/sites/gpp-stub.ts';
+import { gppStub } from '../../src/modules/gpp/gpp-stub.ts';
 import { supportedUsApis, US_STATE_SECTIONS } from '../../src/shared/us-gpp-sections.ts';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape, type TestResponse } from '../helpers/http.ts';

@@ -5,7 +5,7 @@ import { startGpp, type TcfGppHandle } from '../../sdk/src/gpp/cmp.ts';
 import { optedOut, usnatFields } from '../../sdk/src/gpp/usnat.ts';
 import { gppApplies } from '../../sdk/src/gpp-applies.ts';
 import type { Decisions, Purpose, SiteConfig } from '../../sdk/src/types.ts';
-import { gppStub } from '../../src/modules/sites/gpp-stub.ts';
+import { gppStub } from '../../src/modules/gpp/gpp-stub.ts';
 import { buildVendorList } from '../helpers/gvl.ts';
 
 /**
@@ -141,7 +141,7 @@ describe('the GPP string CmpApi makes (decoded by @iabgpp/cmpapi)', () => {
     expect(decoded(out).usnat).toEqual({ ...NOT_ASKED, ...optOuts(1), GpcSegmentType: 1, Gpc: false });
     const signal = gpp.update({ ...GRANTED, marketing: 'denied', ads: 'denied' }, purposes, true);
     expect(decoded(signal).usnat).toEqual({ ...NOT_ASKED, ...optOuts(1), GpcSegmentType: 1, Gpc: true });
-    // The service's own check (src/modules/sites/gpp.ts) accepts what the SDK makes.
+    // The service's own check (src/modules/gpp/gpp.ts) accepts what the SDK makes.
     expect(() => new GppModel(signal).toObject()).not.toThrow();
   });
 

@@ -5,7 +5,7 @@ import { STATE_SECTION_CLASSES, sectionShape } from '../../sdk/src/gpp/us/sectio
 import { stateFields } from '../../sdk/src/gpp/us/state-fields.ts';
 import { usnatFields } from '../../sdk/src/gpp/usnat.ts';
 import type { Decisions, Purpose } from '../../sdk/src/types.ts';
-import { gppStub } from '../../src/modules/sites/gpp-stub.ts';
+import { gppStub } from '../../src/modules/gpp/gpp-stub.ts';
 import {
   gppSectionFor,
   supportedUsApis,

@@ -60,24 +60,6 @@ function addPurpose(into: Counts, row: PurposeCountRow) {
 }
 
 /**
- * A decision's outcome as the aggregates count it (analytics.sql.ts): accept_all when no optional
- * purpose is denied, reject_all when some are and none is granted, custom otherwise.
- */
-export function decisionOutcome(
-  purposes: ReadonlyArray<{ key: string; required: boolean }>,
-  decisions: Record<string, string>,
-): 'accept_all' | 'reject_all' | 'custom' {
-  let granted = 0;
-  let denied = 0;
-  for (const p of purposes) {
-    if (p.required) continue;
-    if (decisions[p.key] === 'granted') granted++;
-    else denied++;
-  }
-  return denied === 0 ? 'accept_all' : granted === 0 ? 'reject_all' : 'custom';
-}
-
-/**
  * A UTC day `YYYY-MM-DD` that exists in the calendar (2026-02-30 does not) from FIRST_DAY to
  * LAST_DAY, or the message saying why not.
  */

@@ -2,13 +2,10 @@
  * The consent analytics aggregates (migration 0020), counted in SQL: by the consent
  * write's statement for its new events (analyticsCtes), and as one upsert per impression flush.
  *
- * A decision's outcome needs the optional purposes of the version it answered, which only the
- * config snapshot knows (a decision lists required purposes too): `acceptAll` when no optional
- * purpose is denied (also when there is none), `rejectAll` when some are denied and none granted,
- * `custom` otherwise. A purpose the decision does not name counts as denied, as the service records it.
+ * A decision's outcome (`acceptAll`, `rejectAll` or `custom`) is the one stored on its event
+ * (evidence_events.outcome), computed once by the consent module when it recorded the decision
+ * (src/modules/consent/decisions.ts, decisionOutcome).
  */
-
-import { optionalPurposesOfVersions } from '../channels/channels.sql.ts';
 
 /** The key of a daily aggregate row, as computed from an evidence event `e`. */
 const dayKey = (e: string) => `${e}.organization_id, ${e}.environment, ${e}.channel_id,
@@ -23,28 +20,17 @@ const CONFLICT = 'organization_id, channel_id, day, region, regime, config_versi
 export const SHARDS = 16;
 const SHARD = `(SELECT floor(random() * ${SHARDS})::smallint)`;
 
-/** Four CTEs counting the decisions of `events` (evidence_events rows) into both aggregate tables. */
+/** Three CTEs counting the decisions of `events` (evidence_events rows) into both aggregate tables. */
 export function analyticsCtes(events: string): string {
-  return `analytics_versions AS MATERIALIZED (
-  -- The optional purposes of each config version in the batch, read once per version (not per event:
-  -- a snapshot is a large jsonb value, and a batch is mostly one channel's one version).
-  ${optionalPurposesOfVersions(`(SELECT DISTINCT organization_id, channel_id, config_version FROM ${events})`)}
-),
-analytics_outcomes AS MATERIALIZED (
-  SELECT ${dayKey('ev')}, ev.source = 'gpc' AS by_gpc, o.granted, o.denied
+  return `analytics_outcomes AS MATERIALIZED (
+  -- Each event's outcome as the consent module computed it when recording it (the outcome column).
+  SELECT ${dayKey('ev')}, ev.source = 'gpc' AS by_gpc, ev.outcome
   FROM ${events} ev
-  LEFT JOIN analytics_versions v
-    ON v.organization_id = ev.organization_id AND v.channel_id = ev.channel_id AND v.version = ev.config_version
-  CROSS JOIN LATERAL (
-    SELECT count(*) FILTER (WHERE ev.decisions ->> k = 'granted') AS granted,
-           count(*) FILTER (WHERE ev.decisions ->> k IS DISTINCT FROM 'granted') AS denied
-    FROM unnest(coalesce(v.optional, '{}')) AS k
-  ) o
 ),
 analytics_daily AS (
   INSERT INTO consent_analytics_daily AS a (${KEY_COLUMNS}, shard, decisions, accept_all, reject_all, custom, gpc)
-  SELECT ${KEY_COLUMNS}, ${SHARD}, count(*), count(*) FILTER (WHERE denied = 0),
-    count(*) FILTER (WHERE denied > 0 AND granted = 0), count(*) FILTER (WHERE denied > 0 AND granted > 0),
+  SELECT ${KEY_COLUMNS}, ${SHARD}, count(*), count(*) FILTER (WHERE outcome = 'accept_all'),
+    count(*) FILTER (WHERE outcome = 'reject_all'), count(*) FILTER (WHERE outcome = 'custom'),
     count(*) FILTER (WHERE by_gpc)
   FROM analytics_outcomes GROUP BY ${KEY_COLUMNS}
   ON CONFLICT (${CONFLICT}) DO UPDATE SET decisions = a.decisions + excluded.decisions,

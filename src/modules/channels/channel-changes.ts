@@ -4,12 +4,11 @@ import type { Db, DbScope, Store, Tx } from '../../platform/db/store.ts';
 import { AppError, notFound } from '../../platform/http/errors.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
 import { isReconsent } from '../regions/regions.service.ts';
-import type { TcfService } from '../tcf/tcf.service.ts';
+import { isTcfReconsent, snapshotTcf, type TcfService } from '../tcf/tcf.service.ts';
 import type { EventsService } from '../webhooks/events.service.ts';
 import { presentChannel } from './channels.presenters.ts';
 import { type ChannelRow, channelsRepo, configVersionsRepo } from './channels.repo.ts';
 import { purposesRepo } from './purposes.repo.ts';
-import { isTcfReconsent, snapshotTcf } from './tcf-settings.ts';
 import { technologiesRepo } from './technologies.repo.ts';
 import {
   buildVisitorConfig,

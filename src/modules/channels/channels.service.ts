@@ -13,7 +13,7 @@ import {
   DEFAULT_CONSENT_MAX_AGE_DAYS,
   DEFAULT_REGION_RULES,
 } from '../regions/regions.service.ts';
-import type { TcfService } from '../tcf/tcf.service.ts';
+import { assertTcfSettings, assertTcfVendors, type TcfService, tcfSettings } from '../tcf/tcf.service.ts';
 import type { EventsService } from '../webhooks/events.service.ts';
 import { createChannelChanges } from './channel-changes.ts';
 import { type ChannelRow, type ChannelUpdate, channelsRepo, configVersionsRepo } from './channels.repo.ts';
@@ -21,7 +21,6 @@ import type { CreateChannelBody, UpdateChannelBody } from './channels.schemas.ts
 import { originsRepo } from './origins.repo.ts';
 import { createOriginsService } from './origins.service.ts';
 import { createPurposesService } from './purposes.service.ts';
-import { assertTcfSettings, assertTcfVendors, tcfSettings } from './tcf-settings.ts';
 import { createTechnologiesService } from './technologies.service.ts';
 import { snapshotConfig, type VisitorConfig } from './visitor-config.ts';
 

@@ -12,26 +12,10 @@ import {
 } from 'drizzle-orm/pg-core';
 import type { GppSectionsMode } from '../../shared/us-gpp-sections.ts';
 import type { RegionRule } from '../regions/regions.schemas.ts';
+import type { ChannelTcf, PublisherRestriction } from '../tcf/tcf.service.ts';
 
-/** A channel's TCF settings as stored (the API's `tcf` field). */
-export interface ChannelTcf {
-  cmpId: number;
-  /** Pinned by the channel; null: the service's TCF release (stored as 1 by channels saved before it). */
-  cmpVersion: number | null;
-  vendorIds: number[];
-  publisherCountryCode: string;
-  purposeOneTreatment: boolean;
-  /** Absent in channels saved before restrictions existed: none. */
-  publisherRestrictions?: PublisherRestriction[];
-  /** Google Additional Consent's providers; absent in channels saved before it: null. */
-  googleAdditionalConsent?: { providerIds: number[] } | null;
-}
-
-export interface PublisherRestriction {
-  purposeId: number;
-  type: 'not_allowed' | 'require_consent' | 'require_li';
-  vendorIds: number[];
-}
+/** A channel's TCF settings as stored (the API's `tcf` field): the tcf module's (tcf-settings.ts). */
+export type { ChannelTcf, PublisherRestriction };
 
 /** A channel's Microsoft consent-signal integrations (the API's `integrations` field). */
 export interface ChannelIntegrations {

@@ -4,6 +4,7 @@ import {
   DEFAULT_REGION_RULES,
   type RegionRule,
 } from '../regions/regions.service.ts';
+import type { SnapshotTcf } from '../tcf/tcf.service.ts';
 import type { ChannelRow, PurposeRow, TechnologyRow } from './channels.repo.ts';
 import type { VisitorConfig as VisitorConfigSchema } from './channels.schemas.ts';
 
@@ -133,3 +134,8 @@ function canonicalJson(value: unknown): string {
   }
   return JSON.stringify(value ?? null);
 }
+
+/** The snapshot's `tcf` schema and the tcf module's SnapshotTcf type are one shape (checked both ways). */
+type SchemaTcf = NonNullable<VisitorConfig['tcf']>;
+const _tcfShapes: [SchemaTcf, SnapshotTcf] extends [SnapshotTcf, SchemaTcf] ? true : never = true;
+void _tcfShapes;

@@ -28,7 +28,7 @@ import { consentStateCtes } from './consent-state.sql.ts';
 /** The Idempotency-Key records of the batch, one per keyed write, keys distinct ($1–$12). */
 const KEY_COLUMNS = IDEMPOTENCY_KEY_COLUMNS;
 
-/** The batch's events ($13–$37), and $38: the 1-based position of its write's key record, or null. */
+/** The batch's events ($13–$38), and $39: the 1-based position of its write's key record, or null. */
 const EVENT_COLUMNS = [
   'organization_id',
   'id',
@@ -52,6 +52,7 @@ const EVENT_COLUMNS = [
   'tcf',
   'subject_kind',
   'gpc_honored_shown',
+  'outcome',
   'recorded_at',
   'receipt_hash',
   'receipt_token_hash',
@@ -73,9 +74,9 @@ const list = (columns: readonly string[], map: (column: string, i: number) => st
 
 export const KEY_PARAMS = KEY_COLUMNS.length;
 export const EVENT_PARAMS = EVENT_COLUMNS.length;
-/** $38: per event, the position (from 1, as text) of its write's key record, null for a write without a key. */
+/** $39: per event, the position (from 1, as text) of its write's key record, null for a write without a key. */
 const KEY_NO = KEY_PARAMS + EVENT_PARAMS + 1;
-/** $39: the batch's time, for the outbox rows. */
+/** $40: the batch's time, for the outbox rows. */
 const NOW = KEY_NO + 1;
 export const CONSENT_WRITE_PARAMS = NOW;
 

@@ -58,6 +58,7 @@ function eventValues(e: EvidenceRow): Array<string | null> {
     e.tcf === null ? null : JSON.stringify(e.tcf),
     e.subjectKind ?? null,
     e.gpcHonoredShown === true ? 'true' : null,
+    e.outcome ?? null,
     iso(e.recordedAt),
     e.receiptHash,
     e.receiptTokenHash,

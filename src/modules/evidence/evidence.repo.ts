@@ -50,6 +50,7 @@ const PURGED_CONTENT = {
   tcf: null,
   subjectKind: null,
   gpcHonoredShown: null,
+  outcome: null,
   receiptTokenHash: null,
 } as const;
 

@@ -12,7 +12,7 @@ import { createConsentStateReader } from './consent-state.ts';
 import type { OutboxJob } from './consent-write.sql.ts';
 import { evidenceEventBody } from './evidence.presenters.ts';
 import { type EvidenceFilters, type EvidenceScope, evidenceRepo } from './evidence.repo.ts';
-import type { Decision, EvidenceRow, EvidenceTcf } from './evidence.tables.ts';
+import type { Decision, DecisionOutcome, EvidenceRow, EvidenceTcf } from './evidence.tables.ts';
 import { createEvidenceWriter } from './evidence-writer.ts';
 import { evidenceCanonicalBytes, leafHashOf } from './leaf-hash.ts';
 import { accountPseudonymOf, pseudonymOf } from './pseudonym.ts';
@@ -57,6 +57,8 @@ export interface RecordInput {
   tcf: EvidenceTcf | null;
   /** The page showed that the visitor's GPC signal was honoured (only then true). */
   gpcHonoredShown?: boolean;
+  /** How the consent analytics count the decision (computed by the consent module, stored as is). */
+  outcome: DecisionOutcome;
 }
 
 export type ListFilters = Omit<EvidenceFilters, 'subjectPseudonym'> & { subjectId?: string };
@@ -183,6 +185,7 @@ export function createEvidenceService(deps: {
         tcf: input.tcf,
         subjectKind: input.subjectKind,
         gpcHonoredShown: input.gpcHonoredShown === true ? true : null,
+        outcome: input.outcome,
         recordedAt: new Date(Math.floor(clock.now().getTime() / 1000) * 1000),
         receiptHash: '',
         receiptTokenHash: receiptTokenHash(receiptToken),

@@ -89,6 +89,12 @@ export const evidenceEvents = pgTable(
      * recorded before the service kept it, whose canonical form lacks it.
      */
     gpcHonoredShown: boolean('gpc_honored_shown'),
+    /**
+     * How the consent analytics count the decision (src/modules/consent/decisions.ts): accept_all,
+     * reject_all or custom, computed once when it is recorded (events recorded before the column by
+     * migration 0032). Not part of the canonical event.
+     */
+    outcome: text('outcome', { enum: ['accept_all', 'reject_all', 'custom'] }),
     /** Whole seconds, as shown: the stored value is exactly the one the receipt hash covers. */
     recordedAt: at('recorded_at').notNull(),
     /** The ledger leaf hash (hex) of the event as first recorded; survives the purge. */
@@ -137,13 +143,17 @@ export const evidenceEvents = pgTable(
 
 /**
  * An event as the code handles it. `seq` is left to SQL: only the consent state's ordering reads it.
- * `subjectKind` and `gpcHonoredShown` may be left out where an event from before them is made (they
- * read as null).
+ * `subjectKind`, `gpcHonoredShown` and `outcome` may be left out where an event from before them is
+ * made (they read as null).
  */
 export type EvidenceRow = Omit<
   typeof evidenceEvents.$inferSelect,
-  'seq' | 'subjectKind' | 'gpcHonoredShown'
+  'seq' | 'subjectKind' | 'gpcHonoredShown' | 'outcome'
 > & {
   subjectKind?: (typeof evidenceEvents.$inferSelect)['subjectKind'];
   gpcHonoredShown?: boolean | null;
+  outcome?: DecisionOutcome | null;
 };
+
+/** How the consent analytics count a decision (the `outcome` column). */
+export type DecisionOutcome = 'accept_all' | 'reject_all' | 'custom';

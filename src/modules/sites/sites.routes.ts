@@ -1,14 +1,9 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { ipPrefix } from '../../platform/http/ip.ts';
 import type { App } from '../../platform/http/types.ts';
-import type { Metrics } from '../../platform/metrics/metrics.ts';
-import type { AnalyticsService } from '../analytics/analytics.service.ts';
 import type { AuditContext } from '../audit/audit.service.ts';
-import type { IdentityService } from '../identity/identity.service.ts';
 import { siteAssetsRoutes } from './site-assets.routes.ts';
-import { siteIdentityRoutes } from './site-identity.routes.ts';
 import { siteResolver } from './site-requests.ts';
-import { siteWritesRoutes } from './site-writes.routes.ts';
 import type { SitesService } from './sites.service.ts';
 
 /**
@@ -28,28 +23,19 @@ export function siteAuditContextOf(request: FastifyRequest): AuditContext | null
 }
 
 /**
- * The public site endpoints: the snippet, config and SDK a customer's pages load (site-assets),
- * the endpoints their visitors' decisions and impressions are posted to (site-writes), and the one
- * a signed-in visitor's page identifies the account at (site-identity). No API
- * key: each route is rate limited per site and client address, and resolves its site first (404
- * for unknown or archived sites, before anything else).
+ * The public site endpoints' base: the snippet, config and SDK a customer's pages load
+ * (site-assets). Answers the hooks every public site route starts with, which the routes other
+ * modules serve under `/v1/public/sites/:siteKey/` take too (the consent module's preferences, the
+ * impressions of site-impressions.routes.ts, identity's, tcf's vendor list): no API key, each route
+ * is rate limited per site and client address, and resolves its site first (404 for unknown or
+ * archived sites, before anything else).
  */
-export function sitesRoutes(
-  app: App,
-  deps: {
-    sites: SitesService;
-    analytics: AnalyticsService;
-    identity: IdentityService;
-    metrics: Pick<Metrics, 'decisionRecorded' | 'impressionCounted'>;
-  },
-) {
-  const { sites, analytics, metrics } = deps;
+export function sitesRoutes(app: App, deps: { sites: SitesService }): onRequestHookHandler[] {
+  const { sites } = deps;
   app.decorateRequest('site', null);
   app.addHook('onClose', () => sites.close());
 
   const publicHooks: onRequestHookHandler[] = [app.publicRateLimit, siteResolver(sites)];
   siteAssetsRoutes(app, { sites, publicHooks });
-  siteWritesRoutes(app, { sites, analytics, metrics, publicHooks });
-  // Signed-in visitors: an identity token in, the account's current choice out.
-  siteIdentityRoutes(app, { identity: deps.identity, publicHooks });
+  return publicHooks;
 }

@@ -21,6 +21,19 @@ export {
 export { CONSENT_ONLY_PURPOSES } from './tc-string-rules.ts';
 export type { MirrorStateRow, VendorListLanguageRow, VendorListRow } from './tcf.repo.ts';
 export { TCF_RELEASE } from './tcf-release.ts';
+export {
+  assertTcfSettings,
+  assertTcfVendors,
+  type ChannelTcf,
+  isTcfReconsent,
+  type PublisherRestriction,
+  type SnapshotTcf,
+  snapshotTcf,
+  tcfSettings,
+} from './tcf-settings.ts';
+/** The IAB TCF stub a TCF channel's snippet carries inline (`__tcfapi` before any vendor's tag). */
+export { tcfStub } from './tcf-stub.ts';
+export type { VendorListSite } from './tcf-vendor-list.routes.ts';
 export { VENDOR_LIST_JOB, VENDOR_LIST_POLL_MS, vendorListLanguage } from './vendor-list-mirror.ts';
 export { isSampleVendorList } from './vendor-list-shape.ts';
 export {
@@ -53,7 +66,7 @@ export const VENDOR_LIST_CACHE_CHARS = 64 * 1024 * 1024;
  * string's vendor list version is one the service knows; a version's translations).
  */
 export function createTcfService(
-  deps: Omit<VendorListMirrorDeps, 'baseUrl'> & {
+  deps: Omit<VendorListMirrorDeps, 'baseUrl' | 'onNewVendorList'> & {
     store: Store;
     clock: Clock;
     /** TCF_GVL_URL. */
@@ -63,7 +76,15 @@ export function createTcfService(
     onLoad?: () => void;
   },
 ) {
-  const mirror = createVendorListMirror({ ...deps, baseUrl: deps.gvlUrl });
+  /** What runs in the transaction storing a version newer than every other (whenNewVendorList). */
+  const newListListeners: Array<NonNullable<VendorListMirrorDeps['onNewVendorList']>> = [];
+  const mirror = createVendorListMirror({
+    ...deps,
+    baseUrl: deps.gvlUrl,
+    onNewVendorList: async (tx, version) => {
+      for (const listener of newListListeners) await listener(tx, version);
+    },
+  });
   /**
    * A version as the service uses it: checked again as it is read, so a row stored before the
    * checks of vendor-list-shape.ts existed is served cut down to the format's fields, or not at all.
@@ -117,6 +138,14 @@ export function createTcfService(
   return {
     /** The worker's job (worker.ts runs it every VENDOR_LIST_POLL_MS); the API role never fetches. */
     mirror,
+    /**
+     * Registers what a module runs in the transaction that stores a vendor list version newer than
+     * every other (channels adopt it): registered by the dependent once it exists (services.ts), so
+     * this module is built first and holds no reference to one declared after it.
+     */
+    whenNewVendorList(listener: (tx: Tx, vendorListVersion: number) => Promise<void>): void {
+      newListListeners.push(listener);
+    },
     /** The newest vendor list the mirror holds; null before the first successful fetch. */
     async latestVendorList(db: Db): Promise<VendorListRow | null> {
       const version = await tcfRepo.latestVersion(db);

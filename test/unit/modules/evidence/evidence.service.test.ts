@@ -91,6 +91,7 @@ describe('the size of an evidence event is bounded (issue 40 item 2)', () => {
     gppString: null,
     tcString: null,
     tcf: null,
+    outcome: 'accept_all' as const,
   });
   /** `count` purposes with 40-character keys, every one granted: about 52 bytes each. */
   const purposes = (count: number) =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { VisitorConfig } from '../../../../src/modules/channels/visitor-config.ts';
-import { resolveDecisions } from '../../../../src/modules/sites/decisions.ts';
+import { resolveDecisions } from '../../../../src/modules/consent/decisions.ts';
 import { AppError } from '../../../../src/platform/http/errors.ts';
 
 const purpose = (key: string, extra: Partial<VisitorConfig['purposes'][number]> = {}) => ({

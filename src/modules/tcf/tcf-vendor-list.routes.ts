@@ -1,15 +1,30 @@
-import { Type } from '@sinclair/typebox';
-import type { FastifyReply } from 'fastify';
+import { type TSchema, Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AppError, notFound } from '../../platform/http/errors.ts';
 import { Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
-import type { ChannelsService } from '../channels/channels.service.ts';
-import { VendorListSlice } from '../tcf/tcf.schemas.ts';
-import { type TcfService, vendorListLanguage, vendorListSlice } from '../tcf/tcf.service.ts';
-import { allowedOrigin, corsHeaders } from './cors.ts';
-import { publicProblems, siteOf, siteResolver, tags } from './site-requests.ts';
-import { SiteParams } from './sites.schemas.ts';
-import type { SitesService } from './sites.service.ts';
+import { VendorListSlice } from './tcf.schemas.ts';
+import { type TcfService, vendorListLanguage, vendorListSlice } from './tcf.service.ts';
+
+/**
+ * What the vendor-list route asks of the public site endpoints (the sites module's, wired in
+ * app.ts: sites and channels depend on this module, so it is given them, never imports them).
+ */
+export interface VendorListSite {
+  /** The public site routes' hooks: rate limit per site and address, then resolve the site (404). */
+  onRequest: onRequestHookHandler[];
+  /** The public site routes' `:siteKey` parameter, tags and shared problems, for the document. */
+  schema: { params: TSchema; tags: string[]; problems: Record<number, object> };
+  /** The CORS headers of the request's Origin for its site (none for an unregistered one). */
+  corsHeaders(request: FastifyRequest): Record<string, string>;
+  /** The TCF part of the site's config version (its current one when undefined); null: no such version. */
+  config(
+    request: FastifyRequest,
+    configVersion: number | undefined,
+  ): Promise<{ tcf: { vendorListVersion: number; vendorIds: number[] } | null } | null>;
+  /** Whether any config version of the site's channel was made with that vendor list version. */
+  usesVendorList(request: FastifyRequest, vendorListVersion: number): Promise<boolean>;
+}
 
 /** A version of a list and of a config never changes: with both named, the answer never does either. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -56,24 +71,23 @@ export function tcfVendorListRoutes(
   app: App,
   deps: {
     tcf: Pick<TcfService, 'vendorList' | 'languageFile' | 'storageDisclosures'>;
-    channels: Pick<ChannelsService, 'findConfigVersion' | 'usedVendorListVersion'>;
-    sites: Pick<SitesService, 'cachedSite' | 'resolve'>;
+    site: VendorListSite;
   },
 ) {
-  const { tcf, channels } = deps;
+  const { tcf, site } = deps;
   app.get(
     '/v1/public/sites/:siteKey/tcf/vendor-list.json',
     {
       config: { auth: 'public' },
-      onRequest: [app.publicRateLimit, siteResolver(deps.sites)],
+      onRequest: site.onRequest,
       schema: {
         operationId: 'getSiteTcfVendorList',
-        tags,
+        tags: site.schema.tags,
         summary:
           'The channel’s vendors of a Global Vendor List version, with the declarations they use, in IAB’s vendor-list.json format',
         description:
           'The vendors of config version `configVersion` (default: the current one) that are in vendor list `version` (default: the one that config was made with) and not deleted, and only the purposes, special purposes, features, special features, stacks and data categories they use, translated into `lang` when the service holds that translation (`Content-Language` says which). With `version` and `configVersion` both given the answer never changes and is cached for a year. 404 (with the CORS headers of a registered origin) for a channel without TCF, a config version it never had, or a vendor list version none of its config versions was made with.',
-        params: SiteParams,
+        params: site.schema.params,
         querystring: Query,
         response: {
           200: {
@@ -82,30 +96,23 @@ export function tcfVendorListRoutes(
             content: { 'application/json': { schema: VendorListSlice } },
           },
           422: Problem,
-          ...publicProblems,
+          ...site.schema.problems,
         },
       },
     },
     async (request, reply) => {
-      const site = siteOf(request);
       // First, so that every answer carries them, a 404 included: the CMP API's getVendorList
       // must be able to read that a version is not there.
-      (reply as FastifyReply).headers(corsHeaders(allowedOrigin(site, request.headers.origin)));
+      (reply as FastifyReply).headers(site.corsHeaders(request));
       const { version, configVersion, lang } = request.query;
-      const config =
-        configVersion === undefined
-          ? site.config
-          : await channels.findConfigVersion(site.channel, configVersion);
+      const config = await site.config(request, configVersion);
       if (!config) throw notFound('config version');
       if (!config.tcf)
         throw new AppError('not_found', 'The channel is not a TCF CMP in that config version.');
       const wanted = version ?? config.tcf.vendorListVersion;
       // Only versions the channel's own configs were made with: any other is no visitor's, and
       // reading it would let anyone make the service load every version it keeps.
-      if (
-        wanted !== config.tcf.vendorListVersion &&
-        !(await channels.usedVendorListVersion(site.channel, wanted))
-      )
+      if (wanted !== config.tcf.vendorListVersion && !(await site.usesVendorList(request, wanted)))
         throw new AppError(
           'not_found',
           'No config version of the channel was made with that vendor list version.',

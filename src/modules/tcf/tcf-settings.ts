@@ -1,15 +1,9 @@
 import { AppError, type FieldError, validationFailed } from '../../platform/http/errors.ts';
 import { isAssignedIsoCountry } from '../regions/regions.service.ts';
-import {
-  CONSENT_ONLY_PURPOSES,
-  type GvlVendor,
-  isDeleted,
-  isSampleVendorList,
-  VENDOR_ID_LISTS,
-  type VendorListRow,
-} from '../tcf/tcf.service.ts';
-import type { ChannelTcf, PublisherRestriction } from './channels.tables.ts';
-import type { VisitorConfig } from './visitor-config.ts';
+import { CONSENT_ONLY_PURPOSES } from './tc-string-rules.ts';
+import type { VendorListRow } from './tcf.repo.ts';
+import { isSampleVendorList } from './vendor-list-shape.ts';
+import { type GvlVendor, isDeleted, VENDOR_ID_LISTS } from './vendor-list-view.ts';
 
 /**
  * A channel's IAB TCF settings against the Global Vendor List (docs/guides/tcf.md): which vendor
@@ -17,8 +11,49 @@ import type { VisitorConfig } from './visitor-config.ts';
  * must ask visitors again.
  */
 
-export type SnapshotTcf = NonNullable<VisitorConfig['tcf']>;
-type VendorDeclarations = SnapshotTcf['vendors'][number];
+/** A channel's TCF settings as stored (the API's `tcf` field). */
+export interface ChannelTcf {
+  cmpId: number;
+  /** Pinned by the channel; null: the service's TCF release (stored as 1 by channels saved before it). */
+  cmpVersion: number | null;
+  vendorIds: number[];
+  publisherCountryCode: string;
+  purposeOneTreatment: boolean;
+  /** Absent in channels saved before restrictions existed: none. */
+  publisherRestrictions?: PublisherRestriction[];
+  /** Google Additional Consent's providers; absent in channels saved before it: null. */
+  googleAdditionalConsent?: { providerIds: number[] } | null;
+}
+
+export interface PublisherRestriction {
+  purposeId: number;
+  type: 'not_allowed' | 'require_consent' | 'require_li';
+  vendorIds: number[];
+}
+
+/**
+ * A TCF channel's part of a config snapshot (the `tcf` of channels' VisitorConfig schema, which
+ * visitor-config.ts checks against this type): its settings, the vendor list version it was made
+ * with, and what each chosen vendor declared in that list.
+ */
+export interface SnapshotTcf extends Omit<ChannelTcf, 'publisherRestrictions'> {
+  publisherRestrictions?: PublisherRestriction[];
+  vendorListVersion: number;
+  tcfPolicyVersion: number;
+  /** Absent from snapshots made before it: "floating". */
+  reopenControl?: 'floating' | 'none';
+  vendors: VendorDeclarations[];
+}
+
+interface VendorDeclarations {
+  id: number;
+  purposes: number[];
+  legIntPurposes: number[];
+  flexiblePurposes: number[];
+  specialPurposes: number[];
+  features: number[];
+  specialFeatures: number[];
+}
 
 function vendorsOf(list: VendorListRow): Record<string, GvlVendor | undefined> {
   return (list.body.vendors ?? {}) as Record<string, GvlVendor | undefined>;

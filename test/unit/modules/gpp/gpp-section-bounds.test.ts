@@ -9,8 +9,8 @@ import {
 } from '@iabgpp/cmpapi';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gppBoundsError } from '../../../../src/modules/sites/gpp-bounds.ts';
-import { MAX_EXPANDED_IDS } from '../../../../src/modules/sites/gpp-section-bounds.ts';
+import { gppBoundsError } from '../../../../src/modules/gpp/gpp-bounds.ts';
+import { MAX_EXPANDED_IDS } from '../../../../src/modules/gpp/gpp-section-bounds.ts';
 import { hostileTcfEuGpp, tcfEuGpp } from '../../../helpers/gpp.ts';
 
 /**

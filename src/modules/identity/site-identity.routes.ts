@@ -1,11 +1,16 @@
 import type { onRequestHookHandler } from 'fastify';
 import { Envelope, envelope, Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
-import { IdentityAnswer, IdentityBody } from '../identity/identity.schemas.ts';
-import type { IdentityService } from '../identity/identity.service.ts';
-import { preflightRoute, requireAllowedOrigin } from './site-origin-hooks.ts';
-import { publicProblems, siteOf, tags } from './site-requests.ts';
-import { SiteParams } from './sites.schemas.ts';
+import { SiteParams } from '../sites/sites.schemas.ts';
+import {
+  preflightRoute,
+  publicProblems,
+  requireAllowedOrigin,
+  siteOf,
+  tags,
+} from '../sites/sites.service.ts';
+import { IdentityAnswer, IdentityBody } from './identity.schemas.ts';
+import type { IdentityService } from './identity.service.ts';
 
 const IDENTITY = '/v1/public/sites/:siteKey/identity';
 

@@ -6,7 +6,7 @@ import {
   gppBoundsError,
   MAX_SECTION_ID,
   MAX_SECTIONS,
-} from '../../../../src/modules/sites/gpp-bounds.ts';
+} from '../../../../src/modules/gpp/gpp-bounds.ts';
 
 /** A GPP header for these section ids, by the IAB library's own encoder. */
 function header(ids: number[]): string {

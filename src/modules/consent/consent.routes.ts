@@ -1,0 +1,116 @@
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import { apiDate } from '../../platform/http/dates.ts';
+import { ipPrefix } from '../../platform/http/ip.ts';
+import { Envelope, envelope, Problem } from '../../platform/http/schemas.ts';
+import type { App } from '../../platform/http/types.ts';
+import { siteIdempotencyOwner } from '../../platform/idempotency/idempotency.scope.ts';
+import type { DecisionOutcome, Metrics } from '../../platform/metrics/metrics.ts';
+import { RegionQuery, SiteParams } from '../sites/sites.schemas.ts';
+import {
+  locationOf,
+  preflightRoute,
+  publicProblems,
+  requireAllowedOrigin,
+  siteOf,
+  tags,
+} from '../sites/sites.service.ts';
+import { PreferencesBody, PreferencesProblem, PreferencesReceipt } from './consent.schemas.ts';
+import type { ConsentService } from './consent.service.ts';
+
+/**
+ * What a customer's pages post of their visitors' decisions (preferences). Only browsers on a
+ * registered origin may post (a JSON POST has its CORS preflight); `publicHooks` (the sites
+ * module's) rate limit them and resolve their site first. The handler makes one call: the consent
+ * service records the decision and says how the analytics count it.
+ */
+export function consentRoutes(
+  app: App,
+  deps: {
+    consent: Pick<ConsentService, 'commitStaged' | 'recordPreferences' | 'close'>;
+    metrics: Pick<Metrics, 'decisionRecorded'>;
+    publicHooks: onRequestHookHandler[];
+  },
+) {
+  const { consent, metrics, publicHooks } = deps;
+  app.addHook('onClose', () => consent.close());
+  // A decision this process recorded, counted once its 201 is sent (a replayed 201 runs no handler).
+  const outcomes = new WeakMap<FastifyRequest, DecisionOutcome>();
+
+  const preflight = (url: string, operationId: string) => preflightRoute(app, url, operationId, publicHooks);
+
+  preflight('/v1/public/sites/:siteKey/preferences', 'preflightPreferences');
+
+  app.post(
+    '/v1/public/sites/:siteKey/preferences',
+    {
+      config: {
+        auth: 'public',
+        idempotency: {
+          owner: (request) => {
+            const { channel } = siteOf(request);
+            // The stored 201 holds the receipt token: sealed with the visitor's own subjectId, which
+            // is never stored, so only a retry of the same body (the same subjectId) opens it.
+            const { subjectId } = request.body as { subjectId: string };
+            return siteIdempotencyOwner(
+              channel.siteKey,
+              channel.organizationId,
+              channel.environment,
+              `subject:${subjectId}`,
+            );
+          },
+          // The event is staged, and committed with the key's record in the evidence group commit:
+          // this module's committer, registered with the idempotency layer here.
+          commitStaged: consent.commitStaged,
+        },
+      },
+      onRequest: [...publicHooks, requireAllowedOrigin],
+      onResponse: async (request, reply) => {
+        const outcome = outcomes.get(request);
+        if (outcome && reply.statusCode === 201) metrics.decisionRecorded(outcome);
+      },
+      schema: {
+        operationId: 'recordPreferences',
+        tags,
+        summary: "Record a visitor's consent decision as evidence",
+        params: SiteParams,
+        querystring: RegionQuery,
+        body: PreferencesBody,
+        response: {
+          201: Envelope(PreferencesReceipt),
+          400: Problem,
+          401: Problem,
+          403: Problem,
+          409: Problem,
+          413: Problem,
+          415: Problem,
+          422: PreferencesProblem,
+          ...publicProblems,
+        },
+      },
+    },
+    async (request, reply) => {
+      const userAgent = request.headers['user-agent'];
+      const { row, outcome, receiptUrl } = await consent.recordPreferences(
+        siteOf(request),
+        request.body,
+        {
+          origin: new URL(request.headers.origin as string).origin,
+          userAgent: typeof userAgent === 'string' && userAgent !== '' ? userAgent : null,
+          ipPrefix: ipPrefix(request.ip),
+          location: locationOf(request),
+          // Browsers with GPC on send it with every request (an opt-out in opt-out regions).
+          secGpc: request.headers['sec-gpc'] === '1',
+        },
+        // With an Idempotency-Key the event is staged, and committed with the key's record.
+        request.unitOfWork,
+      );
+      outcomes.set(request, outcome);
+      reply.code(201);
+      return envelope({
+        id: row.id,
+        recordedAt: apiDate(row.recordedAt),
+        receipt: { hash: row.receiptHash, url: receiptUrl },
+      });
+    },
+  );
+}

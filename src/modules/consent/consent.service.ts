@@ -1,0 +1,224 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Static } from '@sinclair/typebox';
+import type { Clock } from '../../platform/clock.ts';
+import type { UnitOfWork } from '../../platform/db/unit-of-work.ts';
+import { validationFailed } from '../../platform/http/errors.ts';
+import type { VisitorConfig } from '../channels/channels.service.ts';
+import type { EvidenceService, RecordedEvent, RecordInput } from '../evidence/evidence.service.ts';
+import type { Decision, DecisionOutcome, EvidenceTcf } from '../evidence/evidence.tables.ts';
+import { createGppDecoder, type GppDecoder, gppDecodeError } from '../gpp/gpp.service.ts';
+import type { IdentityService } from '../identity/identity.service.ts';
+import { resolveRegime } from '../regions/regions.service.ts';
+import type { Site, SitesService } from '../sites/sites.service.ts';
+import { acStringProblems } from '../tcf/additional-consent.service.ts';
+import type { TcStringContext, TcStringProblem } from '../tcf/tcf.service.ts';
+import type { PreferencesBody } from './consent.schemas.ts';
+import { decisionOutcome, resolveDecisions } from './decisions.ts';
+
+export type PreferencesInput = Static<typeof PreferencesBody>;
+
+/** What the request itself tells about a decision (never from the body). */
+export interface RequestFacts {
+  origin: string;
+  userAgent: string | null;
+  ipPrefix: string | null;
+  /** Where the visitor is (the sites service resolves the region from it). */
+  location: { declared: string | undefined; headers: IncomingHttpHeaders; ip: string | undefined };
+  /** The request carried `Sec-GPC: 1`: the browser's Global Privacy Control signal. */
+  secGpc: boolean;
+}
+
+/** A recorded decision: its event, how the analytics count it, and the visitor's receipt address. */
+export interface RecordedDecision extends RecordedEvent {
+  outcome: DecisionOutcome;
+  receiptUrl: string;
+}
+
+/**
+ * Checks a decision's TC string: the tcf module's (tc-string.ts, wired in services.ts). The summary
+ * the evidence keeps, or why the string is refused.
+ */
+export interface TcStringChecker {
+  check(
+    value: string,
+    context: TcStringContext,
+  ): Promise<{ tcf: EvidenceTcf; problems?: never } | { problems: TcStringProblem[] }>;
+}
+
+/**
+ * A visitor's decision, from the request to the evidence event (docs/decisions/sites-and-evidence.md):
+ * the notice it answered, its decisions as recorded, its GPP and TC strings checked, its outcome
+ * for the analytics, then the evidence module's write (or its stage, committed by the idempotency
+ * layer with the key's record through `commitStaged`).
+ */
+export function createConsentService(deps: {
+  sites: Pick<SitesService, 'noticeAnswered' | 'regionOf'>;
+  evidence: Pick<EvidenceService, 'write' | 'stage' | 'commitStaged'>;
+  tcStrings: TcStringChecker;
+  /** Signed-in visitors: whose account an identity token names. */
+  identity: Pick<IdentityService, 'accountOf'>;
+  clock: Clock;
+  baseUrl: string;
+  /** The GPP decoders (gpp-decoder.ts); by default its own, started on the first GPP string. */
+  gppDecoder?: GppDecoder;
+}) {
+  const { sites, evidence, clock, baseUrl } = deps;
+  const gppDecoder = deps.gppDecoder ?? createGppDecoder();
+
+  /** The receipt address (docs/receipts.md) only the visitor receives (its token is a capability). */
+  const receiptUrl = (event: RecordedEvent): string =>
+    `${baseUrl}/v1/public/receipts/${event.row.id}?token=${encodeURIComponent(event.receiptToken)}`;
+
+  /**
+   * A decision's GPP string against the notice it answered: only a channel with a gppCmpId uses GPP
+   * (its SDK provides the GPP API); elsewhere a string is a 422 and is never decoded. Decisions
+   * without one pay nothing.
+   */
+  async function checkGppString(site: Site, notice: VisitorConfig, value: string): Promise<void> {
+    if (notice.gppCmpId === null) {
+      throw validationFailed([
+        {
+          path: '/gppString',
+          message: `was sent, but configVersion ${notice.configVersion} of this channel has no gppCmpId: it does not use GPP`,
+        },
+      ]);
+    }
+    const { organizationId, siteKey } = site.channel;
+    const problem = await gppDecodeError(gppDecoder, value, { organizationId, siteKey });
+    if (problem) throw validationFailed([{ path: '/gppString', message: problem }]);
+  }
+
+  /**
+   * A decision's TC string against the notice it answered (that version's TCF settings, none: 422)
+   * and the decisions recorded for it: the tcf module's rules, each refusal naming its rule. Only
+   * called when a string was sent; decisions without one pay nothing. Reads only what is in memory
+   * (the notice, the clock; the vendor list's policy version once per version and process).
+   */
+  async function checkedTcString(
+    notice: VisitorConfig,
+    value: string,
+    decisions: Record<string, Decision>,
+  ): Promise<EvidenceTcf> {
+    if (!notice.tcf) {
+      throw validationFailed([
+        {
+          path: '/tcString',
+          message: `was sent, but configVersion ${notice.configVersion} of this channel has no TCF settings`,
+        },
+      ]);
+    }
+    const checked = await deps.tcStrings.check(value, {
+      cmpId: notice.tcf.cmpId,
+      vendorIds: notice.tcf.vendorIds,
+      consentMaxAgeDays: notice.consentMaxAgeDays,
+      purposes: notice.purposes,
+      decisions,
+      publisherRestrictions: notice.tcf.publisherRestrictions ?? [],
+      now: clock.now(),
+    });
+    if (checked.problems !== undefined) {
+      throw validationFailed(
+        checked.problems.map(({ message, rule }) =>
+          rule ? { path: '/tcString', code: rule, message } : { path: '/tcString', message },
+        ),
+      );
+    }
+    return checked.tcf;
+  }
+
+  /**
+   * A decision's Google Additional Consent string, kept in the evidence beside the TC string it came
+   * with: refused (422) without one, on a notice without googleAdditionalConsent, in another format
+   * than version 2, or naming a provider the notice does not list.
+   */
+  function withAddtlConsent(notice: VisitorConfig, tcf: EvidenceTcf | null, value: string): EvidenceTcf {
+    const providerIds = notice.tcf?.googleAdditionalConsent?.providerIds ?? null;
+    const problems =
+      tcf === null
+        ? [{ rule: 'ac_not_expected' as const, message: 'was sent without a tcString' }]
+        : acStringProblems(value, providerIds);
+    if (problems.length > 0 || tcf === null) {
+      throw validationFailed(
+        problems.map(({ rule, message }) => ({ path: '/addtlConsent', code: rule, message })),
+      );
+    }
+    return { ...tcf, addtlConsent: value };
+  }
+
+  return {
+    /** Stops the GPP decoders (the app is closing). */
+    close: () => gppDecoder.close(),
+
+    /**
+     * The preferences route's idempotent commit (RouteIdempotency.commitStaged): its staged consent
+     * events with the key's record, in the evidence module's group commit.
+     */
+    commitStaged: evidence.commitStaged,
+
+    /**
+     * Records a visitor's decision: staged in `unit` when the caller commits it (a write with an
+     * Idempotency-Key, see RouteIdempotency.commitStaged), else written before this resolves.
+     */
+    async recordPreferences(
+      site: Site,
+      input: PreferencesInput,
+      facts: RequestFacts,
+      unit: UnitOfWork | null,
+    ): Promise<RecordedDecision> {
+      // Only a decision sent with a token pays for its check (the keys are cached per channel).
+      const accountId =
+        input.identityToken === undefined
+          ? null
+          : await deps.identity.accountOf(site.channel, input.identityToken);
+      const notice = await sites.noticeAnswered(site, input.configVersion);
+      if (input.gppString !== undefined) await checkGppString(site, notice, input.gppString);
+      const region = sites.regionOf(site, facts.location);
+      // The regime of the notice the visitor answered, where the visitor was.
+      const regime = resolveRegime(notice.regionRules, region.code);
+      const gpc = (input.gpc ?? false) || facts.secGpc;
+      const source = input.source ?? 'banner';
+      const decisions = resolveDecisions(notice, {
+        decisions: input.decisions,
+        gpc,
+        // Where the visitor may opt back in (opt-out regions), an explicit choice wins over the
+        // signal; the SDK's own record of the signal (source gpc), and opt-in regions, deny.
+        explicitChoiceWins: regime === 'opt-out' && source !== 'gpc',
+      });
+      // Checked against the decisions as recorded: a string must not grant what they deny.
+      const checkedTcf =
+        input.tcString === undefined ? null : await checkedTcString(notice, input.tcString, decisions);
+      const tcf =
+        input.addtlConsent === undefined
+          ? checkedTcf
+          : withAddtlConsent(notice, checkedTcf, input.addtlConsent);
+      const decision: RecordInput = {
+        channel: site.channel,
+        // A signed-in visitor's decision is the account's: its id, never stored, is pseudonymized.
+        subjectKind: accountId === null ? 'device' : 'account',
+        subjectId: accountId ?? input.subjectId,
+        decisions,
+        configVersion: notice.configVersion,
+        policyVersion: notice.privacyPolicy.version,
+        source,
+        language: input.language ?? null,
+        gpc,
+        origin: facts.origin,
+        userAgent: facts.userAgent,
+        ipPrefix: facts.ipPrefix,
+        region,
+        regime,
+        gppString: input.gppString ?? null,
+        tcString: input.tcString ?? null,
+        tcf,
+        // Only a GPC decision can have honoured the signal.
+        gpcHonoredShown: gpc && input.gpcHonoredShown === true,
+        // Computed once, here, from the notice answered: the analytics statement reads it.
+        outcome: decisionOutcome(notice.purposes, decisions),
+      };
+      const event = await (unit ? evidence.stage(unit, decision) : evidence.write(decision));
+      return { ...event, outcome: decision.outcome, receiptUrl: receiptUrl(event) };
+    },
+  };
+}
+
+export type ConsentService = ReturnType<typeof createConsentService>;

@@ -1,0 +1,8 @@
+/**
+ * GPP (IAB Global Privacy Platform, docs/decisions/gpp-decoding.md): the check of a decision's GPP
+ * string (gpp.ts, decoded in child processes by gpp-decoder.ts) and the stub a GPP channel's
+ * snippet carries (gpp-stub.ts). What other modules use of it.
+ */
+export { gppDecodeError } from './gpp.ts';
+export { createGppDecoder, type GppDecoder, type GppOwner } from './gpp-decoder.ts';
+export { gppStub } from './gpp-stub.ts';
