@@ -41,7 +41,7 @@ async function bundle(entry: string, define: Record<string, string> = {}): Promi
     minify: true,
     format: 'iife',
     platform: 'browser',
-    target: ['es2019'],
+    target: ['es2020'],
     legalComments: 'none',
     define,
     write: false,

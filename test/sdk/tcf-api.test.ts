@@ -57,7 +57,7 @@ async function sdkWith(filter: RegExp, contents: string): Promise<string> {
     bundle: true,
     minify: true,
     format: 'iife',
-    target: ['es2019'],
+    target: ['es2020'],
     legalComments: 'none',
     write: false,
     plugins: [replace],

@@ -9,7 +9,7 @@ import type { PageServer } from './harness.ts';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /**
- * A test entry bundled the way sdk/build.ts bundles the SDK (esbuild, IIFE, es2019): the real
+ * A test entry bundled the way sdk/build.ts bundles the SDK (esbuild, IIFE, es2020): the real
  * layers module and IAB's GVL class, started from the page with a vendor list the test made.
  * `window.tcfChoices` records what the layers report.
  */
@@ -40,7 +40,7 @@ export async function buildLayersBundle(): Promise<{ code: string; layersGzipByt
     minify: true,
     format: 'iife' as const,
     platform: 'browser' as const,
-    target: ['es2019'],
+    target: ['es2020'],
     legalComments: 'none' as const,
     write: false,
     logLevel: 'silent' as const,

@@ -26,7 +26,7 @@ async function bundle(): Promise<string> {
     minify: true,
     format: 'iife',
     platform: 'browser',
-    target: ['es2019'],
+    target: ['es2020'],
     write: false,
     logLevel: 'silent',
   });
