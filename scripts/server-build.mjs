@@ -40,7 +40,7 @@ const serverInputs = () => [
 const sdkInputs = () => [
   ...filesUnder(path.join(ROOT, 'sdk', 'src'), () => true),
   path.join(ROOT, 'sdk', 'build.ts'),
-  path.join(ROOT, 'src', 'modules', 'sites', 'bundle-encodings.ts'),
+  path.join(ROOT, 'src', 'platform', 'http', 'bundle-encodings.ts'),
 ];
 
 const stampIs = (file, hash) => fs.existsSync(file) && fs.readFileSync(file, 'utf8') === hash;
