@@ -113,6 +113,7 @@ describe.skipIf(browserSkipReason !== null)('TCF layers in Chromium', () => {
         specialFeatureOptins: [1, 2],
         decisions: { necessary: 'granted', analytics: 'granted' },
         consentScreen: 1, // made on the first layer (issue 41)
+        acConsents: [], // no Google Additional Consent providers on this channel
       },
     });
     expect(rejected).toEqual({
@@ -231,6 +232,7 @@ describe.skipIf(browserSkipReason !== null)('TCF layers in Chromium', () => {
       specialFeatureOptins: [1],
       decisions: { necessary: 'granted', analytics: 'granted' },
       consentScreen: 2, // made on the second layer (issue 41)
+      acConsents: [], // no Google Additional Consent providers on this channel
     };
     expect(await h.choices(page)).toEqual([{ action: 'save', choice: custom }]);
 
