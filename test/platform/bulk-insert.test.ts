@@ -37,6 +37,7 @@ function event(organizationId: string, overrides: Partial<EvidenceRow> = {}): Ev
     tcf: null,
     subjectKind: 'account',
     gpcHonoredShown: null,
+    outcome: null,
     recordedAt: new Date('2026-11-21T10:00:00Z'),
     receiptHash: 'f'.repeat(64),
     receiptTokenHash: null,
