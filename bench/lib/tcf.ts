@@ -38,6 +38,8 @@ export async function prepareTcf(
     });
     const services = createServices({ store, clock: systemClock, config });
     const quiet = { warn: () => {}, info: () => {} };
+    // The mirror fetches only once the list is asked for (or a channel uses TCF): this bench asks.
+    await services.tcf.requestFetch();
     await services.tcf.mirror.run(quiet as never);
     const app = await buildApp({ config, store, clock: systemClock, services, logger: false });
     const call = async (method: 'GET' | 'POST', url: string, payload?: object) => {
