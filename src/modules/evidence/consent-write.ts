@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Store } from '../../platform/db/store.ts';
+import type { Statement, Store } from '../../platform/db/store.ts';
 import { recordKeyId } from '../../platform/idempotency/idempotency.repo.ts';
 import type { StagedCommitOutcome } from '../../platform/idempotency/idempotency.scope.ts';
 import type { IdempotencyRecord } from '../../platform/idempotency/idempotency.tables.ts';
@@ -65,14 +65,9 @@ function eventValues(e: EvidenceRow): Array<string | null> {
   ];
 }
 
-interface NamedStatement {
-  name: string;
-  sql: string;
-}
-
-/** A statement's name follows its text: a process never sends two texts under one name. */
-function namedStatement(sql: string): NamedStatement {
-  return { name: `consent_write_${createHash('sha256').update(sql).digest('hex').slice(0, 12)}`, sql };
+/** A statement named after its text: a process never sends two texts under one name. */
+function namedStatement(text: string): Statement {
+  return { name: `consent_write_${createHash('sha256').update(text).digest('hex').slice(0, 12)}`, text };
 }
 
 /**
@@ -87,13 +82,7 @@ export function createConsentWriteStatement(store: Store, outbox: OutboxJob | nu
   const withTc = namedStatement(consentWriteSql(outbox, { tcStrings: true }));
   const withoutTc = namedStatement(consentWriteSql(outbox, { tcStrings: false }));
 
-  const execute = ({ name, sql }: NamedStatement, values: unknown[]) =>
-    store.statement<{ key_no: number }>({ name, text: sql }, values);
-
   return {
-    /** The statement's text, with the TC-string upsert (tests and the bench print it). */
-    sql: withTc.sql,
-
     async run(writes: ConsentWrite[], now: Date): Promise<StagedCommitOutcome[]> {
       const outcomes: StagedCommitOutcome[] = writes.map(() => 'stored');
       const columns: Array<Array<string | null>> = Array.from({ length: CONSENT_WRITE_PARAMS - 1 }, () => []);
@@ -124,7 +113,7 @@ export function createConsentWriteStatement(store: Store, outbox: OutboxJob | nu
       });
       const carriesTc = writes.some((write) => write.rows.some((row) => row.tcString !== null));
       const statement = carriesTc ? withTc : withoutTc;
-      const rows = await execute(statement, [...columns, now.toISOString()]);
+      const rows = await store.statement<{ key_no: number }>(statement, [...columns, now.toISOString()]);
       const stored = new Set(rows.map((r) => Number(r.key_no)));
       writes.forEach((_, i) => {
         const keyNo = keyNoOfWrite[i];
