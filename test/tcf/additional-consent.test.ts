@@ -1,7 +1,7 @@
 import { GVL, TCModel, TCString } from '@iabtechlabtcf/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evidenceLeafHash } from '../../src/modules/evidence/leaf-hash.ts';
-import { acString, parseAcString } from '../../src/modules/tcf/additional-consent.service.ts';
+import { acString, parseAcString } from '../../src/shared/additional-consent.ts';
 import { download, requestExport } from '../exports/helpers.ts';
 import type { Tenant, TestApp } from '../helpers/app.ts';
 import { buildVendorList } from '../helpers/gvl.ts';

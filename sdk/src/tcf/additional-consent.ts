@@ -1,3 +1,4 @@
+import { acString, parseAcString } from '../../../src/shared/additional-consent.ts';
 import { h } from '../dom.ts';
 import type { TcfConfig } from '../types.ts';
 import { itemName, sectionHeading, toggle } from './layers/controls.ts';
@@ -16,21 +17,23 @@ export function acStringOf(
 ): string | undefined {
   const providers = tcf.googleAdditionalConsent?.providerIds?.filter((id) => !shown || shown.includes(id));
   if (!providers?.length) return undefined;
-  const given = providers.filter((id) => consented.includes(id));
-  return `2~${given.join('.')}~dv.${providers.filter((id) => !given.includes(id)).join('.')}`;
+  return acString(
+    providers.filter((id) => consented.includes(id)),
+    providers,
+  );
 }
 
-const listed = (text: string | undefined) => (text ? text.split('.').map(Number) : []);
+const parsed = (ac: string | undefined) => (ac ? parseAcString(ac) : null);
 
 /** The provider ids an AC string of ours consents to ([] for none or another string). */
 export function acConsentsOf(ac: string | undefined): number[] {
-  return listed(/^2~([\d.]*)~dv\./.exec(ac ?? '')?.[1]);
+  return parsed(ac)?.consented ?? [];
 }
 
 /** Every provider an AC string of ours names (consented or disclosed): those the visitor was shown. */
 export function acShownOf(ac: string | undefined): number[] {
-  const match = /^2~([\d.]*)~dv\.([\d.]*)$/.exec(ac ?? '');
-  return match ? [...listed(match[1]), ...listed(match[2])] : [];
+  const found = parsed(ac);
+  return found ? [...found.consented, ...found.disclosed] : [];
 }
 
 /** The section's words (English only for now: Google's list names providers in English). */

@@ -1,10 +1,10 @@
 /**
- * Google's Additional Consent string, version 2 (Google's "Additional Consent technical
- * specification"): `2~<consented provider ids>~dv.<disclosed provider ids>`, each list of ATP ids
- * separated by dots and possibly empty; a consented provider is not listed again as disclosed. The
- * server checks a posted string against that format and the channel's providers before the
- * evidence keeps it (docs/guides/tcf.md, "Google Additional Consent").
+ * The server's check of a posted Google Additional Consent string (its format:
+ * src/shared/additional-consent.ts) against the channel's providers, before the evidence keeps it
+ * (docs/guides/tcf.md, "Google Additional Consent").
  */
+
+import { parseAcString } from '../../shared/additional-consent.ts';
 
 export const AC_RULES = ['ac_invalid', 'ac_provider_not_selected', 'ac_not_expected'] as const;
 export type AcRule = (typeof AC_RULES)[number];
@@ -12,34 +12,6 @@ export type AcRule = (typeof AC_RULES)[number];
 export interface AcProblem {
   rule: AcRule;
   message: string;
-}
-
-export interface AcString {
-  consented: number[];
-  disclosed: number[];
-}
-
-const IDS = '(?:[1-9][0-9]{0,8}(?:\\.[1-9][0-9]{0,8})*)?';
-const FORMAT = new RegExp(`^2~(${IDS})~dv\\.(${IDS})$`);
-
-const idsOf = (text: string): number[] => (text === '' ? [] : text.split('.').map(Number));
-
-/** The two lists of a version 2 AC string, or null when it is not one (duplicates included). */
-export function parseAcString(value: string): AcString | null {
-  const match = FORMAT.exec(value);
-  if (!match) return null;
-  const consented = idsOf(match[1]);
-  const disclosed = idsOf(match[2]);
-  const all = [...consented, ...disclosed];
-  if (new Set(all).size !== all.length) return null;
-  return { consented, disclosed };
-}
-
-/** The version 2 AC string of a choice: consented providers, then the other disclosed ones. */
-export function acString(consented: readonly number[], disclosed: readonly number[]): string {
-  const given = new Set(consented);
-  const rest = disclosed.filter((id) => !given.has(id));
-  return `2~${[...consented].join('.')}~dv.${rest.join('.')}`;
 }
 
 /**
