@@ -8,7 +8,14 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildServer, sdkBuildIsCurrent, serverBuildIsCurrent, writeSdkStamp } from './server-build.mjs';
+import {
+  buildServer,
+  sdkBuildIsCurrent,
+  serverBuildIsCurrent,
+  tarballsAreCurrent,
+  writeSdkStamp,
+  writeTarballsStamp,
+} from './server-build.mjs';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ifChanged = process.argv.includes('--if-changed');
@@ -35,3 +42,24 @@ if (ifChanged && sdkBuildIsCurrent()) {
   writeSdkStamp();
 }
 fs.mkdirSync(path.join(ROOT, 'dist'), { recursive: true });
+
+// The npm packages as tarballs in dist/packages/, served at $BASE_URL/packages/ (nothing here can
+// publish to a registry). Packed again only when their sources changed, at install as at start. A
+// failure leaves the service working without them (GET /packages/ says so), so it warns, not fails.
+if (tarballsAreCurrent()) {
+  say('dist/packages is up to date with packages/');
+} else {
+  say('packing the npm packages into dist/packages (served at /packages/)…');
+  const started = Date.now();
+  const tsx = path.join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+  const result = spawnSync(process.execPath, [tsx, path.join(ROOT, 'packages', 'pack.ts')], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
+  if (result.status === 0) {
+    writeTarballsStamp();
+    say(`packed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  } else {
+    say('packing the npm packages failed: /packages/ will answer 404 until `npm run packages:pack` succeeds');
+  }
+}

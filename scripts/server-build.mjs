@@ -11,6 +11,8 @@ export const SERVER_DIR = path.join(ROOT, 'dist', 'server');
 export const SERVER_ENTRY = path.join(SERVER_DIR, 'main.js');
 const SERVER_STAMP = path.join(SERVER_DIR, '.sources.sha256');
 const SDK_STAMP = path.join(ROOT, 'sdk', 'dist', '.inputs.sha256');
+const TARBALLS_DIR = path.join(ROOT, 'dist', 'packages');
+const TARBALLS_STAMP = path.join(ROOT, 'dist', '.packages-inputs.sha256');
 const SELF = fileURLToPath(import.meta.url);
 
 function filesUnder(dir, keep) {
@@ -39,6 +41,8 @@ const serverInputs = () => [
 ];
 const sdkInputs = () => [
   ...filesUnder(path.join(ROOT, 'sdk', 'src'), () => true),
+  // The SDK imports the formats shared with the service (e.g. the Additional Consent string).
+  ...filesUnder(path.join(ROOT, 'src', 'shared'), isCode),
   path.join(ROOT, 'sdk', 'build.ts'),
   path.join(ROOT, 'src', 'platform', 'http', 'bundle-encodings.ts'),
 ];
@@ -53,6 +57,21 @@ export const sdkBuildIsCurrent = () =>
   stampIs(SDK_STAMP, hashFiles(sdkInputs()));
 
 export const writeSdkStamp = () => fs.writeFileSync(SDK_STAMP, hashFiles(sdkInputs()));
+
+// The npm packages' tarballs (packages/pack.ts): their own sources, the SDK's and the typed client's
+// they are bundled from, and the formats shared with the service.
+const isPackageSource = (file) => !/[/\\](dist|node_modules)[/\\]/.test(file);
+const tarballInputs = () => [
+  ...filesUnder(path.join(ROOT, 'packages'), isPackageSource),
+  ...filesUnder(path.join(ROOT, 'sdk', 'src'), () => true),
+  ...filesUnder(path.join(ROOT, 'clients', 'typescript', 'src'), () => true),
+  ...filesUnder(path.join(ROOT, 'src', 'shared'), isCode),
+];
+
+export const tarballsAreCurrent = () =>
+  fs.existsSync(path.join(TARBALLS_DIR, 'index.json')) && stampIs(TARBALLS_STAMP, hashFiles(tarballInputs()));
+
+export const writeTarballsStamp = () => fs.writeFileSync(TARBALLS_STAMP, hashFiles(tarballInputs()));
 
 /**
  * Bundles src/main.ts with its own modules (packages stay imports of node_modules), split at each

@@ -40,6 +40,7 @@ import { healthRoutes } from './platform/http/health.ts';
 import { trustProxyFunction } from './platform/http/ip.ts';
 import { lazySerializerFactory, lazyValidatorCompiler } from './platform/http/lazy-compilers.ts';
 import { loggerOptions, requestLogSerializer } from './platform/http/logging.ts';
+import { packageTarballRoutes } from './platform/http/package-tarballs.ts';
 import { requestIdFor } from './platform/http/request-id.ts';
 import { installIdempotency } from './platform/idempotency/idempotency.hooks.ts';
 import { installObservability } from './platform/metrics/observability.ts';
@@ -164,6 +165,7 @@ export async function buildApp(deps: AppDeps) {
   installIdempotency(app, { store, clock, docsUrl: config.docsUrl });
   await installDocs(app);
   guideRoutes(app);
+  packageTarballRoutes(app, { baseUrl: config.baseUrl });
   healthRoutes(app, { store });
   consoleRoutes(app, {
     sessions: services.sessions,

@@ -9,10 +9,9 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { buildPackage, PACKAGES } from '../../packages/build.ts';
+import { packPackages } from '../../packages/pack.ts';
 
 const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, '../..');
 /** The repository's TypeScript: the app type-checks with it instead of installing its own. */
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
@@ -40,17 +39,9 @@ export async function installThrowawayApp(
   options: { packages?: string[]; registry?: string[] } = {},
 ): Promise<ThrowawayApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-packages-'));
-  const tarballs: string[] = [];
-  for (const name of options.packages ?? Object.keys(PACKAGES)) {
-    // Built and packed from a copy, so test files running at once never share (or delete) a dist.
-    const staged = path.join(dir, 'staged', name);
-    fs.mkdirSync(staged, { recursive: true });
-    for (const file of ['package.json', 'README.md', 'LICENSE'])
-      fs.copyFileSync(path.join(ROOT, 'packages', name, file), path.join(staged, file));
-    await buildPackage(name, staged);
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: staged });
-    tarballs.push(path.join(dir, JSON.parse(stdout)[0].filename));
-  }
+  // Built and packed from copies (packages/pack.ts), so test files running at once never share a dist.
+  const packed = await packPackages(path.join(dir, 'staged'), dir, options.packages);
+  const tarballs = packed.map((p) => path.join(dir, p.file));
   const app = path.join(dir, 'app');
   fs.mkdirSync(app);
   fs.writeFileSync(

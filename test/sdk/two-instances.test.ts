@@ -65,10 +65,7 @@ describe.skipIf(browserSkipReason !== null)('two SDK instances on one page', () 
     // The two configurations load in parallel, so either banner may be drawn first: "Accept all"
     // in the second one decides for its own site alone, whichever that is.
     const decisions = () =>
-      page.evaluate(() => {
-        const w = window as unknown as Record<'a1' | 'b', { getDecisions(): unknown }>;
-        return [w.a1.getDecisions(), w.b.getDecisions()];
-      });
+      page.evaluate('[window.a1.getDecisions(), window.b.getDecisions()]') as Promise<unknown[]>;
     await page.locator(BANNER).nth(1).locator(action('accept-all')).click();
     await expect.poll(() => page.locator(BANNER).count()).toBe(1);
     const afterFirst = await decisions();
