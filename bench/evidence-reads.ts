@@ -10,7 +10,7 @@
  * 360 days of the channel: regions DE 50 %, GB 19 %, US subdivisions 20 %, US 10 %, FR 1 %; source
  * `api` 2 % (the rest banner); analytics granted on a third. On the partitioned side the months they
  * fall in are made first, as the job would have made them ahead. Then each side's service answers, in
- * turn, `--runs` sequential requests of each page (after one warm-up request) and of the lookups;
+ * turn (`--rounds` times, alternating), `--runs` sequential requests of each page (after one warm-up request) and of the lookups;
  * the figures are p50/p99 in ms.
  */
 import os from 'node:os';
@@ -25,6 +25,7 @@ const { values: flags } = parseArgs({
     before: { type: 'string' },
     events: { type: 'string', default: '1000000' },
     runs: { type: 'string', default: '100' },
+    rounds: { type: 'string', default: '3' },
   },
 });
 const EVENTS = Number(flags.events);
@@ -156,6 +157,9 @@ async function measure(s: Side) {
 const sides: Side[] = [];
 if (flags.before) sides.push(await side('before', path.resolve(flags.before)));
 sides.push(await side('after', ROOT));
-const results: Record<string, unknown> = {};
-for (const s of sides) results[s.label] = await measure(s);
+// The sides take turns, round by round, so a change of the machine's load falls on both.
+const results: Record<string, unknown[]> = {};
+for (let round = 0; round < Number(flags.rounds); round++) {
+  for (const s of sides) results[s.label] = [...(results[s.label] ?? []), await measure(s)];
+}
 console.log(JSON.stringify({ events: EVENTS, runs: RUNS, loadavg: os.loadavg(), results }, null, 2));
