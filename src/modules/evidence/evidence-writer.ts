@@ -7,6 +7,7 @@ import type { IdempotencyRecord } from '../../platform/idempotency/idempotency.t
 import type { OutboxJob } from './consent-write.sql.ts';
 import { type ConsentWrite, createConsentWriteStatement } from './consent-write.ts';
 import type { EvidenceRow } from './evidence.tables.ts';
+import { createPartitionsFor, isMissingPartition } from './partitions.ts';
 
 /** Most writes in one statement: a failed batch is retried item by item, so it stays short. */
 const MAX_BATCH = 128;
@@ -37,7 +38,19 @@ export function createEvidenceWriter(deps: { store: Store; clock: Clock; outbox:
   const statement = createConsentWriteStatement(store, deps.outbox);
 
   const groupCommit = createGroupCommit({
-    commit: (writes: ConsentWrite[]) => statement.run(writes, clock.now()),
+    commit: async (writes: ConsentWrite[]) => {
+      try {
+        return await statement.run(writes, clock.now());
+      } catch (error) {
+        // A live event whose month has no partition yet: make it and write again (partitions.ts).
+        if (!isMissingPartition(error)) throw error;
+        await createPartitionsFor(
+          store,
+          writes.flatMap((w) => w.rows),
+        );
+        return statement.run(writes, clock.now());
+      }
+    },
     maxBatch: MAX_BATCH,
     maxInFlight: MAX_IN_FLIGHT[store.kind],
     minBatchWhileBusy: MIN_BATCH_WHILE_BUSY,

@@ -15,6 +15,7 @@ import { type EvidenceFilters, type EvidenceScope, evidenceRepo } from './eviden
 import type { Decision, DecisionOutcome, EvidenceRow, EvidenceTcf } from './evidence.tables.ts';
 import { createEvidenceWriter } from './evidence-writer.ts';
 import { evidenceCanonicalBytes, leafHashOf } from './leaf-hash.ts';
+import { createPartitionsAhead } from './partitions.ts';
 import { accountPseudonymOf, pseudonymOf } from './pseudonym.ts';
 import { purgeExpiredEvidence } from './retention.ts';
 
@@ -259,6 +260,9 @@ export function createEvidenceService(deps: {
      * `evidence.retention` task.
      */
     purgeExpired: () => purgeExpiredEvidence({ store, clock }),
+
+    /** Makes the partitions ahead (current and next live months and more), as the service starts. */
+    createPartitionsAhead: () => createPartitionsAhead({ store, clock }),
 
     /** Consent state reads and the backfill of events older than the state table. */
     consentState: createConsentStateReader({

@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Clock } from '../../platform/clock.ts';
+import { pgErrorOf } from '../../platform/db/pg-errors.ts';
 import { readRows, rowsOf } from '../../platform/db/rows.ts';
 import type { Store, Tx } from '../../platform/db/store.ts';
 import { consentStateRepo, type PurgedEvent } from './consent-state.repo.ts';
@@ -8,8 +9,10 @@ import { evidenceRepo } from './evidence.repo.ts';
 /**
  * evidence_events is partitioned by environment, then by time (migration `evidence_partitions`): test
  * events by the UTC hour (`evidence_events_test_pYYYYMMDDHH`), live ones by the UTC month
- * (`evidence_events_live_pYYYYMM`), and each environment has a DEFAULT partition for an event outside
- * the partitions made so far. The retention job keeps partitions made ahead and drops the expired
+ * (`evidence_events_live_pYYYYMM`). The test side has a DEFAULT partition for an event outside the hours
+ * made so far; the live side has none (migration `evidence_live_no_default`: pages then read the months
+ * newest first), so its months are made at start, by the job, and by a write that finds none
+ * (createPartitionsFor). The retention job keeps partitions made ahead and drops the expired
  * ones whole: no row is updated, no dead tuple is left.
  */
 const HOUR = 3600_000;
@@ -160,5 +163,32 @@ async function forgetEvents(store: Store, table: string): Promise<void> {
       return events.length < REBUILD_BATCH;
     });
     if (done) return;
+  }
+}
+
+/** PostgreSQL's "no partition of relation … found for row" (an insert whose month has no partition). */
+export function isMissingPartition(error: unknown): boolean {
+  const info = pgErrorOf(error);
+  return info?.code === '23514' && info.constraint === undefined;
+}
+
+/**
+ * Makes the partitions that `rows` need. The live side has no DEFAULT partition (migration
+ * `evidence_live_no_default`), so a live event whose month was never made (the job stopped for
+ * months, or a clock far ahead) is refused by PostgreSQL; the writer then calls this and retries, so
+ * no write is lost. Test events still fall into their DEFAULT partition and need nothing here.
+ */
+export async function createPartitionsFor(
+  store: Store,
+  rows: readonly { environment: string; recordedAt: Date }[],
+) {
+  const months = new Set<string>();
+  for (const row of rows) {
+    if (row.environment !== 'live') continue;
+    const at = row.recordedAt;
+    months.add(new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1)).toISOString());
+  }
+  for (const month of months) {
+    await store.tx((tx) => tx.execute(sql`select evidence_partition_create('live', ${month}::timestamptz)`));
   }
 }
