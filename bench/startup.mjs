@@ -2,7 +2,8 @@
 // Start-up cost of `node bin/consent-service.mjs serve` on the embedded store: time to the
 // "listening on" line, CPU-seconds (user+sys, at ready and for the whole process including 1 s idle
 // and its shutdown, as the issue 44 figures were taken) and max RSS, for a first start (empty
-// DATA_DIR) and restarts. Usage: node bench/startup.mjs [--runs N] [--restarts N] [-- node flags…]
+// DATA_DIR) and restarts. Usage:
+//   node bench/startup.mjs [--runs N] [--restarts N] [--bin FILE] [-- node flags…]
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,6 +19,9 @@ const opt = (name, dflt) => {
   return i >= 0 && (dash < 0 || i < dash) ? Number(args[i + 1]) : dflt;
 };
 const runs = opt('--runs', 3);
+// --bin FILE: another CLI entry in bin/ (a before version, say: `git show main:bin/consent-service.mjs`).
+const binIndex = args.indexOf('--bin');
+const bin = binIndex >= 0 ? path.resolve(args[binIndex + 1]) : path.join(ROOT, 'bin/consent-service.mjs');
 const restarts = opt('--restarts', 2);
 const TICK = 100; // USER_HZ on Linux
 
@@ -29,11 +33,10 @@ function cpuOf(pid) {
 function once(dataDir, port) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(
-      '/usr/bin/time',
-      ['-f', '%U %S %M', process.execPath, ...nodeFlags, path.join(ROOT, 'bin/consent-service.mjs'), 'serve'],
-      { cwd: ROOT, env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' } },
-    );
+    const child = spawn('/usr/bin/time', ['-f', '%U %S %M', process.execPath, ...nodeFlags, bin, 'serve'], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    });
     let err = '';
     let ready = null;
     let cpuAtReady = null;
@@ -69,7 +72,7 @@ for (let i = 0; i < runs; i++) {
   }
 }
 console.log(
-  `node ${process.version} flags [${nodeFlags.join(' ')}], ${runs} runs, load ${os
+  `node ${process.version} ${path.relative(ROOT, bin)} flags [${nodeFlags.join(' ')}], ${runs} runs, load ${os
     .loadavg()
     .map((l) => l.toFixed(2))
     .join(' ')}`,
