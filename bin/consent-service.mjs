@@ -4,6 +4,7 @@
 // `npm install` and rebuilt by `npm start` when src/ changed), or, when that build is missing or
 // older than src/, the TypeScript sources through tsx.
 import module from 'node:module';
+import v8 from 'node:v8';
 import { forwardToServer } from '../src/cli/control-client.mjs';
 import { answerWithoutLoading } from '../src/cli/usage.mjs';
 
@@ -17,6 +18,16 @@ if (answer) {
   const forwarded = await forwardToServer(argv, process.env);
   if (forwarded !== null) process.exitCode = forwarded;
   else {
+    // The embedded store (PGlite) is PostgreSQL compiled to WebAssembly (about 9 MB of code). By
+    // default V8 compiles it with its baseline compiler (Liftoff) and then recompiles the functions
+    // that run often with its optimizing one (TurboFan): at start-up, while PGlite opens the data
+    // directory and the migrations are checked, that recompiling was about 1 CPU-second of a 3.8
+    // CPU-second restart and ~90 MB of memory. Liftoff only: a restart costs about 2.7 CPU-seconds
+    // and 300 MB; PGlite's own statements run somewhat slower afterwards (10-30% in a
+    // transaction loop, noisy; bench/startup.mjs and the README's start-up section). PostgreSQL
+    // (DATABASE_URL) loads no WebAssembly, so nothing changes there. Set before any module is
+    // compiled: V8 reads the flag when it compiles PGlite's module.
+    if (!process.env.DATABASE_URL) v8.setFlagsFromString('--liftoff-only');
     const { serverBuildIsCurrent, serverEntryUrl } = await import('../scripts/server-build.mjs');
     if (serverBuildIsCurrent()) {
       // Node 22.1+: V8 keeps the compiled code of the modules (the service and node_modules) on
