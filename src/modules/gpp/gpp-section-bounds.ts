@@ -23,6 +23,8 @@
  * back the same bits, as the older fixed layout, and then the Fibonacci one again: it is counted so.
  */
 
+import { Bits, BitsEnded, base64urlValues } from '../../shared/base64url-bits.ts';
+
 /**
  * How many vendor ids a whole GPP string may make the decoder expand. The tcfeuv2 section is a TC
  * string, which the TC string checks bound the same way (20,000: a string of this service's CMP
@@ -41,8 +43,6 @@ const TCF_CA_CORE_FIXED_BITS = 199;
 /** The segment type (3 bits) that starts every other segment. */
 const SEGMENT_TYPE_BITS = 3;
 
-const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-const VALUES = new Map([...BASE64URL].map((char, value) => [char, value]));
 /** Fibonacci weights (1, 2, 3, 5, …) up to the first above MAX_VENDOR_ID. */
 const WEIGHTS: number[] = [1, 2];
 while (WEIGHTS[WEIGHTS.length - 1] <= MAX_VENDOR_ID) {
@@ -51,49 +51,20 @@ while (WEIGHTS[WEIGHTS.length - 1] <= MAX_VENDOR_ID) {
 
 class Refused extends Error {}
 const aboveMaxId = () => new Refused(`its sections name a vendor id above ${MAX_VENDOR_ID}`);
-/** The bits ran out: the library refuses the field there, having expanded only what came before. */
-class Ended extends Error {}
-
-/** A segment's bits, read on demand from its base64url values (6 bits each, high bit first). */
-class Bits {
-  private position = 0;
-  private readonly length: number;
-  constructor(private readonly values: Uint8Array) {
-    this.length = values.length * 6;
-  }
-
-  bit(): number {
-    if (this.position >= this.length) throw new Ended();
-    const value = this.values[(this.position / 6) | 0];
-    const shift = 5 - (this.position % 6);
-    this.position++;
-    return (value >> shift) & 1;
-  }
-
-  int(width: number): number {
-    let value = 0;
-    for (let i = 0; i < width; i++) value = value * 2 + this.bit();
-    return value;
-  }
-
-  skip(width: number): void {
-    if (this.position + width > this.length) throw new Ended();
-    this.position += width;
-  }
-
-  /** A Fibonacci code word (ends at the first two 1s in a row); refused once its value passes `max`. */
-  fibonacci(max: number): number {
-    let value = 0;
-    let previous = 0;
-    for (let i = 0; ; i++) {
-      const bit = this.bit();
-      if (bit === 1 && previous === 1) return value;
-      // The word goes on, and its last weighted bit is a 1: its value is at least this bit's weight.
-      if (i >= WEIGHTS.length || WEIGHTS[i] > max) throw aboveMaxId();
-      value += bit * WEIGHTS[i];
-      if (value > max) throw aboveMaxId();
-      previous = bit;
-    }
+/**
+ * A Fibonacci code word (ends at the first two 1s in a row); refused once its value passes `max`.
+ */
+function fibonacci(bits: Bits, max: number): number {
+  let value = 0;
+  let previous = 0;
+  for (let i = 0; ; i++) {
+    const bit = bits.bit();
+    if (bit === 1 && previous === 1) return value;
+    // The word goes on, and its last weighted bit is a 1: its value is at least this bit's weight.
+    if (i >= WEIGHTS.length || WEIGHTS[i] > max) throw aboveMaxId();
+    value += bit * WEIGHTS[i];
+    if (value > max) throw aboveMaxId();
+    previous = bit;
   }
 }
 
@@ -125,9 +96,9 @@ const fibonacciRangeList: RangeList = (bits, expansion) => {
   let last = 0;
   for (let i = 0; i < entries; i++) {
     const isRange = bits.bit() === 1;
-    last += bits.fibonacci(MAX_VENDOR_ID - last);
+    last += fibonacci(bits, MAX_VENDOR_ID - last);
     if (isRange) {
-      const length = bits.fibonacci(MAX_VENDOR_ID - last);
+      const length = fibonacci(bits, MAX_VENDOR_ID - last);
       last += length;
       expansion.add(length + 1);
     } else expansion.add(1);
@@ -158,7 +129,7 @@ function reading(values: Uint8Array, read: (bits: Bits) => void): void {
   try {
     read(new Bits(values));
   } catch (error) {
-    if (!(error instanceof Ended)) throw error;
+    if (!(error instanceof BitsEnded)) throw error;
   }
 }
 
@@ -219,12 +190,8 @@ function segmentKind(first: string): string {
 }
 
 function segmentValues(segment: string): Uint8Array {
-  const values = new Uint8Array(segment.length);
-  for (let i = 0; i < segment.length; i++) {
-    const value = VALUES.get(segment[i]);
-    if (value === undefined) throw new Refused('its sections are not base64url');
-    values[i] = value;
-  }
+  const values = base64urlValues(segment);
+  if (values === null) throw new Refused('its sections are not base64url');
   return values;
 }
 

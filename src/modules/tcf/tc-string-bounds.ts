@@ -22,6 +22,8 @@
  * many bits follow, not that the last one is set.
  */
 
+import { Bits, BitsEnded, base64urlValues } from '../../shared/base64url-bits.ts';
+
 /** The longest TC string accepted (the request schema's bound too). */
 export const MAX_TC_STRING_LENGTH = 10_000;
 /** Core, DisclosedVendors, AllowedVendors and PublisherTC: a string has at most one of each. */
@@ -34,9 +36,6 @@ export const MAX_SEGMENTS = 4;
  * against 0.5 s for a 600-character string of 100 ranges without it.
  */
 export const MAX_VISITED_IDS = 20_000;
-
-const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-const VALUES = new Map([...BASE64URL].map((char, value) => [char, value]));
 
 /** Version (6), Created and LastUpdated (36 each), CmpId, CmpVersion (12 each), ConsentScreen (6),
  * ConsentLanguage, VendorListVersion (12 each), TcfPolicyVersion (6), IsServiceSpecific and
@@ -59,37 +58,6 @@ export interface BoundsRefusal {
   message: string;
   rule?: 'tc_vendor_not_selected';
 }
-/** The bits ran out: the library will refuse the string itself, having visited only what came before. */
-class Ended extends Error {}
-
-/** A segment's bits, read on demand from its 6-bit values (high bit first). */
-class Bits {
-  position = 0;
-  private readonly length: number;
-  constructor(private readonly values: Uint8Array) {
-    this.length = values.length * 6;
-  }
-
-  bit(): number {
-    if (this.position >= this.length) throw new Ended();
-    const value = this.values[(this.position / 6) | 0];
-    const shift = 5 - (this.position % 6);
-    this.position++;
-    return (value >> shift) & 1;
-  }
-
-  int(width: number): number {
-    let value = 0;
-    for (let i = 0; i < width; i++) value = value * 2 + this.bit();
-    return value;
-  }
-
-  skip(width: number): void {
-    if (this.position + width > this.length) throw new Ended();
-    this.position += width;
-  }
-}
-
 /** Counts what the library visits, and refuses once it is more than MAX_VISITED_IDS. */
 class Visits {
   total = 0;
@@ -142,12 +110,8 @@ function publisherRestrictions(bits: Bits, visits: Visits): void {
 
 function readSegment(segment: string, first: boolean, visits: Visits, highest?: number): void {
   if (segment.length === 0) throw new Refused('it has an empty segment');
-  const values = new Uint8Array(segment.length);
-  for (let i = 0; i < segment.length; i++) {
-    const value = VALUES.get(segment[i]);
-    if (value === undefined) throw new Refused('it is not base64url');
-    values[i] = value;
-  }
+  const values = base64urlValues(segment);
+  if (values === null) throw new Refused('it is not base64url');
   const bits = new Bits(values);
   // The library reads a segment's type from its first 3 bits; the core string has none (its
   // version, 2, starts with three 0 bits, read as type 0).
@@ -186,7 +150,7 @@ export function tcStringBoundsError(value: string, highestVendorId?: number): Bo
       try {
         readSegment(segment, i === 0, visits, highestVendorId);
       } catch (error) {
-        if (!(error instanceof Ended)) throw error;
+        if (!(error instanceof BitsEnded)) throw error;
       }
     });
   } catch (error) {
