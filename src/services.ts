@@ -34,7 +34,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
   const jobs = createJobQueue({ clock });
   // One registry per services instance (API and worker of one process share it; tests build many).
   const metrics = createMetrics({ store, clock });
-  const audit = createAuditService({ store, clock });
+  const audit = createAuditService({ clock });
   // The webhook outbox: modules call events.emit inside their own transactions.
   const events = createEventsService({ clock, jobs });
   const webhooks = createWebhooksService({

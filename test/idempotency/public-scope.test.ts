@@ -23,7 +23,7 @@ let organizationId: string;
 beforeAll(async () => {
   t = await startTestApp();
   organizationId = (await t.tenant()).organizationId;
-  const audit = createAuditService({ store: t.store, clock: t.clock });
+  const audit = createAuditService({ clock: t.clock });
   site = Fastify({ logger: false });
   site.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);

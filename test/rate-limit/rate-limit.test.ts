@@ -60,6 +60,7 @@ describe('per-API-key rate limit', () => {
     // The next minute: a new budget and a new entry.
     expectProblemShape(await t.http.get('/v1/api-keys', { key: reader.secret }), 403, 'insufficient_scope');
     const audit = await t.app.services.audit.list(
+      t.store.scope(null),
       { organizationId: tenant.organizationId, environment: 'test' },
       { action: 'auth.denied', actorId: reader.id },
       100,

@@ -88,7 +88,7 @@ export function auditRoutes(app: App, deps: { audit: AuditService; cursors: Curs
         list: 'audit-logs',
         filters: rawFilters,
         query: { limit, cursor },
-        fetch: (limit, after) => audit.list(principal, filters, limit, after),
+        fetch: (limit, after) => audit.list(request.db, principal, filters, limit, after),
         present,
         position: (r) => ({ t: r.occurredAt.getTime(), id: r.id }),
       });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Environment } from '../../platform/auth/scopes.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
-import type { Store, Tx } from '../../platform/db/store.ts';
+import type { DbScope, Tx } from '../../platform/db/store.ts';
 import { newId } from '../../platform/ids.ts';
 import { type AuditFilters, type AuditRow, auditRepo } from './audit.repo.ts';
 
@@ -40,7 +40,7 @@ function digestId(text: string): string {
   return out;
 }
 
-export function createAuditService({ store, clock }: { store: Pick<Store, 'db'>; clock: Clock }) {
+export function createAuditService({ clock }: { clock: Clock }) {
   return {
     /** Writes one entry inside the caller's transaction, so the entry and the change commit together. */
     record(tx: Tx, context: AuditContext, entry: AuditEntry): Promise<void> {
@@ -91,12 +91,13 @@ export function createAuditService({ store, clock }: { store: Pick<Store, 'db'>;
     },
 
     list(
+      db: DbScope,
       scope: { organizationId: string; environment: Environment },
       filters: AuditFilters,
       limit: number,
       after: CursorPosition | null,
     ): Promise<AuditRow[]> {
-      return auditRepo.list(store.db, scope, filters, limit, after);
+      return auditRepo.list(db.read, scope, filters, limit, after);
     },
   };
 }

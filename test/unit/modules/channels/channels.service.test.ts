@@ -33,7 +33,7 @@ function build(options: { failEmit?: boolean } = {}) {
   const channels = createChannelsService({
     store,
     clock,
-    audit: createAuditService({ store, clock }),
+    audit: createAuditService({ clock }),
     events: {
       async emit(tx: Tx, event: WebhookEvent) {
         const id = event.data.id as string;
