@@ -1,5 +1,6 @@
 import { RestrictionType } from '@iabtechlabtcf/core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { loadAtpList } from '../helpers/atp.ts';
 import { buildVendorList, TEST_VENDORS } from '../helpers/gvl.ts';
 import { refreshVendorList } from '../helpers/tcf.ts';
 import { action } from './fixture.ts';
@@ -36,6 +37,7 @@ describe.skipIf(browserSkipReason !== null)(
     beforeAll(async () => {
       f.gvl.publish(buildVendorList({ version: 101, vendors: [...TEST_VENDORS, ...FLEXIBLE] }));
       await refreshVendorList(f.t);
+      await loadAtpList(f.t);
     });
 
     it('restrictions: a purpose not allowed is not offered, require_consent shows consent, require_li the objection; "Accept all" follows', async () => {

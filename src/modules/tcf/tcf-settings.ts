@@ -192,6 +192,37 @@ export function assertTcfVendors(
 }
 
 /**
+ * Checks a channel's Additional Consent providers against Google's ATP list as mirrored: 409
+ * invalid_state when no list is held yet (the caller has asked the worker for it: the ids cannot be
+ * checked, and a provider visitors would see only as a number is no disclosure), 422 naming each id
+ * the list does not have.
+ */
+export function assertAtpProviders(
+  providers: ReadonlyMap<number, unknown> | null,
+  settings: ChannelTcf,
+): void {
+  const chosen = settings.googleAdditionalConsent?.providerIds;
+  if (!chosen) return;
+  if (!providers) {
+    throw new AppError(
+      'invalid_state',
+      'Google’s ATP list has not been loaded yet (the worker fetches it from GOOGLE_ATP_URL now that it was asked for: try again in a few seconds); googleAdditionalConsent can be saved once it has.',
+    );
+  }
+  const unknown = chosen.filter((id) => !providers.has(id));
+  if (unknown.length > 0) {
+    const shown =
+      unknown.slice(0, 20).join(', ') + (unknown.length > 20 ? ` and ${unknown.length - 20} more` : '');
+    throw validationFailed([
+      {
+        path: '/tcf/googleAdditionalConsent/providerIds',
+        message: `provider${unknown.length > 1 ? 's' : ''} ${shown} ${unknown.length > 1 ? 'are' : 'is'} not on Google’s ATP list (GOOGLE_ATP_URL)`,
+      },
+    ]);
+  }
+}
+
+/**
  * Restrictions a TC string cannot carry for that vendor (IAB's encoder drops them, so a visitor's
  * string could never match): not_allowed for a purpose the vendor does not declare; require_consent
  * for a purpose it does not declare as flexible on legitimate interest; require_li for one it does
