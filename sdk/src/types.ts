@@ -79,7 +79,11 @@ export interface TcfConfig {
     vendorIds: number[];
   }>;
   /** Google Additional Consent's providers (tcf.js makes the AC string); null or absent: none. */
-  googleAdditionalConsent?: { providerIds: number[] } | null;
+  googleAdditionalConsent?: {
+    providerIds: number[];
+    /** Names and policies from Google's ATP list (absent from older servers: ids only). */
+    providers?: Array<{ id: number; name: string; policyUrl: string | null }>;
+  } | null;
 }
 
 /** What the first-party cookie holds. */

@@ -123,6 +123,10 @@ describe.skipIf(browserSkipReason !== null)(
       expect((await tcfapi(page, 'getTCData')).value.addtlConsent).toBe('2~~dv.89.1301.2822');
       await page.click(`${LAYERS} ${action('customize')}`);
       await page.locator(`${LAYERS}[data-consent-view="customize"]`).waitFor();
+      // Each provider by the name Google's ATP list gives it, with its privacy policy.
+      const item = page.locator(`${LAYERS} [data-tcf-ac-provider-item="1301"]`);
+      expect(await item.locator('.cs-tcf-name').textContent()).toBe('Yieldlab, "Test" AG');
+      expect(await item.locator('a').getAttribute('href')).toBe('https://yieldlab.example/privacy');
       for (const id of [89, 1301, 2822]) {
         const box = page.locator(`${LAYERS} input[data-tcf-ac-provider="${id}"]`);
         expect(await box.isChecked()).toBe(false);

@@ -107,7 +107,15 @@ describe('channel tcf.googleAdditionalConsent', () => {
     expect(plainTcf.channel.tcf.googleAdditionalConsent).toBeNull();
     expect(site.channel.tcf.googleAdditionalConsent).toEqual({ providerIds: PROVIDERS });
     const config = (await t.http.get(`/v1/public/sites/${site.siteKey}/config?region=FR`)).body.data;
-    expect(config.tcf.googleAdditionalConsent).toEqual({ providerIds: PROVIDERS });
+    // Named as Google's ATP list names them, for the layers (a policy URL not http(s) would be null).
+    expect(config.tcf.googleAdditionalConsent).toEqual({
+      providerIds: PROVIDERS,
+      providers: [
+        { id: 89, name: 'Tabmo Test', policyUrl: 'https://tabmo.example/privacy' },
+        { id: 1301, name: 'Yieldlab, "Test" AG', policyUrl: 'https://yieldlab.example/privacy' },
+        { id: 2822, name: 'Wunderkind Test', policyUrl: 'https://wunderkind.example/privacy' },
+      ],
+    });
   });
 
   it('is 409 invalid_state before Google’s ATP list is mirrored, and asks the worker for it', async () => {

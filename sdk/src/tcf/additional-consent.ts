@@ -49,17 +49,29 @@ const AC_TEXT = {
  * until switched on, or as the visitor chose before).
  */
 export function acSection(ctx: LayerContext): Node[] {
-  const providers = ctx.config.tcf?.googleAdditionalConsent?.providerIds ?? [];
+  const ac = ctx.config.tcf?.googleAdditionalConsent;
+  const providers = ac?.providerIds ?? [];
   if (!providers.length) return [];
   const list = h('ul');
   for (const id of providers) {
     const nameId = `cs-tcf-ac${id}`;
     const on = ctx.previous?.acConsents?.includes(id) ?? false;
+    // Named as Google's ATP list names it; by id when the service had no name for it.
+    const known = ac?.providers?.find((p) => p.id === id);
+    const policy = known?.policyUrl;
     list.append(
       h(
         'li',
         { 'data-tcf-ac-provider-item': String(id) },
-        itemName(nameId, `${AC_TEXT.provider} ${id}`),
+        itemName(nameId, known?.name ?? `${AC_TEXT.provider} ${id}`),
+        policy
+          ? h(
+              'a',
+              { href: policy, target: '_blank', rel: 'noopener noreferrer' },
+              ctx.strings.policy,
+              ` ${ctx.strings.newTab}`,
+            )
+          : '',
         h('div', { class: 'cs-tcf-toggles' }, toggle('data-tcf-ac-provider', id, ctx.t.consent, nameId, on)),
       ),
     );

@@ -36,8 +36,17 @@ export interface PublisherRestriction {
  * visitor-config.ts checks against this type): its settings, the vendor list version it was made
  * with, and what each chosen vendor declared in that list.
  */
-export interface SnapshotTcf extends Omit<ChannelTcf, 'publisherRestrictions'> {
+/** A provider of Google's ATP list as the layers name it (the list as mirrored when the version was made). */
+export interface AtpProviderShown {
+  id: number;
+  name: string;
+  policyUrl: string | null;
+}
+
+export interface SnapshotTcf extends Omit<ChannelTcf, 'publisherRestrictions' | 'googleAdditionalConsent'> {
   publisherRestrictions?: PublisherRestriction[];
+  /** The channel's providers, and (snapshots made since the ATP mirror) their names and policies. */
+  googleAdditionalConsent?: { providerIds: number[]; providers?: AtpProviderShown[] } | null;
   vendorListVersion: number;
   tcfPolicyVersion: number;
   /** Absent from snapshots made before it: "floating". */
@@ -268,6 +277,8 @@ export function snapshotTcf(
   list: VendorListRow,
   now: Date,
   reopenControl: SnapshotTcf['reopenControl'] = 'floating',
+  /** Google's ATP list as mirrored (null: none held): the providers' names go into the version. */
+  atp: ReadonlyMap<number, AtpProviderShown> | null = null,
 ): SnapshotTcf {
   const vendors = vendorsOf(list);
   const declared: VendorDeclarations[] = [];
@@ -284,8 +295,21 @@ export function snapshotTcf(
       specialFeatures: ids(vendor.specialFeatures),
     });
   }
+  const ac = settings.googleAdditionalConsent;
   return {
     ...settings,
+    ...(ac
+      ? {
+          googleAdditionalConsent: {
+            providerIds: [...ac.providerIds],
+            // A provider the list no longer has keeps its id only (the layers then name it by id).
+            providers: ac.providerIds.flatMap((id) => {
+              const p = atp?.get(id);
+              return p ? [{ id, name: p.name, policyUrl: p.policyUrl }] : [];
+            }),
+          },
+        }
+      : {}),
     vendorIds: [...settings.vendorIds],
     vendorListVersion: list.vendorListVersion,
     tcfPolicyVersion: list.tcfPolicyVersion,
