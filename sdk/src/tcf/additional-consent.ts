@@ -36,14 +36,6 @@ export function acShownOf(ac: string | undefined): number[] {
   return found ? [...found.consented, ...found.disclosed] : [];
 }
 
-/** The section's words (English only for now: Google's list names providers in English). */
-const AC_TEXT = {
-  heading: 'Other ad technology providers (Google Additional Consent)',
-  intro:
-    'These providers are not on IAB Europe’s vendor list. Google’s Additional Consent passes your choice to them.',
-  provider: 'Google ad technology provider',
-};
-
 /**
  * The second layer's list of the channel's Google ATP providers, each with a consent toggle (off
  * until switched on, or as the visitor chose before).
@@ -63,7 +55,7 @@ export function acSection(ctx: LayerContext): Node[] {
       h(
         'li',
         { 'data-tcf-ac-provider-item': String(id) },
-        itemName(nameId, known?.name ?? `${AC_TEXT.provider} ${id}`),
+        itemName(nameId, known?.name ?? `${ctx.t.acProvider} ${id}`),
         policy
           ? h(
               'a',
@@ -76,5 +68,5 @@ export function acSection(ctx: LayerContext): Node[] {
       ),
     );
   }
-  return [sectionHeading('cs-tcf-ac', AC_TEXT.heading), h('p', {}, AC_TEXT.intro), list];
+  return [sectionHeading('cs-tcf-ac', ctx.t.acHeading), h('p', {}, ctx.t.acIntro), list];
 }
