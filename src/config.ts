@@ -71,6 +71,10 @@ export interface Config {
    * private addresses (tests, local setups); off, only https to public addresses is fetched.
    */
   tcfDisclosureAllowPrivateTargets: boolean;
+  /** GOOGLE_ATP_URL: Google's ATP list (Additional Consent), an http(s) URL or a file: path. */
+  googleAtpUrl: string;
+  /** GOOGLE_ATP_ALLOW_PRIVATE_TARGETS: GOOGLE_ATP_URL may be plain http and reach private addresses. */
+  googleAtpAllowPrivateTargets: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -239,6 +243,24 @@ function geoipDatabaseSetting(env: NodeJS.ProcessEnv): string | null {
 
 export const DEFAULT_TCF_GVL_URL = 'https://vendor-list.consensu.org/v3/';
 
+export const DEFAULT_GOOGLE_ATP_URL = 'https://storage.googleapis.com/tcfac/additional-consent-providers.csv';
+
+/** GOOGLE_ATP_URL: an http(s) URL of the CSV, or a file: path to a copy of it. */
+function atpUrlSetting(env: NodeJS.ProcessEnv): string {
+  const raw = (env.GOOGLE_ATP_URL ?? '').trim() || DEFAULT_GOOGLE_ATP_URL;
+  const url = URL.canParse(raw) ? new URL(raw) : null;
+  if (!url || !['http:', 'https:', 'file:'].includes(url.protocol)) {
+    throw new ConfigError(`GOOGLE_ATP_URL must be an http:, https: or file: URL, got "${raw}"`);
+  }
+  if (
+    url.protocol === 'file:' &&
+    ((url.host !== '' && url.host !== 'localhost') || url.pathname.endsWith('/'))
+  ) {
+    throw new ConfigError(`GOOGLE_ATP_URL must name a local file (file:///path/list.csv), got "${raw}"`);
+  }
+  return url.href;
+}
+
 /** TCF_GVL_URL: an http(s) base or a file: directory; kept with a trailing '/' so file names resolve under it. */
 function gvlUrlSetting(env: NodeJS.ProcessEnv): string {
   const raw = (env.TCF_GVL_URL ?? '').trim() || DEFAULT_TCF_GVL_URL;
@@ -346,6 +368,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sdkCacheBytes: MB * read(() => intSetting(env, 'SDK_CACHE_MB', 32, 1, 4096), 32),
     tcfGvlUrl: read(() => gvlUrlSetting(env), DEFAULT_TCF_GVL_URL),
     tcfDisclosureAllowPrivateTargets: env.TCF_DISCLOSURE_ALLOW_PRIVATE_TARGETS === 'true',
+    googleAtpUrl: read(() => atpUrlSetting(env), DEFAULT_GOOGLE_ATP_URL),
+    googleAtpAllowPrivateTargets: env.GOOGLE_ATP_ALLOW_PRIVATE_TARGETS === 'true',
     tcfGvlFetchTimeoutMs: 1000 * read(() => intSetting(env, 'TCF_GVL_FETCH_TIMEOUT_SECONDS', 20, 1, 300), 20),
   };
   if (env.DATABASE_READ_URL && !env.DATABASE_URL)

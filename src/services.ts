@@ -4,7 +4,11 @@ import { createAnalyticsService } from './modules/analytics/analytics.service.ts
 import { createApiKeysService } from './modules/api-keys/api-keys.service.ts';
 import { createAuditService } from './modules/audit/audit.service.ts';
 import { createChannelsService } from './modules/channels/channels.service.ts';
-import { tcfChannelsExist, tcfLanguagesInUse } from './modules/channels/tcf-languages.sql.ts';
+import {
+  additionalConsentInUse,
+  tcfChannelsExist,
+  tcfLanguagesInUse,
+} from './modules/channels/tcf-languages.sql.ts';
 import { tcfVendorsInUse } from './modules/channels/tcf-vendors.sql.ts';
 import { createConsentService } from './modules/consent/consent.service.ts';
 import { createSessionsService } from './modules/console/sessions.service.ts';
@@ -68,6 +72,12 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     onFetchFailure: metrics.tcfVendorListFetchFailed,
     onVersion: metrics.tcfVendorListVersion,
     onLoad: metrics.tcfVendorListLoaded,
+    // Google's ATP list, fetched through the address guard only while a channel uses Additional Consent.
+    atp: {
+      url: deps.config.googleAtpUrl,
+      allowPrivate: deps.config.googleAtpAllowPrivateTargets,
+      inUse: additionalConsentInUse,
+    },
   });
   const channels = createChannelsService({ store, clock, audit, events, tcf });
   // A new list version re-snapshots every TCF channel with it (material where vendors declare more).

@@ -1,7 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { EXPORT_JOB, EXPORT_LEASE_MS, EXPORT_TASK_MS } from './modules/exports/export-job.ts';
 import { SCAN_JOB, SCAN_LEASE_MS } from './modules/scans/scans.service.ts';
-import { VENDOR_LIST_JOB, VENDOR_LIST_POLL_MS } from './modules/tcf/tcf.service.ts';
+import {
+  ATP_LIST_JOB,
+  ATP_LIST_POLL_MS,
+  VENDOR_LIST_JOB,
+  VENDOR_LIST_POLL_MS,
+} from './modules/tcf/tcf.service.ts';
 import { ATTEMPT_JOB } from './modules/webhooks/delivery-jobs.ts';
 import type { Clock } from './platform/clock.ts';
 import type { Store } from './platform/db/store.ts';
@@ -51,6 +56,10 @@ export function createWorker(deps: {
   // the host are handled (and logged) by the mirror; only database errors reach the runner's retries.
   runner.every(VENDOR_LIST_JOB, VENDOR_LIST_POLL_MS, async () => {
     await deps.services.tcf.mirror.run(deps.log);
+  });
+  // Google's ATP list (Additional Consent): the same way, only while a channel uses it.
+  runner.every(ATP_LIST_JOB, ATP_LIST_POLL_MS, async () => {
+    await deps.services.tcf.atpMirror.run(deps.log);
   });
   return runner;
 }

@@ -319,8 +319,9 @@ function signIn(s: Live, account: AccountChoice | null | undefined) {
   if (!stored) return;
   const subjectId = stored.s || randomId(16);
   if (stored !== device) writeConsent(s.siteKey, { ...stored, s: subjectId }, s.policy.maxAgeDays);
-  // A TCF channel: the account's TC string comes with its choice; this device's goes with its own.
-  const tcString = s.tcf?.signIn(account);
+  // A TCF channel: the account's TC string comes with its choice; this device's (with its AC
+  // string) goes with its own.
+  const tc = s.tcf?.signIn(account);
   if (upload && stored.d && typeof stored.v === 'number') {
     s.sender.enqueue({
       key: randomId(16),
@@ -332,7 +333,7 @@ function signIn(s: Live, account: AccountChoice | null | undefined) {
         source: 'banner',
         language: s.language,
         gpc: s.gpc,
-        tcString,
+        ...tc,
       },
     });
   }

@@ -79,7 +79,11 @@ export interface TcfConfig {
     vendorIds: number[];
   }>;
   /** Google Additional Consent's providers (tcf.js makes the AC string); null or absent: none. */
-  googleAdditionalConsent?: { providerIds: number[] } | null;
+  googleAdditionalConsent?: {
+    providerIds: number[];
+    /** Names and policies from Google's ATP list (absent from older servers: ids only). */
+    providers?: Array<{ id: number; name: string; policyUrl: string | null }>;
+  } | null;
 }
 
 /** What the first-party cookie holds. */
@@ -173,12 +177,12 @@ export interface TcfHandle {
   decide(action: 'accept-all' | 'reject-all', done: TcfDone): void;
   /**
    * At sign-in, once sdk.js stored the choice that holds: when it is the account's, its TC string
-   * becomes this device's. Returns this device's TC string (re-encoded for now), to record an own
-   * choice newer than the account's for the account; undefined when there is none.
+   * becomes this device's. Returns this device's TC string (re-encoded for now) and its AC string, to
+   * record an own choice newer than the account's for the account; undefined when there is none.
    */
   signIn(
     account: { tcString?: string | null; configVersion: number; recordedAt: string } | null,
-  ): string | undefined;
+  ): TcSent | undefined;
 }
 
 /** The GPP CMP API started by gpp.js (sdk/src/gpp): the SDK tells it each state of the visitor. */

@@ -4,6 +4,7 @@ import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { tcfBundle } from '../../src/modules/sites/sdk-bundle.ts';
 import type { TestApp } from '../helpers/app.ts';
+import { writeAtpFile } from '../helpers/atp.ts';
 import type { VendorListServer } from '../helpers/gvl.ts';
 import { SITES_TEST_ENV } from '../helpers/sites.ts';
 import { startTcfTestApp } from '../helpers/tcf.ts';
@@ -221,7 +222,8 @@ export function tcfFixture() {
     // (test/helpers/sdk-bundles-global.ts), not once per file.
     fs.mkdirSync(SHOTS, { recursive: true });
     const [tcf, pages, browser] = await Promise.all([
-      startTcfTestApp({ env: SITES_TEST_ENV }),
+      // Google's ATP list from a file: fetched only once a test asks for it (loadAtpList).
+      startTcfTestApp({ env: { ...SITES_TEST_ENV, GOOGLE_ATP_URL: writeAtpFile() } }),
       startPageServer(),
       launchChromium(),
     ]);

@@ -1,9 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { loadAtpList } from '../helpers/atp.ts';
 import { buildVendorList } from '../helpers/gvl.ts';
 import { refreshVendorList } from '../helpers/tcf.ts';
 import { axeViolations, describeViolations } from './axe.ts';
 import { browserSkipReason, type Site } from './harness.ts';
-import { decodeTc, LAYERS, tcfFixture } from './tcf-helpers.ts';
+import { decodeTc, LAYERS, TCF_SETTINGS, tcfFixture } from './tcf-helpers.ts';
 
 /**
  * Issue 41 item 7: the layers are drawn in one language as a whole (their own sentences, the
@@ -31,7 +32,9 @@ describe.skipIf(browserSkipReason !== null)('TCF layers in the visitor’s langu
       },
     ];
     f.gvl.publish(list);
-    site = await f.tcfSite();
+    // With Google Additional Consent: its section is drawn in the layers' language too.
+    await loadAtpList(f.t);
+    site = await f.tcfSite({ ...TCF_SETTINGS, googleAdditionalConsent: { providerIds: [89] } });
     // The channel speaks Polish, Irish and Canadian French too (the SDK shows those to such visitors).
     const res = await f.t.http.post(`/v1/channels/${site.channelId}/purposes`, {
       key: f.key,
@@ -78,7 +81,15 @@ describe.skipIf(browserSkipReason !== null)('TCF layers in the visitor’s langu
     expect(shown.text).toContain('Odrzuć wszystko');
     expect(shown.text).not.toContain('We and our partners');
     expect(shown.text).not.toContain('Accept all');
-    expect((await shown.choose()).consentLanguage).toBe('PL');
+    // The Additional Consent section, in the second layer, in Polish too.
+    await shown.visit.page.click(`${LAYERS} [data-consent-action="customize"]`);
+    const second = (await shown.visit.page.locator(LAYERS).textContent()) ?? '';
+    expect(second).toContain('Inni dostawcy technologii reklamowych (Google Additional Consent)');
+    expect(second).toContain('Tych dostawców nie ma na liście dostawców IAB Europe.');
+    expect(second).not.toContain('Other ad technology providers');
+    await shown.visit.page.click(`${LAYERS} [data-consent-action="accept-all"]`);
+    await expect.poll(() => shown.visit.posts.length).toBe(1);
+    expect(decodeTc(shown.visit.posts[0].tcString).model.consentLanguage).toBe('PL');
     await shown.visit.context.close();
   });
 
@@ -87,7 +98,12 @@ describe.skipIf(browserSkipReason !== null)('TCF layers in the visitor’s langu
     expect(shown.lang).toBe('en');
     expect(shown.text).toContain('We and our partners store and access information');
     expect(shown.text).not.toContain('[ga] ');
-    expect((await shown.choose()).consentLanguage).toBe('EN');
+    await shown.visit.page.click(`${LAYERS} [data-consent-action="customize"]`);
+    const second = (await shown.visit.page.locator(LAYERS).textContent()) ?? '';
+    expect(second).toContain('Other ad technology providers (Google Additional Consent)');
+    await shown.visit.page.click(`${LAYERS} [data-consent-action="accept-all"]`);
+    await expect.poll(() => shown.visit.posts.length).toBe(1);
+    expect(decodeTc(shown.visit.posts[0].tcString).model.consentLanguage).toBe('EN');
     await shown.visit.context.close();
   });
 

@@ -1,6 +1,7 @@
 import { SignJWT } from 'jose';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { loadAtpList } from '../helpers/atp.ts';
 import { axeViolations, describeViolations } from './axe.ts';
 import { browserSkipReason } from './harness.ts';
 import { decodeTc, heard, LAYERS, TCF_SETTINGS, tcfapi, tcfFixture, VENDOR_IDS } from './tcf-helpers.ts';
@@ -179,6 +180,46 @@ describe.skipIf(browserSkipReason !== null)(
       expect((await heard(phone.page, 'tcloaded')).tcString).toBe(made);
       expect(await phone.page.locator(LAYERS).count()).toBe(0);
       await Promise.all([laptop.context.close(), phone.context.close()]);
+    });
+
+    it('signed in: a device’s own choice, newer than the account’s, is uploaded for the account with its AC string', async () => {
+      await loadAtpList(f.t);
+      const site = await f.tcfSite({ ...TCF_SETTINGS, googleAdditionalConsent: { providerIds: [89, 2822] } });
+      const secretRes = await f.t.http.post(`/v1/channels/${site.channelId}/identity-secrets`, {
+        key: f.key,
+      });
+      expect(secretRes.status, secretRes.text).toBe(201);
+      const iat = Math.floor(f.t.clock.now().getTime() / 1000);
+      const token = await new SignJWT({})
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject('account-ac-1')
+        .setAudience(site.siteKey)
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + 3600)
+        .sign(new TextEncoder().encode(secretRes.body.data.secret));
+      // Not signed in: the visitor accepts all, providers included.
+      const visit = await f.visit(site, 'FR');
+      await visit.page.locator(LAYERS).waitFor();
+      await visit.page.click(`${LAYERS} [data-consent-action="accept-all"]`);
+      await heard(visit.page, 'useractioncomplete');
+      await expect.poll(() => visit.posts.length).toBe(1);
+      expect(visit.posts[0].addtlConsent).toBe('2~89.2822~dv.');
+      // Signing in: the account has no choice, so this device's is recorded for it, both strings with it.
+      expect(await visit.page.evaluate((t) => (globalThis as any).ConsentService.identify(t), token)).toBe(
+        true,
+      );
+      await expect.poll(() => visit.posts.length).toBe(2);
+      expect(visit.posts[1].tcString).toBe(visit.posts[0].tcString);
+      expect(visit.posts[1].addtlConsent).toBe('2~89.2822~dv.');
+      // Recorded for the account (the service accepted the AC string: a refused one is a 422).
+      const accountState = async () =>
+        (
+          await f.t.http.get(`/v1/consent-state?channelId=${site.channelId}&accountId=account-ac-1`, {
+            key: f.key,
+          })
+        ).status;
+      await expect.poll(accountState, { timeout: 10_000 }).toBe(200);
+      await visit.context.close();
     });
   },
 );

@@ -1,5 +1,6 @@
 import { RestrictionType } from '@iabtechlabtcf/core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { loadAtpList } from '../helpers/atp.ts';
 import { buildVendorList, TEST_VENDORS } from '../helpers/gvl.ts';
 import { refreshVendorList } from '../helpers/tcf.ts';
 import { action } from './fixture.ts';
@@ -36,6 +37,7 @@ describe.skipIf(browserSkipReason !== null)(
     beforeAll(async () => {
       f.gvl.publish(buildVendorList({ version: 101, vendors: [...TEST_VENDORS, ...FLEXIBLE] }));
       await refreshVendorList(f.t);
+      await loadAtpList(f.t);
     });
 
     it('restrictions: a purpose not allowed is not offered, require_consent shows consent, require_li the objection; "Accept all" follows', async () => {
@@ -121,6 +123,10 @@ describe.skipIf(browserSkipReason !== null)(
       expect((await tcfapi(page, 'getTCData')).value.addtlConsent).toBe('2~~dv.89.1301.2822');
       await page.click(`${LAYERS} ${action('customize')}`);
       await page.locator(`${LAYERS}[data-consent-view="customize"]`).waitFor();
+      // Each provider by the name Google's ATP list gives it, with its privacy policy.
+      const item = page.locator(`${LAYERS} [data-tcf-ac-provider-item="1301"]`);
+      expect(await item.locator('.cs-tcf-name').textContent()).toBe('Yieldlab, "Test" AG');
+      expect(await item.locator('a').getAttribute('href')).toBe('https://yieldlab.example/privacy');
       for (const id of [89, 1301, 2822]) {
         const box = page.locator(`${LAYERS} input[data-tcf-ac-provider="${id}"]`);
         expect(await box.isChecked()).toBe(false);

@@ -4,6 +4,7 @@ import { evidenceLeafHash } from '../../src/modules/evidence/leaf-hash.ts';
 import { acString, parseAcString } from '../../src/shared/additional-consent.ts';
 import { download, requestExport } from '../exports/helpers.ts';
 import type { Tenant, TestApp } from '../helpers/app.ts';
+import { writeAtpFile } from '../helpers/atp.ts';
 import { buildVendorList } from '../helpers/gvl.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import {
@@ -25,6 +26,8 @@ let t: TestApp;
 let tenant: Tenant;
 let site: ReadySite;
 let plainTcf: ReadySite;
+/** A save with googleAdditionalConsent before Google's ATP list was mirrored. */
+let beforeList: Awaited<ReturnType<TestApp['http']['patch']>>;
 const CMP_ID = 300;
 const PROVIDERS = [89, 1301, 2822];
 
@@ -51,10 +54,28 @@ async function tcfSite(name: string, tcf: Record<string, unknown>) {
 }
 
 beforeAll(async () => {
-  ({ t } = await startTcfTestApp({ env: SITES_TEST_ENV }));
+  // Google's ATP list from a file (the installs without internet): providers 89, 1301, 2822, 4000.
+  ({ t } = await startTcfTestApp({ env: { ...SITES_TEST_ENV, GOOGLE_ATP_URL: writeAtpFile() } }));
   tenant = await t.tenant();
-  site = await tcfSite('News', { googleAdditionalConsent: { providerIds: [2822, 89, 1301] } });
   plainTcf = await tcfSite('Plain', {});
+  beforeList = await t.http.patch(`/v1/channels/${plainTcf.channelId}`, {
+    key: tenant.testKey,
+    body: {
+      tcf: {
+        cmpId: CMP_ID,
+        vendorIds: [1, 2, 8],
+        publisherCountryCode: 'FR',
+        googleAdditionalConsent: { providerIds: [89] },
+      },
+    },
+  });
+  // The refused save asked the worker for the list (in a transaction of its own, after the
+  // answer): once asked, the worker's next run fetches it.
+  for (let i = 0; i < 100 && !(await t.app.services.tcf.atpState(t.store.db)); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await t.worker.runDue();
+  site = await tcfSite('News', { googleAdditionalConsent: { providerIds: [2822, 89, 1301] } });
 });
 afterAll(() => t.close());
 
@@ -86,7 +107,47 @@ describe('channel tcf.googleAdditionalConsent', () => {
     expect(plainTcf.channel.tcf.googleAdditionalConsent).toBeNull();
     expect(site.channel.tcf.googleAdditionalConsent).toEqual({ providerIds: PROVIDERS });
     const config = (await t.http.get(`/v1/public/sites/${site.siteKey}/config?region=FR`)).body.data;
-    expect(config.tcf.googleAdditionalConsent).toEqual({ providerIds: PROVIDERS });
+    // Named as Google's ATP list names them, for the layers (a policy URL not http(s) would be null).
+    expect(config.tcf.googleAdditionalConsent).toEqual({
+      providerIds: PROVIDERS,
+      providers: [
+        { id: 89, name: 'Tabmo Test', policyUrl: 'https://tabmo.example/privacy' },
+        { id: 1301, name: 'Yieldlab, "Test" AG', policyUrl: 'https://yieldlab.example/privacy' },
+        { id: 2822, name: 'Wunderkind Test', policyUrl: 'https://wunderkind.example/privacy' },
+      ],
+    });
+  });
+
+  it('is 409 invalid_state before Google’s ATP list is mirrored, and asks the worker for it', async () => {
+    const problem = expectProblemShape(beforeList, 409, 'invalid_state');
+    expect(problem.detail).toContain('GOOGLE_ATP_URL');
+    const state = await t.app.services.tcf.atpState(t.store.db);
+    expect(state).toMatchObject({ consecutiveFailures: 0 });
+    expect(state?.providers?.map((p) => p.id)).toEqual([89, 1301, 2822, 4000]);
+  });
+
+  it('refuses provider ids that are not on Google’s ATP list (422, naming each)', async () => {
+    const res = await t.http.patch(`/v1/channels/${site.channelId}`, {
+      key: tenant.testKey,
+      body: {
+        tcf: {
+          cmpId: CMP_ID,
+          vendorIds: [1, 2, 8],
+          publisherCountryCode: 'FR',
+          googleAdditionalConsent: { providerIds: [89, 77, 5555] },
+        },
+      },
+    });
+    const problem = expectProblemShape(res, 422, 'validation_failed');
+    expect(problem.errors).toEqual([
+      expect.objectContaining({
+        path: '/tcf/googleAdditionalConsent/providerIds',
+        message: expect.stringContaining('providers 77, 5555 are not on Google’s ATP list'),
+      }),
+    ]);
+    // Nothing changed.
+    const read = await t.http.get(`/v1/channels/${site.channelId}`, { key: tenant.testKey });
+    expect(read.body.data.tcf.googleAdditionalConsent).toEqual({ providerIds: PROVIDERS });
   });
 
   it('refuses provider ids that are not positive integers, repeated, or an empty list', async () => {

@@ -1311,10 +1311,15 @@ export interface components {
                     type: "not_allowed" | "require_consent" | "require_li";
                     vendorIds: number[];
                 }[];
-                /** @description Google Additional Consent: the ATP providers (not on IAB’s vendor list) visitors are asked about; the layers list them and tcf.js makes a version 2 AC string (addtlConsent in TCData). null (the default): none */
+                /** @description Google Additional Consent (tcf.js makes the AC string and lists the providers); null: none */
                 googleAdditionalConsent: {
-                    /** @description Provider ids of Google’s Ad Tech Providers list */
                     providerIds: number[];
+                    /** @description The providers as Google’s ATP list (GOOGLE_ATP_URL) named them when this config version was made; a provider missing here is shown by its id */
+                    providers?: {
+                        id: number;
+                        name: string;
+                        policyUrl: string | null;
+                    }[];
                 } | null;
                 /**
                  * Format: uri

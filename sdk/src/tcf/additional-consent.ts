@@ -36,33 +36,37 @@ export function acShownOf(ac: string | undefined): number[] {
   return found ? [...found.consented, ...found.disclosed] : [];
 }
 
-/** The section's words (English only for now: Google's list names providers in English). */
-const AC_TEXT = {
-  heading: 'Other ad technology providers (Google Additional Consent)',
-  intro:
-    'These providers are not on IAB Europe’s vendor list. Google’s Additional Consent passes your choice to them.',
-  provider: 'Google ad technology provider',
-};
-
 /**
  * The second layer's list of the channel's Google ATP providers, each with a consent toggle (off
  * until switched on, or as the visitor chose before).
  */
 export function acSection(ctx: LayerContext): Node[] {
-  const providers = ctx.config.tcf?.googleAdditionalConsent?.providerIds ?? [];
+  const ac = ctx.config.tcf?.googleAdditionalConsent;
+  const providers = ac?.providerIds ?? [];
   if (!providers.length) return [];
   const list = h('ul');
   for (const id of providers) {
     const nameId = `cs-tcf-ac${id}`;
     const on = ctx.previous?.acConsents?.includes(id) ?? false;
+    // Named as Google's ATP list names it; by id when the service had no name for it.
+    const known = ac?.providers?.find((p) => p.id === id);
+    const policy = known?.policyUrl;
     list.append(
       h(
         'li',
         { 'data-tcf-ac-provider-item': String(id) },
-        itemName(nameId, `${AC_TEXT.provider} ${id}`),
+        itemName(nameId, known?.name ?? `${ctx.t.acProvider} ${id}`),
+        policy
+          ? h(
+              'a',
+              { href: policy, target: '_blank', rel: 'noopener noreferrer' },
+              ctx.strings.policy,
+              ` ${ctx.strings.newTab}`,
+            )
+          : '',
         h('div', { class: 'cs-tcf-toggles' }, toggle('data-tcf-ac-provider', id, ctx.t.consent, nameId, on)),
       ),
     );
   }
-  return [sectionHeading('cs-tcf-ac', AC_TEXT.heading), h('p', {}, AC_TEXT.intro), list];
+  return [sectionHeading('cs-tcf-ac', ctx.t.acHeading), h('p', {}, ctx.t.acIntro), list];
 }

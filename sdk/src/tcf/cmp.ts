@@ -184,8 +184,9 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
         decided.v === account.configVersion
       )
         writeTcString(ctx.siteKey, { tc: account.tcString, v: account.configVersion });
-      // This device's string, for an own choice newer than the account's, recorded for the account.
-      return keptNow() ?? undefined;
+      // This device's strings, for an own choice newer than the account's, recorded for the account.
+      const tcString = keptNow();
+      return tcString ? { tcString, ...(ac && { addtlConsent: ac }) } : undefined;
     },
 
     show(view, done, signedIn) {

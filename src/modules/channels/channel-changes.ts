@@ -35,7 +35,7 @@ export function createChannelChanges(deps: {
   clock: Clock;
   events: Pick<EventsService, 'emit'>;
   /** The vendor list mirror: a TCF channel's snapshot keeps what its vendors declare in the newest list. */
-  vendorLists: Pick<TcfService, 'latestVendorList'>;
+  vendorLists: Pick<TcfService, 'latestVendorList' | 'atpProviders'>;
 }) {
   const { store, clock } = deps;
 
@@ -48,7 +48,9 @@ export function createChannelChanges(deps: {
       const list = await deps.vendorLists.latestVendorList(tx);
       // Settings are only saved once a list exists (tcf-settings.ts), and lists are never removed.
       if (!list) throw new Error(`channel ${channel.id} has TCF settings but no vendor list is stored`);
-      tcf = snapshotTcf(channel.tcf, list, clock.now(), channel.reopenControl);
+      // Google's ATP list names the channel's Additional Consent providers in the layers.
+      const atp = channel.tcf.googleAdditionalConsent ? await deps.vendorLists.atpProviders(tx) : null;
+      tcf = snapshotTcf(channel.tcf, list, clock.now(), channel.reopenControl, atp);
     }
     return buildVisitorConfig(channel, purposes, technologies, tcf);
   }

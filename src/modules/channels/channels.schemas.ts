@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ApiDate, NullableApiDate } from '../../platform/http/schemas.ts';
 import { ConsentMaxAgeDays, Regime, RegionRules, ResolvedRegion } from '../regions/regions.schemas.ts';
-import { GoogleAdditionalConsent } from '../tcf/additional-consent.schemas.ts';
+import { GoogleAdditionalConsent, SiteGoogleAdditionalConsent } from '../tcf/additional-consent.schemas.ts';
 
 /** BCP 47 tags as banners use them: `en`, `fr`, `pt-BR`, `zh-Hant-TW`, `es-419`. */
 export const LANGUAGE_PATTERN = '^[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|[0-9]{3}))?$';
@@ -320,7 +320,7 @@ export const SiteConfig = Type.Composite(
             purposeOneTreatment: Type.Boolean(),
             reopenControl: ReopenControl,
             publisherRestrictions: PublisherRestrictions,
-            googleAdditionalConsent: GoogleAdditionalConsent,
+            googleAdditionalConsent: SiteGoogleAdditionalConsent,
             vendorListUrl: Type.String({
               format: 'uri',
               description: 'The channel’s vendors in that vendor list version; add `&lang=xx` for a language',

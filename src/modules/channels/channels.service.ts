@@ -13,7 +13,13 @@ import {
   DEFAULT_CONSENT_MAX_AGE_DAYS,
   DEFAULT_REGION_RULES,
 } from '../regions/regions.service.ts';
-import { assertTcfSettings, assertTcfVendors, type TcfService, tcfSettings } from '../tcf/tcf.service.ts';
+import {
+  assertAtpProviders,
+  assertTcfSettings,
+  assertTcfVendors,
+  type TcfService,
+  tcfSettings,
+} from '../tcf/tcf.service.ts';
 import type { EventsService } from '../webhooks/events.service.ts';
 import { createChannelChanges } from './channel-changes.ts';
 import { type ChannelRow, type ChannelUpdate, channelsRepo, configVersionsRepo } from './channels.repo.ts';
@@ -37,7 +43,7 @@ export function createChannelsService(deps: {
   audit: Pick<AuditService, 'record'>;
   events: Pick<EventsService, 'emit'>;
   /** The IAB vendor list mirror: TCF settings are checked against its newest list. */
-  tcf: Pick<TcfService, 'latestVendorList' | 'requestFetch'>;
+  tcf: Pick<TcfService, 'latestVendorList' | 'requestFetch' | 'atpProviders' | 'requestAtpFetch'>;
 }) {
   const { store, clock, audit } = deps;
   const changes = createChannelChanges({ store, clock, events: deps.events, vendorLists: deps.tcf });
@@ -57,6 +63,14 @@ export function createChannelsService(deps: {
     // transaction of its own, since this one is about to fail).
     if (!list) void deps.tcf.requestFetch().catch(() => {});
     assertTcfVendors(list, settings, clock.now(), environment);
+    if (settings.googleAdditionalConsent) {
+      const providers = await deps.tcf.atpProviders(tx);
+      // None held: ask the worker for Google's list in a transaction of its own, once this one (about
+      // to fail) has settled: a store.tx opened inside it would wait for it forever on the embedded
+      // store. A timer runs after the throw below has unwound it.
+      if (!providers) setTimeout(() => void deps.tcf.requestAtpFetch().catch(() => {}), 0);
+      assertAtpProviders(providers, settings);
+    }
     return settings;
   }
 

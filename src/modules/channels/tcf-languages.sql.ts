@@ -1,4 +1,4 @@
-import { and, eq, isNotNull } from 'drizzle-orm';
+import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/store.ts';
 import { channels, purposes } from './channels.tables.ts';
 
@@ -36,6 +36,24 @@ export async function tcfChannelsExist(db: Db): Promise<boolean> {
     .select({ id: channels.id })
     .from(channels)
     .where(and(isNotNull(channels.tcf), eq(channels.status, 'active')))
+    .limit(1);
+  return row !== undefined;
+}
+
+/**
+ * Whether any active channel uses Google Additional Consent: the ATP list mirror fetches nothing
+ * while none does (and no save asked for the list), so GOOGLE_ATP_URL is reached only when needed.
+ */
+export async function additionalConsentInUse(db: Db): Promise<boolean> {
+  const [row] = await db
+    .select({ id: channels.id })
+    .from(channels)
+    .where(
+      and(
+        eq(channels.status, 'active'),
+        sql`jsonb_typeof(${channels.tcf} -> 'googleAdditionalConsent') = 'object'`,
+      ),
+    )
     .limit(1);
   return row !== undefined;
 }

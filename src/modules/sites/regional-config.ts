@@ -3,7 +3,7 @@ import { envelope } from '../../platform/http/schemas.ts';
 import type { VisitorConfig } from '../channels/channels.service.ts';
 import type { PublisherRestriction } from '../channels/channels.tables.ts';
 import { type ResolvedRegion, resolveRegime } from '../regions/regions.service.ts';
-import { TCF_RELEASE } from '../tcf/tcf.service.ts';
+import { type SnapshotTcf, TCF_RELEASE } from '../tcf/tcf.service.ts';
 import { pageOrigins } from './page-origins.ts';
 import type { Site } from './site-cache.ts';
 
@@ -36,7 +36,7 @@ export interface SiteTcf {
   /** Encoded by tcf.js in every string it makes (tc_publisher_restrictions). */
   publisherRestrictions: PublisherRestriction[];
   /** Google Additional Consent's providers (tcf.js makes the AC string); null: none. */
-  googleAdditionalConsent: { providerIds: number[] } | null;
+  googleAdditionalConsent: NonNullable<SnapshotTcf['googleAdditionalConsent']> | null;
   /** The channel's slice of that vendor list version (immutable per version); the SDK adds `&lang=`. */
   vendorListUrl: string;
 }

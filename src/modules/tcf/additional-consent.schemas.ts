@@ -26,6 +26,32 @@ export const GoogleAdditionalConsent = Type.Union(
   },
 );
 
+/** The site config's Additional Consent: the providers with the names and policies the layers show. */
+export const SiteGoogleAdditionalConsent = Type.Union(
+  [
+    Type.Object({
+      providerIds: Type.Array(Type.Integer()),
+      providers: Type.Optional(
+        Type.Array(
+          Type.Object({
+            id: Type.Integer(),
+            name: Type.String(),
+            policyUrl: Type.Union([Type.String({ format: 'uri' }), Type.Null()]),
+          }),
+          {
+            description:
+              'The providers as Google’s ATP list (GOOGLE_ATP_URL) named them when this config version was made; a provider missing here is shown by its id',
+          },
+        ),
+      ),
+    }),
+    Type.Null(),
+  ],
+  {
+    description: 'Google Additional Consent (tcf.js makes the AC string and lists the providers); null: none',
+  },
+);
+
 export const AddtlConsent = Type.String({
   minLength: 1,
   maxLength: 20_000,

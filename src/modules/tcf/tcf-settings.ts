@@ -36,8 +36,17 @@ export interface PublisherRestriction {
  * visitor-config.ts checks against this type): its settings, the vendor list version it was made
  * with, and what each chosen vendor declared in that list.
  */
-export interface SnapshotTcf extends Omit<ChannelTcf, 'publisherRestrictions'> {
+/** A provider of Google's ATP list as the layers name it (the list as mirrored when the version was made). */
+export interface AtpProviderShown {
+  id: number;
+  name: string;
+  policyUrl: string | null;
+}
+
+export interface SnapshotTcf extends Omit<ChannelTcf, 'publisherRestrictions' | 'googleAdditionalConsent'> {
   publisherRestrictions?: PublisherRestriction[];
+  /** The channel's providers, and (snapshots made since the ATP mirror) their names and policies. */
+  googleAdditionalConsent?: { providerIds: number[]; providers?: AtpProviderShown[] } | null;
   vendorListVersion: number;
   tcfPolicyVersion: number;
   /** Absent from snapshots made before it: "floating". */
@@ -192,6 +201,37 @@ export function assertTcfVendors(
 }
 
 /**
+ * Checks a channel's Additional Consent providers against Google's ATP list as mirrored: 409
+ * invalid_state when no list is held yet (the caller has asked the worker for it: the ids cannot be
+ * checked, and a provider visitors would see only as a number is no disclosure), 422 naming each id
+ * the list does not have.
+ */
+export function assertAtpProviders(
+  providers: ReadonlyMap<number, unknown> | null,
+  settings: ChannelTcf,
+): void {
+  const chosen = settings.googleAdditionalConsent?.providerIds;
+  if (!chosen) return;
+  if (!providers) {
+    throw new AppError(
+      'invalid_state',
+      'Google’s ATP list has not been loaded yet (the worker fetches it from GOOGLE_ATP_URL now that it was asked for: try again in a few seconds); googleAdditionalConsent can be saved once it has.',
+    );
+  }
+  const unknown = chosen.filter((id) => !providers.has(id));
+  if (unknown.length > 0) {
+    const shown =
+      unknown.slice(0, 20).join(', ') + (unknown.length > 20 ? ` and ${unknown.length - 20} more` : '');
+    throw validationFailed([
+      {
+        path: '/tcf/googleAdditionalConsent/providerIds',
+        message: `provider${unknown.length > 1 ? 's' : ''} ${shown} ${unknown.length > 1 ? 'are' : 'is'} not on Google’s ATP list (GOOGLE_ATP_URL)`,
+      },
+    ]);
+  }
+}
+
+/**
  * Restrictions a TC string cannot carry for that vendor (IAB's encoder drops them, so a visitor's
  * string could never match): not_allowed for a purpose the vendor does not declare; require_consent
  * for a purpose it does not declare as flexible on legitimate interest; require_li for one it does
@@ -237,6 +277,8 @@ export function snapshotTcf(
   list: VendorListRow,
   now: Date,
   reopenControl: SnapshotTcf['reopenControl'] = 'floating',
+  /** Google's ATP list as mirrored (null: none held): the providers' names go into the version. */
+  atp: ReadonlyMap<number, AtpProviderShown> | null = null,
 ): SnapshotTcf {
   const vendors = vendorsOf(list);
   const declared: VendorDeclarations[] = [];
@@ -253,8 +295,21 @@ export function snapshotTcf(
       specialFeatures: ids(vendor.specialFeatures),
     });
   }
+  const ac = settings.googleAdditionalConsent;
   return {
     ...settings,
+    ...(ac
+      ? {
+          googleAdditionalConsent: {
+            providerIds: [...ac.providerIds],
+            // A provider the list no longer has keeps its id only (the layers then name it by id).
+            providers: ac.providerIds.flatMap((id) => {
+              const p = atp?.get(id);
+              return p ? [{ id, name: p.name, policyUrl: p.policyUrl }] : [];
+            }),
+          },
+        }
+      : {}),
     vendorIds: [...settings.vendorIds],
     vendorListVersion: list.vendorListVersion,
     tcfPolicyVersion: list.tcfPolicyVersion,

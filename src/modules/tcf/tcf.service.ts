@@ -2,6 +2,8 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Db, Store, Tx } from '../../platform/db/store.ts';
 import type { JobQueue } from '../../platform/jobs/job-queue.ts';
 import { createLoadingCache, type Loaded } from '../../platform/loading-cache.ts';
+import { type AtpListMirrorDeps, type AtpListRow, atpRepo, createAtpListMirror } from './atp-list-mirror.ts';
+import type { AtpProvider } from './atp-list-shape.ts';
 import { type MirrorStateRow, tcfRepo, type VendorListLanguageRow, type VendorListRow } from './tcf.repo.ts';
 import {
   createVendorListMirror,
@@ -11,6 +13,9 @@ import {
 } from './vendor-list-mirror.ts';
 import { checkVendorList } from './vendor-list-shape.ts';
 
+/** The ATP list mirror's recurring job (Additional Consent): it wakes every minute, fetches when due and wanted. */
+export const ATP_LIST_JOB = 'tcf.atp-list';
+export const ATP_LIST_POLL_MS = 60_000;
 export {
   TC_STRING_RULES,
   type TcStringCheck,
@@ -22,6 +27,7 @@ export { CONSENT_ONLY_PURPOSES } from './tc-string-rules.ts';
 export type { MirrorStateRow, VendorListLanguageRow, VendorListRow } from './tcf.repo.ts';
 export { TCF_RELEASE } from './tcf-release.ts';
 export {
+  assertAtpProviders,
   assertTcfSettings,
   assertTcfVendors,
   type ChannelTcf,
@@ -74,8 +80,11 @@ export function createTcfService(
     jobs: JobQueue;
     /** Metrics: a version's body read from the database. */
     onLoad?: () => void;
+    /** Google's ATP list (Additional Consent): GOOGLE_ATP_URL and what uses it. */
+    atp: Omit<AtpListMirrorDeps, 'store' | 'clock'>;
   },
 ) {
+  const atpMirror = createAtpListMirror({ ...deps.atp, store: deps.store, clock: deps.clock });
   /** What runs in the transaction storing a version newer than every other (whenNewVendorList). */
   const newListListeners: Array<NonNullable<VendorListMirrorDeps['onNewVendorList']>> = [];
   const mirror = createVendorListMirror({
@@ -182,6 +191,29 @@ export function createTcfService(
      * list is wanted and none is held. Its own transaction, queued behind the caller's.
      */
     requestFetch: (): Promise<void> => deps.store.tx((tx) => requestRefresh(tx)),
+    /** The ATP list mirror's job (worker.ts runs it every ATP_LIST_POLL_MS). */
+    atpMirror,
+    /** Google's ATP list as last mirrored, by provider id; null before the first successful fetch. */
+    async atpProviders(db: Db): Promise<Map<number, AtpProvider> | null> {
+      const providers = (await atpRepo.row(db))?.providers;
+      return providers ? new Map(providers.map((p) => [p.id, p])) : null;
+    },
+    /** The ATP mirror's state: when it fetches next, its last success and error. */
+    atpState: (db: Db): Promise<AtpListRow | null> => atpRepo.row(db),
+    /**
+     * Asks the worker for the ATP list now (a save that needs it, a test): the row's next fetch is
+     * cleared, which the mirror runs even while no channel uses Additional Consent.
+     */
+    requestAtpFetch: (): Promise<void> =>
+      deps.store.tx(async (tx) => {
+        await atpRepo.save(tx, { nextFetchAt: null });
+        await deps.jobs.enqueue(tx, {
+          kind: ATP_LIST_JOB,
+          payload: {},
+          dedupeKey: `${ATP_LIST_JOB}:refresh`,
+          maxAttempts: 3,
+        });
+      }),
   };
 }
 

@@ -65,3 +65,23 @@ export const tcfStorageDisclosures = pgTable(
   },
   (t) => [primaryKey({ columns: [t.vendorListVersion, t.vendorId] })],
 );
+
+/**
+ * Google's Ad Tech Providers list (Additional Consent), mirrored by the worker from GOOGLE_ATP_URL
+ * when a channel uses `googleAdditionalConsent` or a save asked for it: one row (id 1) holding the
+ * last good list (`providers`, checked by atp-list-shape.ts; null before the first success) and the
+ * mirror's state, as tcf_mirror_state keeps the vendor list's. A failed fetch keeps the list.
+ */
+export const tcfAtpList = pgTable('tcf_atp_list', {
+  id: integer('id').primaryKey(),
+  providers:
+    jsonb('providers').$type<
+      Array<{ id: number; name: string; policyUrl: string | null; domains: string[] }>
+    >(),
+  fetchedAt: at('fetched_at'),
+  nextFetchAt: at('next_fetch_at'),
+  lastAttemptAt: at('last_attempt_at'),
+  lastSuccessAt: at('last_success_at'),
+  lastError: text('last_error'),
+  consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+});

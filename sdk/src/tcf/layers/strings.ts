@@ -60,6 +60,10 @@ export interface TcfStrings {
   partnerCount: string;
   illustrations: string;
   ownTitle: string;
+  /** Google Additional Consent's section (additional-consent.ts): heading, introduction, a provider without a name. */
+  acHeading: string;
+  acIntro: string;
+  acProvider: string;
   /**
    * The banner's own words the layers use, for languages the SDK's banner does not ship (sdk.js
    * keeps its four; these live in tcf.js only, which only TCF visitors load).
@@ -118,6 +122,10 @@ const en: TcfStrings = {
   partnerCount: 'Partners asking consent: {c}. Claiming a legitimate interest: {l}.',
   illustrations: 'Examples',
   ownTitle: 'This site’s own purposes',
+  acHeading: 'Other ad technology providers (Google Additional Consent)',
+  acIntro:
+    'These providers are not on IAB Europe’s vendor list. Google’s Additional Consent passes your choice to them.',
+  acProvider: 'Google ad technology provider',
 };
 
 /**

@@ -43,7 +43,12 @@ function build(options: { failEmit?: boolean } = {}) {
       },
     },
     // No vendor list: these channels have no TCF settings.
-    tcf: { latestVendorList: async () => null, requestFetch: async () => {} },
+    tcf: {
+      latestVendorList: async () => null,
+      requestFetch: async () => {},
+      atpProviders: async () => null,
+      requestAtpFetch: async () => {},
+    },
   });
   return { channels, emitted };
 }

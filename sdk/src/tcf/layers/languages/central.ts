@@ -53,6 +53,10 @@ const pl: TcfStrings = {
   partnerCount: 'Partnerzy proszący o zgodę: {c}. Powołujący się na prawnie uzasadniony interes: {l}.',
   illustrations: 'Przykłady',
   ownTitle: 'Własne cele tej witryny',
+  acHeading: 'Inni dostawcy technologii reklamowych (Google Additional Consent)',
+  acIntro:
+    'Tych dostawców nie ma na liście dostawców IAB Europe. Google Additional Consent przekazuje im Twój wybór.',
+  acProvider: 'Dostawca technologii reklamowych Google',
   ui: {
     title: 'Twoje wybory dotyczące prywatności',
     accept: 'Zaakceptuj wszystko',
@@ -115,6 +119,10 @@ const cs: TcfStrings = {
   partnerCount: 'Partneři žádající o souhlas: {c}. Uplatňující oprávněný zájem: {l}.',
   illustrations: 'Příklady',
   ownTitle: 'Vlastní účely tohoto webu',
+  acHeading: 'Další poskytovatelé reklamních technologií (Google Additional Consent)',
+  acIntro:
+    'Tito poskytovatelé nejsou na seznamu dodavatelů IAB Europe. Google Additional Consent jim předá vaši volbu.',
+  acProvider: 'Poskytovatel reklamních technologií Google',
   ui: {
     title: 'Vaše volby ochrany soukromí',
     accept: 'Přijmout vše',
@@ -178,6 +186,10 @@ const sk: TcfStrings = {
   partnerCount: 'Partneri žiadajúci o súhlas: {c}. Uplatňujúci oprávnený záujem: {l}.',
   illustrations: 'Príklady',
   ownTitle: 'Vlastné účely tejto stránky',
+  acHeading: 'Ďalší poskytovatelia reklamných technológií (Google Additional Consent)',
+  acIntro:
+    'Títo poskytovatelia nie sú na zozname dodávateľov IAB Europe. Google Additional Consent im odovzdá vašu voľbu.',
+  acProvider: 'Poskytovateľ reklamných technológií Google',
   ui: {
     title: 'Vaše voľby ochrany súkromia',
     accept: 'Prijať všetko',
@@ -241,6 +253,10 @@ const sl: TcfStrings = {
   partnerCount: 'Partnerji, ki prosijo za privolitev: {c}. Ki se sklicujejo na zakoniti interes: {l}.',
   illustrations: 'Primeri',
   ownTitle: 'Lastni nameni tega spletnega mesta',
+  acHeading: 'Drugi ponudniki oglaševalske tehnologije (Google Additional Consent)',
+  acIntro:
+    'Teh ponudnikov ni na seznamu ponudnikov IAB Europe. Googlov Additional Consent jim posreduje vašo izbiro.',
+  acProvider: 'Googlov ponudnik oglaševalske tehnologije',
   ui: {
     title: 'Vaše izbire zasebnosti',
     accept: 'Sprejmi vse',
@@ -305,6 +321,10 @@ const hu: TcfStrings = {
   partnerCount: 'Hozzájárulást kérő partnerek: {c}. Jogos érdekre hivatkozók: {l}.',
   illustrations: 'Példák',
   ownTitle: 'Az oldal saját céljai',
+  acHeading: 'Egyéb hirdetéstechnológiai szolgáltatók (Google Additional Consent)',
+  acIntro:
+    'Ezek a szolgáltatók nem szerepelnek az IAB Europe szolgáltatói listáján. A Google Additional Consent továbbítja nekik a döntését.',
+  acProvider: 'Google hirdetéstechnológiai szolgáltató',
   ui: {
     title: 'Adatvédelmi választásai',
     accept: 'Az összes elfogadása',
@@ -368,6 +388,10 @@ const hr: TcfStrings = {
   partnerCount: 'Partneri koji traže privolu: {c}. Koji se pozivaju na legitimni interes: {l}.',
   illustrations: 'Primjeri',
   ownTitle: 'Vlastite svrhe ove stranice',
+  acHeading: 'Ostali pružatelji oglašivačke tehnologije (Google Additional Consent)',
+  acIntro:
+    'Ovi pružatelji nisu na popisu dobavljača IAB Europe. Googleov Additional Consent prenosi im vaš izbor.',
+  acProvider: 'Googleov pružatelj oglašivačke tehnologije',
   ui: {
     title: 'Vaši izbori privatnosti',
     accept: 'Prihvati sve',

@@ -53,6 +53,10 @@ const bg: TcfStrings = {
   partnerCount: 'Партньори, които искат съгласие: {c}. Които се позовават на легитимен интерес: {l}.',
   illustrations: 'Примери',
   ownTitle: 'Собствени цели на този сайт',
+  acHeading: 'Други доставчици на рекламни технологии (Google Additional Consent)',
+  acIntro:
+    'Тези доставчици не са в списъка с доставчици на IAB Europe. Additional Consent на Google им предава вашия избор.',
+  acProvider: 'Доставчик на рекламни технологии на Google',
   ui: {
     title: 'Вашите избори за поверителност',
     accept: 'Приемане на всички',
@@ -117,6 +121,10 @@ const ro: TcfStrings = {
   partnerCount: 'Parteneri care cer consimțământul: {c}. Care invocă un interes legitim: {l}.',
   illustrations: 'Exemple',
   ownTitle: 'Scopurile proprii ale acestui site',
+  acHeading: 'Alți furnizori de tehnologie publicitară (Google Additional Consent)',
+  acIntro:
+    'Acești furnizori nu figurează pe lista de furnizori a IAB Europe. Additional Consent de la Google le transmite alegerea dvs.',
+  acProvider: 'Furnizor Google de tehnologie publicitară',
   ui: {
     title: 'Alegerile dvs. privind confidențialitatea',
     accept: 'Acceptați tot',
@@ -182,6 +190,10 @@ const el: TcfStrings = {
   partnerCount: 'Συνεργάτες που ζητούν συγκατάθεση: {c}. Που επικαλούνται έννομο συμφέρον: {l}.',
   illustrations: 'Παραδείγματα',
   ownTitle: 'Οι σκοποί αυτού του ιστότοπου',
+  acHeading: 'Άλλοι πάροχοι διαφημιστικής τεχνολογίας (Google Additional Consent)',
+  acIntro:
+    'Αυτοί οι πάροχοι δεν βρίσκονται στον κατάλογο προμηθευτών της IAB Europe. Το Additional Consent της Google τους διαβιβάζει την επιλογή σας.',
+  acProvider: 'Πάροχος διαφημιστικής τεχνολογίας της Google',
   ui: {
     title: 'Οι επιλογές απορρήτου σας',
     accept: 'Αποδοχή όλων',
@@ -245,6 +257,10 @@ const lt: TcfStrings = {
   partnerCount: 'Sutikimo prašantys partneriai: {c}. Teisėtu interesu besiremiantys: {l}.',
   illustrations: 'Pavyzdžiai',
   ownTitle: 'Šios svetainės tikslai',
+  acHeading: 'Kiti reklamos technologijų teikėjai (Google Additional Consent)',
+  acIntro:
+    'Šių teikėjų nėra IAB Europe tiekėjų sąraše. „Google“ Additional Consent perduoda jiems jūsų pasirinkimą.',
+  acProvider: '„Google“ reklamos technologijų teikėjas',
   ui: {
     title: 'Jūsų privatumo pasirinkimai',
     accept: 'Priimti viską',
@@ -308,6 +324,10 @@ const lv: TcfStrings = {
   partnerCount: 'Partneri, kas lūdz piekrišanu: {c}. Kas balstās uz leģitīmām interesēm: {l}.',
   illustrations: 'Piemēri',
   ownTitle: 'Šīs vietnes nolūki',
+  acHeading: 'Citi reklāmas tehnoloģiju nodrošinātāji (Google Additional Consent)',
+  acIntro:
+    'Šie nodrošinātāji nav IAB Europe piegādātāju sarakstā. Google Additional Consent nodod viņiem jūsu izvēli.',
+  acProvider: 'Google reklāmas tehnoloģiju nodrošinātājs',
   ui: {
     title: 'Jūsu privātuma izvēle',
     accept: 'Pieņemt visu',
@@ -372,6 +392,10 @@ const mt: TcfStrings = {
   partnerCount: 'Sħab li jitolbu kunsens: {c}. Li jinvokaw interess leġittimu: {l}.',
   illustrations: 'Eżempji',
   ownTitle: 'L-għanijiet proprji ta’ dan is-sit',
+  acHeading: 'Fornituri oħra ta’ teknoloġija tar-reklamar (Google Additional Consent)',
+  acIntro:
+    'Dawn il-fornituri mhumiex fil-lista tal-bejjiegħa ta’ IAB Europe. L-Additional Consent ta’ Google jgħaddilhom l-għażla tiegħek.',
+  acProvider: 'Fornitur tat-teknoloġija tar-reklamar ta’ Google',
   ui: {
     title: 'L-għażliet tal-privatezza tiegħek',
     accept: 'Aċċetta kollox',

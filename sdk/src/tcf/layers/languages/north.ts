@@ -53,6 +53,10 @@ const da: TcfStrings = {
   partnerCount: 'Partnere, der beder om samtykke: {c}. Som påberåber sig legitim interesse: {l}.',
   illustrations: 'Eksempler',
   ownTitle: 'Dette websteds egne formål',
+  acHeading: 'Andre udbydere af annonceteknologi (Google Additional Consent)',
+  acIntro:
+    'Disse udbydere er ikke på IAB Europes leverandørliste. Googles Additional Consent videregiver dit valg til dem.',
+  acProvider: 'Googles udbyder af annonceteknologi',
   ui: {
     title: 'Dine privatlivsvalg',
     accept: 'Accepter alle',
@@ -116,6 +120,10 @@ const sv: TcfStrings = {
   partnerCount: 'Partner som ber om samtycke: {c}. Som åberopar berättigat intresse: {l}.',
   illustrations: 'Exempel',
   ownTitle: 'Webbplatsens egna ändamål',
+  acHeading: 'Andra leverantörer av annonsteknik (Google Additional Consent)',
+  acIntro:
+    'Dessa leverantörer finns inte på IAB Europes leverantörslista. Googles Additional Consent förmedlar ditt val till dem.',
+  acProvider: 'Googles leverantör av annonsteknik',
   ui: {
     title: 'Dina integritetsval',
     accept: 'Godkänn alla',
@@ -179,6 +187,10 @@ const fi: TcfStrings = {
   partnerCount: 'Suostumusta pyytävät kumppanit: {c}. Oikeutettuun etuun vetoavat: {l}.',
   illustrations: 'Esimerkkejä',
   ownTitle: 'Sivuston omat käyttötarkoitukset',
+  acHeading: 'Muut mainosteknologian tarjoajat (Google Additional Consent)',
+  acIntro:
+    'Nämä tarjoajat eivät ole IAB Europen toimittajaluettelossa. Googlen Additional Consent välittää valintasi niille.',
+  acProvider: 'Googlen mainosteknologian tarjoaja',
   ui: {
     title: 'Tietosuojavalintasi',
     accept: 'Hyväksy kaikki',
@@ -242,6 +254,10 @@ const no: TcfStrings = {
   partnerCount: 'Partnere som ber om samtykke: {c}. Som påberoper seg berettiget interesse: {l}.',
   illustrations: 'Eksempler',
   ownTitle: 'Nettstedets egne formål',
+  acHeading: 'Andre leverandører av annonseteknologi (Google Additional Consent)',
+  acIntro:
+    'Disse leverandørene står ikke på IAB Europes leverandørliste. Googles Additional Consent formidler valget ditt til dem.',
+  acProvider: 'Googles leverandør av annonseteknologi',
   ui: {
     title: 'Dine personvernvalg',
     accept: 'Godta alle',
@@ -305,6 +321,10 @@ const is: TcfStrings = {
   partnerCount: 'Samstarfsaðilar sem biðja um samþykki: {c}. Sem byggja á lögmætum hagsmunum: {l}.',
   illustrations: 'Dæmi',
   ownTitle: 'Eigin tilgangur þessa vefs',
+  acHeading: 'Aðrir veitendur auglýsingatækni (Google Additional Consent)',
+  acIntro:
+    'Þessir veitendur eru ekki á söluaðilalista IAB Europe. Additional Consent frá Google kemur vali þínu til þeirra.',
+  acProvider: 'Veitandi auglýsingatækni hjá Google',
   ui: {
     title: 'Persónuverndarval þitt',
     accept: 'Samþykkja allt',
@@ -369,6 +389,10 @@ const et: TcfStrings = {
   partnerCount: 'Nõusolekut küsivad partnerid: {c}. Õigustatud huvile tuginevad: {l}.',
   illustrations: 'Näited',
   ownTitle: 'Selle saidi enda eesmärgid',
+  acHeading: 'Muud reklaamitehnoloogia pakkujad (Google Additional Consent)',
+  acIntro:
+    'Neid pakkujaid pole IAB Europe’i tarnijate loendis. Google’i Additional Consent edastab neile teie valiku.',
+  acProvider: 'Google’i reklaamitehnoloogia pakkuja',
   ui: {
     title: 'Teie privaatsusvalikud',
     accept: 'Nõustu kõigega',

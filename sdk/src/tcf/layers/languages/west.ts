@@ -54,6 +54,10 @@ const de: TcfStrings = {
   partnerCount: 'Partner, die um Einwilligung bitten: {c}. Mit berechtigtem Interesse: {l}.',
   illustrations: 'Beispiele',
   ownTitle: 'Eigene Zwecke dieser Website',
+  acHeading: 'Weitere Anbieter von Werbetechnologie (Google Additional Consent)',
+  acIntro:
+    'Diese Anbieter stehen nicht auf der Anbieterliste von IAB Europe. Google Additional Consent übermittelt ihnen Ihre Wahl.',
+  acProvider: 'Google-Anbieter von Werbetechnologie',
 };
 
 const fr: TcfStrings = {
@@ -109,6 +113,10 @@ const fr: TcfStrings = {
   partnerCount: 'Partenaires demandant le consentement : {c}. Invoquant un intérêt légitime : {l}.',
   illustrations: 'Exemples',
   ownTitle: 'Finalités propres à ce site',
+  acHeading: 'Autres fournisseurs de technologies publicitaires (Google Additional Consent)',
+  acIntro:
+    'Ces fournisseurs ne figurent pas sur la liste des fournisseurs d’IAB Europe. L’Additional Consent de Google leur transmet votre choix.',
+  acProvider: 'Fournisseur de technologies publicitaires Google',
 };
 
 const es: TcfStrings = {
@@ -163,6 +171,10 @@ const es: TcfStrings = {
   partnerCount: 'Socios que piden consentimiento: {c}. Que invocan interés legítimo: {l}.',
   illustrations: 'Ejemplos',
   ownTitle: 'Fines propios de este sitio',
+  acHeading: 'Otros proveedores de tecnología publicitaria (Google Additional Consent)',
+  acIntro:
+    'Estos proveedores no están en la lista de proveedores de IAB Europe. El Additional Consent de Google les transmite su elección.',
+  acProvider: 'Proveedor de tecnología publicitaria de Google',
 };
 
 const it: TcfStrings = {
@@ -217,6 +229,10 @@ const it: TcfStrings = {
   partnerCount: 'Partner che chiedono il consenso: {c}. Che invocano un legittimo interesse: {l}.',
   illustrations: 'Esempi',
   ownTitle: 'Finalità proprie di questo sito',
+  acHeading: 'Altri fornitori di tecnologia pubblicitaria (Google Additional Consent)',
+  acIntro:
+    'Questi fornitori non sono nell’elenco dei fornitori di IAB Europe. L’Additional Consent di Google trasmette loro la tua scelta.',
+  acProvider: 'Fornitore di tecnologia pubblicitaria Google',
   ui: {
     title: 'Le tue scelte sulla privacy',
     accept: 'Accetta tutto',
@@ -280,6 +296,10 @@ const pt: TcfStrings = {
   partnerCount: 'Parceiros que pedem consentimento: {c}. Que invocam interesse legítimo: {l}.',
   illustrations: 'Exemplos',
   ownTitle: 'Finalidades próprias deste site',
+  acHeading: 'Outros fornecedores de tecnologia publicitária (Google Additional Consent)',
+  acIntro:
+    'Estes fornecedores não constam da lista de fornecedores da IAB Europe. O Additional Consent da Google transmite-lhes a sua escolha.',
+  acProvider: 'Fornecedor de tecnologia publicitária da Google',
   ui: {
     title: 'As suas escolhas de privacidade',
     accept: 'Aceitar tudo',
@@ -344,6 +364,10 @@ const nl: TcfStrings = {
   partnerCount: 'Partners die toestemming vragen: {c}. Die zich op een gerechtvaardigd belang beroepen: {l}.',
   illustrations: 'Voorbeelden',
   ownTitle: 'Eigen doeleinden van deze site',
+  acHeading: 'Andere aanbieders van advertentietechnologie (Google Additional Consent)',
+  acIntro:
+    'Deze aanbieders staan niet op de leverancierslijst van IAB Europe. Google Additional Consent geeft uw keuze aan hen door.',
+  acProvider: 'Google-aanbieder van advertentietechnologie',
   ui: {
     title: 'Uw privacykeuzes',
     accept: 'Alles accepteren',
