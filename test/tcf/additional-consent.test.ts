@@ -150,6 +150,33 @@ describe('channel tcf.googleAdditionalConsent', () => {
     expect(read.body.data.tcf.googleAdditionalConsent).toEqual({ providerIds: PROVIDERS });
   });
 
+  it('a provider visitors have not seen is a material change; removing one is not', async () => {
+    const channel = await tcfSite('Providers', { googleAdditionalConsent: { providerIds: [89] } });
+    const save = (providerIds: number[]) =>
+      t.http.patch(`/v1/channels/${channel.channelId}`, {
+        key: tenant.testKey,
+        body: {
+          tcf: {
+            cmpId: CMP_ID,
+            vendorIds: [1, 2, 8],
+            publisherCountryCode: 'FR',
+            googleAdditionalConsent: { providerIds },
+          },
+        },
+      });
+    const reconsent = async (saved: Awaited<ReturnType<typeof save>>) => {
+      expect(saved.status, saved.text).toBe(200);
+      const v = saved.body.data.configVersion;
+      const read = await t.http.get(`/v1/channels/${channel.channelId}/config-versions/${v}`, {
+        key: tenant.testKey,
+      });
+      expect(read.status, read.text).toBe(200);
+      return read.body.data.reconsent;
+    };
+    expect(await reconsent(await save([89, 4000]))).toBe(true);
+    expect(await reconsent(await save([4000]))).toBe(false);
+  });
+
   it('refuses provider ids that are not positive integers, repeated, or an empty list', async () => {
     for (const providerIds of [[0], [1, 1], [], ['89']]) {
       const res = await t.http.patch(`/v1/channels/${site.channelId}`, {

@@ -1138,7 +1138,7 @@ export interface components {
              * @example 2026-11-21T10:00:00Z
              */
             createdAt: string;
-            /** @description A material change (a purpose added, a purpose’s basis, required flag or text, the policy version, a region’s regime, TCF turned on, or a TCF vendor added or declaring more): visitors who answered an older version are asked again */
+            /** @description A material change (a purpose added, a purpose’s basis, required flag or text, the policy version, a region’s regime, TCF turned on, a TCF vendor added or declaring more, or a Google Additional Consent provider added): visitors who answered an older version are asked again */
             reconsent: boolean;
             config: components["schemas"]["VisitorConfig"];
         };
@@ -1183,10 +1183,15 @@ export interface components {
                     type: "not_allowed" | "require_consent" | "require_li";
                     vendorIds: number[];
                 }[];
-                /** @description Google Additional Consent: the ATP providers (not on IAB’s vendor list) visitors are asked about; the layers list them and tcf.js makes a version 2 AC string (addtlConsent in TCData). null (the default): none */
+                /** @description Google Additional Consent (tcf.js makes the AC string and lists the providers); null: none */
                 googleAdditionalConsent?: {
-                    /** @description Provider ids of Google’s Ad Tech Providers list */
                     providerIds: number[];
+                    /** @description The providers as Google’s ATP list (GOOGLE_ATP_URL) named them when this config version was made; a provider missing here is shown by its id */
+                    providers?: {
+                        id: number;
+                        name: string;
+                        policyUrl: string | null;
+                    }[];
                 } | null;
                 vendorListVersion: number;
                 tcfPolicyVersion: number;

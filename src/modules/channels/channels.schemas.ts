@@ -236,8 +236,9 @@ const SnapshotTcf = Type.Union([
     ...TcfFields,
     // Snapshots made before restrictions existed lack them: none.
     publisherRestrictions: Type.Optional(TcfFields.publisherRestrictions),
-    // Snapshots made before Additional Consent lack it: none.
-    googleAdditionalConsent: Type.Optional(TcfFields.googleAdditionalConsent),
+    // Snapshots made before Additional Consent lack it: none. A snapshot keeps the providers' names
+    // and policies as Google's ATP list gave them then, as the site config serves them.
+    googleAdditionalConsent: Type.Optional(SiteGoogleAdditionalConsent),
     vendorListVersion: Type.Integer(),
     tcfPolicyVersion: Type.Integer(),
     // Absent from snapshots made before it: "floating".
@@ -364,7 +365,7 @@ export const ConfigVersion = Type.Object(
     createdAt: ApiDate,
     reconsent: Type.Boolean({
       description:
-        'A material change (a purpose added, a purpose’s basis, required flag or text, the policy version, a region’s regime, TCF turned on, or a TCF vendor added or declaring more): visitors who answered an older version are asked again',
+        'A material change (a purpose added, a purpose’s basis, required flag or text, the policy version, a region’s regime, TCF turned on, a TCF vendor added or declaring more, or a Google Additional Consent provider added): visitors who answered an older version are asked again',
     }),
     config: VisitorConfig,
   },

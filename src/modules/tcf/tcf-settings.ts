@@ -325,8 +325,9 @@ const ids = (list: number[] | undefined): number[] =>
  * Whether the TCF part of a new version is a material change (visitors are asked again): TCF
  * turned on; a new TCF policy version; purpose 1's treatment changed; or a vendor that visitors did
  * not see before, or one that now declares a purpose, legitimate interest, special purpose, feature
- * or special feature it did not. A vendor removed, or one declaring less, is not: less is done with
- * the visitor's data, not more. A new vendor list version alone is not either.
+ * or special feature it did not; or a Google Additional Consent provider visitors did not see before.
+ * A vendor or provider removed, or a vendor declaring less, is not: less is done with the visitor's
+ * data, not more. A new vendor list version alone is not either.
  */
 export function isTcfReconsent(previous: SnapshotTcf | null, next: SnapshotTcf | null): boolean {
   if (next === null) return false;
@@ -342,5 +343,6 @@ export function isTcfReconsent(previous: SnapshotTcf | null, next: SnapshotTcf |
       if (vendor[declaration].some((id) => !had.has(id))) return true;
     }
   }
-  return false;
+  const providersBefore = new Set(previous.googleAdditionalConsent?.providerIds ?? []);
+  return (next.googleAdditionalConsent?.providerIds ?? []).some((id) => !providersBefore.has(id));
 }
