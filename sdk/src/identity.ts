@@ -8,6 +8,8 @@ export interface AccountChoice {
   recordedAt: string;
   /** The TC string made with the account's newest decision, on TCF channels (tcf.js applies it). */
   tcString?: string | null;
+  /** The Google Additional Consent string sent with that decision, on channels with providers. */
+  addtlConsent?: string | null;
 }
 
 /**

@@ -181,7 +181,12 @@ export interface TcfHandle {
    * record an own choice newer than the account's for the account; undefined when there is none.
    */
   signIn(
-    account: { tcString?: string | null; configVersion: number; recordedAt: string } | null,
+    account: {
+      tcString?: string | null;
+      addtlConsent?: string | null;
+      configVersion: number;
+      recordedAt: string;
+    } | null,
   ): TcSent | undefined;
 }
 

@@ -72,6 +72,7 @@ describe('decisions of signed-in visitors', () => {
         recordedAt: phone.recordedAt,
         // Not a TCF channel: no TC string (tcf-page-api.test.ts has the TCF one).
         tcString: null,
+        addtlConsent: null,
       },
     });
 

@@ -182,7 +182,7 @@ describe.skipIf(browserSkipReason !== null)(
       await Promise.all([laptop.context.close(), phone.context.close()]);
     });
 
-    it('signed in: a device’s own choice, newer than the account’s, is uploaded for the account with its AC string', async () => {
+    it('signed in: a device’s own choice, newer than the account’s, is uploaded for the account with its AC string, which reaches another device', async () => {
       await loadAtpList(f.t);
       const site = await f.tcfSite({ ...TCF_SETTINGS, googleAdditionalConsent: { providerIds: [89, 2822] } });
       const secretRes = await f.t.http.post(`/v1/channels/${site.channelId}/identity-secrets`, {
@@ -219,7 +219,25 @@ describe.skipIf(browserSkipReason !== null)(
           })
         ).status;
       await expect.poll(accountState, { timeout: 10_000 }).toBe(200);
-      await visit.context.close();
+      // The identify answer carries both strings, and another device signing in serves both.
+      const answer = await f.t.http.post(`/v1/public/sites/${site.siteKey}/identity`, {
+        body: { token },
+        headers: { origin: f.pages.origin },
+      });
+      expect(answer.body.data.state).toMatchObject({
+        tcString: visit.posts[0].tcString,
+        addtlConsent: '2~89.2822~dv.',
+      });
+      const phone = await f.visit(site, 'FR');
+      await phone.page.locator(LAYERS).waitFor();
+      expect(await phone.page.evaluate((t) => (globalThis as any).ConsentService.identify(t), token)).toBe(
+        true,
+      );
+      await expect.poll(() => phone.page.locator(LAYERS).count()).toBe(0);
+      const served = (await tcfapi(phone.page, 'getTCData')).value;
+      expect(served.tcString).toBe(visit.posts[0].tcString);
+      expect(served.addtlConsent).toBe('2~89.2822~dv.');
+      await Promise.all([visit.context.close(), phone.context.close()]);
     });
   },
 );

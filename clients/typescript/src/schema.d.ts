@@ -1393,6 +1393,8 @@ export interface components {
                 recordedAt: string;
                 /** @description On a TCF channel, the IAB TC string made with the account’s newest decision (the SDK serves it through `__tcfapi` on every device where the account is signed in); null when that decision carried none, or the channel is not a TCF CMP */
                 tcString: string | null;
+                /** @description On a channel with Google Additional Consent, the AC string sent with the account’s newest decision (the SDK serves it as `addtlConsent` in TCData on every device where the account is signed in); null when that decision carried none */
+                addtlConsent: string | null;
             } | null;
         };
         CreatedIdentitySecret: {

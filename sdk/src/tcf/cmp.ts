@@ -176,14 +176,18 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
 
     signIn(account) {
       // The account's choice became this device's (sdk.js copied it into the consent cookie): its TC
-      // string comes with it, so the CMP API serves the account's string and nothing is asked.
+      // and AC strings come with it, so the CMP API serves the account's strings and nothing is asked.
       const decided = readConsent(ctx.siteKey);
       if (
         account?.tcString &&
         decided?.t === Date.parse(account.recordedAt) &&
         decided.v === account.configVersion
       )
-        writeTcString(ctx.siteKey, { tc: account.tcString, v: account.configVersion });
+        writeTcString(ctx.siteKey, {
+          tc: account.tcString,
+          v: account.configVersion,
+          ...(account.addtlConsent && { ac: account.addtlConsent }),
+        });
       // This device's strings, for an own choice newer than the account's, recorded for the account.
       const tcString = keptNow();
       return tcString ? { tcString, ...(ac && { addtlConsent: ac }) } : undefined;

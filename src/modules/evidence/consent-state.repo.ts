@@ -78,8 +78,9 @@ export const consentStateRepo = {
   },
 
   /**
-   * The TC string of one event of a subject (null: it carried none, or was purged): the string
-   * made with an account's newest decision (docs/guides/signed-in-visitors.md). One indexed read
+   * The TC string of one event of a subject, with the Google Additional Consent string made with it
+   * (each null: it carried none, or was purged): the strings of an account's newest decision
+   * (docs/guides/signed-in-visitors.md). One indexed read
    * (evidence_events_subject_idx: the subject's own events; recorded_at is not matched, since the
    * state keeps it at millisecond precision).
    */
@@ -89,15 +90,19 @@ export const consentStateRepo = {
     channelId: string,
     pseudonym: string,
     event: { eventId: string },
-  ): Promise<string | null> {
+  ): Promise<{ tcString: string | null; addtlConsent: string | null }> {
     const result = await readQuery(
       db,
       sql`
-      select e.tc_string from evidence_events e
+      select e.tc_string, e.tcf->>'addtlConsent' as addtl_consent from evidence_events e
       where e.organization_id = ${scope.organizationId} and e.environment = ${scope.environment}
         and e.subject_pseudonym = ${pseudonym} and e.id = ${event.eventId} and e.channel_id = ${channelId}`,
     );
-    return (rowsOf(result)[0]?.tc_string as string | null | undefined) ?? null;
+    const row = rowsOf(result)[0];
+    return {
+      tcString: (row?.tc_string as string | null | undefined) ?? null,
+      addtlConsent: (row?.addtl_consent as string | null | undefined) ?? null,
+    };
   },
 
   /**

@@ -61,14 +61,18 @@ export type ConsentStateView = ReturnType<typeof presentState>;
  * What a signed-in visitor's page is told of the account's choice (docs/guides/signed-in-visitors.md):
  * the newest decision per purpose, and the version and time of the newest of them.
  */
-export function presentChoice(rows: StatePurposeRow[], tcString: string | null = null) {
+export function presentChoice(
+  rows: StatePurposeRow[],
+  strings: { tcString: string | null; addtlConsent: string | null } = { tcString: null, addtlConsent: null },
+) {
   const newest = newestRow(rows);
   const sorted = [...rows].sort((a, b) => a.purposeKey.localeCompare(b.purposeKey));
   return {
     purposes: Object.fromEntries(sorted.map((r) => [r.purposeKey, r.decision])),
     configVersion: newest.configVersion,
     recordedAt: apiDate(newest.recordedAt) as string,
-    tcString,
+    tcString: strings.tcString,
+    addtlConsent: strings.addtlConsent,
   };
 }
 
@@ -140,8 +144,9 @@ export function createConsentStateReader(deps: {
     /**
      * An account's current choice on a channel the caller knows exists (the public identify call), or
      * null. On a TCF channel it carries the TC string made with the account's newest decision (null
-     * when that decision had none: made where the TCF does not apply), so another device applies the
-     * same string; never an older decision's string, which would not match the purposes.
+     * when that decision had none: made where the TCF does not apply), and the Additional Consent
+     * string made with it, so another device applies the same strings; never an older decision's
+     * strings, which would not match the purposes.
      */
     async accountChoice(
       channel: EvidenceScope & { id: string; tcf?: unknown },
@@ -151,10 +156,10 @@ export function createConsentStateReader(deps: {
       // The visitor's own page may just have recorded the choice: the primary, never a lagging replica.
       const rows = await stateRows(store.db, channel, channel.id, [pseudonym]);
       if (rows.length === 0) return null;
-      const tcString = channel.tcf
+      const strings = channel.tcf
         ? await consentStateRepo.tcStringOfEvent(store.db, channel, channel.id, pseudonym, newestRow(rows))
-        : null;
-      return presentChoice(rows, tcString);
+        : undefined;
+      return presentChoice(rows, strings);
     },
 
     /**

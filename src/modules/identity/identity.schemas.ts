@@ -51,6 +51,10 @@ export const AccountChoice = Type.Union(
         description:
           'On a TCF channel, the IAB TC string made with the account’s newest decision (the SDK serves it through `__tcfapi` on every device where the account is signed in); null when that decision carried none, or the channel is not a TCF CMP',
       }),
+      addtlConsent: Type.Union([Type.String(), Type.Null()], {
+        description:
+          'On a channel with Google Additional Consent, the AC string sent with the account’s newest decision (the SDK serves it as `addtlConsent` in TCData on every device where the account is signed in); null when that decision carried none',
+      }),
     }),
     Type.Null(),
   ],
