@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EvidenceRow, evidenceEvents } from '../../src/modules/evidence/evidence.tables.ts';
+import { createPartitionsFor } from '../../src/modules/evidence/partitions.ts';
 import { insertRows } from '../../src/platform/db/bulk-insert.ts';
 import type { Store } from '../../src/platform/db/store.ts';
 import { newId } from '../../src/platform/ids.ts';
@@ -62,6 +63,9 @@ describe('insertRows', () => {
       }),
       event(organizationId, { userAgent: '', policyVersion: '{}', gpcHonoredShown: true }),
     ];
+    // Live months have no DEFAULT partition: the consent writer makes a missing month before it
+    // writes again (partitions.ts), and so does this test for its months (1999, 2026-11).
+    await createPartitionsFor(store, rows);
     await store.tx((tx) => insertRows(tx, evidenceEvents, rows));
     const stored = await store.db
       .select()
@@ -76,6 +80,7 @@ describe('insertRows', () => {
     const organizationId = newId('org');
     await store.tx((tx) => insertRows(tx, evidenceEvents, []));
     const rows = Array.from({ length: 128 }, (_, i) => event(organizationId, { configVersion: i + 1 }));
+    await createPartitionsFor(store, rows);
     await store.tx((tx) => insertRows(tx, evidenceEvents, rows));
     const stored = await store.db
       .select()
