@@ -11,7 +11,7 @@ import { evidenceRepo } from './evidence.repo.ts';
  * events by the UTC hour (`evidence_events_test_pYYYYMMDDHH`), live ones by the UTC month
  * (`evidence_events_live_pYYYYMM`). The test side has a DEFAULT partition for an event outside the hours
  * made so far; the live side has none (migration `evidence_live_no_default`: pages then read the months
- * newest first), so its months are made at start, by the job, and by a write that finds none
+ * newest first), so its months are made at start (on PostgreSQL), by the job, and by a write that finds none
  * (createPartitionsFor). The retention job keeps partitions made ahead and drops the expired
  * ones whole: no row is updated, no dead tuple is left.
  */
