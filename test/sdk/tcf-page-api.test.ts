@@ -21,6 +21,22 @@ describe.skipIf(browserSkipReason !== null)(
   () => {
     const f = tcfFixture();
 
+    /** An identity token for `subject`, signed with a new identity secret of the site's channel. */
+    async function accountToken(site: { channelId: string; siteKey: string }, subject: string) {
+      const secretRes = await f.t.http.post(`/v1/channels/${site.channelId}/identity-secrets`, {
+        key: f.key,
+      });
+      expect(secretRes.status, secretRes.text).toBe(201);
+      const iat = Math.floor(f.t.clock.now().getTime() / 1000);
+      return new SignJWT({})
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(subject)
+        .setAudience(site.siteKey)
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + 3600)
+        .sign(new TextEncoder().encode(secretRes.body.data.secret));
+    }
+
     it('acceptAll() and rejectAll() record a TC string, close the layers and send useractioncomplete', async () => {
       const site = await f.tcfSite();
       const v = await f.visit(site, 'FR');
@@ -119,18 +135,7 @@ describe.skipIf(browserSkipReason !== null)(
 
     it('signed in: the account’s choice carries its TC string to another device, which is not asked; the layers say the choice follows the account', async () => {
       const site = await f.tcfSite();
-      const secretRes = await f.t.http.post(`/v1/channels/${site.channelId}/identity-secrets`, {
-        key: f.key,
-      });
-      expect(secretRes.status, secretRes.text).toBe(201);
-      const iat = Math.floor(f.t.clock.now().getTime() / 1000);
-      const token = await new SignJWT({})
-        .setProtectedHeader({ alg: 'HS256' })
-        .setSubject('account-tcf-1')
-        .setAudience(site.siteKey)
-        .setIssuedAt(iat)
-        .setExpirationTime(iat + 3600)
-        .sign(new TextEncoder().encode(secretRes.body.data.secret));
+      const token = await accountToken(site, 'account-tcf-1');
       const identify = (page: Page) =>
         page.evaluate((t) => (globalThis as any).ConsentService.identify(t), token) as Promise<boolean>;
 
@@ -185,18 +190,7 @@ describe.skipIf(browserSkipReason !== null)(
     it('signed in: a device’s own choice, newer than the account’s, is uploaded for the account with its AC string, which reaches another device', async () => {
       await loadAtpList(f.t);
       const site = await f.tcfSite({ ...TCF_SETTINGS, googleAdditionalConsent: { providerIds: [89, 2822] } });
-      const secretRes = await f.t.http.post(`/v1/channels/${site.channelId}/identity-secrets`, {
-        key: f.key,
-      });
-      expect(secretRes.status, secretRes.text).toBe(201);
-      const iat = Math.floor(f.t.clock.now().getTime() / 1000);
-      const token = await new SignJWT({})
-        .setProtectedHeader({ alg: 'HS256' })
-        .setSubject('account-ac-1')
-        .setAudience(site.siteKey)
-        .setIssuedAt(iat)
-        .setExpirationTime(iat + 3600)
-        .sign(new TextEncoder().encode(secretRes.body.data.secret));
+      const token = await accountToken(site, 'account-ac-1');
       // Not signed in: the visitor accepts all, providers included.
       const visit = await f.visit(site, 'FR');
       await visit.page.locator(LAYERS).waitFor();

@@ -20,9 +20,9 @@ interface PackedPackage {
  * Reads the index the packing wrote. Read on each call, so a rebuild (a new `npm install`) is served
  * without a restart; the names it lists are the only files served, so no request path reaches the disk.
  */
-function packedPackages(): PackedPackage[] | null {
+async function packedPackages(): Promise<PackedPackage[] | null> {
   try {
-    return JSON.parse(fs.readFileSync(path.join(TARBALLS_DIR, 'index.json'), 'utf8'));
+    return JSON.parse(await fs.promises.readFile(path.join(TARBALLS_DIR, 'index.json'), 'utf8'));
   } catch {
     return null;
   }
@@ -43,7 +43,7 @@ export function packageTarballRoutes(app: App, options: { baseUrl: string }) {
   const urlOf = (file: string) => new URL(`packages/${file}`, `${options.baseUrl.replace(/\/?$/, '/')}`).href;
 
   app.get('/packages/', { schema: { hide: true } }, async (_request, reply) => {
-    const packed = packedPackages();
+    const packed = await packedPackages();
     if (!packed) throw notBuilt();
     const packages = packed.map(({ name, version, file, integrity, size }) => ({
       name,
@@ -60,7 +60,7 @@ export function packageTarballRoutes(app: App, options: { baseUrl: string }) {
     '/packages/:file',
     { schema: { hide: true, params: Type.Object({ file: Type.String({ maxLength: 200 }) }) } },
     async (request, reply) => {
-      const packed = packedPackages();
+      const packed = await packedPackages();
       if (!packed) throw notBuilt();
       const entry = packed.find((p) => p.file === request.params.file);
       if (!entry) {
