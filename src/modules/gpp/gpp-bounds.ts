@@ -1,3 +1,4 @@
+import { Bits, BitsEnded, base64urlValues } from '../../shared/base64url-bits.ts';
 import { gppSectionsBoundsError } from './gpp-section-bounds.ts';
 
 /**
@@ -28,7 +29,6 @@ export const MAX_SECTION_ID = 255;
 
 const HEADER_TYPE = 3;
 const HEADER_VERSION = 1;
-const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 /** Fibonacci weights of a code word's bits (1, 2, 3, 5, 8, …) up to the first above MAX_SECTION_ID. */
 const WEIGHTS: number[] = [1, 2];
@@ -38,26 +38,8 @@ while (WEIGHTS[WEIGHTS.length - 1] <= MAX_SECTION_ID) {
 
 class Refused extends Error {}
 
-/** The header's bits, read on demand from its base64url characters (6 bits each, high bit first). */
-class HeaderBits {
-  private position = 0;
-  constructor(private readonly header: string) {}
-
-  bit(): number {
-    const index = Math.floor(this.position / 6);
-    if (index >= this.header.length) throw new Refused('its header ends inside its list of section ids');
-    const value = BASE64URL.indexOf(this.header[index]);
-    const shift = 5 - (this.position % 6);
-    this.position++;
-    return (value >> shift) & 1;
-  }
-
-  int(width: number): number {
-    let value = 0;
-    for (let i = 0; i < width; i++) value = value * 2 + this.bit();
-    return value;
-  }
-
+/** The header's bits (the shared base64url reader), with the Fibonacci code words GPP adds. */
+class HeaderBits extends Bits {
   /**
    * A Fibonacci code word: bit i weighs WEIGHTS[i], the word ends at the first two 1s in a row
    * (the second is the terminator, it weighs nothing). Null when its value would exceed `max`:
@@ -80,10 +62,17 @@ class HeaderBits {
 /** The section ids the header declares, in order, or Refused (nothing is expanded past the bounds). */
 function readSectionIds(header: string): number[] {
   if (header.length === 0) throw new Refused('it has no GPP header');
-  for (const char of header) {
-    if (!BASE64URL.includes(char)) throw new Refused('its header is not base64url');
+  const values = base64urlValues(header);
+  if (!values) throw new Refused('its header is not base64url');
+  try {
+    return sectionIdsOf(new HeaderBits(values));
+  } catch (error) {
+    if (error instanceof BitsEnded) throw new Refused('its header ends inside its list of section ids');
+    throw error;
   }
-  const bits = new HeaderBits(header);
+}
+
+function sectionIdsOf(bits: HeaderBits): number[] {
   if (bits.int(6) !== HEADER_TYPE || bits.int(6) !== HEADER_VERSION) {
     throw new Refused('it has no GPP header (type 3, version 1)');
   }
