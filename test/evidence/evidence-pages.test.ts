@@ -87,4 +87,20 @@ describe('evidence pages over live partitions', () => {
       for (const scan of scansOfOlder) expect(scan['Actual Loops']).toBe(0);
     }
   });
+
+  // PostgreSQL only: the embedded store runs every statement unnamed, so it is always planned with
+  // its values and the setting has nothing to change there.
+  it.skipIf(!process.env.DATABASE_URL)(
+    "the pool's connections run named statements (the unfiltered page) with one generic plan",
+    async () => {
+      // Several at once, so more than one pooled connection answers.
+      const answers = await Promise.all(
+        Array.from({ length: 4 }, () => rawSql(t.store).execute(sql`show plan_cache_mode`)),
+      );
+      for (const answer of answers) {
+        const rows = (answer as unknown as { rows: Array<{ plan_cache_mode: string }> }).rows;
+        expect(rows[0].plan_cache_mode).toBe('force_generic_plan');
+      }
+    },
+  );
 });

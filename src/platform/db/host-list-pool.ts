@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { type DatabaseTarget, parseDatabaseUrl, serverMatches } from './database-url.ts';
+import { GenericPlanClient } from './generic-plan-client.ts';
 import { isDatabaseUnavailable } from './pg-errors.ts';
 
 export interface HostListPoolOptions {
@@ -160,6 +161,7 @@ export class HostListPool extends pg.Pool {
 
   private makePool(index: number): pg.Pool {
     const pool = new pg.Pool({
+      Client: GenericPlanClient,
       connectionString: this.target.hostUrls[index],
       max: this.settings.max,
       connectionTimeoutMillis: this.settings.connectionTimeoutMillis,
@@ -209,7 +211,8 @@ export function openPgPool(
     target.hosts.length > 1 || target.sessionAttrs !== 'any'
       ? new HostListPool(target, { ...poolOptions, setting: options.setting })
       : null;
-  const pool = hostList ?? new pg.Pool({ connectionString: databaseUrl, ...poolOptions });
+  const pool =
+    hostList ?? new pg.Pool({ Client: GenericPlanClient, connectionString: databaseUrl, ...poolOptions });
   // An idle client that loses its server emits 'error' on the pool.
   pool.on('error', () => {});
   // A checked-out client emits 'error' too, and the pool listens only while it is idle.
