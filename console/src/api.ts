@@ -1,4 +1,27 @@
-/** The console's calls: the /v1 API and /console/api, with the session cookie and the CSRF header. */
+import createClient, { type Middleware } from 'openapi-fetch';
+import type { components, paths } from '../../clients/typescript/src/schema.d.ts';
+
+/**
+ * The console's calls: the /v1 API through the typed client (openapi-fetch over the types generated
+ * from the service's OpenAPI document, clients/typescript/src/schema.d.ts), and /console/api, which
+ * that document does not describe, through the few typed functions at the end of this file. Both go
+ * with the session cookie and the CSRF header.
+ */
+export type Schemas = components['schemas'];
+
+/** The query parameters of `GET path`, as the API declares them. */
+export type GetQuery<P extends keyof paths> = NonNullable<
+  paths[P]['get'] extends { parameters: { query?: infer Q } } ? Q : never
+>;
+
+/** The JSON body of `method path`, as the API declares it. */
+export type RequestBody<P extends keyof paths, M extends 'post' | 'patch'> = paths[P][M] extends {
+  requestBody?: { content: { 'application/json': infer B } };
+}
+  ? B
+  : never;
+
+/** The signed-in member's session, as /console/api answers it. */
 export interface Session {
   member: { id: string; email: string; role: string };
   organization: { id: string; name: string };
@@ -32,52 +55,98 @@ export function whenSignedOut(callback: () => void) {
   onSignedOut = callback;
 }
 
-export async function call<T = any>(
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ data: T; meta: any }> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (method !== 'GET') {
-    headers['x-csrf-token'] = csrfToken;
+const unreachable = () =>
+  new ApiError(0, 'network', 'The service could not be reached. Check your connection and retry.');
+
+/** A state change carries the CSRF token, and on /v1 a fresh Idempotency-Key. */
+function prepare(request: Request): Request {
+  if (request.method !== 'GET') {
+    request.headers.set('x-csrf-token', csrfToken);
     // A fresh key per click: a retried network call cannot create twice (or answer a retried
     // DELETE with a 404 for what the first one deleted).
-    if (path.startsWith('/v1/')) headers['idempotency-key'] = crypto.randomUUID();
+    if (new URL(request.url).pathname.startsWith('/v1/')) {
+      request.headers.set('idempotency-key', crypto.randomUUID());
+    }
   }
+  return request;
+}
+
+/** Throws the problem of an answer that is not 2xx; a 401 outside sign-in means the session is gone. */
+async function refuse(response: Response, path: string): Promise<void> {
+  if (response.ok) return;
+  const text = await response.text();
+  const parsed = text ? JSON.parse(text) : {};
+  const error = new ApiError(
+    response.status,
+    parsed.code ?? 'error',
+    parsed.detail ?? `The request failed (${response.status}).`,
+    parsed,
+  );
+  if (response.status === 401 && !/\/(sign-in|session)$/.test(path)) onSignedOut();
+  throw error;
+}
+
+const consoleMiddleware: Middleware = {
+  onRequest: ({ request }) => prepare(request),
+  async onResponse({ request, response }) {
+    await refuse(response, new URL(request.url).pathname);
+    return undefined;
+  },
+  onError: () => unreachable(),
+};
+
+/**
+ * The /v1 API, typed by path template and method:
+ * `api.GET('/v1/channels/{id}/purposes', { params: { path: { id }, query: { limit: 100 } } })`.
+ * A problem is thrown as an ApiError, so a call that returns has its answer: read it with `answer`.
+ */
+export const api = createClient<paths>({
+  headers: { accept: 'application/json' },
+  credentials: 'same-origin',
+});
+api.use(consoleMiddleware);
+
+/** What a successful openapi-fetch result holds (the error side never returns: it is thrown). */
+type Answered<R> = R extends { data: infer D; error?: never } ? D : never;
+
+/** The answer's body (`{ data, meta }` for a list, `{ data }` for one resource; nothing for a 204). */
+export async function answer<R extends { data?: unknown }>(call: Promise<R>): Promise<Answered<R>> {
+  return (await call).data as Answered<R>;
+}
+
+/** A call to the console's own routes (/console/api/*), which the OpenAPI document leaves out. */
+async function consoleCall<T>(method: 'GET' | 'POST', path: string, body?: object): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  let response: Response;
-  try {
-    response = await fetch(path, {
+  const request = prepare(
+    new Request(path, {
       method,
       headers,
       credentials: 'same-origin',
       body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    }),
+  );
+  let response: Response;
+  try {
+    response = await fetch(request);
   } catch {
-    throw new ApiError(0, 'network', 'The service could not be reached. Check your connection and retry.');
+    throw unreachable();
   }
-  if (response.status === 204) return { data: undefined as T, meta: {} };
+  await refuse(response, path);
+  if (response.status === 204) return undefined as T;
   const text = await response.text();
-  const parsed = text ? JSON.parse(text) : {};
-  if (!response.ok) {
-    const error = new ApiError(
-      response.status,
-      parsed.code ?? 'error',
-      parsed.detail ?? `The request failed (${response.status}).`,
-      parsed,
-    );
-    if (response.status === 401 && !/\/(sign-in|session)$/.test(path)) onSignedOut();
-    throw error;
-  }
-  return parsed;
+  return (text ? JSON.parse(text) : {}) as T;
 }
 
-export const get = <T = any>(path: string) => call<T>('GET', path);
-export const post = <T = any>(path: string, body?: unknown) => call<T>('POST', path, body ?? {});
-
-export function query(params: Record<string, string | undefined>): string {
-  const search = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v) search.set(k, v);
-  const text = search.toString();
-  return text ? `?${text}` : '';
+export interface SignIn {
+  email: string;
+  password: string;
+  /** Only when the email belongs to several organizations. */
+  organizationId?: string;
 }
+
+export const currentSession = () => consoleCall<{ data: Session }>('GET', '/console/api/session');
+export const signIn = (body: SignIn) => consoleCall<{ data: Session }>('POST', '/console/api/sign-in', body);
+export const switchEnvironment = (environment: Session['environment']) =>
+  consoleCall<{ data: Session }>('POST', '/console/api/environment', { environment });
+export const signOut = () => consoleCall<undefined>('POST', '/console/api/sign-out', {});

@@ -1,15 +1,11 @@
-import { get } from './api.ts';
+import { answer, api, type Schemas } from './api.ts';
 import { select } from './dom.ts';
 
-export interface ChannelChoice {
-  id: string;
-  name: string;
-  status: string;
-}
+export type ChannelChoice = Pick<Schemas['Channel'], 'id' | 'name' | 'status'>;
 
 /** The organization's channels in this environment (the first 100), for the views that filter by one. */
 export async function channelChoices(): Promise<ChannelChoice[]> {
-  const { data } = await get<ChannelChoice[]>('/v1/channels?limit=100');
+  const { data } = await answer(api.GET('/v1/channels', { params: { query: { limit: 100 } } }));
   return data;
 }
 

@@ -1,4 +1,14 @@
-import { ApiError, get, post, type Session, setCsrfToken, whenSignedOut } from './api.ts';
+import {
+  ApiError,
+  currentSession,
+  type Session,
+  type SignIn,
+  setCsrfToken,
+  signIn,
+  signOut,
+  switchEnvironment,
+  whenSignedOut,
+} from './api.ts';
 import { field, h, input } from './dom.ts';
 import { act, messageBox, type View, type ViewContext } from './ui.ts';
 import { apiKeysView } from './views/api-keys.ts';
@@ -48,9 +58,9 @@ function signInPage(message?: string) {
     event.preventDefault();
     void act(box, submit, async () => {
       try {
-        const body: Record<string, string> = { email: email.value, password: password.value };
+        const body: SignIn = { email: email.value, password: password.value };
         if (organization.value.trim()) body.organizationId = organization.value.trim();
-        const { data } = await post<Session>('/console/api/sign-in', body);
+        const { data } = await signIn(body);
         start(data);
       } catch (error) {
         if (error instanceof ApiError && error.body.organizations && !orgField.isConnected)
@@ -84,14 +94,14 @@ function header(s: Session): HTMLElement {
   const box = messageBox();
   env.addEventListener('change', () =>
     act(box, null, async () => {
-      const { data } = await post<Session>('/console/api/environment', { environment: env.value });
+      const { data } = await switchEnvironment(env.value as Session['environment']);
       start(data);
     }),
   );
-  const signOut = h('button', { type: 'button', class: 'link' }, 'Sign out');
-  signOut.addEventListener('click', () =>
-    act(box, signOut, async () => {
-      await post('/console/api/sign-out');
+  const signOutButton = h('button', { type: 'button', class: 'link' }, 'Sign out');
+  signOutButton.addEventListener('click', () =>
+    act(box, signOutButton, async () => {
+      await signOut();
       session = null;
       signInPage('You are signed out.');
     }),
@@ -107,7 +117,7 @@ function header(s: Session): HTMLElement {
       h('span', {}, `${s.member.email} · ${s.member.role}`),
     ),
     h('label', { class: 'env-switch' }, h('span', {}, 'Environment'), env),
-    signOut,
+    signOutButton,
     box,
     h(
       'nav',
@@ -177,7 +187,7 @@ whenSignedOut(() => {
 });
 window.addEventListener('hashchange', () => void render());
 
-get<Session>('/console/api/session').then(
+currentSession().then(
   ({ data }) => start(data),
   () => signInPage(),
 );

@@ -182,6 +182,70 @@ describe.skipIf(browserSkipReason !== null)('the console in Chromium', () => {
     await context.close();
   });
 
+  it('sends the CSRF token and a fresh Idempotency-Key with each change, ends on a 401, says when offline', async () => {
+    const { context, page } = await newPage(browser, t.baseUrl);
+    const sent: { method: string; path: string; headers: Record<string, string> }[] = [];
+    page.on('request', (request) => {
+      const { pathname } = new URL(request.url());
+      if (/^\/(v1|console\/api)\//.test(pathname)) {
+        sent.push({ method: request.method(), path: pathname, headers: request.headers() });
+      }
+    });
+    const signedIn = page.waitForResponse((r) => r.url().endsWith('/console/api/sign-in'));
+    await signInAs(page, owner.email, PASSWORD);
+    const { csrfToken } = ((await (await signedIn).json()) as { data: { csrfToken: string } }).data;
+    await openView(page, 'API keys');
+    await page.getByLabel('Name').fill('Header check');
+    await page.getByRole('checkbox', { name: 'channels:read' }).check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByLabel('Secret').waitFor();
+    const row = page.getByRole('row').filter({ hasText: 'Header check' });
+    await row.getByRole('button', { name: 'Rotate' }).click();
+    await eventually(async () => sent.filter((r) => r.path.endsWith('/rotate')).length).toBe(1);
+
+    const changes = sent.filter((r) => r.method !== 'GET' && r.path.startsWith('/v1/'));
+    expect(changes.map((r) => `${r.method} ${r.path.replace(/key_\w+/, ':id')}`)).toEqual([
+      'POST /v1/api-keys',
+      'POST /v1/api-keys/:id/rotate',
+    ]);
+    for (const r of changes) {
+      expect(r.headers['x-csrf-token']).toBe(csrfToken);
+      expect(r.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(r.headers['content-type']).toBe('application/json');
+    }
+    expect(changes[0].headers['idempotency-key']).not.toBe(changes[1].headers['idempotency-key']);
+    // Reads carry neither; the console's own routes get the token but no key.
+    for (const r of sent.filter((r) => r.method === 'GET')) {
+      expect(r.headers['x-csrf-token']).toBeUndefined();
+      expect(r.headers['idempotency-key']).toBeUndefined();
+      expect(r.headers.accept).toBe('application/json');
+    }
+    const signIn = sent.find((r) => r.path === '/console/api/sign-in');
+    expect(signIn?.headers['idempotency-key']).toBeUndefined();
+    expect(signIn?.headers).toHaveProperty('x-csrf-token');
+
+    // No answer at all: the view says the service could not be reached.
+    await page.route('**/v1/webhook-destinations*', (route) => route.abort());
+    await page.getByRole('navigation').getByRole('link', { name: 'Webhooks', exact: true }).click();
+    await eventually(() => textOf(page.locator('#main [role=alert]'))).toBe(
+      'The service could not be reached. Check your connection and retry.',
+    );
+    // A 401 from /v1 (the session ended elsewhere): back to the sign-in page, saying so.
+    await page.route('**/v1/exports*', (route) =>
+      route.fulfill({
+        status: 401,
+        contentType: 'application/problem+json',
+        body: JSON.stringify({ code: 'authentication_required', detail: 'Sign in.' }),
+      }),
+    );
+    await page.getByRole('navigation').getByRole('link', { name: 'Exports', exact: true }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await page.getByRole('alert').first().textContent()).toBe(
+      'Your session has ended. Sign in again.',
+    );
+    await context.close();
+  });
+
   // One test per width: each walks seven views and screenshots them, which under a loaded machine
   // took most of one test's time budget when both widths shared it.
   it.each([1280, 360])('works in every view at %i px', async (width) => {

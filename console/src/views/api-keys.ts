@@ -1,17 +1,8 @@
-import { get, post } from '../api.ts';
+import { answer, api, type Schemas } from '../api.ts';
 import { button, copyField, date, field, h, input, markRow, table } from '../dom.ts';
 import { act, badge, form, messageBox, section, type View } from '../ui.ts';
 
-interface ApiKey {
-  id: string;
-  name: string;
-  scopes: string[];
-  status: string;
-  prefix: string;
-  createdAt: string;
-  lastUsedAt: string | null;
-  expiresAt: string | null;
-}
+type ApiKey = Schemas['ApiKey'];
 
 /** API keys: list without secrets, create with scopes the role allows, rotate, revoke. */
 export const apiKeysView: View = async (ctx) => {
@@ -37,7 +28,7 @@ export const apiKeysView: View = async (ctx) => {
   }
 
   async function loadList() {
-    const { data } = await get<ApiKey[]>('/v1/api-keys?limit=100');
+    const { data } = await answer(api.GET('/v1/api-keys', { params: { query: { limit: 100 } } }));
     const rows = data.map((key) => [
       h('strong', {}, key.name),
       h('code', {}, `${key.prefix}…`),
@@ -68,7 +59,9 @@ export const apiKeysView: View = async (ctx) => {
 
   function rotate(key: ApiKey) {
     void act(listBox, null, async () => {
-      const { data } = await post(`/v1/api-keys/${key.id}/rotate`, {});
+      const { data } = await answer(
+        api.POST('/v1/api-keys/{id}/rotate', { params: { path: { id: key.id } }, body: {} }),
+      );
       showSecret(data.secret, `Key "${key.name}" rotated: the old one keeps working for 24 hours.`);
       await loadList();
     });
@@ -77,7 +70,7 @@ export const apiKeysView: View = async (ctx) => {
   function revoke(key: ApiKey) {
     if (!window.confirm(`Revoke the key "${key.name}"? Calls with it are refused from now on.`)) return;
     void act(listBox, null, async () => {
-      await post(`/v1/api-keys/${key.id}/revoke`, {});
+      await api.POST('/v1/api-keys/{id}/revoke', { params: { path: { id: key.id } }, body: {} });
       listBox.ok(`Key "${key.name}" revoked.`);
       await loadList();
     });
@@ -108,7 +101,7 @@ export const apiKeysView: View = async (ctx) => {
       const scopes = [...el.querySelectorAll<HTMLInputElement>('input[name=scope]:checked')].map(
         (c) => c.value,
       );
-      const { data } = await post('/v1/api-keys', { name, scopes });
+      const { data } = await answer(api.POST('/v1/api-keys', { body: { name, scopes } }));
       el.reset();
       showSecret(data.secret, `Key "${data.name}" created.`);
       await loadList();

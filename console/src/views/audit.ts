@@ -1,4 +1,4 @@
-import { get, query } from '../api.ts';
+import { answer, api, type GetQuery } from '../api.ts';
 import { type Child, date, field, h, input, table } from '../dom.ts';
 import { form, section, type View } from '../ui.ts';
 
@@ -25,12 +25,17 @@ function idLink(type: string, id: string | null): Child {
   return h('span', {}, `${words} `, href ? h('a', { href }, label) : label);
 }
 
+/** The filters the form sets (the API's query has more). */
+type AuditFilters = Partial<Pick<GetQuery<'/v1/audit-logs'>, 'action' | 'actorId'>>;
+
 /** Audit log: who did what, filterable by action and actor. */
 export const auditView: View = async () => {
   const results = h('div', {});
-  let filters: Record<string, string> = {};
+  let filters: AuditFilters = {};
   async function load(cursor?: string) {
-    const { data, meta } = await get<any[]>(`/v1/audit-logs${query({ ...filters, limit: '50', cursor })}`);
+    const { data, meta } = await answer(
+      api.GET('/v1/audit-logs', { params: { query: { ...filters, limit: 50, cursor } } }),
+    );
     const rows = data.map((e) => [
       date(e.occurredAt),
       h('code', {}, e.action),
@@ -42,7 +47,7 @@ export const auditView: View = async () => {
     results.replaceChildren(
       table(['When', 'Action', 'Actor', 'Target', 'Address', 'Request'], rows, 'Audit entries'),
       meta.nextCursor
-        ? h('button', { type: 'button', onclick: () => void load(meta.nextCursor) }, 'Next page')
+        ? h('button', { type: 'button', onclick: () => void load(meta.nextCursor ?? undefined) }, 'Next page')
         : '',
     );
   }
@@ -54,10 +59,11 @@ export const auditView: View = async () => {
     ],
     'Apply filters',
     async (el) => {
-      filters = {};
+      const next: Record<string, string> = {};
       new FormData(el).forEach((v, k) => {
-        if (typeof v === 'string' && v.trim()) filters[k] = v.trim();
+        if (typeof v === 'string' && v.trim()) next[k] = v.trim();
       });
+      filters = { action: next.action, actorId: next.actorId };
       await load();
     },
   );

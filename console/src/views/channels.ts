@@ -1,21 +1,17 @@
-import { call, get, post } from '../api.ts';
+import { answer, api, type RequestBody, type Schemas } from '../api.ts';
 import { button, copyField, date, field, h, input, select, table } from '../dom.ts';
 import { withSectionIndex } from '../section-index.ts';
 import { act, badge, form, messageBox, section, type View, type ViewContext } from '../ui.ts';
 import { identitySecretsSection } from './identity-secrets.ts';
-import { configVersionsSection, previewSection, type RegionChannel, regionRulesSection } from './regions.ts';
+import { configVersionsSection, previewSection, regionRulesSection } from './regions.ts';
 import { rejectCooldownSection } from './reject-cooldown.ts';
 import { scansSection } from './scans.ts';
-import { type ChannelTcf, tcfSections } from './tcf.ts';
-import { type SignalsChannel, usSignalsSection } from './us-signals.ts';
+import { tcfSections } from './tcf.ts';
+import { usSignalsSection } from './us-signals.ts';
 
-interface Channel extends RegionChannel, Omit<SignalsChannel, 'regionRules'> {
-  configVersion: number;
-  defaultLanguage: string;
-  createdAt: string;
-  tcf?: ChannelTcf | null;
-  rejectCooldownDays?: number;
-}
+type Channel = Schemas['Channel'];
+type PurposeBody = RequestBody<'/v1/channels/{id}/purposes', 'post'>;
+type TechnologyBody = RequestBody<'/v1/channels/{id}/technologies', 'post'>;
 
 /** Opens a channel by its address (`#/channels/<id>`), so the open channel survives a reload. */
 function openChannel(ctx: ViewContext, id: string) {
@@ -26,7 +22,7 @@ function openChannel(ctx: ViewContext, id: string) {
 
 /** Channels: create, then per channel its purposes, technologies, origins and snippet. */
 export const channelsView: View = async (ctx) => {
-  const { data: channels } = await get<Channel[]>('/v1/channels?limit=100');
+  const { data: channels } = await answer(api.GET('/v1/channels', { params: { query: { limit: 100 } } }));
   const manage = ctx.can('channels:manage');
   const open = channels.find((c) => c.id === ctx.params[0]) ?? null;
   const rows = channels.map((c) => [
@@ -49,9 +45,8 @@ export const channelsView: View = async (ctx) => {
           async (el) => {
             const name = (el.elements.namedItem('name') as HTMLInputElement).value.trim();
             const url = (el.elements.namedItem('url') as HTMLInputElement).value.trim();
-            const { data } = await post<Channel>(
-              '/v1/channels',
-              url ? { name, privacyPolicy: { url } } : { name },
+            const { data } = await answer(
+              api.POST('/v1/channels', { body: url ? { name, privacyPolicy: { url } } : { name } }),
             );
             openChannel(ctx, data.id);
           },
@@ -80,19 +75,22 @@ export const channelsView: View = async (ctx) => {
 };
 
 async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean): Promise<HTMLElement> {
-  const base = `/v1/channels/${channel.id}`;
+  const id = channel.id;
+  const list = { params: { path: { id }, query: { limit: 100 } } };
   const [purposes, technologies, origins, snippet, versions, identitySecrets] = await Promise.all([
-    get<any[]>(`${base}/purposes?limit=100`),
-    get<any[]>(`${base}/technologies?limit=100`),
-    get<any[]>(`${base}/origins?limit=100`),
-    get<{ html: string }>(`/v1/public/sites/${channel.siteKey}/snippet`).catch(() => null),
+    answer(api.GET('/v1/channels/{id}/purposes', list)),
+    answer(api.GET('/v1/channels/{id}/technologies', list)),
+    answer(api.GET('/v1/channels/{id}/origins', list)),
+    answer(
+      api.GET('/v1/public/sites/{siteKey}/snippet', { params: { path: { siteKey: channel.siteKey } } }),
+    ).catch(() => null),
     configVersionsSection(channel),
     identitySecretsSection(channel, manage),
   ]);
   const box = messageBox();
-  const change = (method: string, path: string, body?: unknown) =>
+  const change = (send: () => Promise<unknown>) =>
     act(box, null, async () => {
-      await call(method, path, body);
+      await send();
       ctx.refresh();
     });
 
@@ -108,9 +106,25 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
           { class: 'row' },
           button('Rename', () => {
             const name = window.prompt(`New name of the purpose "${p.key}"`, p.name);
-            if (name) void change('PATCH', `${base}/purposes/${p.id}`, { name });
+            if (name) {
+              void change(() =>
+                api.PATCH('/v1/channels/{id}/purposes/{purposeId}', {
+                  params: { path: { id, purposeId: p.id } },
+                  body: { name },
+                }),
+              );
+            }
           }),
-          button('Archive', () => void change('POST', `${base}/purposes/${p.id}/archive`, {})),
+          button(
+            'Archive',
+            () =>
+              void change(() =>
+                api.POST('/v1/channels/{id}/purposes/{purposeId}/archive', {
+                  params: { path: { id, purposeId: p.id } },
+                  body: {},
+                }),
+              ),
+          ),
         )
       : '',
   ]);
@@ -118,14 +132,33 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
     t.name,
     t.vendor ?? '—',
     t.purposeKeys.join(', ') || '—',
-    [...t.cookies.map((c: { name: string }) => c.name), ...t.hosts].join(', ') || '—',
-    manage ? button('Delete', () => void change('DELETE', `${base}/technologies/${t.id}`)) : '',
+    [...t.cookies.map((c) => c.name), ...t.hosts].join(', ') || '—',
+    manage
+      ? button(
+          'Delete',
+          () =>
+            void change(() =>
+              api.DELETE('/v1/channels/{id}/technologies/{technologyId}', {
+                params: { path: { id, technologyId: t.id } },
+              }),
+            ),
+        )
+      : '',
   ]);
   const originRows = origins.data.map((o) => [
     h('code', {}, o.origin),
     badge(o.status),
     manage && o.status === 'active'
-      ? button('Archive', () => void change('POST', `${base}/origins/${o.id}/archive`, {}))
+      ? button(
+          'Archive',
+          () =>
+            void change(() =>
+              api.POST('/v1/channels/{id}/origins/{originId}/archive', {
+                params: { path: { id, originId: o.id } },
+                body: {},
+              }),
+            ),
+        )
       : '',
   ]);
 
@@ -156,10 +189,14 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
     'Add purpose',
     async (el) => {
       const v = (n: string) => (el.elements.namedItem(n) as HTMLInputElement).value.trim();
-      const body: Record<string, unknown> = { key: v('key'), name: v('name'), legalBasis: v('legalBasis') };
+      const body: PurposeBody = {
+        key: v('key'),
+        name: v('name'),
+        legalBasis: v('legalBasis') as PurposeBody['legalBasis'],
+      };
       if (v('description')) body.description = v('description');
       body.required = (el.elements.namedItem('required') as HTMLInputElement).checked;
-      await post(`${base}/purposes`, body);
+      await api.POST('/v1/channels/{id}/purposes', { params: { path: { id } }, body });
       ctx.refresh();
     },
   );
@@ -173,7 +210,7 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
     'Add technology',
     async (el) => {
       const v = (n: string) => (el.elements.namedItem(n) as HTMLInputElement).value.trim();
-      const body: Record<string, unknown> = {
+      const body: TechnologyBody = {
         name: v('name'),
         purposeKeys: v('purposeKeys')
           .split(',')
@@ -181,7 +218,7 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
           .filter(Boolean),
       };
       if (v('vendor')) body.vendor = v('vendor');
-      await post(`${base}/technologies`, body);
+      await api.POST('/v1/channels/{id}/technologies', { params: { path: { id } }, body });
       ctx.refresh();
     },
   );
@@ -190,8 +227,9 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
     [field('Origin', input('origin', { required: true, placeholder: 'https://www.example.com' }))],
     'Add origin',
     async (el) => {
-      await post(`${base}/origins`, {
-        origin: (el.elements.namedItem('origin') as HTMLInputElement).value.trim(),
+      await api.POST('/v1/channels/{id}/origins', {
+        params: { path: { id } },
+        body: { origin: (el.elements.namedItem('origin') as HTMLInputElement).value.trim() },
       });
       ctx.refresh();
     },

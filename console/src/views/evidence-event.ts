@@ -1,22 +1,6 @@
-import { ApiError, get } from '../api.ts';
+import { ApiError, answer, api, type Schemas } from '../api.ts';
 import { type Child, date, h } from '../dom.ts';
 import { section } from '../ui.ts';
-
-interface TreeHead {
-  logId: string;
-  treeSize: number;
-  rootHash: string;
-  timestamp: string;
-  keyId: string;
-}
-interface Proof {
-  leafIndex: number;
-  leafHash: string;
-  treeSize: number;
-  rootHash: string;
-  auditPath: string[];
-  treeHead: TreeHead;
-}
 
 const SOURCES: Record<string, string> = {
   banner: 'Banner',
@@ -67,9 +51,10 @@ const code = (text: string) => h('code', { class: 'hash' }, text);
  */
 export async function evidenceEventView(id: string, channels: Map<string, string>): Promise<HTMLElement> {
   const back = h('p', {}, h('a', { href: '#/evidence' }, '← All evidence events'));
-  let event: any;
+  const path = { params: { path: { id } } };
+  let event: Schemas['EvidenceEvent'];
   try {
-    event = (await get<any>(`/v1/evidence/${encodeURIComponent(id)}`)).data;
+    event = (await answer(api.GET('/v1/evidence/{id}', path))).data;
   } catch (error) {
     if (error instanceof ApiError && error.status === 404)
       return h(
@@ -81,9 +66,10 @@ export async function evidenceEventView(id: string, channels: Map<string, string
       );
     throw error;
   }
-  const proof = await get<Proof>(`/v1/evidence/${encodeURIComponent(id)}/proof`).then(
+  const proof = await answer(api.GET('/v1/evidence/{id}/proof', path)).then(
     (r) => r.data,
-    (error) => (error instanceof ApiError && error.status === 409 ? error.detail : Promise.reject(error)),
+    (error: unknown) =>
+      error instanceof ApiError && error.status === 409 ? error.detail : Promise.reject(error),
   );
   const channelName = channels.get(event.channelId) ?? event.channelId;
   const account = event.subjectKind === 'account';

@@ -1,12 +1,18 @@
-import { get, query } from '../api.ts';
+import { answer, api, type GetQuery } from '../api.ts';
 import { channelChoices, channelPicker } from '../channel-picker.ts';
 import { dayField, ISO_DAY } from '../date-field.ts';
 import { date, field, h, input, select, table } from '../dom.ts';
 import { form, section, type View } from '../ui.ts';
 import { decisionList, evidenceEventView } from './evidence-event.ts';
 
+/** The form's fields, as typed (the days are sent as instants). */
+type Filters = Partial<
+  Record<'channelId' | 'purpose' | 'decision' | 'source' | 'subjectId' | 'from' | 'to', string>
+>;
+type EvidenceQuery = GetQuery<'/v1/evidence'>;
+
 // The filters survive a redraw, as people expect from a search form.
-let filters: Record<string, string> = {};
+let filters: Filters = {};
 
 /**
  * A filter's day as the API's instant: From is the day's first second, To its last (UTC); anything
@@ -25,12 +31,17 @@ export const evidenceView: View = async (ctx) => {
   if (ctx.params[0]) return evidenceEventView(ctx.params[0], names);
   const results = h('div', {});
   async function load(cursor?: string) {
-    const sent = {
+    const sent: EvidenceQuery = {
       ...filters,
+      // The form's selects offer only the API's values.
+      decision: filters.decision as EvidenceQuery['decision'],
+      source: filters.source as EvidenceQuery['source'],
       from: filters.from && instant(filters.from, false),
       to: filters.to && instant(filters.to, true),
     };
-    const { data, meta } = await get<any[]>(`/v1/evidence${query({ ...sent, limit: '50', cursor })}`);
+    const { data, meta } = await answer(
+      api.GET('/v1/evidence', { params: { query: { ...sent, limit: 50, cursor } } }),
+    );
     const rows = data.map((e) => [
       h(
         'a',
@@ -48,7 +59,7 @@ export const evidenceView: View = async (ctx) => {
       String(e.configVersion),
     ]);
     const more = meta.nextCursor
-      ? h('button', { type: 'button', onclick: () => void load(meta.nextCursor) }, 'Next page')
+      ? h('button', { type: 'button', onclick: () => void load(meta.nextCursor ?? undefined) }, 'Next page')
       : null;
     results.replaceChildren(
       table(
@@ -59,7 +70,7 @@ export const evidenceView: View = async (ctx) => {
       more ?? '',
     );
   }
-  const value = (name: string) => filters[name] ?? '';
+  const value = (name: keyof Filters) => filters[name] ?? '';
   const filterForm = form(
     'Evidence filters',
     [

@@ -1,4 +1,4 @@
-import { get, post } from '../api.ts';
+import { answer, api, type RequestBody } from '../api.ts';
 import { channelChoices, channelPicker } from '../channel-picker.ts';
 import { button, date, field, h, input, markRow, select, table } from '../dom.ts';
 import { badge, form, section, type View } from '../ui.ts';
@@ -6,7 +6,7 @@ import { badge, form, section, type View } from '../ui.ts';
 /** Exports: request one, watch it, download the file (a plain link: the cookie goes with it). */
 export const exportsView: View = async (ctx) => {
   const [{ data: exports }, channels] = await Promise.all([
-    get<any[]>('/v1/exports?limit=50'),
+    answer(api.GET('/v1/exports', { params: { query: { limit: 50 } } })),
     channelChoices(),
   ]);
   const canCreate = ctx.can('exports:create');
@@ -40,11 +40,18 @@ export const exportsView: View = async (ctx) => {
           ],
           'Request export',
           async (el) => {
-            const body: Record<string, string> = {};
+            const fields: Record<string, string> = {};
             new FormData(el).forEach((v, k) => {
-              if (typeof v === 'string' && v.trim()) body[k] = v.trim();
+              if (typeof v === 'string' && v.trim()) fields[k] = v.trim();
             });
-            await post('/v1/exports', body);
+            // Each field goes only when filled, as typed (the API's 422 says what is wrong with it).
+            const body: RequestBody<'/v1/exports', 'post'> = {
+              format: fields.format as 'jsonl' | 'csv' | undefined,
+              channelId: fields.channelId,
+              from: fields.from,
+              to: fields.to,
+            };
+            await api.POST('/v1/exports', { body });
             ctx.refresh();
           },
         ),

@@ -1,12 +1,9 @@
-import { ApiError, call, get, post } from '../api.ts';
+import { ApiError, answer, api, type Schemas } from '../api.ts';
 import { button, copyField, date, h, table } from '../dom.ts';
 import { guideLink } from '../guide-link.ts';
 import { act, messageBox } from '../ui.ts';
 
-interface IdentitySecret {
-  id: string;
-  createdAt: string;
-}
+type IdentitySecret = Schemas['IdentitySecret'];
 
 /** The service keeps two active secrets at most: one in use and its successor while rotating. */
 const MAX_ACTIVE = 2;
@@ -23,7 +20,7 @@ export async function identitySecretsSection(
   channel: { id: string; siteKey: string },
   manage: boolean,
 ): Promise<HTMLElement> {
-  const base = `/v1/channels/${channel.id}/identity-secrets`;
+  const id = channel.id;
   const box = messageBox();
   const secretSlot = h('div', { 'aria-live': 'polite' });
   const listSlot = h('div', {});
@@ -34,7 +31,9 @@ export async function identitySecretsSection(
   const create = button('Create identity secret', () => {
     create.disabled = true;
     void act(box, null, async () => {
-      const { data } = await post<IdentitySecret & { secret: string }>(base, {});
+      const { data } = await answer(
+        api.POST('/v1/channels/{id}/identity-secrets', { params: { path: { id } }, body: {} }),
+      );
       await load();
       showSecret(data);
     }).finally(() => {
@@ -44,7 +43,7 @@ export async function identitySecretsSection(
   const limitNote = h('p', { class: 'muted', id: `identity-${channel.id}-limit` });
   create.setAttribute('aria-describedby', limitNote.id);
 
-  function showSecret(created: IdentitySecret & { secret: string }) {
+  function showSecret(created: Schemas['CreatedIdentitySecret']) {
     secretSlot.replaceChildren(
       h(
         'div',
@@ -83,7 +82,9 @@ export async function identitySecretsSection(
         'Yes, revoke',
         () =>
           void act(box, confirm, async () => {
-            await call('DELETE', `${base}/${encodeURIComponent(secret.id)}`);
+            await api.DELETE('/v1/channels/{id}/identity-secrets/{secretId}', {
+              params: { path: { id, secretId: secret.id } },
+            });
             await load();
             box.ok(`Identity secret ${secret.id} revoked.`);
             heading.focus();
@@ -114,7 +115,9 @@ export async function identitySecretsSection(
   }
 
   async function load() {
-    const { data } = await get<IdentitySecret[]>(base);
+    const { data } = await answer(
+      api.GET('/v1/channels/{id}/identity-secrets', { params: { path: { id } } }),
+    );
     const rows = data.map((s) => [h('code', {}, s.id), date(s.createdAt), manage ? revokeCell(s) : '']);
     listSlot.replaceChildren(table(['ID', 'Created', 'Actions'], rows, 'Identity secrets'));
     active = data.length;

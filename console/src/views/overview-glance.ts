@@ -1,7 +1,7 @@
-import { get, query } from '../api.ts';
+import { answer, api } from '../api.ts';
 import { isoDay } from '../date-field.ts';
 import { h } from '../dom.ts';
-import type { Counts, Row } from './overview.ts';
+import type { Counts } from './overview.ts';
 
 const DAY = 86_400_000;
 
@@ -50,8 +50,10 @@ export async function defaultRange(channelId: string) {
   const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
   const to = isoDay(today);
   if (!firstDays.has(channelId)) {
-    const { data } = await get<Row[]>(
-      `/v1/analytics/consent${query({ channelId, from: isoDay(today - 365 * DAY), to, interval: 'day' })}`,
+    const { data } = await answer(
+      api.GET('/v1/analytics/consent', {
+        params: { query: { channelId, from: isoDay(today - 365 * DAY), to, interval: 'day' } },
+      }),
     );
     const first = data.find((r) => r.impressions > 0 || r.decisions > 0)?.period;
     if (first) firstDays.set(channelId, first);

@@ -1,30 +1,19 @@
-import { ApiError, get, query } from '../api.ts';
+import { ApiError, answer, api, type GetQuery, type Schemas } from '../api.ts';
 import { chartCard, destroyCharts, type NumbersTable, type Series } from '../charts.ts';
 import { dayField } from '../date-field.ts';
 import { field, h, select } from '../dom.ts';
 import { messageBox, section, type View } from '../ui.ts';
 import { count, defaultRange, headlineFigures, percent } from './overview-glance.ts';
 
-export interface Counts {
-  impressions: number;
-  decisions: number;
-  acceptAll: number;
-  rejectAll: number;
-  custom: number;
-  gpc: number;
-  purposes: Record<string, { granted: number; denied: number }>;
-}
-export interface Row extends Counts {
-  period: string;
-  region?: string | null;
-}
-interface Purpose {
-  key: string;
-  name: string;
-  required: boolean;
-}
+type AnalyticsQuery = GetQuery<'/v1/analytics/consent'>;
+/** A period's (or a region's) figures, as GET /v1/analytics/consent answers them. */
+export type Row = Schemas['AnalyticsRow'];
+/** The figures without their period or group: what the totals have too. */
+export type Counts = Omit<Row, 'period' | 'region' | 'regime' | 'configVersion'>;
+type Purpose = Pick<Schemas['Purpose'], 'key' | 'name' | 'required'>;
+type Interval = NonNullable<AnalyticsQuery['interval']>;
 
-const INTERVALS: [string, string][] = [
+const INTERVALS: [Interval, string][] = [
   ['day', 'Day'],
   ['week', 'Week'],
   ['month', 'Month'],
@@ -34,7 +23,13 @@ const INTERVALS: [string, string][] = [
  * The picks survive a redraw and a visit to another view, as people expect from a dashboard.
  * `chosen`: the reader typed the dates; until then each channel gets its own default range.
  */
-const picks = { channelId: '', from: '', to: '', interval: 'day', chosen: false };
+const picks: { channelId: string; from: string; to: string; interval: Interval; chosen: boolean } = {
+  channelId: '',
+  from: '',
+  to: '',
+  interval: 'day',
+  chosen: false,
+};
 
 /**
  * Decisions per impression, where it means something: decisions sent through the API or from the
@@ -60,8 +55,7 @@ export const overviewView: View = async (ctx) => {
       h('p', {}, 'Your role cannot read evidence, so there are no figures to show.'),
     );
   }
-  const { data: channels } =
-    await get<{ id: string; name: string; status: string }[]>('/v1/channels?limit=100');
+  const { data: channels } = await answer(api.GET('/v1/channels', { params: { query: { limit: 100 } } }));
   if (channels.length === 0) {
     return h(
       'div',
@@ -147,13 +141,22 @@ export const overviewView: View = async (ctx) => {
     box.hidden = true;
     submit.disabled = true;
     results.setAttribute('aria-busy', 'true');
-    const params = { channelId: picks.channelId, from: picks.from, to: picks.to, interval: picks.interval };
+    const params: AnalyticsQuery = {
+      channelId: picks.channelId,
+      from: picks.from || undefined,
+      to: picks.to || undefined,
+      interval: picks.interval,
+    };
     try {
       const [overall, regions, purposes] = await Promise.all([
-        get<Row[]>(`/v1/analytics/consent${query(params)}`),
-        get<Row[]>(`/v1/analytics/consent${query({ ...params, groupBy: 'region' })}`),
-        get<Purpose[]>(`/v1/channels/${encodeURIComponent(picks.channelId)}/purposes?limit=100`).then(
-          (r) => r.data,
+        answer(api.GET('/v1/analytics/consent', { params: { query: params } })),
+        answer(api.GET('/v1/analytics/consent', { params: { query: { ...params, groupBy: 'region' } } })),
+        answer(
+          api.GET('/v1/channels/{id}/purposes', {
+            params: { path: { id: picks.channelId }, query: { limit: 100 } },
+          }),
+        ).then(
+          (r): Purpose[] => r.data,
           () => [] as Purpose[],
         ),
       ]);
@@ -182,7 +185,7 @@ export const overviewView: View = async (ctx) => {
     picks.channelId = channel.value;
     picks.from = dates.from.value.trim();
     picks.to = dates.to.value.trim();
-    picks.interval = interval.value;
+    picks.interval = interval.value as Interval; // the select offers only INTERVALS
     void load();
   };
   form.addEventListener('submit', (event) => {

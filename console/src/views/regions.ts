@@ -1,25 +1,18 @@
-import { ApiError, call, get } from '../api.ts';
+import { ApiError, answer, api, type RequestBody, type Schemas } from '../api.ts';
 import { configChanges } from '../config-changes.ts';
 import { button, date, h, input, select, table } from '../dom.ts';
 import { badge, messageBox, section, type ViewContext } from '../ui.ts';
 
-/** Which regime applies to a visitor, by the first rule naming their region (docs/regions.md). */
-export type Regime = 'opt-in' | 'opt-out' | 'notice-only';
-export interface RegionRule {
-  regions: string[];
-  regime: Regime;
-}
+/** A channel's ordered region rule (docs/regions.md). */
+export type RegionRule = Schemas['Channel']['regionRules'][number];
+/** Which regime applies to a visitor, by the first rule naming their region. */
+export type Regime = RegionRule['regime'];
 
 /** The channel fields this file reads (the Channel resource has more). */
-export interface RegionChannel {
-  id: string;
-  name: string;
-  environment: 'test' | 'live';
-  siteKey: string;
-  status: string;
-  regionRules: RegionRule[];
-  consentMaxAgeDays: number;
-}
+export type RegionChannel = Pick<
+  Schemas['Channel'],
+  'id' | 'name' | 'environment' | 'siteKey' | 'status' | 'regionRules' | 'consentMaxAgeDays'
+>;
 
 const REGIMES: [Regime, string][] = [
   ['opt-in', 'Opt-in'],
@@ -313,15 +306,16 @@ function rulesForm(ctx: ViewContext, channel: RegionChannel, notice: HTMLElement
       regime: row.regime,
     }));
     const days = maxAge.value.trim();
-    const body = {
+    const body: RequestBody<'/v1/channels/{id}', 'patch'> = {
       regionRules,
-      consentMaxAgeDays: /^\d+$/.test(days) ? Number(days) : days,
+      // Anything but digits goes as typed, so the API's 422 says what is wrong with it at the field.
+      consentMaxAgeDays: /^\d+$/.test(days) ? Number(days) : (days as unknown as number),
     };
     submit.disabled = true;
     box.hidden = true;
     notice.hidden = true;
     clearErrors();
-    call<{ configVersion: number }>('PATCH', `/v1/channels/${channel.id}`, body)
+    answer(api.PATCH('/v1/channels/{id}', { params: { path: { id: channel.id } }, body }))
       .then(({ data }) => {
         pendingNotice = {
           channelId: channel.id,
@@ -357,13 +351,6 @@ function readable(message: string, code: string | undefined): string {
   return code !== undefined && !message.includes(`"${code}"`) ? `"${code}": ${message}` : message;
 }
 
-interface ConfigVersion {
-  version: number;
-  createdAt: string;
-  reconsent: boolean;
-  config: Parameters<typeof configChanges>[1];
-}
-
 const SHOWN_VERSIONS = 20;
 
 /**
@@ -372,8 +359,10 @@ const SHOWN_VERSIONS = 20;
  * visitors again.
  */
 export async function configVersionsSection(channel: RegionChannel): Promise<HTMLElement> {
-  const { data } = await get<ConfigVersion[]>(
-    `/v1/channels/${channel.id}/config-versions?limit=${SHOWN_VERSIONS + 1}`,
+  const { data } = await answer(
+    api.GET('/v1/channels/{id}/config-versions', {
+      params: { path: { id: channel.id }, query: { limit: SHOWN_VERSIONS + 1 } },
+    }),
   );
   const rows = data
     .slice(0, SHOWN_VERSIONS)
@@ -401,14 +390,7 @@ export async function configVersionsSection(channel: RegionChannel): Promise<HTM
   );
 }
 
-interface PreviewConfig {
-  region: { code: string | null; source: string };
-  regime: Regime;
-  consentMaxAgeDays: number;
-  consentRequiredSince: number;
-  configVersion: number;
-  purposes: { key: string; name: string; required: boolean; gpcOptOut: boolean }[];
-}
+type PreviewConfig = Schemas['SiteConfig'];
 
 /**
  * "Preview as a visitor from…": the public config as a visitor from that region gets it
@@ -468,8 +450,11 @@ export function previewSection(channel: RegionChannel): HTMLElement {
     submit.disabled = true;
     box.hidden = true;
     clearError();
-    const path = `/v1/public/sites/${encodeURIComponent(channel.siteKey)}/config?region=${encodeURIComponent(region)}`;
-    get<PreviewConfig>(path)
+    answer(
+      api.GET('/v1/public/sites/{siteKey}/config', {
+        params: { path: { siteKey: channel.siteKey }, query: { region } },
+      }),
+    )
       .then(({ data }) => result.replaceChildren(previewOf(data)))
       .catch((error: unknown) => {
         result.replaceChildren();

@@ -1,4 +1,4 @@
-import { ApiError, call } from '../api.ts';
+import { ApiError, answer, api } from '../api.ts';
 import { h, input } from '../dom.ts';
 import { messageBox, type ViewContext } from '../ui.ts';
 
@@ -110,7 +110,12 @@ function cooldownForm(ctx: ViewContext, channelId: string, days: number, id: str
       return;
     }
     submit.disabled = true;
-    call<{ configVersion: number }>('PATCH', `/v1/channels/${channelId}`, { rejectCooldownDays: value })
+    answer(
+      api.PATCH('/v1/channels/{id}', {
+        params: { path: { id: channelId } },
+        body: { rejectCooldownDays: value },
+      }),
+    )
       .then(({ data }) => {
         pendingNotice = {
           channelId,

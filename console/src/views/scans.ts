@@ -1,30 +1,20 @@
-import type { components } from '../../../clients/typescript/src/schema.d.ts';
 import {
   cookieNameMatches,
   hostMatches,
   isNecessaryCategory,
   OWN_VENDOR,
 } from '../../../src/shared/scans-matching.ts';
-import { get, post } from '../api.ts';
+import { answer, api, type Schemas } from '../api.ts';
 import { button, date, field, h, input, table } from '../dom.ts';
 import { act, badge, form, messageBox, type ViewContext } from '../ui.ts';
 
 /** A tracker scan and what it found, as the typed client's schema has them. */
-type Scan = components['schemas']['Scan'];
-export type ScanFinding = components['schemas']['ScanFinding'];
+type Scan = Schemas['Scan'];
+export type ScanFinding = Schemas['ScanFinding'];
 type Phase = ScanFinding['phase'];
 /** The technology fields this file reads. */
-export interface DeclaredTechnology {
-  id: string;
-  name: string;
-  cookies: { name: string }[];
-  hosts: string[];
-}
-interface PurposeRow {
-  key: string;
-  required: boolean;
-  status: string;
-}
+export type DeclaredTechnology = Pick<Schemas['Technology'], 'id' | 'name' | 'cookies' | 'hosts'>;
+type PurposeRow = Pick<Schemas['Purpose'], 'key' | 'required' | 'status'>;
 
 const PHASES: [Phase, string][] = [
   ['before-consent', 'Before consent'],
@@ -48,8 +38,10 @@ export async function scansSection(
   purposes: PurposeRow[],
   manage: boolean,
 ): Promise<HTMLElement> {
-  const base = `/v1/channels/${channel.id}`;
-  const { data: scans } = await get<Scan[]>(`${base}/scans?limit=10`);
+  const id = channel.id;
+  const { data: scans } = await answer(
+    api.GET('/v1/channels/{id}/scans', { params: { path: { id }, query: { limit: 10 } } }),
+  );
   const active = scans.find((s) => s.status === 'queued' || s.status === 'running');
   const shown = scans.find((s) => s.id === openScanId) ?? scans[0] ?? null;
   const box = messageBox();
@@ -70,7 +62,9 @@ export async function scansSection(
     'Run a scan',
     async (el) => {
       const url = (el.elements.namedItem('url') as HTMLInputElement).value.trim();
-      const { data } = await post<Scan>(`${base}/scans`, url ? { url } : {});
+      const { data } = await answer(
+        api.POST('/v1/channels/{id}/scans', { params: { path: { id } }, body: url ? { url } : {} }),
+      );
       openScanId = data.id;
       ctx.refresh();
     },
@@ -109,7 +103,7 @@ export async function scansSection(
     table(['Started', 'Status', 'Pages', 'Violations', 'Undeclared', 'Findings'], rows, 'Scans'),
     shown ? scanDetail(ctx, channel.id, shown, technologies, purposes, manage, box) : null,
   );
-  if (active) pollUntilDone(ctx, el, `${base}/scans/${active.id}`, active.status);
+  if (active) pollUntilDone(ctx, el, { id, scanId: active.id }, active.status);
   return el;
 }
 
@@ -117,14 +111,19 @@ export async function scansSection(
  * Redraws the view once the scan leaves `status`. Polling stops when the section leaves the page
  * (a redraw builds a new section, which polls for itself) or a poll fails (signed out, offline).
  */
-function pollUntilDone(ctx: ViewContext, el: HTMLElement, path: string, status: string) {
+function pollUntilDone(
+  ctx: ViewContext,
+  el: HTMLElement,
+  path: { id: string; scanId: string },
+  status: Scan['status'],
+) {
   let attached = false;
   let waits = 0;
   const check = async () => {
     if (el.isConnected) attached = true;
     else if (attached || ++waits > 15) return;
     try {
-      const { data } = await get<Scan>(path);
+      const { data } = await answer(api.GET('/v1/channels/{id}/scans/{scanId}', { params: { path } }));
       if (data.status !== status) return ctx.refresh();
     } catch {
       return;
@@ -160,7 +159,7 @@ function scanDetail(
   const addAsTechnology = (finding: ScanFinding, control: HTMLButtonElement) =>
     act(box, control, async () => {
       const body = technologyFor(finding, purposes);
-      await post(`/v1/channels/${channelId}/technologies`, body);
+      await api.POST('/v1/channels/{id}/technologies', { params: { path: { id: channelId } }, body });
       const purpose = body.purposeKeys.length
         ? ` for ${body.purposeKeys.join(', ')}`
         : ' with no purpose yet';

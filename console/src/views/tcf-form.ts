@@ -1,4 +1,4 @@
-import { ApiError, call } from '../api.ts';
+import { ApiError, answer, api } from '../api.ts';
 import { button, h, input } from '../dom.ts';
 import { messageBox, type ViewContext } from '../ui.ts';
 import type { ChannelTcf, TcfChannel } from './tcf.ts';
@@ -145,10 +145,12 @@ export function settingsForm(
     clearErrors();
     const sentIds = body?.vendorIds ?? [];
     try {
-      const { data } = await call<{ configVersion: number }>('PATCH', `/v1/channels/${channel.id}`, {
-        tcf: body,
-        ...(body && { reopenControl: reopen.checked ? 'floating' : 'none' }),
-      });
+      const { data } = await answer(
+        api.PATCH('/v1/channels/{id}', {
+          params: { path: { id: channel.id } },
+          body: { tcf: body, ...(body && { reopenControl: reopen.checked ? 'floating' : 'none' }) },
+        }),
+      );
       pendingNotice = {
         channelId: channel.id,
         text: body

@@ -1,4 +1,4 @@
-import { ApiError, get } from '../api.ts';
+import { ApiError, answer, api } from '../api.ts';
 import { button, h, input } from '../dom.ts';
 import { messageBox } from '../ui.ts';
 
@@ -27,7 +27,10 @@ export interface Vendor {
   deletedDate?: string;
 }
 
-/** `GET /v1/tcf/vendor-list`: the newest version the service holds, every array sorted by id. */
+/**
+ * `GET /v1/tcf/vendor-list`: the newest version the service holds, every array sorted by id; the
+ * fields the console reads, checked against the API's VendorList where the answer is read.
+ */
 export interface VendorList {
   vendorListVersion: number;
   tcfPolicyVersion: number;
@@ -199,7 +202,9 @@ export function vendorPicker(options: {
     searchButton.disabled = true;
     searchBox.hidden = true;
     try {
-      const { data } = await get<VendorList>(`/v1/tcf/vendor-list?q=${encodeURIComponent(q)}`);
+      const { data }: { data: VendorList } = await answer(
+        api.GET('/v1/tcf/vendor-list', { params: { query: { q } } }),
+      );
       found = data.vendors;
       searched = q || 'any name';
       drawResults();

@@ -1,4 +1,4 @@
-import { ApiError, get } from '../api.ts';
+import { ApiError, answer, api, type Schemas } from '../api.ts';
 import { h } from '../dom.ts';
 import { guideLink } from '../guide-link.ts';
 import { messageBox, type ViewContext } from '../ui.ts';
@@ -6,25 +6,15 @@ import { noticeShown, pendingNotice, settingsForm } from './tcf-form.ts';
 import { layersPreview, type OwnPurpose } from './tcf-preview.ts';
 import { type Names, namesOf, noListYet, type Vendor, type VendorList, vendorFacts } from './tcf-vendors.ts';
 
-/** The channel's `tcf` field: null until the channel runs as an IAB TCF CMP. */
-export interface ChannelTcf {
-  cmpId: number;
-  /** null: the service's TCF release. */
-  cmpVersion: number | null;
-  vendorIds: number[];
-  publisherCountryCode: string;
-  purposeOneTreatment: boolean;
-  /** Set through the API (docs/guides/tcf.md); the form keeps them, for the vendors still chosen. */
-  publisherRestrictions?: Array<{ purposeId: number; type: string; vendorIds: number[] }>;
-  googleAdditionalConsent?: { providerIds: number[] } | null;
-}
+/**
+ * The channel's `tcf` field when set (null until the channel runs as an IAB TCF CMP); its
+ * publisherRestrictions and googleAdditionalConsent are set through the API (docs/guides/tcf.md),
+ * and the form keeps them.
+ */
+export type ChannelTcf = NonNullable<Schemas['Channel']['tcf']>;
 
-export interface TcfChannel {
-  id: string;
-  tcf?: ChannelTcf | null;
-  /** After a decision, the layers' reopen control ("floating") or only the page's links ("none"). */
-  reopenControl?: 'floating' | 'none';
-}
+/** reopenControl: after a decision, the layers' reopen control ("floating") or only the page's links ("none"). */
+export type TcfChannel = Pick<Schemas['Channel'], 'id' | 'tcf' | 'reopenControl'>;
 
 /** The guide, as the service serves it (GET /docs/guides/<name>). */
 const GUIDE = () => guideLink('Run as an IAB TCF CMP', 'tcf.md');
@@ -70,7 +60,7 @@ export async function tcfSections(
   const tcf = channel.tcf ?? null;
   let list: VendorList;
   try {
-    list = (await get<VendorList>('/v1/tcf/vendor-list')).data;
+    list = (await answer(api.GET('/v1/tcf/vendor-list'))).data;
   } catch (error) {
     // No list yet is a state of the service, not a failure of this page: said plainly, with what to do.
     const box = messageBox();

@@ -1,20 +1,14 @@
-import {
-  type GppSectionsMode,
-  gppSectionFor,
-  US_STATE_SECTIONS,
-} from '../../../src/shared/us-gpp-sections.ts';
-import { call } from '../api.ts';
+import { gppSectionFor, US_STATE_SECTIONS } from '../../../src/shared/us-gpp-sections.ts';
+import { api, type RequestBody, type Schemas } from '../api.ts';
 import { field, h, select, table } from '../dom.ts';
 import { form, section, type ViewContext } from '../ui.ts';
 
 /** What of a channel this section reads (docs/guides/us-privacy.md, docs/guides/tag-managers.md). */
-export interface SignalsChannel {
-  id: string;
-  regionRules: { regions: string[]; regime: string }[];
-  gppCmpId?: number | null;
-  gppSections?: GppSectionsMode;
-  integrations?: { microsoftUet: boolean; microsoftClarity: boolean };
-}
+export type SignalsChannel = Pick<
+  Schemas['Channel'],
+  'id' | 'regionRules' | 'gppCmpId' | 'gppSections' | 'integrations'
+>;
+type ChannelPatch = RequestBody<'/v1/channels/{id}', 'patch'>;
 
 const isUs = (code: string) => code === 'US' || code.startsWith('US-');
 
@@ -91,11 +85,15 @@ export function usSignalsSection(ctx: ViewContext, channel: SignalsChannel, mana
     'Save',
     async (el) => {
       const checked = (name: string) => (el.elements.namedItem(name) as HTMLInputElement).checked;
-      await call('PATCH', `/v1/channels/${channel.id}`, {
-        gppSections: sections.value,
-        integrations: {
-          microsoftUet: checked('microsoftUet'),
-          microsoftClarity: checked('microsoftClarity'),
+      await api.PATCH('/v1/channels/{id}', {
+        params: { path: { id: channel.id } },
+        body: {
+          // The select offers only the API's modes.
+          gppSections: sections.value as ChannelPatch['gppSections'],
+          integrations: {
+            microsoftUet: checked('microsoftUet'),
+            microsoftClarity: checked('microsoftClarity'),
+          },
         },
       });
       ctx.refresh();

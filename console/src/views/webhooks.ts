@@ -1,4 +1,4 @@
-import { call, get, post } from '../api.ts';
+import { answer, api, type RequestBody } from '../api.ts';
 import { button, copyField, date, field, h, input, markRow, table } from '../dom.ts';
 import { act, badge, form, messageBox, section, type View } from '../ui.ts';
 
@@ -8,8 +8,8 @@ let secretOnce: string | null = null;
 /** Webhooks: destinations (secret shown once) and deliveries, with Redeliver for failed ones. */
 export const webhooksView: View = async (ctx) => {
   const [destinations, deliveries] = await Promise.all([
-    get<any[]>('/v1/webhook-destinations?limit=100'),
-    get<any[]>('/v1/webhook-deliveries?limit=50'),
+    answer(api.GET('/v1/webhook-destinations', { params: { query: { limit: 100 } } })),
+    answer(api.GET('/v1/webhook-deliveries', { params: { query: { limit: 50 } } })),
   ]);
   const write = ctx.can('webhooks:write');
   const box = messageBox();
@@ -26,12 +26,13 @@ export const webhooksView: View = async (ctx) => {
       ),
     );
   }
-  const run = (method: string, path: string, after?: (data: any) => void) =>
+  /** A state change of one row (its answer is the redrawn view). */
+  const run = (send: () => Promise<unknown>) =>
     act(box, null, async () => {
-      const { data } = await call(method, path, {});
-      if (after) after(data);
-      else ctx.refresh();
+      await send();
+      ctx.refresh();
     });
+  const byId = (id: string) => ({ params: { path: { id } }, body: {} });
 
   const destinationRows = destinations.data.map((d) => [
     h('code', {}, d.url),
@@ -43,14 +44,22 @@ export const webhooksView: View = async (ctx) => {
           'div',
           { class: 'row' },
           d.status === 'enabled'
-            ? button('Disable', () => void run('POST', `/v1/webhook-destinations/${d.id}/disable`))
-            : button('Enable', () => void run('POST', `/v1/webhook-destinations/${d.id}/enable`)),
+            ? button(
+                'Disable',
+                () => void run(() => api.POST('/v1/webhook-destinations/{id}/disable', byId(d.id))),
+              )
+            : button(
+                'Enable',
+                () => void run(() => api.POST('/v1/webhook-destinations/{id}/enable', byId(d.id))),
+              ),
           button(
             'Rotate secret',
             () =>
-              void run('POST', `/v1/webhook-destinations/${d.id}/rotate-secret`, (x) => {
-                secretOnce = x.secret;
-                ctx.refresh();
+              void run(async () => {
+                const { data } = await answer(
+                  api.POST('/v1/webhook-destinations/{id}/rotate-secret', byId(d.id)),
+                );
+                secretOnce = data.secret;
               }),
           ),
         )
@@ -64,7 +73,10 @@ export const webhooksView: View = async (ctx) => {
     date(d.lastAttemptAt),
     date(d.createdAt),
     write && d.status === 'failed'
-      ? button('Redeliver', () => void run('POST', `/v1/webhook-deliveries/${d.id}/redeliver`))
+      ? button(
+          'Redeliver',
+          () => void run(() => api.POST('/v1/webhook-deliveries/{id}/redeliver', byId(d.id))),
+        )
       : '',
   ]);
   const create = write
@@ -83,14 +95,14 @@ export const webhooksView: View = async (ctx) => {
           'Add destination',
           async (el) => {
             const v = (n: string) => (el.elements.namedItem(n) as HTMLInputElement).value.trim();
-            const body: Record<string, unknown> = { url: v('url') };
+            const body: RequestBody<'/v1/webhook-destinations', 'post'> = { url: v('url') };
             if (v('description')) body.description = v('description');
             const types = v('eventTypes')
               .split(',')
               .map((t) => t.trim())
               .filter(Boolean);
             if (types.length) body.eventTypes = types;
-            const { data } = await post('/v1/webhook-destinations', body);
+            const { data } = await answer(api.POST('/v1/webhook-destinations', { body }));
             secretOnce = data.secret;
             ctx.refresh();
           },
