@@ -180,17 +180,27 @@ const describe = (validate: ValidateFunction) =>
     .map((e) => `${e.instancePath || '/'} ${e.message}`)
     .join('; ');
 
-/** One validator per service origin, built from the document that origin serves. */
-const validators = new Map<string, Promise<ResponseValidator>>();
+/**
+ * One validator per document text: a file that starts several services (each on its own port)
+ * serving the same document compiles each response schema once, not once per service.
+ */
+const byOrigin = new Map<string, Promise<ResponseValidator>>();
+const byDocument = new Map<string, ResponseValidator>();
 
 function validatorFor(origin: string, realFetch: typeof fetch) {
-  let validator = validators.get(origin);
+  let validator = byOrigin.get(origin);
   if (!validator) {
     validator = realFetch(`${origin}/v1/openapi.json`).then(async (r) => {
       if (r.status !== 200) throw new Error(`GET ${origin}/v1/openapi.json answered ${r.status}`);
-      return new ResponseValidator((await r.json()) as Json);
+      const text = await r.text();
+      let shared = byDocument.get(text);
+      if (!shared) {
+        shared = new ResponseValidator(JSON.parse(text) as Json);
+        byDocument.set(text, shared);
+      }
+      return shared;
     });
-    validators.set(origin, validator);
+    byOrigin.set(origin, validator);
   }
   return validator;
 }
