@@ -351,6 +351,23 @@ function driverViolations(): string[] {
   );
 }
 
+/**
+ * Route files take the database as the request sees it (`request.db`, a DbScope: inside an
+ * idempotent request's transaction its writes commit with the record) and hand it to the service;
+ * they never reach the store's own handles, which would run beside that transaction.
+ */
+function routeStoreUses(text: string): string[] {
+  return [...withoutComments(text).matchAll(/\bstore\.(db|tx|replica|scope)\b/g)].map((m) => `store.${m[1]}`);
+}
+
+function routeStoreViolations(): string[] {
+  return sourceFiles(SRC)
+    .filter((file) => file.endsWith('.routes.ts'))
+    .flatMap((file) =>
+      routeStoreUses(fs.readFileSync(file, 'utf8')).map((use) => `${relative(file)} uses ${use}`),
+    );
+}
+
 /** The top-level part (`src`, `sdk`, …) a path from the root is in; null for a root file. */
 const partOf = (rel: string) => (rel.includes('/') ? rel.split('/')[0] : null);
 
@@ -589,6 +606,20 @@ export type { Row };`;
       "reaches the store's driver (.pool, .pglite)",
     ]);
     expect(driverUses(`// store.pool in a comment\nawait store.statement(STATEMENT, values);`)).toEqual([]);
+  });
+
+  it('route files reach the database only through request.db, never the store itself', () => {
+    expect(routeStoreViolations()).toEqual([]);
+    expect(sourceFiles(SRC).filter((file) => file.endsWith('.routes.ts')).length).toBeGreaterThan(20);
+  });
+
+  it('the route rule fails on a handler reading store.db or opening store.tx (planted)', () => {
+    const planted = `async (request) => envelope(await exportsRepo.list(deps.store.db, principalOf(request)));
+      await store.tx((tx) => audit.record(tx, context, entry));`;
+    expect(routeStoreUses(planted)).toEqual(['store.db', 'store.tx']);
+    expect(routeStoreUses('// not store.db: request.db\nawait exports.get(request.db, scope, id);')).toEqual(
+      [],
+    );
   });
 
   it('the top-level parts import each other only along the allowed edges', () => {

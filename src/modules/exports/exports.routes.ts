@@ -78,7 +78,7 @@ export function exportsRoutes(app: App, deps: { exports: ExportsService; cursors
       return pagedList(cursors, {
         list: 'exports',
         query: request.query,
-        fetch: (limit, after) => exports.list(principalOf(request), limit, after),
+        fetch: (limit, after) => exports.list(request.db, principalOf(request), limit, after),
         present: exports.toResource,
       });
     },
@@ -97,7 +97,7 @@ export function exportsRoutes(app: App, deps: { exports: ExportsService; cursors
       },
     },
     async (request) =>
-      envelope(exports.toResource(await exports.get(principalOf(request), request.params.id))),
+      envelope(exports.toResource(await exports.get(request.db, principalOf(request), request.params.id))),
   );
 
   app.get(

@@ -149,10 +149,10 @@ export function createExportsService(deps: {
       });
     },
 
-    get: (scope: ExportScope, id: string) => find(store.db, scope, id),
+    get: (db: DbScope, scope: ExportScope, id: string) => find(db.read, scope, id),
 
-    list(scope: ExportScope, limit: number, after: CursorPosition | null): Promise<ExportRow[]> {
-      return exportsRepo.list(store.db, scope, limit, after);
+    list(db: DbScope, scope: ExportScope, limit: number, after: CursorPosition | null): Promise<ExportRow[]> {
+      return exportsRepo.list(db.read, scope, limit, after);
     },
 
     /**
@@ -208,6 +208,7 @@ export function createExportsService(deps: {
         expired += due.length;
         if (due.length < EXPIRE_BATCH) break;
       }
+      // The worker's cleanup task: no request, so no request scope.
       const stale = await exportsRepo.staleUnfinished(store.db, new Date(now.getTime() - STALE_EXPORT_MS));
       let failed = 0;
       for (const row of stale) {
