@@ -13,6 +13,12 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Files run one after another in a few long-lived worker processes, not each in a fresh one:
+    // loading the app's modules again for every file was about 2 CPU-seconds a file. So a file must
+    // leave nothing behind in a shared module or a global (close its apps, unstub its globals);
+    // setupFiles still run for every file (README "Tests"). The embedded pass took 885 s this way,
+    // on a machine a helper shared, against 1,857 s in the last CI run with a process per file.
+    isolate: false,
     // Each test file's process compiles PGlite's WebAssembly again; with V8's baseline compiler only
     // it costs about a quarter less CPU per file, heavy query files included (measured on six typical
     // and four heavy embedded files, alternating runs: 71 -> 47-55 and 64 -> 53 CPU-seconds). The

@@ -38,6 +38,7 @@ describe.skipIf(browserSkipReason !== null)('npm packages installed from their t
   }, 300_000);
   afterAll(() => app?.remove());
 
+  // tsc over the three packages and the examples: about 20 CPU-seconds, longer beside other files.
   it('type-checks, strict, an example that uses every export of the three packages, and the docs examples', async () => {
     expect(Object.keys(examples)).toHaveLength(5);
     const { code, output } = await app.typecheck();
@@ -49,7 +50,7 @@ describe.skipIf(browserSkipReason !== null)('npm packages installed from their t
       expect(fs.lstatSync(installed).isSymbolicLink(), name).toBe(false);
       expect(fs.existsSync(path.join(installed, 'dist/index.js')), name).toBe(true);
     }
-  });
+  }, 120_000);
 
   it('renders a gated tree on the server: the fallback, no window, nothing thrown', async () => {
     const result = JSON.parse(await app.node('ssr.mjs'));
