@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, inject } from 'vitest';
-import { counts, validatingFetch } from './openapi-validation.ts';
+import { counts, forgetOrigins, validatingFetch } from './openapi-validation.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -18,6 +18,7 @@ if (!current[WRAPPED])
   globalThis.fetch = Object.assign(validatingFetch(current), { [WRAPPED]: true as const });
 
 afterAll(() => {
+  forgetOrigins();
   const dir = inject('openapiCountsDir');
   if (!dir) return;
   const file = path.join(dir, `${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);

@@ -181,11 +181,16 @@ const describe = (validate: ValidateFunction) =>
     .join('; ');
 
 /**
- * One validator per document text: a file that starts several services (each on its own port)
- * serving the same document compiles each response schema once, not once per service.
+ * One validator per document text: services (each on its own port) serving the same document share
+ * the schemas compiled, across the files of one worker process too. The origins are forgotten after
+ * each file (forgetOrigins), since a later file's service may get a port an earlier one had.
  */
 const byOrigin = new Map<string, Promise<ResponseValidator>>();
 const byDocument = new Map<string, ResponseValidator>();
+
+export function forgetOrigins() {
+  byOrigin.clear();
+}
 
 function validatorFor(origin: string, realFetch: typeof fetch) {
   let validator = byOrigin.get(origin);
