@@ -33,7 +33,7 @@ export async function ledgerScenario(
       // The oldest seeded events are sealed first (recordedAt order): prove among those in the tree.
       const n = 1 + Math.floor(Math.random() * Math.min(seeded, appended));
       const id = `evt_bench${String(n).padStart(12, '0')}`;
-      const result = await services.ledger.inclusionProof(scope, id);
+      const result = await services.ledger.inclusionProof(store.scope(null), scope, id);
       if (result.leafHash.length !== 64) throw new Error('bad proof');
     });
     return {

@@ -51,7 +51,7 @@ describe('ledger signing keys', () => {
         key: (await rotated.tenant()).testKey,
       });
       expect(heads.status).toBe(200);
-      const [newest, older] = await t.app.services.ledger.treeHeads(scope, 10, null);
+      const [newest, older] = await t.app.services.ledger.treeHeads(t.store.scope(null), scope, 10, null);
       const keyOf = (id: string) => Buffer.from(published.find((k) => k.keyId === id)!.publicKey, 'base64');
       expect(independentSignatureVerifies(present(newest), keyOf(newest.keyId))).toBe(true);
       expect(independentSignatureVerifies(present(older), keyOf(older.keyId))).toBe(true);
@@ -74,7 +74,7 @@ describe('ledger signing keys', () => {
     } else {
       expect(fs.existsSync(file)).toBe(false);
     }
-    const published = await make().published();
+    const published = await make().published(t.store.scope(null));
     expect(published.map((k) => k.keyId)).toContain(first.keyId);
   });
 

@@ -99,9 +99,10 @@ describe('ledger query plans without statistics', { timeout: 180_000 }, () => {
   it('proofs read O(log n) rows, not the log', async () => {
     const prover = (await ledger.prover(scope))!;
     const statements = await captured(async () => {
-      for (const i of [0, 1, 1234, leaves - 1]) await ledger.inclusionProof(scope, ids[i]);
-      await ledger.consistencyProof(scope, 1000, leaves);
-      await ledger.consistencyProof(scope, 17, 2049);
+      for (const i of [0, 1, 1234, leaves - 1])
+        await ledger.inclusionProof(t.store.scope(null), scope, ids[i]);
+      await ledger.consistencyProof(t.store.scope(null), scope, 1000, leaves);
+      await ledger.consistencyProof(t.store.scope(null), scope, 17, 2049);
       await prover.prove([ids[5], ids[2500]]);
     });
     const reads = readOnly(statements);

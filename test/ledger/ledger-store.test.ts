@@ -52,7 +52,7 @@ async function expectAllProved(scope: Scope, rows: EvidenceRow[], expectedOrder?
 }
 
 async function expectNotSealed(scope: Scope, id: string) {
-  const error = await ledger.inclusionProof(scope, id).catch((e) => e);
+  const error = await ledger.inclusionProof(t.store.scope(null), scope, id).catch((e) => e);
   expect(error).toBeInstanceOf(AppError);
   expect((error as AppError).code).toBe('evidence_not_sealed');
 }
@@ -73,12 +73,12 @@ describe('ledger on the store', { timeout: 180_000 }, () => {
     }
     for (let m = 1; m <= 40; m++) {
       for (let n = m; n <= 40; n++) {
-        const { proof } = await ledger.consistencyProof(scope, m, n);
+        const { proof } = await ledger.consistencyProof(t.store.scope(null), scope, m, n);
         expect(verifyConsistencyProof(m, n, roots[m], roots[n], proof), `${m}→${n}`).toBe(true);
       }
     }
     // Every head of the growth is listed and signed.
-    const heads = await ledger.treeHeads(scope, 100, null);
+    const heads = await ledger.treeHeads(t.store.scope(null), scope, 100, null);
     expect(heads.map((h) => h.treeSize)).toEqual(Array.from({ length: 70 }, (_, i) => 70 - i));
   });
 
@@ -91,7 +91,7 @@ describe('ledger on the store', { timeout: 180_000 }, () => {
     await expectAllProved(scope, rows, rows);
     // And through the endpoint's code path, a few of them.
     for (const row of [rows[0], rows[1234], rows[2999]]) {
-      const proof = await ledger.inclusionProof(scope, row.id);
+      const proof = await ledger.inclusionProof(t.store.scope(null), scope, row.id);
       expect(proof.leafHash).toBe(row.receiptHash);
       expect(
         verifyInclusionProof(proof.leafIndex, proof.treeSize, leafOf(row), proof.auditPath, proof.rootHash),
@@ -116,7 +116,7 @@ describe('ledger on the store', { timeout: 180_000 }, () => {
     const third = await insertEvents(t.store, scope, 3, { from: new Date(Date.now() - 100_000) });
     await ledger.sealer.appendBatch(scope);
     await expectNotSealed(scope, third[0].id);
-    const old = await ledger.inclusionProof(scope, first[3].id);
+    const old = await ledger.inclusionProof(t.store.scope(null), scope, first[3].id);
     expect(old.treeSize).toBe(15);
     expect(verifyInclusionProof(old.leafIndex, 15, leafOf(first[3]), old.auditPath, head15.rootHash)).toBe(
       true,
@@ -130,7 +130,7 @@ describe('ledger on the store', { timeout: 180_000 }, () => {
       [...first, ...second, ...third],
     );
     expect(head18.treeSize).toBe(18);
-    const { proof } = await ledger.consistencyProof(scope, 15, 18);
+    const { proof } = await ledger.consistencyProof(t.store.scope(null), scope, 15, 18);
     expect(verifyConsistencyProof(15, 18, head15.rootHash, head18.rootHash, proof)).toBe(true);
   });
 
@@ -150,14 +150,14 @@ describe('ledger on the store', { timeout: 180_000 }, () => {
     expect((purged as unknown as { rows: Array<{ n: number }> }).rows[0].n).toBe(4);
 
     // The purged content is gone, but the leaf hash, kept by the ledger, still proves against the head.
-    const proof = await ledger.inclusionProof(scope, old[0].id);
+    const proof = await ledger.inclusionProof(t.store.scope(null), scope, old[0].id);
     expect(proof.leafHash).toBe(old[0].receiptHash);
     expect(
       verifyInclusionProof(proof.leafIndex, proof.treeSize, leafOf(old[0]), proof.auditPath, before.rootHash),
     ).toBe(true);
     const later = await insertEvents(t.store, scope, 3);
     const after = await expectAllProved(scope, [...old, ...recent, ...later], [...old, ...recent, ...later]);
-    const { proof: consistency } = await ledger.consistencyProof(scope, 6, 9);
+    const { proof: consistency } = await ledger.consistencyProof(t.store.scope(null), scope, 6, 9);
     expect(verifyConsistencyProof(6, 9, before.rootHash, after.rootHash, consistency)).toBe(true);
   });
 
@@ -167,7 +167,7 @@ describe('ledger on the store', { timeout: 180_000 }, () => {
     await ledger.sealer.sealLog(scope);
     const late = await insertEvents(t.store, scope, 1, { from: new Date(Date.now() - 3600_000) });
     await ledger.sealer.sealLog(scope);
-    expect((await ledger.inclusionProof(scope, late[0].id)).leafIndex).toBe(3);
+    expect((await ledger.inclusionProof(t.store.scope(null), scope, late[0].id)).leafIndex).toBe(3);
     await expectAllProved(scope, [...sealed, ...late], [...sealed, ...late]);
   });
 

@@ -62,6 +62,7 @@ describe('visitor receipts', () => {
     const token = new URL(data.receipt.url).searchParams.get('token') as string;
     // Only the token's hash is stored.
     const row = await t.app.services.evidence.get(
+      t.store.scope(null),
       { organizationId: tenant.organizationId, environment: 'test' },
       data.id,
     );

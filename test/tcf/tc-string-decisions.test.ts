@@ -211,7 +211,7 @@ describe('an event recorded before the evidence kept legitimate interests and Di
       sql`update evidence_events set tcf = ${JSON.stringify(old)}::jsonb where id = ${id}`,
     );
     const scope = { organizationId: tenant.organizationId, environment: 'test' as const };
-    const row = await t.app.services.evidence.get(scope, id);
+    const row = await t.app.services.evidence.get(t.store.scope(null), scope, id);
     const hash = evidenceLeafHash(evidenceEventBody(row, 'unmasked'));
     await rawSql(t.store).execute(sql`update evidence_events set receipt_hash = ${hash} where id = ${id}`);
 

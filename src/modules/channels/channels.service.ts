@@ -280,10 +280,11 @@ export function createChannelsService(deps: {
 
     /**
      * A channel by id without an audit context (visitor receipts, scans, and the 404 of modules that
-     * read their own tables: consent state, analytics); archived ones included.
+     * read their own tables: consent state, analytics); archived ones included. `db`: the caller's read
+     * handle (`DbScope.read`) when it has one; the modules that read the replica check on the primary.
      */
-    findChannel: (organizationId: string, environment: Environment, id: string) =>
-      channelsRepo.find(store.db, organizationId, environment, id),
+    findChannel: (organizationId: string, environment: Environment, id: string, db: Db = store.db) =>
+      channelsRepo.find(db, organizationId, environment, id),
     currentNotice,
 
     /** The active channel of a site key without its config (a cheap check of its status and configVersion). */

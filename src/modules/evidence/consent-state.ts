@@ -1,5 +1,5 @@
 import type { Clock } from '../../platform/clock.ts';
-import type { Db, Store } from '../../platform/db/store.ts';
+import type { Db, DbScope, Store } from '../../platform/db/store.ts';
 import { apiDate } from '../../platform/http/dates.ts';
 import { notFound } from '../../platform/http/errors.ts';
 import type { ChannelsService } from '../channels/channels.service.ts';
@@ -149,15 +149,16 @@ export function createConsentStateReader(deps: {
      * strings, which would not match the purposes.
      */
     async accountChoice(
+      db: DbScope,
       channel: EvidenceScope & { id: string; tcf?: unknown },
       accountId: string,
     ): Promise<AccountChoice | null> {
       const pseudonym = await deps.pseudonymize(channel.organizationId, accountId, 'account');
       // The visitor's own page may just have recorded the choice: the primary, never a lagging replica.
-      const rows = await stateRows(store.db, channel, channel.id, [pseudonym]);
+      const rows = await stateRows(db.read, channel, channel.id, [pseudonym]);
       if (rows.length === 0) return null;
       const strings = channel.tcf
-        ? await consentStateRepo.tcStringOfEvent(store.db, channel, channel.id, pseudonym, newestRow(rows))
+        ? await consentStateRepo.tcStringOfEvent(db.read, channel, channel.id, pseudonym, newestRow(rows))
         : undefined;
       return presentChoice(rows, strings);
     },

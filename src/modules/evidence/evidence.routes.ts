@@ -90,6 +90,7 @@ export function evidenceRoutes(app: App, deps: { evidence: EvidenceService; curs
         response: { 200: Envelope(EvidenceEvent), 404: Problem, ...authProblems },
       },
     },
-    async (request) => envelope(presentEvidence(await evidence.get(principalOf(request), request.params.id))),
+    async (request) =>
+      envelope(presentEvidence(await evidence.get(request.db, principalOf(request), request.params.id))),
   );
 }

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
-import type { Store } from '../../platform/db/store.ts';
+import type { DbScope, Store } from '../../platform/db/store.ts';
 import type { UnitOfWork } from '../../platform/db/unit-of-work.ts';
 import { notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newId, randomBase64url } from '../../platform/ids.ts';
@@ -232,8 +232,8 @@ export function createEvidenceService(deps: {
       return evidenceRepo.list(store.replica, scope, { ...rest, subjectPseudonym }, limit, after);
     },
 
-    async get(scope: EvidenceScope, id: string): Promise<EvidenceRow> {
-      const row = await evidenceRepo.find(store.db, scope, id);
+    async get(db: DbScope, scope: EvidenceScope, id: string): Promise<EvidenceRow> {
+      const row = await evidenceRepo.find(db.read, scope, id);
       if (!row) throw notFound('evidence event');
       return row;
     },
@@ -242,10 +242,10 @@ export function createEvidenceService(deps: {
      * The event a visitor's receipt token opens, or null: unknown event, wrong token,
      * an event from before receipts, or one the retention purge emptied. Hashes compare in constant time.
      */
-    async findByReceiptToken(eventId: string, token: string): Promise<EvidenceRow | null> {
+    async findByReceiptToken(db: DbScope, eventId: string, token: string): Promise<EvidenceRow | null> {
       const organizationId = receiptTokenOrganization(token);
       if (!organizationId) return null;
-      const row = await evidenceRepo.findInOrganization(store.db, organizationId, eventId);
+      const row = await evidenceRepo.findInOrganization(db.read, organizationId, eventId);
       if (!row?.receiptTokenHash || row.purgedAt !== null) return null;
       const given = Buffer.from(receiptTokenHash(token), 'hex');
       const stored = Buffer.from(row.receiptTokenHash, 'hex');

@@ -135,8 +135,8 @@ export function createIdentityService(deps: {
      * The account's current choice on the channel (the newest decision per purpose, with its TC
      * string on a TCF channel: `tcf` set), or null.
      */
-    accountChoice(channel: ChannelRef & { tcf?: unknown }, accountId: string) {
-      return deps.evidence.consentState.accountChoice(channel, accountId);
+    accountChoice(db: DbScope, channel: ChannelRef & { tcf?: unknown }, accountId: string) {
+      return deps.evidence.consentState.accountChoice(db, channel, accountId);
     },
 
     /** Stops listening for changes (the app is closing). */

@@ -59,7 +59,7 @@ export function siteIdentityRoutes(
     async (request) => {
       const { channel } = siteOf(request);
       const accountId = await identity.accountOf(channel, request.body.token);
-      return envelope({ state: await identity.accountChoice(channel, accountId) });
+      return envelope({ state: await identity.accountChoice(request.db, channel, accountId) });
     },
   );
 }

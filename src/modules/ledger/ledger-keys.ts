@@ -4,7 +4,7 @@ import path from 'node:path';
 import { asc } from 'drizzle-orm';
 import type { Clock } from '../../platform/clock.ts';
 import { serviceSecret } from '../../platform/db/service-secrets.ts';
-import type { Store } from '../../platform/db/store.ts';
+import type { DbScope, Store } from '../../platform/db/store.ts';
 import { ledgerKeys } from './ledger.tables.ts';
 import {
   type LedgerSigner,
@@ -69,10 +69,13 @@ export function createLedgerKeys(deps: {
       return signer;
     },
 
-    /** Every published key, oldest first; the current one is published before this answers. */
-    async published() {
+    /**
+     * Every published key, oldest first; the current one is published before this answers (by the
+     * signer's own load, which writes on the store once per process, not in the caller's scope).
+     */
+    async published(db: DbScope) {
       await this.signer();
-      const rows = await store.db
+      const rows = await db.read
         .select()
         .from(ledgerKeys)
         .orderBy(asc(ledgerKeys.createdAt), asc(ledgerKeys.keyId));

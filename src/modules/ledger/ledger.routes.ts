@@ -89,7 +89,7 @@ export function ledgerRoutes(app: App, deps: { ledger: LedgerService; cursors: C
         response: { 200: Envelope(Type.Array(LedgerKey)), 429: Problem },
       },
     },
-    async () => envelope(await ledger.publishedKeys()),
+    async (request) => envelope(await ledger.publishedKeys(request.db)),
   );
 
   app.get(
@@ -104,7 +104,8 @@ export function ledgerRoutes(app: App, deps: { ledger: LedgerService; cursors: C
         response: { 200: Envelope(InclusionProof), 404: Problem, 409: Problem, ...authProblems },
       },
     },
-    async (request) => envelope(await ledger.inclusionProof(principalOf(request), request.params.id)),
+    async (request) =>
+      envelope(await ledger.inclusionProof(request.db, principalOf(request), request.params.id)),
   );
 
   app.get(
@@ -123,7 +124,8 @@ export function ledgerRoutes(app: App, deps: { ledger: LedgerService; cursors: C
       return pagedList(cursors, {
         list: 'ledger-tree-heads',
         query: request.query,
-        fetch: (limit, after) => ledger.treeHeads(principalOf(request), limit, after ? after.t : null),
+        fetch: (limit, after) =>
+          ledger.treeHeads(request.db, principalOf(request), limit, after ? after.t : null),
         present: presentTreeHead,
         position: (row) => ({ t: row.treeSize, id: row.logId }),
       });
@@ -144,7 +146,12 @@ export function ledgerRoutes(app: App, deps: { ledger: LedgerService; cursors: C
     },
     async (request) =>
       envelope(
-        await ledger.consistencyProof(principalOf(request), request.query.first, request.query.second),
+        await ledger.consistencyProof(
+          request.db,
+          principalOf(request),
+          request.query.first,
+          request.query.second,
+        ),
       ),
   );
 

@@ -1,5 +1,5 @@
 import type { Clock } from '../../platform/clock.ts';
-import type { Store } from '../../platform/db/store.ts';
+import type { Db, DbScope, Store } from '../../platform/db/store.ts';
 import { apiDate } from '../../platform/http/dates.ts';
 import { AppError, validationFailed } from '../../platform/http/errors.ts';
 import type { EvidenceService } from '../evidence/evidence.service.ts';
@@ -59,12 +59,10 @@ export function createLedgerService(deps: {
   const sealer = createSealer({ store, clock, keys });
 
   /** The hex hashes of `ranges`, from one query for all the perfect subtrees they need. */
-  async function hashesOf(log: LedgerLogRow, ranges: Range[]): Promise<string[]> {
-    const nodes: NodeHashes = await ledgerRepo.nodes(store.db, log, nodesFor(ranges));
+  async function hashesOf(db: Db, log: LedgerLogRow, ranges: Range[]): Promise<string[]> {
+    const nodes: NodeHashes = await ledgerRepo.nodes(db, log, nodesFor(ranges));
     return ranges.map((range) => rangeHash(range, nodes).toString('hex'));
   }
-
-  const signedLog = (scope: LedgerScope) => ledgerRepo.signedLog(store.db, scope);
 
   return {
     keys,
@@ -75,11 +73,11 @@ export function createLedgerService(deps: {
     sealLag: (now: Date) => ledgerRepo.sealLag(store.db, now),
 
     /** `GET /v1/evidence/:id/proof`: inclusion against the newest signed tree head. */
-    async inclusionProof(scope: LedgerScope, eventId: string) {
-      const signed = await ledgerRepo.signedLog(store.db, scope, eventId);
+    async inclusionProof(db: DbScope, scope: LedgerScope, eventId: string) {
+      const signed = await ledgerRepo.signedLog(db.read, scope, eventId);
       // Not a leaf: an event of this scope not sealed yet (409), or no such event here (404).
       if (!signed?.leaf) {
-        await evidence.get(scope, eventId);
+        await evidence.get(db, scope, eventId);
         throw notSealed();
       }
       const { log, head, leaf } = signed;
@@ -90,14 +88,14 @@ export function createLedgerService(deps: {
         leafHash: leaf.leafHash.toString('hex'),
         treeSize: head.treeSize,
         rootHash: head.rootHash.toString('hex'),
-        auditPath: await hashesOf(log, inclusionRanges(leaf.leafIndex, head.treeSize)),
+        auditPath: await hashesOf(db.read, log, inclusionRanges(leaf.leafIndex, head.treeSize)),
         treeHead: presentTreeHead(head),
       };
     },
 
     /** `GET /v1/evidence/consistency`: RFC 9162 §2.1.4 between two sizes up to the newest head. */
-    async consistencyProof(scope: LedgerScope, first: number, second: number) {
-      const signed = await signedLog(scope);
+    async consistencyProof(db: DbScope, scope: LedgerScope, first: number, second: number) {
+      const signed = await ledgerRepo.signedLog(db.read, scope);
       const current = signed?.head.treeSize ?? 0;
       if (!(first >= 1 && first <= second && second <= current)) {
         throw validationFailed(
@@ -110,13 +108,13 @@ export function createLedgerService(deps: {
           `first and second must satisfy 1 ≤ first ≤ second ≤ ${current}, the newest signed tree size.`,
         );
       }
-      return { first, second, proof: await hashesOf(signed!.log, consistencyRanges(first, second)) };
+      return { first, second, proof: await hashesOf(db.read, signed!.log, consistencyRanges(first, second)) };
     },
 
     /** `GET /v1/evidence/tree-heads`: newest first, limit + 1 rows. */
-    async treeHeads(scope: LedgerScope, limit: number, beforeSize: number | null) {
-      const log = await ledgerRepo.findLog(store.db, scope);
-      return log ? ledgerRepo.listTreeHeads(store.db, log, limit, beforeSize) : [];
+    async treeHeads(db: DbScope, scope: LedgerScope, limit: number, beforeSize: number | null) {
+      const log = await ledgerRepo.findLog(db.read, scope);
+      return log ? ledgerRepo.listTreeHeads(db.read, log, limit, beforeSize) : [];
     },
 
     /**
@@ -129,7 +127,7 @@ export function createLedgerService(deps: {
     },
 
     /** Every public key that signs or signed tree heads (`GET /v1/public/ledger-keys`). */
-    publishedKeys: () => keys.published(),
+    publishedKeys: (db: DbScope) => keys.published(db),
 
     /**
      * For exports with includeProofs: seals what is queued for the scope, then proves events
@@ -137,7 +135,8 @@ export function createLedgerService(deps: {
      */
     async prover(scope: LedgerScope): Promise<Prover | null> {
       await sealer.sealLog(scope, { maxBatches: Number.POSITIVE_INFINITY });
-      const signed = await signedLog(scope);
+      // An export job's read, outside any request: the pool.
+      const signed = await ledgerRepo.signedLog(store.db, scope);
       if (!signed) return null;
       const { log, head } = signed;
       return {

@@ -64,7 +64,8 @@ export function createOrganizationsService({
       return row;
     },
 
-    getOrganization: (id: string) => organizationsRepo.findOrganization(store.db, id),
+    /** `db`: the caller's read handle (`DbScope.read`) when it has one. */
+    getOrganization: (id: string, db: Db = store.db) => organizationsRepo.findOrganization(db, id),
 
     /** The organization of that name (trimmed, as createOrganization stores it), if any. */
     findOrganizationByName: (name: string) => organizationsRepo.findOrganizationByName(store.db, name.trim()),

@@ -63,7 +63,7 @@ export function receiptsRoutes(app: App, deps: { receipts: ReceiptsService }) {
       },
     },
     async (request, reply) => {
-      const receipt = await receipts.get(request.params.eventId, request.query.token);
+      const receipt = await receipts.get(request.db, request.params.eventId, request.query.token);
       if (wantsHtml(request.headers.accept)) {
         const nonce = randomBytes(16).toString('base64');
         return (reply as FastifyReply)

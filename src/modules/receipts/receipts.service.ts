@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import type { DbScope } from '../../platform/db/store.ts';
 import { apiDate } from '../../platform/http/dates.ts';
 import { AppError, notFound } from '../../platform/http/errors.ts';
 import type { ChannelsService } from '../channels/channels.service.ts';
@@ -25,9 +26,10 @@ export function createReceiptsService(deps: {
 }) {
   const { evidence, channels, organizations, ledger } = deps;
 
-  async function proofOf(row: EvidenceRow): Promise<ReceiptData['proof']> {
+  async function proofOf(db: DbScope, row: EvidenceRow): Promise<ReceiptData['proof']> {
     try {
       const proof = await ledger.inclusionProof(
+        db,
         { organizationId: row.organizationId, environment: row.environment },
         row.id,
       );
@@ -41,12 +43,12 @@ export function createReceiptsService(deps: {
 
   return {
     /** The receipt a token opens; a wrong or missing token, or a purged or unknown event, is a 404. */
-    async get(eventId: string, token: string | undefined): Promise<ReceiptData> {
-      const row = token ? await evidence.findByReceiptToken(eventId, token) : null;
+    async get(db: DbScope, eventId: string, token: string | undefined): Promise<ReceiptData> {
+      const row = token ? await evidence.findByReceiptToken(db, eventId, token) : null;
       if (!row) throw notFound('receipt');
       const [organization, channel] = await Promise.all([
-        organizations.getOrganization(row.organizationId),
-        channels.findChannel(row.organizationId, row.environment, row.channelId),
+        organizations.getOrganization(row.organizationId, db.read),
+        channels.findChannel(row.organizationId, row.environment, row.channelId, db.read),
       ]);
       const config =
         channel && row.configVersion !== null
@@ -83,7 +85,7 @@ export function createReceiptsService(deps: {
           };
         }),
         leafHash: row.receiptHash,
-        proof: await proofOf(row),
+        proof: await proofOf(db, row),
       };
       const signature = await ledger.signReceipt(receiptStatement(receipt));
       return { ...receipt, signature };
