@@ -43,7 +43,10 @@ export interface Tenant {
 
 /** Opens a store for one test file: the shared PostgreSQL, or a fresh embedded one from the migrated dump. */
 export async function openTestStore(): Promise<Store> {
-  if (process.env.DATABASE_URL) return createPostgresStore(process.env.DATABASE_URL, { max: 5 });
+  // A connection may wait long for a busy server: CI's two cores run two test files, their browsers
+  // and PostgreSQL, and once a file's first connection took over the service's 5 s.
+  if (process.env.DATABASE_URL)
+    return createPostgresStore(process.env.DATABASE_URL, { max: 5, connectTimeoutMs: 30_000 });
   const template = inject('pgliteTemplate');
   return createEmbeddedStore({ loadDataDir: new Blob([fs.readFileSync(template)]) });
 }
@@ -126,7 +129,12 @@ export async function startTestApp(
     worker,
     tenant,
     async close() {
-      await app.close();
+      // A file's requests are over when it closes its app: connections the test's fetch still holds
+      // are cut, not waited for. A kept-alive connection the server counted as busy held close()
+      // until Fastify's keep-alive timeout (72 s) after an export download on PostgreSQL.
+      const closing = app.close();
+      app.server.closeAllConnections();
+      await closing;
       if (!options.store) await store.close();
     },
   };

@@ -203,10 +203,14 @@ async function probe(url: string): Promise<{ inRecovery: boolean; readOnly: bool
  */
 export function openPgPool(
   databaseUrl: string,
-  options: { max: number; setting: string },
+  options: { max: number; setting: string; connectTimeoutMs?: number },
 ): { pool: pg.Pool; hostList: HostListPool | null } {
   const target = parseDatabaseUrl(databaseUrl);
-  const poolOptions = { max: options.max, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000 };
+  const poolOptions = {
+    max: options.max,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+    idleTimeoutMillis: 30_000,
+  };
   const hostList =
     target.hosts.length > 1 || target.sessionAttrs !== 'any'
       ? new HostListPool(target, { ...poolOptions, setting: options.setting })

@@ -349,12 +349,18 @@ pg.types.setTypeParser(20, (v) => Number(v));
 
 export function createPostgresStore(
   databaseUrl: string,
-  options: { max?: number; readUrl?: string | null } & StoreOptions = {},
+  options: {
+    max?: number;
+    readUrl?: string | null;
+    /** How long a new connection may take before it fails (default 5 s). */
+    connectTimeoutMs?: number;
+  } & StoreOptions = {},
 ): Store {
   const max = options.max ?? 10;
-  const { pool: raw, hostList } = openPgPool(databaseUrl, { max, setting: 'DATABASE_URL' });
+  const connectTimeoutMs = options.connectTimeoutMs;
+  const { pool: raw, hostList } = openPgPool(databaseUrl, { max, setting: 'DATABASE_URL', connectTimeoutMs });
   const read = options.readUrl
-    ? openPgPool(options.readUrl, { max, setting: 'DATABASE_READ_URL' }).pool
+    ? openPgPool(options.readUrl, { max, setting: 'DATABASE_READ_URL', connectTimeoutMs }).pool
     : null;
   const guardOwner = (options.guard ?? process.env.VITEST !== undefined) ? {} : null;
   const pool = guardOwner ? guarded(raw, guardOwner, 'store.pool', ['query', 'connect']) : raw;
