@@ -23,10 +23,16 @@ const require = createRequire(import.meta.url);
 
 /** The cells of a table region, row by row (header cells included), as the page shows them. */
 async function cellsOf(page: Page, name: string): Promise<string[][]> {
-  // The tables start closed under their charts: open them as a reader would.
-  await page.evaluate(`document.querySelectorAll('.chart-card details').forEach((d) => { d.open = true; })`);
+  // The tables start closed under their charts: open them as a reader would. A chart drawn again
+  // meanwhile (the answer for the range arriving late on a busy machine) starts closed again, so
+  // open until the table shows.
   const region = page.getByRole('region', { name, exact: true });
-  await region.waitFor();
+  await eventually(async () => {
+    await page.evaluate(
+      `document.querySelectorAll('.chart-card details').forEach((d) => { d.open = true; })`,
+    );
+    return region.isVisible();
+  }).toBe(true);
   return region.evaluate((el) =>
     [...el.querySelectorAll('tr')].map((tr) => [...tr.children].map((c) => (c.textContent ?? '').trim())),
   );

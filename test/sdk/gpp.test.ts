@@ -128,9 +128,16 @@ describe.skipIf(browserSkipReason !== null)('GPP CMP API (issue 19)', () => {
         );
       const urls: string[] = [];
       context.on('request', (r) => urls.push(`${r.method()} ${r.url().replace(f.t.baseUrl, '')}`));
+      // One entry per decision: the SDK sends a decision again, under the same Idempotency-Key, when
+      // an answer is lost or a 5xx (a busy CI machine), and the service records it once.
       const posts: Array<Record<string, any>> = [];
+      const keys = new Set<string>();
       context.on('request', (r) => {
-        if (r.method() === 'POST' && r.url().includes('/preferences')) posts.push(r.postDataJSON());
+        if (r.method() !== 'POST' || !r.url().includes('/preferences')) return;
+        const key = r.headers()['idempotency-key'];
+        if (keys.has(key)) return;
+        keys.add(key);
+        posts.push(r.postDataJSON());
       });
       const page = await context.newPage();
       await page.goto(f.pages.origin + path);
