@@ -91,10 +91,13 @@ describe('a transaction that loses a conflict runs again, in one place (tx-retry
         store.tx(work('a'), { isolation: 'serializable' }),
         store.tx(work('b'), { isolation: 'serializable' }),
       ]);
-      // Exactly one of the two ran again, and its rerun saw the other's row.
-      expect([runs.a, runs.b].sort()).toEqual([1, 2]);
-      const rerun = runs.a === 2 ? seen.a : seen.b;
-      expect(rerun).toEqual([0, 1]);
+      // One of the two ran again, and its last run saw the other's row. Usually once; on a loaded
+      // server its rerun may lose a conflict again (SSI's checks are not exact) and run once more.
+      expect(Math.min(runs.a, runs.b)).toBe(1);
+      expect(Math.max(runs.a, runs.b)).toBeGreaterThanOrEqual(2);
+      const rerun = runs.a >= 2 ? seen.a : seen.b;
+      expect(rerun[0]).toBe(0);
+      expect(rerun.at(-1)).toBe(1);
       const rows = await store.db
         .select({ name: serviceSecrets.name })
         .from(serviceSecrets)
