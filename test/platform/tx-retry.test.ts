@@ -103,7 +103,7 @@ describe('a transaction that loses a conflict runs again, in one place (tx-retry
         .from(serviceSecrets)
         .where(like(serviceSecrets.name, `${prefix}%`));
       expect(rows.map((r) => r.name).sort()).toEqual(
-        runs.a === 2 ? [`${prefix}a1`, `${prefix}b0`] : [`${prefix}a0`, `${prefix}b1`],
+        runs.a >= 2 ? [`${prefix}a1`, `${prefix}b0`] : [`${prefix}a0`, `${prefix}b1`],
       );
     },
   );
