@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { inject } from 'vitest';
 import { type BuiltApp, buildApp } from '../../src/app.ts';
 import { bootstrapOrganization } from '../../src/cli/bootstrap.ts';
@@ -13,6 +12,7 @@ import {
 } from '../../src/platform/db/store.ts';
 import type { JobRunner } from '../../src/platform/jobs/job-runner.ts';
 import { createWorker } from '../../src/worker.ts';
+import { leaseEmbedded } from './embedded-instances.ts';
 import { createClient, type HttpClient } from './http.ts';
 
 export interface TestApp {
@@ -47,8 +47,7 @@ export async function openTestStore(): Promise<Store> {
   // and PostgreSQL, and once a file's first connection took over the service's 5 s.
   if (process.env.DATABASE_URL)
     return createPostgresStore(process.env.DATABASE_URL, { max: 5, connectTimeoutMs: 30_000 });
-  const template = inject('pgliteTemplate');
-  return createEmbeddedStore({ loadDataDir: new Blob([fs.readFileSync(template)]) });
+  return createEmbeddedStore({ open: await leaseEmbedded(inject('pgliteTemplate')) });
 }
 
 /**

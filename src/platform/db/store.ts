@@ -430,6 +430,12 @@ export interface EmbeddedOptions extends StoreOptions {
   dataDir?: string;
   /** A dump (dumpDataDir) to start from, used by tests to skip migrations. */
   loadDataDir?: Blob | File;
+  /**
+   * An open PGlite to run on instead of starting one, and what closing the store does to it in
+   * place of closing it: the tests hand one instance from file to file, reset in between, because
+   * starting PGlite costs seconds (test/helpers/embedded-instances.ts).
+   */
+  open?: { pglite: PGlite; release: () => Promise<void> };
 }
 
 /** PGlite's members that run a statement (a transaction waits for the open one, as they do). */
@@ -437,11 +443,7 @@ const PGLITE_QUERIES = ['query', 'sql', 'exec', 'transaction'];
 
 export async function createEmbeddedStore(options: EmbeddedOptions = {}): Promise<Store> {
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
-  const client = await PGlite.create({
-    dataDir: options.dataDir,
-    loadDataDir: options.loadDataDir,
-    parsers: { 20: (v: string) => Number(v) },
-  });
+  const client = options.open?.pglite ?? (await openPglite(options));
   const guardOwner = (options.guard ?? true) ? {} : null;
   const db = guardOwner ? guarded(client, guardOwner, 'store.db', PGLITE_QUERIES) : client;
   const pglite = guardOwner ? guarded(client, guardOwner, 'store.pglite', PGLITE_QUERIES) : client;
@@ -454,11 +456,20 @@ export async function createEmbeddedStore(options: EmbeddedOptions = {}): Promis
       ping: async () => {
         await client.query('select 1');
       },
-      close: () => client.close(),
+      close: options.open?.release ?? (() => client.close()),
     },
     // One connection: a statement's name would save nothing.
     { guardOwner, run: async ({ text }, values) => (await pglite.query(text, values)).rows },
   );
+}
+
+/** PGlite as the store runs it: bigint (int8) columns read as numbers. */
+export function openPglite(options: Pick<EmbeddedOptions, 'dataDir' | 'loadDataDir'> = {}): Promise<PGlite> {
+  return PGlite.create({
+    dataDir: options.dataDir,
+    loadDataDir: options.loadDataDir,
+    parsers: { 20: (v: string) => Number(v) },
+  });
 }
 
 /**
