@@ -16,10 +16,11 @@ declare module 'vitest' {
 
 /**
  * Migrates once for the whole run, so that every test file starts from its own migrated database:
- * on the embedded store a dumped data directory each file loads (a fresh PGlite costs seconds), on
- * PostgreSQL a template database each file clones. Files share nothing, as in production two
- * organizations share nothing, except that the service's global jobs (retention, sealing) run on a
- * file's own clock without touching another file's data.
+ * on the embedded store a dumped data directory (embedded-instances.ts starts PGlite from it and
+ * resets an instance to it between files: a fresh PGlite costs a second of CPU), on PostgreSQL a
+ * template database each file clones. Files share nothing, as in production two organizations
+ * share nothing, except that the service's global jobs (retention, sealing) run on a file's own
+ * clock without touching another file's data.
  */
 export default async function setup(project: TestProject) {
   if (process.env.DATABASE_URL) {
