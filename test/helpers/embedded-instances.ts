@@ -5,10 +5,12 @@ import { openPglite } from '../../src/platform/db/store.ts';
 /**
  * The embedded store's PGlite instances of one test worker, handed from file to file.
  *
- * Starting PGlite from the migrated template costs about 2 CPU-seconds, and some 170 files start
- * one: a tenth of the embedded pass on CI's two busy cores. Files run one after another in a
- * worker process (vitest.config.ts: isolate false), so an instance a file has closed is reset to
- * the template's contents and given to the next file instead:
+ * Some 170 files open an embedded store, and starting PGlite from the migrated template is most of
+ * what opening one costs. Files run one after another in a worker process (vitest.config.ts:
+ * isolate false), so an instance a file has closed is reset to the template's contents (about
+ * 50 ms) and given to the next file instead. Measured on 36 files of the API's core (sites,
+ * channels, consent, evidence, keys, audit, webhooks), same machine, alternating runs: 36.4 s ->
+ * 24.6 s, 64 -> 42 CPU-seconds. A reset instance holds:
  *
  * - its rows: every table emptied, the rows the migrations insert put back, every sequence set
  *   back to where the template left it;

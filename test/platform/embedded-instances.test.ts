@@ -39,7 +39,9 @@ describe.skipIf(!!process.env.DATABASE_URL)('embedded test stores handed from fi
     await t.tenant();
     await t.close();
     await rawSql(first).execute(sql`set statement_timeout = '7s'`);
-    await rawSql(first).execute(sql`select nextval(format('%I.%I', schemaname, sequencename)::regclass) from pg_sequences`);
+    await rawSql(first).execute(
+      sql`select nextval(format('%I.%I', schemaname, sequencename)::regclass) from pg_sequences`,
+    );
     expect(await contents(first)).not.toBe(fresh);
 
     const idle = idleEmbeddedInstances();
