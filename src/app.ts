@@ -35,6 +35,7 @@ import { installDocs } from './platform/http/docs.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './platform/http/error-handler.ts';
 import type { AppError } from './platform/http/errors.ts';
 import { type FastPath, fastPathServerFactory } from './platform/http/fast-path-server.ts';
+import { closeIdleConnectionsWhileClosing } from './platform/http/graceful-close.ts';
 import { guideRoutes } from './platform/http/guides.ts';
 import { healthRoutes } from './platform/http/health.ts';
 import { trustProxyFunction } from './platform/http/ip.ts';
@@ -209,6 +210,7 @@ export async function buildApp(deps: AppDeps) {
   evidenceRoutes(app, { evidence: services.evidence, cursors });
   consentStateRoutes(app, { evidence: services.evidence });
   analyticsRoutes(app, { analytics: services.analytics });
+  closeIdleConnectionsWhileClosing(app);
   // Impressions counted in memory are written before the process goes, so none is lost.
   app.addHook('onClose', async () => {
     await services.analytics

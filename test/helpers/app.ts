@@ -129,8 +129,7 @@ export async function startTestApp(
     tenant,
     async close() {
       // A file's requests are over when it closes its app: connections the test's fetch still holds
-      // are cut, not waited for. A kept-alive connection the server counted as busy held close()
-      // until Fastify's keep-alive timeout (72 s) after an export download on PostgreSQL.
+      // are cut at once, not swept as they turn idle (the service's graceful close, graceful-close.ts).
       const closing = app.close();
       app.server.closeAllConnections();
       await closing;
