@@ -433,7 +433,7 @@ export interface EmbeddedOptions extends StoreOptions {
   /**
    * An open PGlite to run on instead of starting one, and what closing the store does to it in
    * place of closing it: the tests hand one instance from file to file, reset in between, because
-   * starting PGlite costs seconds (test/helpers/embedded-instances.ts).
+   * starting PGlite from a dump is most of what a test file's store cost (test/helpers/embedded-instances.ts).
    */
   open?: { pglite: PGlite; release: () => Promise<void> };
 }
