@@ -164,6 +164,9 @@ describe.skipIf(browserSkipReason !== null)('console overview in Chromium', () =
 
   it('shows the known mix: every table under a chart holds the exact counts; readable at 1280 and 360 px', async () => {
     await showRange('2026-03-01', '2026-03-12');
+    // The last range's figures stay until this range's answers arrive, and hold the same totals (all
+    // the data is in March): wait for the headline of this range, drawn with its figures.
+    await page.getByRole('region', { name: 'At a glance, 2026-03-01 to 2026-03-12' }).waitFor();
     // Charts first; each table closed under its chart, its totals on the closed disclosure.
     const summaries = page.locator('.chart-card details:not([open]) > summary');
     await eventually(() => summaries.count()).toBe(4);
