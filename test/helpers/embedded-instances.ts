@@ -96,7 +96,8 @@ export async function leaseEmbedded(
       if (released) return;
       released = true;
       if (await resetToTemplate(client)) instances.idle.push(client);
-      else await client.close();
+      // An instance that could not be reset is dropped; if it cannot even close, it is gone anyway.
+      else await client.close().catch(() => {});
     },
   };
 }
