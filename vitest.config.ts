@@ -19,9 +19,10 @@ export default defineConfig({
     // setupFiles still run for every file (README "Tests"). The embedded pass took 885 s this way,
     // on a machine a helper shared, against 1,857 s in the last CI run with a process per file.
     isolate: false,
-    // Each test file's process compiles PGlite's WebAssembly again; with V8's baseline compiler only
-    // it costs about a quarter less CPU per file, heavy query files included (measured on six typical
-    // and four heavy embedded files, alternating runs: 71 -> 47-55 and 64 -> 53 CPU-seconds). The
+    // PGlite's WebAssembly compiled with V8's baseline compiler only. With a process per file it cost
+    // about a quarter less CPU per file (six typical and four heavy embedded files, alternating runs:
+    // 71 -> 47-55 and 64 -> 53 CPU-seconds); now that workers keep their PGlite instances from file to
+    // file (test/helpers/embedded-instances.ts), runs with and without it measured the same. The
     // service's own start does the same for the embedded store (bin/consent-service.mjs).
     execArgv: ['--liftoff-only'],
     // Two cores: each test file runs its own app and (embedded) database.

@@ -74,7 +74,6 @@ export async function leaseEmbedded(
   }
   const client = pglite;
   let released = false;
-  const bound = new Map<PropertyKey, { of: unknown; fn: unknown }>();
   const closed = () => Promise.reject(new Error('PGlite is closed'));
   // Closing the store releases the instance; after that its handles fail as a closed PGlite's do.
   const lease = new Proxy(client, {
@@ -83,11 +82,7 @@ export async function leaseEmbedded(
       if (typeof value !== 'function') return value;
       if (released) return closed;
       // Bound to the instance itself: PGlite's methods read private fields a proxy does not have.
-      const entry = bound.get(property);
-      if (entry && entry.of === value) return entry.fn;
-      const fn = value.bind(target);
-      bound.set(property, { of: value, fn });
-      return fn;
+      return value.bind(target);
     },
   });
   return {
