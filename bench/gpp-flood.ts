@@ -12,7 +12,7 @@
  * Each side runs two phases of `--seconds`: `unloaded` (the victim's decisions only) and `flood`
  * (the same, while the attacker posts the 603-character tcfeuv2 string of 100 vendor ranges
  * 1..65535 to its own site, `--attack-rate` a second from one address). The victim posts valid GPP
- * decisions (usnat and tcfeuv2 strings by @iabgpp/cmpapi's encoder) at `--victim-rate` a second,
+ * decisions (usnat and tcfcav1 strings by @iabgpp/cmpapi's encoder) at `--victim-rate` a second,
  * open loop; `/healthz` is probed every 100 ms throughout. Reported per phase: the victim's answers
  * (201s of sent, other statuses), p50/p99/max latency, the attacker's statuses, and /healthz p50,
  * p99 and max. Written to bench/results/gpp-flood.json as well.
@@ -26,7 +26,7 @@ import { loadConfig } from '../src/config.ts';
 import { systemClock } from '../src/platform/clock.ts';
 import { runMigrations } from '../src/platform/db/migrate.ts';
 import { createServices } from '../src/services.ts';
-import { hostileTcfEuGpp, tcfEuGpp, USNAT } from '../test/helpers/gpp.ts';
+import { hostileTcfEuGpp, tcfCaGpp, USNAT } from '../test/helpers/gpp.ts';
 import { startServiceAt } from './lib/service-at.ts';
 import {
   type BenchStore,
@@ -136,7 +136,9 @@ async function openLoop(rate: number, ms: number, request: (i: number) => Promis
 
 async function phase(baseUrl: string, sites: { attacker: GppSite; victim: GppSite }, flood: boolean) {
   const ms = seconds * 1000;
-  const victimStrings = [USNAT, tcfEuGpp([1, 2, 3, 755, 800, 1001, 1002, 1003])];
+  // A TCF Canada string, not an EU TCF one: the victim's channel has no TCF settings, and an EU TCF
+  // section is held to them as a tcString is (a 422 here).
+  const victimStrings = [USNAT, tcfCaGpp([1, 2, 3, 755, 800, 1001, 1002, 1003])];
   const hostile = hostileTcfEuGpp();
   let probing = true;
   const health: number[] = [];

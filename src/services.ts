@@ -72,6 +72,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     onFetchFailure: metrics.tcfVendorListFetchFailed,
     onVersion: metrics.tcfVendorListVersion,
     onLoad: metrics.tcfVendorListLoaded,
+    onAsk: metrics.tcfVendorListAsked,
     // Google's ATP list, fetched through the address guard only while a channel uses Additional Consent.
     atp: {
       url: deps.config.googleAtpUrl,

@@ -21,6 +21,18 @@ export function tcfEuGpp(vendorConsents: number[]): string {
 }
 
 /**
+ * A tcfcav1 (TCF Canada, section 5) string by the library's encoder, with these vendor express
+ * consents: vendor ranges the decoder expands, as tcfeuv2's, without being a TC string of the EU
+ * TCF, which the service holds to the channel's TCF settings.
+ */
+export function tcfCaGpp(vendorExpressConsent: number[]): string {
+  const model = new GppModel();
+  model.setFieldValue('tcfcav1', 'CmpId', 300);
+  model.setFieldValue('tcfcav1', 'VendorExpressConsent', vendorExpressConsent);
+  return model.encode();
+}
+
+/**
  * A tcfeuv2 string whose core segment's vendor consents are `ranges` range entries of 1..`last`
  * (the fixed fields, 213 bits, of a real string first; then MaxVendorId, IsRangeEncoding 1,
  * NumEntries and the entries; empty legitimate interests; no publisher restrictions). With the

@@ -39,7 +39,8 @@ describe('every response says nosniff', () => {
       await t.http.get('/v1/channels?limit=0', { key: tenant.testKey }),
       await t.http.get('/v1/channels/%E0%A4%A', { key: tenant.testKey }),
       await t.http.get(`/v1/public/sites/${site.siteKey}/config`),
-      await t.http.get(`/v1/public/sites/${site.siteKey}/config?via=fastify`),
+      // An empty query string: Fastify's route, not the fast path.
+      await t.http.get(`/v1/public/sites/${site.siteKey}/config?`),
       await t.http.get('/v1/openapi.json'),
       await t.http.get('/healthz'),
     ];

@@ -249,7 +249,7 @@ describe('GET …/config per region', () => {
     expect(etags.has(unknown.headers.get('etag') as string)).toBe(false);
   });
 
-  it('a malformed declared region is a 422 on a test channel and ignored on a live one', async () => {
+  it('a declared region is checked on a test channel; on a live one a well-formed code is ignored, a malformed one refused', async () => {
     const test = await createReadySite(t, tenant.testKey);
     for (const bad of ['usa', 'EU', '*', 'US-ZZ', 'ZZ']) {
       const res = await config(test.siteKey, `?region=${encodeURIComponent(bad)}`);
@@ -263,10 +263,15 @@ describe('GET …/config per region', () => {
         body: { regionRules: US_OPT_OUT },
       }),
     );
-    for (const declared of ['US-CA', 'usa']) {
+    for (const declared of ['US-CA', 'ZZ']) {
       const res = await config(live.siteKey, `?region=${declared}`);
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({ region: { code: null, source: 'unknown' }, regime: 'opt-in' });
+    }
+    // Not of the form the document's pattern states: refused whatever the channel.
+    for (const malformed of ['usa', 'US-CALIF']) {
+      const res = await config(live.siteKey, `?region=${malformed}`);
+      expect(expectProblemShape(res, 422, 'validation_failed').errors[0].path).toBe('query:/region');
     }
   });
 

@@ -31,7 +31,9 @@ function comparable(res: TestResponse) {
 
 async function bothPaths(headers: Record<string, string>) {
   const fast = await t.http.get(`/v1/public/sites/${s.siteKey}/config`, { headers });
-  const routed = await t.http.get(`/v1/public/sites/${s.siteKey}/config?via=fastify`, { headers });
+  // A query string, an empty one too, leaves the request to Fastify's route (config-fast-path.ts);
+  // an unknown parameter would be a 422 there.
+  const routed = await t.http.get(`/v1/public/sites/${s.siteKey}/config?`, { headers });
   return { fast, routed };
 }
 

@@ -152,18 +152,17 @@ describe('hostile GPP strings (issue 29 item 1)', () => {
     expect(res.status, res.text).toBe(201);
   });
 
-  it('vendor lists within the bound (four of 3,000 ids, two of 1,000) are recorded; six of all 65,535 ids, refused before decoding', async () => {
-    const lists = (last: number) => {
+  it('vendor lists within the bound (four of 3,000 ids, two of 1,000) are decoded; six of all 65,535 ids, refused before decoding', async () => {
+    const lists = (last: number, withTcfEu = true) => {
       const ids = Array.from({ length: last }, (_, i) => i + 1);
       const model = new GppModel();
-      for (const field of [
+      const tcfEuFields = [
         'VendorConsents',
         'VendorLegitimateInterests',
         'VendorsDisclosed',
         'VendorsAllowed',
-      ]) {
-        model.setFieldValue('tcfeuv2', field, ids);
-      }
+      ];
+      for (const field of withTcfEu ? tcfEuFields : []) model.setFieldValue('tcfeuv2', field, ids);
       model.setFieldValue('tcfcav1', 'VendorExpressConsent', ids.slice(0, 1000));
       model.setFieldValue('tcfcav1', 'VendorImpliedConsent', ids.slice(0, 1000));
       model.setFieldValue('usnat', 'SaleOptOut', 1);
@@ -171,7 +170,14 @@ describe('hostile GPP strings (issue 29 item 1)', () => {
     };
     const within = lists(3000);
     expect(new GppModel(within).getSection('tcfeuv2')).toMatchObject({ VendorsAllowed: expect.any(Array) });
-    const res = await postPreferences(t, site.siteKey, preferencesBody(site, { gppString: within }));
+    // Decoded (not refused by the bound); then its EU TCF section is a TC string, which this
+    // channel, without TCF settings, refuses as it refuses a tcString.
+    const decoded = await postPreferences(t, site.siteKey, preferencesBody(site, { gppString: within }));
+    expect(expectProblemShape(decoded, 422, 'validation_failed').errors).toEqual([
+      { path: '/gppString', message: expect.stringMatching(/^carries an EU TCF section \(tcfeuv2\), but /) },
+    ]);
+    const withoutTcfEu = lists(3000, false);
+    const res = await postPreferences(t, site.siteKey, preferencesBody(site, { gppString: withoutTcfEu }));
     expect(res.status, res.text).toBe(201);
     // The largest string the encoder makes: six lists of every 16-bit id, 393,210 ids to expand.
     const refused = await postPreferences(

@@ -1,7 +1,7 @@
 import { GppModel } from '@iabgpp/cmpapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { hostileTcfEuGpp, tcfEuGpp, USNAT } from '../helpers/gpp.ts';
+import { hostileTcfEuGpp, tcfCaGpp, USNAT } from '../helpers/gpp.ts';
 import { expectProblemShape, type TestResponse } from '../helpers/http.ts';
 import {
   createReadySite,
@@ -40,8 +40,10 @@ async function victimDecisions(count: number): Promise<{ statuses: number[]; ms:
   const statuses: number[] = [];
   const ms: number[] = [];
   for (let i = 0; i < count; i++) {
-    // Alternately a usnat string and a tcfeuv2 one of a real size, both by the IAB's encoder.
-    const gppString = i % 2 === 0 ? USNAT : tcfEuGpp([1, 2, 3, 755, 800, 1001, 1002, 1003]);
+    // Alternately a usnat string and a TCF Canada one of a real size (vendor ranges to decode, as
+    // in the attacker's tcfeuv2 string), both by the IAB's encoder. Not an EU TCF section: the
+    // victim's channel has no TCF settings, so one would be refused as a tcString would.
+    const gppString = i % 2 === 0 ? USNAT : tcfCaGpp([1, 2, 3, 755, 800, 1001, 1002, 1003]);
     const started = performance.now();
     const res = await postPreferences(t, victim.site.siteKey, preferencesBody(victim.site, { gppString }));
     ms.push(performance.now() - started);
@@ -54,8 +56,8 @@ async function victimDecisions(count: number): Promise<{ statuses: number[]; ms:
 describe('GPP strings of one organization and another (issue 40 item 1)', () => {
   it('the strings the victim sends decode with the IAB library', () => {
     expect(new GppModel(USNAT).getSection('usnat')).toMatchObject({ SaleOptOut: 2 });
-    expect(new GppModel(tcfEuGpp([1, 2, 755])).getSection('tcfeuv2')).toMatchObject({
-      VendorConsents: [1, 2, 755],
+    expect(new GppModel(tcfCaGpp([1, 2, 755])).getSection('tcfcav1')).toMatchObject({
+      VendorExpressConsent: [1, 2, 755],
     });
     expect(HOSTILE.length).toBe(603);
   });

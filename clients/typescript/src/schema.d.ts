@@ -926,7 +926,7 @@ export interface components {
             id: string;
             name: string;
             environment: "test" | "live";
-            scopes: string[];
+            scopes: ("evidence:read" | "exports:create" | "webhooks:read" | "webhooks:write" | "api_keys:read" | "api_keys:manage" | "channels:read" | "channels:manage" | "audit:read:limited")[];
             status: "active" | "expired" | "revoked";
             /** @description First 12 characters of the secret, for telling keys apart */
             prefix: string;
@@ -945,7 +945,7 @@ export interface components {
             id: string;
             name: string;
             environment: "test" | "live";
-            scopes: string[];
+            scopes: ("evidence:read" | "exports:create" | "webhooks:read" | "webhooks:write" | "api_keys:read" | "api_keys:manage" | "channels:read" | "channels:manage" | "audit:read:limited")[];
             status: "active" | "expired" | "revoked";
             /** @description First 12 characters of the secret, for telling keys apart */
             prefix: string;
@@ -2403,7 +2403,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2413,7 +2413,8 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    scopes: string[];
+                    /** @description Unknown names: 422 invalid_scopes, listed in `invalidScopes` */
+                    scopes: ("evidence:read" | "exports:create" | "webhooks:read" | "webhooks:write" | "api_keys:read" | "api_keys:manage" | "channels:read" | "channels:manage" | "audit:read:limited" | "webhooks:manage")[];
                     expiresAt?: string | null;
                 };
             };
@@ -2769,7 +2770,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3002,7 +3003,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3234,7 +3235,15 @@ export interface operations {
                 action?: string;
                 actorId?: string;
                 targetId?: string;
+                /**
+                 * @description Entries at or after (RFC 3339)
+                 * @example 2026-11-21T10:00:00Z
+                 */
                 from?: string;
+                /**
+                 * @description Entries at or before (RFC 3339)
+                 * @example 2026-11-21T10:00:00Z
+                 */
                 to?: string;
             };
             header?: never;
@@ -3509,7 +3518,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3930,7 +3939,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4217,7 +4226,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4599,7 +4608,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -4998,7 +5007,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5242,7 +5251,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5625,7 +5634,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6018,7 +6027,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6207,7 +6216,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6601,7 +6610,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -6831,7 +6840,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -7487,7 +7496,7 @@ export interface operations {
     getSiteConfig: {
         parameters: {
             query?: {
-                /** @description Test channels only: the visitor region to act as, e.g. FR or US-CA; ignored on live channels */
+                /** @description Test channels only: the visitor region to act as, an assigned ISO 3166-1 alpha-2 or ISO 3166-2 code such as FR or US-CA (another code: 422); ignored on live channels, where only its form is checked */
                 region?: string;
             };
             header?: never;
@@ -8078,11 +8087,11 @@ export interface operations {
     recordPreferences: {
         parameters: {
             query?: {
-                /** @description Test channels only: the visitor region to act as, e.g. FR or US-CA; ignored on live channels */
+                /** @description Test channels only: the visitor region to act as, an assigned ISO 3166-1 alpha-2 or ISO 3166-2 code such as FR or US-CA (another code: 422); ignored on live channels, where only its form is checked */
                 region?: string;
             };
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -8495,7 +8504,7 @@ export interface operations {
     recordImpression: {
         parameters: {
             query?: {
-                /** @description Test channels only: the visitor region to act as, e.g. FR or US-CA; ignored on live channels */
+                /** @description Test channels only: the visitor region to act as, an assigned ISO 3166-1 alpha-2 or ISO 3166-2 code such as FR or US-CA (another code: 422); ignored on live channels, where only its form is checked */
                 region?: string;
             };
             header?: never;
@@ -9282,7 +9291,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -9510,7 +9519,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -10110,9 +10119,15 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 channelId?: string;
-                /** @description RFC 3339; recordedAt at or after */
+                /**
+                 * @description RFC 3339; recordedAt at or after
+                 * @example 2026-11-21T10:00:00Z
+                 */
                 from?: string;
-                /** @description RFC 3339; recordedAt at or before */
+                /**
+                 * @description RFC 3339; recordedAt at or before
+                 * @example 2026-11-21T10:00:00Z
+                 */
                 to?: string;
                 /** @description Events that decided this purpose */
                 purpose?: string;
@@ -10575,7 +10590,7 @@ export interface operations {
                     channelId: string;
                     subjectIds?: string[];
                     accountIds?: string[];
-                };
+                } & (unknown | unknown);
             };
         };
         responses: {
@@ -11744,7 +11759,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -12475,7 +12490,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -12997,7 +13012,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -13008,8 +13023,10 @@ export interface operations {
                 "application/json": {
                     url: string;
                     description?: string | null;
-                    /** @description ["*"] or some of: consent.recorded, export.succeeded, export.failed, channel.created, channel.updated, channel.archived, api_key.created, api_key.revoked, scan.completed */
-                    eventTypes?: string[];
+                    /** @description ["*"] (every type, alone) or some of: consent.recorded, export.succeeded, export.failed, channel.created, channel.updated, channel.archived, api_key.created, api_key.revoked, scan.completed */
+                    eventTypes?: [
+                        "*"
+                    ] | ("consent.recorded" | "export.succeeded" | "export.failed" | "channel.created" | "channel.updated" | "channel.archived" | "api_key.created" | "api_key.revoked" | "scan.completed")[];
                 };
             };
         };
@@ -13364,7 +13381,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -13377,8 +13394,10 @@ export interface operations {
                 "application/json": {
                     url?: string;
                     description?: string | null;
-                    /** @description ["*"] or some of: consent.recorded, export.succeeded, export.failed, channel.created, channel.updated, channel.archived, api_key.created, api_key.revoked, scan.completed */
-                    eventTypes?: string[];
+                    /** @description ["*"] (every type, alone) or some of: consent.recorded, export.succeeded, export.failed, channel.created, channel.updated, channel.archived, api_key.created, api_key.revoked, scan.completed */
+                    eventTypes?: [
+                        "*"
+                    ] | ("consent.recorded" | "export.succeeded" | "export.failed" | "channel.created" | "channel.updated" | "channel.archived" | "api_key.created" | "api_key.revoked" | "scan.completed")[];
                 };
             };
         };
@@ -13597,7 +13616,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -13828,7 +13847,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -14056,7 +14075,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -14575,7 +14594,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe: the first answer is replayed for 24 hours */
+                /** @description Makes a retry safe: the first answer is replayed for 24 hours. 1-255 printable ASCII characters, bare or as a quoted structured-field string ("…", with \" and \\ escapes) */
                 "Idempotency-Key"?: string;
             };
             path: {

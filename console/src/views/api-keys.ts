@@ -1,4 +1,4 @@
-import { answer, api, type Schemas } from '../api.ts';
+import { answer, api, type RequestBody, type Schemas } from '../api.ts';
 import { button, copyField, date, field, h, input, markRow, table } from '../dom.ts';
 import { act, badge, form, messageBox, section, type View } from '../ui.ts';
 
@@ -98,8 +98,9 @@ export const apiKeysView: View = async (ctx) => {
     'Create key',
     async (el) => {
       const name = (el.elements.namedItem('name') as HTMLInputElement).value.trim();
+      // The boxes are the session's own scopes, names of the catalogue the body's type lists.
       const scopes = [...el.querySelectorAll<HTMLInputElement>('input[name=scope]:checked')].map(
-        (c) => c.value,
+        (c) => c.value as RequestBody<'/v1/api-keys', 'post'>['scopes'][number],
       );
       const { data } = await answer(api.POST('/v1/api-keys', { body: { name, scopes } }));
       el.reset();

@@ -101,7 +101,8 @@ export const webhooksView: View = async (ctx) => {
               .split(',')
               .map((t) => t.trim())
               .filter(Boolean);
-            if (types.length) body.eventTypes = types;
+            // Typed by hand: a name outside the catalogue comes back as the API's 422 naming it.
+            if (types.length) body.eventTypes = types as NonNullable<typeof body.eventTypes>;
             const { data } = await answer(api.POST('/v1/webhook-destinations', { body }));
             secretOnce = data.secret;
             ctx.refresh();

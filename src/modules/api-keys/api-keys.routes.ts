@@ -19,6 +19,14 @@ import { absentBodyAsEmpty } from '../../platform/http/validation.ts';
 import { ApiKey, ApiKeyWithSecret, CreateApiKeyBody, RotateApiKeyBody } from './api-keys.schemas.ts';
 import type { ApiKeysService } from './api-keys.service.ts';
 
+/** A body whose only faults are scope names outside the catalogue (`/scopes/<n>` enum failures). */
+function onlyUnknownScopes(error: Error & { validation?: Array<{ keyword: string; instancePath: string }> }) {
+  const issues = error.validation ?? [];
+  return (
+    issues.length > 0 && issues.every((i) => i.keyword === 'enum' && /^\/scopes\/\d+$/.test(i.instancePath))
+  );
+}
+
 export function apiKeysRoutes(app: App, deps: { apiKeys: ApiKeysService; cursors: CursorCodec }) {
   const { apiKeys, cursors } = deps;
 
@@ -50,6 +58,9 @@ export function apiKeysRoutes(app: App, deps: { apiKeys: ApiKeysService; cursors
     '/v1/api-keys',
     {
       config: { auth: { scope: 'api_keys:manage' } },
+      // Names outside the scope catalogue are the service's 422 invalid_scopes (listing each), not
+      // the schema's validation_failed: the handler sees the validation's outcome and decides.
+      attachValidation: true,
       schema: {
         operationId: 'createApiKey',
         tags: ['API keys'],
@@ -59,6 +70,9 @@ export function apiKeysRoutes(app: App, deps: { apiKeys: ApiKeysService; cursors
       },
     },
     async (request, reply) => {
+      if (request.validationError && !onlyUnknownScopes(request.validationError)) {
+        throw request.validationError;
+      }
       const principal = principalOf(request);
       const { name, scopes, expiresAt } = request.body;
       const expiry = expiresAt ? parseApiDate(expiresAt) : null;

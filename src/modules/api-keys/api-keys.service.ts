@@ -5,6 +5,8 @@ import {
   normalizeScopes,
   ROLE_SCOPES,
   type Role,
+  SCOPE_ALIASES,
+  SCOPES,
   type Scope,
 } from '../../platform/auth/scopes.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -61,7 +63,11 @@ export function createApiKeysService(deps: {
   function checkScopes(requested: string[], role: Role, callerScopes: readonly Scope[] | null): Scope[] {
     const { scopes, unknown } = normalizeScopes(requested);
     if (unknown.length > 0) {
-      throw new AppError('invalid_scopes', `Unknown scopes: ${unknown.join(', ')}.`, {
+      // Quoted, so that an empty or blank name is seen (`Unknown scopes: "".`).
+      const named = unknown.map((s) => JSON.stringify(s)).join(', ');
+      const aliases = Object.entries(SCOPE_ALIASES).map(([alias, scope]) => `${alias} for ${scope}`);
+      const detail = `Unknown scopes: ${named}. Name scopes of the catalogue: ${SCOPES.join(', ')} (or ${aliases.join(', ')}).`;
+      throw new AppError('invalid_scopes', detail, {
         extra: { invalidScopes: unknown },
       });
     }

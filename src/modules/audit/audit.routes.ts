@@ -3,7 +3,14 @@ import { principalOf } from '../../platform/auth/auth.hooks.ts';
 import type { CursorCodec } from '../../platform/http/cursor.ts';
 import { apiDate, endOfSecond, queryDate, startOfSecond } from '../../platform/http/dates.ts';
 import { pagedList } from '../../platform/http/paged-list.ts';
-import { ApiDate, authProblems, ListEnvelope, PageQuery, Problem } from '../../platform/http/schemas.ts';
+import {
+  ApiDate,
+  authProblems,
+  DateTimeInput,
+  ListEnvelope,
+  PageQuery,
+  Problem,
+} from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import type { AuditRow } from './audit.repo.ts';
 import type { AuditService } from './audit.service.ts';
@@ -39,8 +46,8 @@ const AuditQuery = Type.Object({
   action: FilterString,
   actorId: FilterString,
   targetId: FilterString,
-  from: Type.Optional(Type.String({ maxLength: 64 })),
-  to: Type.Optional(Type.String({ maxLength: 64 })),
+  from: Type.Optional(DateTimeInput('Entries at or after (RFC 3339)')),
+  to: Type.Optional(DateTimeInput('Entries at or before (RFC 3339)')),
 });
 
 function present(row: AuditRow) {

@@ -59,9 +59,11 @@ export function createChannelsService(deps: {
     const settings = tcfSettings(input);
     assertTcfSettings(settings);
     const list = await deps.tcf.latestVendorList(tx);
-    // None held: the worker fetches nothing while no channel uses TCF, so this asks it to (in a
-    // transaction of its own, since this one is about to fail).
-    if (!list) void deps.tcf.requestFetch().catch(() => {});
+    // None held: the worker fetches nothing while no channel uses TCF, so this asks it to, in a
+    // transaction of its own once this one (about to fail) has settled, as for Google's list below:
+    // asked from inside it, the store refused the ask (a transaction of the same flow), and saved
+    // settings never asked at all.
+    if (!list) setTimeout(() => void deps.tcf.requestFetch().catch(() => {}), 0);
     assertTcfVendors(list, settings, clock.now(), environment);
     if (settings.googleAdditionalConsent) {
       const providers = await deps.tcf.atpProviders(tx);

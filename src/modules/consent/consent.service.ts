@@ -5,14 +5,14 @@ import type { UnitOfWork } from '../../platform/db/unit-of-work.ts';
 import { validationFailed } from '../../platform/http/errors.ts';
 import type { VisitorConfig } from '../channels/channels.service.ts';
 import type { EvidenceService, RecordedEvent, RecordInput } from '../evidence/evidence.service.ts';
-import type { Decision, DecisionOutcome, EvidenceTcf } from '../evidence/evidence.tables.ts';
-import { createGppDecoder, type GppDecoder, gppDecodeError } from '../gpp/gpp.service.ts';
+import type { DecisionOutcome, EvidenceTcf } from '../evidence/evidence.tables.ts';
+import { createGppDecoder, type GppDecoder, gppDecodeError, tcfEuSection } from '../gpp/gpp.service.ts';
 import type { IdentityService } from '../identity/identity.service.ts';
 import { resolveRegime } from '../regions/regions.service.ts';
 import type { Site, SitesService } from '../sites/sites.service.ts';
-import { acStringProblems } from '../tcf/additional-consent.service.ts';
 import type { TcStringContext, TcStringProblem } from '../tcf/tcf.service.ts';
 import type { PreferencesBody } from './consent.schemas.ts';
+import { createDecisionStringChecks } from './decision-strings.ts';
 import { decisionOutcome, resolveDecisions } from './decisions.ts';
 
 export type PreferencesInput = Static<typeof PreferencesBody>;
@@ -72,9 +72,10 @@ export function createConsentService(deps: {
   /**
    * A decision's GPP string against the notice it answered: only a channel with a gppCmpId uses GPP
    * (its SDK provides the GPP API); elsewhere a string is a 422 and is never decoded. Decisions
-   * without one pay nothing.
+   * without one pay nothing. Returns its EU TCF section (a TC string), if it has one: the TC string
+   * checks judge it once the decisions are resolved (checkedTcString), as they judge a `tcString`.
    */
-  async function checkGppString(site: Site, notice: VisitorConfig, value: string): Promise<void> {
+  async function checkGppString(site: Site, notice: VisitorConfig, value: string): Promise<string | null> {
     if (notice.gppCmpId === null) {
       throw validationFailed([
         {
@@ -86,64 +87,13 @@ export function createConsentService(deps: {
     const { organizationId, siteKey } = site.channel;
     const problem = await gppDecodeError(gppDecoder, value, { organizationId, siteKey });
     if (problem) throw validationFailed([{ path: '/gppString', message: problem }]);
+    return tcfEuSection(value);
   }
 
-  /**
-   * A decision's TC string against the notice it answered (that version's TCF settings, none: 422)
-   * and the decisions recorded for it: the tcf module's rules, each refusal naming its rule. Only
-   * called when a string was sent; decisions without one pay nothing. Reads only what is in memory
-   * (the notice, the clock; the vendor list's policy version once per version and process).
-   */
-  async function checkedTcString(
-    notice: VisitorConfig,
-    value: string,
-    decisions: Record<string, Decision>,
-  ): Promise<EvidenceTcf> {
-    if (!notice.tcf) {
-      throw validationFailed([
-        {
-          path: '/tcString',
-          message: `was sent, but configVersion ${notice.configVersion} of this channel has no TCF settings`,
-        },
-      ]);
-    }
-    const checked = await deps.tcStrings.check(value, {
-      cmpId: notice.tcf.cmpId,
-      vendorIds: notice.tcf.vendorIds,
-      consentMaxAgeDays: notice.consentMaxAgeDays,
-      purposes: notice.purposes,
-      decisions,
-      publisherRestrictions: notice.tcf.publisherRestrictions ?? [],
-      now: clock.now(),
-    });
-    if (checked.problems !== undefined) {
-      throw validationFailed(
-        checked.problems.map(({ message, rule }) =>
-          rule ? { path: '/tcString', code: rule, message } : { path: '/tcString', message },
-        ),
-      );
-    }
-    return checked.tcf;
-  }
-
-  /**
-   * A decision's Google Additional Consent string, kept in the evidence beside the TC string it came
-   * with: refused (422) without one, on a notice without googleAdditionalConsent, in another format
-   * than version 2, or naming a provider the notice does not list.
-   */
-  function withAddtlConsent(notice: VisitorConfig, tcf: EvidenceTcf | null, value: string): EvidenceTcf {
-    const providerIds = notice.tcf?.googleAdditionalConsent?.providerIds ?? null;
-    const problems =
-      tcf === null
-        ? [{ rule: 'ac_not_expected' as const, message: 'was sent without a tcString' }]
-        : acStringProblems(value, providerIds);
-    if (problems.length > 0 || tcf === null) {
-      throw validationFailed(
-        problems.map(({ rule, message }) => ({ path: '/addtlConsent', code: rule, message })),
-      );
-    }
-    return { ...tcf, addtlConsent: value };
-  }
+  const { checkedTcString, withAddtlConsent } = createDecisionStringChecks({
+    tcStrings: deps.tcStrings,
+    clock,
+  });
 
   return {
     /** Stops the GPP decoders (the app is closing). */
@@ -171,7 +121,8 @@ export function createConsentService(deps: {
           ? null
           : await deps.identity.accountOf(site.channel, input.identityToken);
       const notice = await sites.noticeAnswered(site, input.configVersion);
-      if (input.gppString !== undefined) await checkGppString(site, notice, input.gppString);
+      const gppTcfSection =
+        input.gppString === undefined ? null : await checkGppString(site, notice, input.gppString);
       const region = sites.regionOf(site, facts.location);
       // The regime of the notice the visitor answered, where the visitor was.
       const regime = resolveRegime(notice.regionRules, region.code);
@@ -185,6 +136,7 @@ export function createConsentService(deps: {
         explicitChoiceWins: regime === 'opt-out' && source !== 'gpc',
       });
       // Checked against the decisions as recorded: a string must not grant what they deny.
+      if (gppTcfSection !== null) await checkedTcString(notice, gppTcfSection, decisions, 'gppTcfSection');
       const checkedTcf =
         input.tcString === undefined ? null : await checkedTcString(notice, input.tcString, decisions);
       const tcf =

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ApiDate } from '../../platform/http/schemas.ts';
+import { ApiDate, exactlyOneOf } from '../../platform/http/schemas.ts';
 import { Regime } from '../regions/regions.schemas.ts';
 import { DecisionValue, Source } from './evidence.schemas.ts';
 
@@ -66,7 +66,7 @@ export const ConsentStateLookupBody = Type.Object(
     subjectIds: Type.Optional(Type.Array(SubjectId, { minItems: 1, maxItems: 100 })),
     accountIds: Type.Optional(Type.Array(AccountId, { minItems: 1, maxItems: 100 })),
   },
-  { additionalProperties: false, $id: 'ConsentStateLookupBody' },
+  { additionalProperties: false, $id: 'ConsentStateLookupBody', ...exactlyOneOf('subjectIds', 'accountIds') },
 );
 
 /** One subject of a lookup: its id as sent (subjectId, or accountId for accountIds) and its state. */

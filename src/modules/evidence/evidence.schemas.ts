@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ApiDate, PageQuery } from '../../platform/http/schemas.ts';
+import { ApiDate, DateTimeInput, PageQuery } from '../../platform/http/schemas.ts';
 import { Regime, RegionSource } from '../regions/regions.schemas.ts';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -118,8 +118,8 @@ export const EvidenceQuery = Type.Object(
   {
     ...PageQuery,
     channelId: Filter({ maxLength: 64 }),
-    from: Filter({ maxLength: 64, description: 'RFC 3339; recordedAt at or after' }),
-    to: Filter({ maxLength: 64, description: 'RFC 3339; recordedAt at or before' }),
+    from: Type.Optional(DateTimeInput('RFC 3339; recordedAt at or after')),
+    to: Type.Optional(DateTimeInput('RFC 3339; recordedAt at or before')),
     purpose: Filter({ pattern: PURPOSE_KEY_PATTERN, description: 'Events that decided this purpose' }),
     decision: Type.Optional(DecisionValue),
     source: Type.Optional(Source),

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ApiDate, NullableApiDate } from '../../platform/http/schemas.ts';
+import { ApiDate, DateTimeInput, NullableApiDate } from '../../platform/http/schemas.ts';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -29,8 +29,8 @@ export const ExportResource = Type.Object(
 export const CreateExportBody = Type.Object(
   {
     channelId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
-    from: Type.Optional(Nullable(Type.String({ description: 'RFC 3339; inclusive, on recordedAt' }))),
-    to: Type.Optional(Nullable(Type.String({ description: 'RFC 3339; inclusive, on recordedAt' }))),
+    from: Type.Optional(Nullable(DateTimeInput('RFC 3339; inclusive, on recordedAt'))),
+    to: Type.Optional(Nullable(DateTimeInput('RFC 3339; inclusive, on recordedAt'))),
     format: Type.Optional(Type.Union([Type.Literal('jsonl'), Type.Literal('csv')], { default: 'jsonl' })),
     includeProofs: Type.Optional(Type.Boolean({ default: false })),
   },

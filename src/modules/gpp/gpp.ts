@@ -1,4 +1,4 @@
-import { gppBoundsError } from './gpp-bounds.ts';
+import { declaredSectionIds, gppBoundsError } from './gpp-bounds.ts';
 import type { GppDecoder, GppOwner } from './gpp-decoder.ts';
 
 /**
@@ -29,4 +29,21 @@ export async function gppDecodeError(
   if (refusal.budget) return `is not a GPP string this service accepts: ${refusal.reason}`;
   const { reason } = refusal;
   return `is not a GPP string that decodes: ${reason.length > 160 ? `${reason.slice(0, 160)}…` : reason}`;
+}
+
+/** The GPP section id of the EU TCF v2 section (`tcfeuv2`), whose content is a TC string. */
+export const TCF_EU_SECTION_ID = 2;
+
+/**
+ * The EU TCF v2 section of a GPP string (IAB Global Privacy Platform, section 2): a TC string by
+ * the specification (its core and other segments, as `@iabtechlabtcf/core` reads them), or null
+ * when the header declares none. For a string gppDecodeError took: the header is read within the
+ * bounds of gpp-bounds.ts, and nothing is expanded.
+ */
+export function tcfEuSection(value: string): string | null {
+  const [header, ...sections] = value.split('~');
+  const ids = declaredSectionIds(header);
+  if (typeof ids === 'string') return null;
+  const at = ids.indexOf(TCF_EU_SECTION_ID);
+  return at === -1 ? null : (sections[at] ?? null);
 }

@@ -1,7 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { auditContextOf } from '../../platform/auth/auth.hooks.ts';
 import { apiDate } from '../../platform/http/dates.ts';
-import { authProblems, Envelope, envelope, ListEnvelope, Problem } from '../../platform/http/schemas.ts';
+import {
+  authProblems,
+  Envelope,
+  envelope,
+  ListEnvelope,
+  NoQuery,
+  Problem,
+} from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { absentBodyAsEmpty } from '../../platform/http/validation.ts';
 import { ChannelParams, EmptyBody } from '../channels/channels.schemas.ts';
@@ -57,6 +64,7 @@ export function identitySecretsRoutes(app: App, deps: { identity: IdentityServic
         tags,
         summary: 'The channel’s active identity secrets, newest first (two at most; never the secrets)',
         params: ChannelParams,
+        querystring: NoQuery,
         response: { 200: ListEnvelope(IdentitySecret), 404: Problem, ...authProblems },
       },
     },

@@ -8,11 +8,19 @@ export const ReceiptParams = Type.Object({
   eventId: Type.String({ minLength: 1, maxLength: 100, examples: ['evt_4kF9x2mQ7pL1vN8sR3tY6w'] }),
 });
 
-export const ReceiptQuery = Type.Object({
-  token: Type.Optional(
-    Type.String({ maxLength: 200, description: 'The capability from the 201 of POST …/preferences' }),
-  ),
-});
+/**
+ * The one query whose unknown parameters are let through (every other route refuses them,
+ * validation.ts): the receipt address is a link a visitor keeps and follows, and the places it
+ * passes through add their own (`utm_source`, `fbclid`), which must not turn a receipt into a 422.
+ */
+export const ReceiptQuery = Type.Object(
+  {
+    token: Type.Optional(
+      Type.String({ maxLength: 200, description: 'The capability from the 201 of POST …/preferences' }),
+    ),
+  },
+  { additionalProperties: true },
+);
 
 const TreeHead = Type.Object({
   logId: Type.String(),

@@ -22,9 +22,10 @@ export const SiteConfigSchema = SiteConfig;
 export const RegionQuery = Type.Object({
   region: Type.Optional(
     Type.String({
-      maxLength: 10,
+      pattern: '^[A-Z]{2}(-[A-Z0-9]{1,3})?$',
+      maxLength: 6,
       description:
-        'Test channels only: the visitor region to act as, e.g. FR or US-CA; ignored on live channels',
+        'Test channels only: the visitor region to act as, an assigned ISO 3166-1 alpha-2 or ISO 3166-2 code such as FR or US-CA (another code: 422); ignored on live channels, where only its form is checked',
     }),
   ),
 });

@@ -119,6 +119,24 @@ export const tcfRepo = {
   },
 
   /**
+   * Asks for a fetch (the list is wanted and none is held): makes it due now, creating the row,
+   * unless failed fetches put it off (consecutive failures: the mirror's back-off), which no ask
+   * shortens, whoever asks and however often. True when it made the fetch due.
+   */
+  async askForFetch(tx: Tx): Promise<boolean> {
+    const made = await tx
+      .insert(tcfMirrorState)
+      .values({ id: STATE_ID, nextFetchAt: null })
+      .onConflictDoUpdate({
+        target: tcfMirrorState.id,
+        set: { nextFetchAt: null },
+        setWhere: sql`${tcfMirrorState.consecutiveFailures} = 0`,
+      })
+      .returning({ id: tcfMirrorState.id });
+    return made.length > 0;
+  },
+
+  /**
    * The `deviceStorageDisclosureUrl` of each of `vendorIds` in a stored version, read in SQL so that
    * the worker's every-minute run does not load the whole list; vendors without one are left out.
    */

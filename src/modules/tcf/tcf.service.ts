@@ -80,6 +80,8 @@ export function createTcfService(
     jobs: JobQueue;
     /** Metrics: a version's body read from the database. */
     onLoad?: () => void;
+    /** Metrics: an ask for the list while none is held, and whether it made the fetch due. */
+    onAsk?: (outcome: 'due' | 'backing_off') => void;
     /** Google's ATP list (Additional Consent): GOOGLE_ATP_URL and what uses it. */
     atp: Omit<AtpListMirrorDeps, 'store' | 'clock'>;
   },
@@ -131,18 +133,34 @@ export function createTcfService(
     // this transaction; and keep nothing it read, which may not commit.
     return cached.peek(vendorListVersion) ?? (await readVersion(db, vendorListVersion)).value;
   }
-  /**
-   * Makes the mirror fetch at the worker's next poll (a channel now needs a language the mirror
-   * lacks, say), instead of when the current list goes stale. Commits with `tx`.
-   */
-  async function requestRefresh(tx: Tx): Promise<void> {
-    await tcfRepo.makeDue(tx);
-    await deps.jobs.enqueue(tx, {
+  /** The mirror's job, now rather than at its next poll (one queued at a time). */
+  const enqueueRun = (tx: Tx) =>
+    deps.jobs.enqueue(tx, {
       kind: VENDOR_LIST_JOB,
       payload: {},
       dedupeKey: `${VENDOR_LIST_JOB}:refresh`,
       maxAttempts: 3,
     });
+  /**
+   * Makes the mirror fetch at once whatever its state, back-off included (an operator's or a
+   * test's refresh), instead of when the current list goes stale. Commits with `tx`.
+   */
+  async function requestRefresh(tx: Tx): Promise<void> {
+    await tcfRepo.makeDue(tx);
+    await enqueueRun(tx);
+  }
+  /**
+   * The list is wanted and none is held (the vendor list route, TCF settings saved): the worker
+   * fetches now, unless failed fetches have put the next one off. The back-off holds whoever asks:
+   * while the host is down, every request asking again must not become a fetch of its own.
+   */
+  async function requestFetch(): Promise<void> {
+    const due = await deps.store.tx(async (tx) => {
+      const made = await tcfRepo.askForFetch(tx);
+      if (made) await enqueueRun(tx);
+      return made;
+    });
+    deps.onAsk?.(due ? 'due' : 'backing_off');
   }
   return {
     /** The worker's job (worker.ts runs it every VENDOR_LIST_POLL_MS); the API role never fetches. */
@@ -190,7 +208,7 @@ export function createTcfService(
      * Asks the worker for the list (it fetches nothing while no channel uses TCF): called when the
      * list is wanted and none is held. Its own transaction, queued behind the caller's.
      */
-    requestFetch: (): Promise<void> => deps.store.tx((tx) => requestRefresh(tx)),
+    requestFetch,
     /** The ATP list mirror's job (worker.ts runs it every ATP_LIST_POLL_MS). */
     atpMirror,
     /** Google's ATP list as last mirrored, by provider id; null before the first successful fetch. */

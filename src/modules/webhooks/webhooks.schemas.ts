@@ -32,11 +32,19 @@ export const WebhookDestinationWithSecret = Type.Composite(
   { $id: 'WebhookDestinationWithSecret' },
 );
 
-// Any string here: unknown types are a 422 naming them (the service checks against the catalogue).
-const EventTypes = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+/**
+ * `["*"]` alone, or types of the catalogue (repeats collapse): the schema says both, so a client
+ * and the document see the rule the service keeps. A list holding `"*"` beside a type fails the
+ * second form at the `"*"`, which says where the fault is.
+ */
+const EventTypes = Type.Unsafe<string[]>({
   minItems: 1,
   maxItems: EVENT_TYPES.length + 1,
-  description: `["*"] or some of: ${EVENT_TYPES.join(', ')}`,
+  anyOf: [
+    { type: 'array', const: ['*'] },
+    { type: 'array', items: { type: 'string', enum: [...EVENT_TYPES] } },
+  ],
+  description: `["*"] (every type, alone) or some of: ${EVENT_TYPES.join(', ')}`,
 });
 
 export const CreateDestinationBody = Type.Object(

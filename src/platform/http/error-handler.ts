@@ -5,13 +5,13 @@ import { AppError } from './errors.ts';
 import { sendProblem } from './problem.ts';
 import { requestIdFor } from './request-id.ts';
 import { requestLineFault } from './request-line.ts';
-import { fieldErrors } from './validation.ts';
+import { fieldErrors, validationDetail } from './validation.ts';
 
 /** Fastify's own errors (body parsing, limits) as codes of our table (errors.ts). */
 function fromFastifyError(error: FastifyError): AppError | null {
   if (error.validation) {
     const errors = fieldErrors(error.validation as never, error.validationContext);
-    return new AppError('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), {
+    return new AppError('validation_failed', validationDetail(error.validation as never, errors), {
       errors,
     });
   }
@@ -20,6 +20,11 @@ function fromFastifyError(error: FastifyError): AppError | null {
       return new AppError('unsupported_media_type', 'Send the body as application/json.');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('payload_too_large', 'The body is larger than 1 MiB.');
+    case 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE':
+      return new AppError(
+        'malformed_request',
+        'A QUERY request must say what its body is (RFC 10008): send Content-Type: application/json.',
+      );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError('malformed_request', 'The body is empty but its Content-Type says JSON.');
   }
@@ -75,12 +80,36 @@ export function frameworkErrors(docsUrl: string) {
   };
 }
 
+const OTHER_METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
+
+/**
+ * What a request no route takes gets: 405 with Allow when the path has routes of other methods,
+ * else 404. Also for a request Fastify refused before its (not found) route ran: a QUERY (RFC
+ * 10008) without Content-Type is refused so by Fastify whatever the path, but no route here takes
+ * QUERY, and its problem is the method, not a body that could not be parsed.
+ */
+function noRouteProblem(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): AppError {
+  const path = request.url.split('?')[0];
+  const allowed = OTHER_METHODS.filter((method) => app.findRoute({ method: method as 'GET', url: path }));
+  if (allowed.length > 0) {
+    reply.header('Allow', [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', '));
+    return new AppError(
+      'method_not_allowed',
+      `${request.method} is not allowed here; use ${allowed.join(', ')}.`,
+    );
+  }
+  return new AppError('not_found', `No route ${request.method} ${path}.`);
+}
+
 export function installErrorHandling(
   app: FastifyInstance,
   options: { docsUrl: string; onForbidden?: (request: FastifyRequest, error: AppError) => Promise<void> },
 ) {
   app.setErrorHandler(async (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const appError = toAppError(error);
+    const appError =
+      request.is404 && (error as FastifyError | null)?.code === 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE'
+        ? noRouteProblem(app, request, reply)
+        : toAppError(error);
     if (appError.status >= 500) {
       // describeError, not the error itself: a database error's message can carry request values.
       const stack = error instanceof Error ? error.stack?.split('\n').slice(1, 8).join('\n') : undefined;
@@ -94,29 +123,9 @@ export function installErrorHandling(
     return sendProblem(request, reply, appError, options.docsUrl);
   });
 
-  const otherMethods = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
-  app.setNotFoundHandler(async (request, reply) => {
-    const path = request.url.split('?')[0];
-    const allowed = otherMethods.filter((method) => app.findRoute({ method: method as 'GET', url: path }));
-    if (allowed.length > 0) {
-      reply.header('Allow', [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', '));
-      return sendProblem(
-        request,
-        reply,
-        new AppError(
-          'method_not_allowed',
-          `${request.method} is not allowed here; use ${allowed.join(', ')}.`,
-        ),
-        options.docsUrl,
-      );
-    }
-    return sendProblem(
-      request,
-      reply,
-      new AppError('not_found', `No route ${request.method} ${path}.`),
-      options.docsUrl,
-    );
-  });
+  app.setNotFoundHandler(async (request, reply) =>
+    sendProblem(request, reply, noRouteProblem(app, request, reply), options.docsUrl),
+  );
 }
 
 /**

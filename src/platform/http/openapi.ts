@@ -2,6 +2,21 @@ import type { FastifySchema, RouteOptions } from 'fastify';
 import { Problem } from './schemas.ts';
 
 /**
+ * MAX_IDEMPOTENCY_KEY_LENGTH of platform/idempotency/idempotency-key.ts, which this file cannot
+ * import (idempotency imports http: a cycle); test/platform/openapi-rules.test.ts holds the two
+ * to the same answers.
+ */
+const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/**
+ * The Idempotency-Key values the service reads as a key (idempotency-key.ts): a quoted string of
+ * 1-255 characters (printable ASCII, `"` and `\` escaped), or a bare value of 1-255 printable
+ * characters that does not start with a quote (HTTP drops the spaces around a header value, so
+ * one cannot start or end with a space), or a lone `"`.
+ */
+const IDEMPOTENCY_KEY_PATTERN = String.raw`^(?:"(?:[ !#-\[\]-~]|\\["\\]){1,${MAX_IDEMPOTENCY_KEY_LENGTH}}"|[!#-~](?:[ -~]{0,${MAX_IDEMPOTENCY_KEY_LENGTH - 2}}[!-~])?|")$`;
+
+/**
  * What the platform layers add to every route's OpenAPI description, derived from the same route
  * options that install those layers, so that the document says what the service answers (the
  * integration suite checks every response it receives against it: test/helpers/openapi-validation.ts).
@@ -47,7 +62,7 @@ export function describeRoute({
       asSchema(entry),
     ]),
   );
-  const described: RouteSchema = { ...routeSchema, response };
+  const described = keyPatternsKept({ ...routeSchema, response }) as RouteSchema;
   if (isPublic) described.security = [];
   if (idempotent) {
     described.headers = {
@@ -56,14 +71,45 @@ export function describeRoute({
         'Idempotency-Key': {
           type: 'string',
           minLength: 1,
-          maxLength: 255,
-          description: 'Makes a retry safe: the first answer is replayed for 24 hours',
+          // 255 characters, quoted, each escaped (the longest value the parser reads as a key).
+          maxLength: 2 * MAX_IDEMPOTENCY_KEY_LENGTH + 2,
+          pattern: IDEMPOTENCY_KEY_PATTERN,
+          description: `Makes a retry safe: the first answer is replayed for 24 hours. 1-${MAX_IDEMPOTENCY_KEY_LENGTH} printable ASCII characters, bare or as a quoted structured-field string ("…", with \\" and \\\\ escapes)`,
         },
       },
       ...(routeSchema.headers as object),
     };
   }
   return { schema: described, url };
+}
+
+/**
+ * A map whose keys follow a pattern (TypeBox's `Type.Record` of a patterned key: purposes'
+ * `translations` by language tag) is `patternProperties` with `additionalProperties: false`, which
+ * @fastify/swagger rewrites to `additionalProperties` alone: the document would take any key the
+ * service refuses. The same map said as `propertyNames` and `additionalProperties` (JSON Schema
+ * 2020-12, OpenAPI 3.1) keeps the key's pattern. Copies what it changes: the route's own schemas
+ * are the validator's.
+ */
+function keyPatternsKept(schema: unknown): unknown {
+  if (Array.isArray(schema)) {
+    const items = schema.map(keyPatternsKept);
+    return items.some((item, i) => item !== schema[i]) ? items : schema;
+  }
+  if (schema === null || typeof schema !== 'object') return schema;
+  let changed = false;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    copy[key] = keyPatternsKept(value);
+    if (copy[key] !== value) changed = true;
+  }
+  const patterns = copy.patternProperties as Record<string, unknown> | undefined;
+  const keys = patterns && typeof patterns === 'object' ? Object.keys(patterns) : [];
+  if (keys.length === 1 && keys[0] !== '^.*$' && copy.additionalProperties === false) {
+    const { patternProperties: _, ...rest } = copy;
+    return { ...rest, propertyNames: { pattern: keys[0] }, additionalProperties: patterns![keys[0]] };
+  }
+  return changed ? copy : schema;
 }
 
 type ContentEntry = { description?: string; headers?: object; content?: Record<string, { schema: object }> };

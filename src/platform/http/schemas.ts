@@ -5,6 +5,19 @@ import { type TSchema, Type } from '@sinclair/typebox';
 export const ApiDate = Type.String({ format: 'date-time', examples: ['2026-11-21T10:00:00Z'] });
 export const NullableApiDate = Type.Union([ApiDate, Type.Null()]);
 
+/**
+ * A date-time a client sends (a filter's `from`, an `expiresAt`): RFC 3339 with an offset, as the
+ * validator's `date-time` format reads it (validation.ts: parseApiDate's rule, so a date the
+ * service would refuse is refused as the document says).
+ */
+export const DateTimeInput = (description?: string) =>
+  Type.String({
+    format: 'date-time',
+    maxLength: 64,
+    examples: ['2026-11-21T10:00:00Z'],
+    ...(description ? { description } : {}),
+  });
+
 export const Meta = Type.Object({}, { additionalProperties: true });
 
 /**
@@ -46,6 +59,13 @@ export function Created<T extends TSchema>(schema: T) {
 
 /** A 304 to a conditional GET (If-None-Match): no body. */
 export const NotModified = Type.Null({ description: 'Not modified: the ETag sent still matches' });
+
+/**
+ * The query of a route that takes no parameters, declared all the same: a route with a query schema
+ * refuses the parameters it does not name (validation.ts), so a list without paging still says 422
+ * to `?chanelId=` rather than answer as if it had not been sent.
+ */
+export const NoQuery = Type.Object({});
 
 export const PageQuery = {
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
@@ -91,6 +111,13 @@ export const Problem = {
   description: 'RFC 9457 problem details (application/problem+json)',
   content: { 'application/problem+json': { schema: ProblemDetails } },
 };
+
+/**
+ * An object schema's option: exactly one of these members. Said as JSON Schema's `oneOf` of
+ * branches that each require one member, which the document shows and the validator enforces; the
+ * validator names each member in its 422 ("send exactly one of a and b", validation.ts).
+ */
+export const exactlyOneOf = (...names: string[]) => ({ oneOf: names.map((name) => ({ required: [name] })) });
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 

@@ -1,7 +1,10 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import type { FieldError } from './errors.ts';
+import { parseApiDate } from './dates.ts';
+import { type AjvIssue, MAX_FIELD_ERRORS, pointerToken } from './validation-issues.ts';
+
+export { fieldErrors, MAX_FIELD_ERRORS, validationDetail } from './validation-issues.ts';
 
 /**
  * Two validators: query strings and path params are text, so they are coerced ("20" → 20); bodies are
@@ -18,46 +21,128 @@ function makeAjv(coerce: boolean) {
     strict: false,
   });
   addFormats.default(ajv);
+  // `format: "date-time"` is what the service reads as one (dates.ts), not ajv-formats' looser
+  // reading (a space for the T, year 0000), so the document's format is the one enforced.
+  ajv.addFormat('date-time', { type: 'string', validate: (value: string) => parseApiDate(value) !== null });
   return ajv;
 }
 
 const coercing = makeAjv(true);
 const strict = makeAjv(false);
 
-/** At most this many entries in a problem's `errors` (a huge bad body must not make a huge answer). */
-export const MAX_FIELD_ERRORS = 20;
-
-const DECIMAL_INTEGER = /^-?[0-9]{1,15}$/;
+type MemberSchema = { type?: unknown; minimum?: number; maximum?: number };
+type PartSchema = {
+  type?: unknown;
+  properties?: Record<string, MemberSchema>;
+  additionalProperties?: unknown;
+  oneOf?: unknown[];
+};
 
 /**
- * Names of the integer members of a query or params schema. Ajv's coercion reads "0x10", "1e1",
- * " 10" and "+10" as numbers (it compares with `==`); the API takes only decimal digits there.
+ * A query schema refuses the parameters it does not name, unless it says `additionalProperties:
+ * true` itself: a mistyped filter (`actorid=` for `actorId=`) must be a 422, not a list of
+ * everything. One rule for every route, so a new list cannot forget it.
  */
-function integerMembers(schema: { properties?: Record<string, { type?: unknown }> }): string[] {
-  return Object.entries(schema.properties ?? {})
-    .filter(([, member]) => member.type === 'integer')
-    .map(([name]) => name);
+function closedQuery(schema: PartSchema): PartSchema {
+  if (schema.type !== 'object' || schema.additionalProperties !== undefined) return schema;
+  return { ...schema, additionalProperties: false };
 }
 
-type Issue = { instancePath: string; schemaPath: string; keyword: string; message: string; params: object };
+const DECIMAL_INTEGER = /^-?[0-9]+$/;
 
-function nonDecimalIntegers(data: unknown, names: string[]): Issue[] {
-  if (names.length === 0 || data === null || typeof data !== 'object') return [];
-  const issues: Issue[] = [];
-  for (const name of names) {
+/**
+ * The integer members of a query or params schema, with their bounds. Ajv's coercion reads
+ * "0x10", "1e1", " 10" and "+10" as numbers (it compares with `==`); the API takes only decimal
+ * digits there. Digits past 2^53 are still a decimal integer, only out of range: they get the
+ * range's message, as 101 does for a limit of at most 100, not a claim that they are no integer.
+ */
+function integerMembers(schema: PartSchema): Array<[string, MemberSchema]> {
+  return Object.entries(schema.properties ?? {}).filter(([, member]) => member.type === 'integer');
+}
+
+function integerIssue(name: string, value: string, member: MemberSchema): AjvIssue | null {
+  let message: string | null = null;
+  if (!DECIMAL_INTEGER.test(value)) message = 'must be a decimal integer';
+  else if (!Number.isSafeInteger(Number(value))) {
+    const negative = value.startsWith('-');
+    const bound = negative ? member.minimum : member.maximum;
+    message =
+      bound === undefined
+        ? `must be ${negative ? '>=' : '<='} ${negative ? '-' : ''}${Number.MAX_SAFE_INTEGER}`
+        : `must be ${negative ? '>=' : '<='} ${bound}`;
+  }
+  if (message === null) return null;
+  return {
+    instancePath: `/${pointerToken(name)}`,
+    schemaPath: '#',
+    keyword: 'decimalInteger',
+    message,
+    params: {},
+  };
+}
+
+function integerIssues(data: unknown, members: Array<[string, MemberSchema]>): AjvIssue[] {
+  if (members.length === 0 || data === null || typeof data !== 'object') return [];
+  const issues: AjvIssue[] = [];
+  for (const [name, member] of members) {
     const raw = (data as Record<string, unknown>)[name];
-    const values = Array.isArray(raw) ? raw : [raw];
-    if (values.some((v) => typeof v === 'string' && !DECIMAL_INTEGER.test(v))) {
-      issues.push({
-        instancePath: `/${name}`,
-        schemaPath: '#',
-        keyword: 'type',
-        message: 'must be a decimal integer',
-        params: {},
-      });
+    for (const value of Array.isArray(raw) ? raw : [raw]) {
+      const issue = typeof value === 'string' ? integerIssue(name, value, member) : null;
+      if (issue) {
+        issues.push(issue);
+        break;
+      }
     }
   }
   return issues;
+}
+
+/**
+ * The members of a root `oneOf` whose every branch only requires one member (`exactlyOneOf` in
+ * schemas.ts): "send exactly one of these". Its failure is told as that, at each member, rather
+ * than as "is required" twice or as a union nothing matched.
+ */
+function exactlyOneGroup(schema: PartSchema): string[] | null {
+  const branches = schema.oneOf;
+  if (!Array.isArray(branches) || branches.length < 2) return null;
+  const names: string[] = [];
+  for (const branch of branches as Array<Record<string, unknown>>) {
+    const required = branch.required;
+    if (Object.keys(branch).length !== 1 || !Array.isArray(required) || required.length !== 1) return null;
+    names.push(String(required[0]));
+  }
+  return names;
+}
+
+function exactlyOneIssues(issues: AjvIssue[], names: string[] | null): AjvIssue[] {
+  if (!names || !issues.some((i) => i.schemaPath === '#/oneOf')) return issues;
+  const message = `send exactly one of ${names.join(' and ')}`;
+  return [
+    ...names.map((name) => ({
+      instancePath: `/${pointerToken(name)}`,
+      schemaPath: '#/oneOf',
+      keyword: 'exactlyOne',
+      message,
+      params: {},
+    })),
+    ...issues.filter((i) => !i.schemaPath?.startsWith('#/oneOf')),
+  ];
+}
+
+/** Unknown query parameters, each named, with the ones the route takes (for the problem's detail). */
+function unknownParameterIssues(issues: AjvIssue[], accepted: string[]): AjvIssue[] {
+  return issues.map((issue) => {
+    if (issue.keyword !== 'additionalProperties' || issue.instancePath !== '') return issue;
+    const name = String(issue.params.additionalProperty);
+    const near = accepted.find((a) => a.toLowerCase() === name.toLowerCase());
+    return {
+      instancePath: `/${pointerToken(name)}`,
+      schemaPath: issue.schemaPath,
+      keyword: 'unknownParameter',
+      message: `is not a known parameter${near ? ` (did you mean ${near}?)` : ''}`,
+      params: { accepted },
+    };
+  });
 }
 
 /** The JSON Pointer of the first string (value or member name) holding a NUL character, if any. */
@@ -65,7 +150,7 @@ function nulPath(value: unknown, path = ''): string | null {
   if (typeof value === 'string') return value.includes('\u0000') ? path || '/' : null;
   if (value === null || typeof value !== 'object') return null;
   for (const [key, member] of Object.entries(value)) {
-    const at = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    const at = `${path}/${pointerToken(key)}`;
     if (key.includes('\u0000')) return at;
     const found = nulPath(member, at);
     if (found) return found;
@@ -79,18 +164,22 @@ function nulPath(value: unknown, path = ''): string | null {
  * as a 422 at its path, before any handler sees it.
  */
 export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart }) => {
-  const validate = (httpPart === 'body' ? strict : coercing).compile(schema as object);
-  const integers = httpPart === 'body' ? [] : integerMembers(schema as never);
+  const isQuery = httpPart === 'querystring';
+  const partSchema = isQuery ? closedQuery(schema as PartSchema) : (schema as PartSchema);
+  const validate = (httpPart === 'body' ? strict : coercing).compile(partSchema as object);
+  const integers = httpPart === 'body' ? [] : integerMembers(partSchema);
+  const exactlyOne = exactlyOneGroup(partSchema);
+  const accepted = Object.keys(partSchema.properties ?? {});
   const checked = ((data: unknown, context?: object) => {
     // Read before Ajv coerces the strings in place.
-    const notDecimal = nonDecimalIntegers(data, integers);
+    const notDecimal = integerIssues(data, integers);
     const ok = context === undefined ? validate(data) : validate(data, context as never);
-    const failed = notDecimal.length > 0 || !ok;
-    if (failed) {
-      const others = (validate.errors ?? []).filter(
-        (e) => !notDecimal.some((n) => n.instancePath === e.instancePath),
-      );
-      checked.errors = [...notDecimal, ...others].slice(0, MAX_FIELD_ERRORS) as typeof validate.errors;
+    if (notDecimal.length > 0 || !ok) {
+      let issues = (validate.errors ?? []) as AjvIssue[];
+      issues = issues.filter((e) => !notDecimal.some((n) => n.instancePath === e.instancePath));
+      issues = exactlyOneIssues(issues, exactlyOne);
+      if (isQuery) issues = unknownParameterIssues(issues, accepted);
+      checked.errors = [...notDecimal, ...issues].slice(0, MAX_FIELD_ERRORS) as typeof validate.errors;
       return false;
     }
     checked.errors = null;
@@ -111,64 +200,6 @@ export const validatorCompiler: FastifySchemaCompiler<any> = ({ schema, httpPart
   (checked as { schemaEnv?: unknown }).schemaEnv = validate.schemaEnv;
   return checked;
 };
-
-interface AjvIssue {
-  instancePath: string;
-  schemaPath?: string;
-  keyword: string;
-  message?: string;
-  params: Record<string, unknown>;
-}
-
-/**
- * With allErrors, a value matching no branch of a union gets one issue per branch plus the anyOf
- * itself. Where the value reached inside a branch (an object of a nullable object, say `tcf`, whose
- * members are wrong), those inner issues are the ones that say what to fix: they are kept, at
- * their members' paths, and the union's own issue and the other branches' type mismatches go.
- * Otherwise (a value of no allowed type at all) the branch issues go, and the value is listed once.
- */
-function withoutBranchIssues(issues: AjvIssue[]): AjvIssue[] {
-  const unions = issues.filter((i) => i.keyword === 'anyOf' || i.keyword === 'oneOf');
-  if (unions.length === 0) return issues;
-  const under = (u: AjvIssue, i: AjvIssue) =>
-    u !== i &&
-    !!u.schemaPath &&
-    i.instancePath.startsWith(u.instancePath) &&
-    !!i.schemaPath?.startsWith(`${u.schemaPath}/`);
-  /** An issue about the value's members rather than its type: the value matched a branch's type. */
-  const inner = (u: AjvIssue, i: AjvIssue) =>
-    i.instancePath.length > u.instancePath.length ||
-    i.keyword === 'required' ||
-    i.keyword === 'additionalProperties';
-  const reached = new Set(unions.filter((u) => issues.some((i) => under(u, i) && inner(u, i))));
-  return issues.filter((i) => {
-    if (reached.has(i)) return false;
-    return !unions.some((u) => under(u, i) && !(reached.has(u) && inner(u, i)));
-  });
-}
-
-/** Ajv issues as the problem's `errors: [{path, message}]` (JSON Pointer paths), at most MAX_FIELD_ERRORS. */
-export function fieldErrors(issues: AjvIssue[], httpPart: string | undefined): FieldError[] {
-  const seen = new Set<string>();
-  const errors: FieldError[] = [];
-  for (const issue of withoutBranchIssues(issues)) {
-    let path = issue.instancePath;
-    if (issue.keyword === 'required') path += `/${issue.params.missingProperty}`;
-    if (issue.keyword === 'additionalProperties') path += `/${issue.params.additionalProperty}`;
-    let message = issue.message ?? 'is invalid';
-    if (issue.keyword === 'additionalProperties') message = 'is not a known field';
-    if (issue.keyword === 'required') message = 'is required';
-    if (issue.keyword === 'anyOf' || issue.keyword === 'oneOf') message = 'matches none of the allowed forms';
-    const prefix = httpPart === 'querystring' ? 'query' : httpPart === 'params' ? 'path' : '';
-    const error = { path: prefix ? `${prefix}:${path || '/'}` : path || '/', message };
-    const key = `${error.path}\u0000${error.message}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    errors.push(error);
-    if (errors.length === MAX_FIELD_ERRORS) break;
-  }
-  return errors;
-}
 
 /**
  * preValidation hook for routes whose body is optional (`rotate`, `revoke`): Fastify validates a

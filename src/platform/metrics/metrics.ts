@@ -72,6 +72,12 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     help: 'The newest Global Vendor List version the mirror holds, as this process last saw it (worker).',
     registers: [registry],
   });
+  const tcfAsks = new Counter({
+    name: 'consent_service_tcf_vendor_list_asks_total',
+    help: 'Asks for the IAB Global Vendor List while none is held (the vendor list route, TCF settings saved) by this process, by outcome: the fetch made due, or left to the back-off of failed fetches.',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
   const tcfLoads = new Counter({
     name: 'consent_service_tcf_vendor_list_loads_total',
     help: 'Vendor list versions read from the database by this process (it keeps what it read in memory, within a byte budget).',
@@ -170,6 +176,9 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     },
     tcfVendorListFetchFailed(file: 'vendor_list' | 'language' | 'storage_disclosure') {
       tcfFetchFailures.inc({ file });
+    },
+    tcfVendorListAsked(outcome: 'due' | 'backing_off') {
+      tcfAsks.inc({ outcome });
     },
     tcfVendorListLoaded() {
       tcfLoads.inc();
