@@ -116,6 +116,19 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     labelNames: ['state'] as const,
     registers: [registry],
   });
+  // Registered only with a read URL, so a store without one shows neither series.
+  const withReplica = store.replicaHealth ? [registry] : [];
+  const replicaFallbacks = new Counter({
+    name: 'consent_service_db_replica_fallbacks_total',
+    help: 'Reads meant for DATABASE_READ_URL that this process sent to DATABASE_URL, by reason: the replica unavailable or refusing the credentials, or (exports) not a standby in recovery, or behind; absent without a read URL.',
+    labelNames: ['reason'] as const,
+    registers: withReplica,
+  });
+  const replicaUp = new Gauge({
+    name: 'consent_service_db_replica_up',
+    help: 'DATABASE_READ_URL as this process last found it: 1 serving its reads, 0 while DATABASE_URL serves them; absent without a read URL.',
+    registers: withReplica,
+  });
   const databaseUp = new Gauge({
     name: 'consent_service_metrics_database_up',
     help: '1 when the database gauges (jobs, ledger) were read at this scrape, 0 when the query failed.',
@@ -203,6 +216,14 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
       } catch (error) {
         databaseUp.set(0);
         onDatabaseError(error);
+      }
+      const replica = store.replicaHealth;
+      if (replica) {
+        // Counted by the store's replica pool (platform/db/read-replica.ts); copied at each scrape.
+        replicaFallbacks.reset();
+        for (const [reason, count] of Object.entries(replica.fallbacks()))
+          replicaFallbacks.inc({ reason }, count);
+        replicaUp.set(replica.state() === 'ok' ? 1 : 0);
       }
       pool.reset();
       if (store.pool) {
