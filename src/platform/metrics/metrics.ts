@@ -110,6 +110,11 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     help: 'Age of the oldest evidence event not yet sealed into the ledger (0 when none waits).',
     registers: [registry],
   });
+  const ledgerForks = new Gauge({
+    name: 'consent_service_ledger_forks',
+    help: 'Ledger logs halted because their database no longer extends a tree head this service signed (a failover that lost writes), not yet accepted by an operator; the log is not signed meanwhile.',
+    registers: [registry],
+  });
   const pool = new Gauge({
     name: 'consent_service_db_pool_connections',
     help: 'PostgreSQL pool connections by state (total, idle, waiting clients); absent on the embedded store.',
@@ -140,12 +145,15 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
    * once the ledger service exists (`readSealLagWith`).
    */
   let readSealLag: ((now: Date) => Promise<number | null>) | null = null;
+  /** The count of open ledger forks, read by the ledger module (which owns ledger_forks). */
+  let readLedgerForks: (() => Promise<number>) | null = null;
 
   /** Reads the database gauges: one query for jobs, one for the ledger. Called at scrape time. */
   async function refreshDatabaseGauges(): Promise<void> {
     const now = clock.now();
     const jobRows = await jobsRepo.gauges(store.db, now);
     const lag = readSealLag ? await readSealLag(now) : null;
+    const forks = readLedgerForks ? await readLedgerForks() : 0;
     jobs.reset();
     oldestQueued.reset();
     const kinds = new Set(jobRows.map((r) => r.kind));
@@ -158,6 +166,7 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
       if (row.oldest !== null) oldestQueued.set({ kind: row.kind }, Math.max(0, Number(row.oldest)));
     }
     sealLag.set(Math.max(0, Number(lag ?? 0)));
+    ledgerForks.set(forks);
   }
 
   return {
@@ -206,6 +215,10 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     /** Where the seal lag gauge is read from (the ledger service); the gauge reads 0 until set. */
     readSealLagWith(read: (now: Date) => Promise<number | null>) {
       readSealLag = read;
+    },
+    /** Where the ledger forks gauge is read from (the ledger service); 0 until set. */
+    readLedgerForksWith(read: () => Promise<number>) {
+      readLedgerForks = read;
     },
 
     /** The text exposition, with database gauges read now; a failing database only blanks those. */
