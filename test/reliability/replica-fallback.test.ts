@@ -156,7 +156,7 @@ describe.skipIf(missing !== null)(
       }
     }, 120_000);
 
-    it('a DATABASE_URL host list whose password is wrong says so, without the password', async () => {
+    it('a DATABASE_URL (a host list, or one host) whose password is wrong says so, without the password', async () => {
       const url = `postgres://reader:${WRONG_PASSWORD}@${cluster.primary.host},${cluster.standbys[0].host}/consent?target_session_attrs=read-write`;
       const result = await runCli(['migrate'], { DATABASE_URL: url, DATA_DIR: dataDir });
       expect(result.code, result.stderr).toBe(1);
@@ -164,6 +164,14 @@ describe.skipIf(missing !== null)(
       expect(result.stderr).toMatch(/refused the password/);
       expect(result.stderr).not.toContain(WRONG_PASSWORD);
       expect(result.stderr).not.toMatch(/no host of DATABASE_URL/);
+      // One host: the same words.
+      const single = await runCli(['migrate'], {
+        DATABASE_URL: `postgres://reader:${WRONG_PASSWORD}@${cluster.primary.host}/consent`,
+        DATA_DIR: dataDir,
+      });
+      expect(single.code, single.stderr).toBe(1);
+      expect(single.stderr).toMatch(/DATABASE_URL\) refused the password \(SQLSTATE 28P01/);
+      expect(single.stderr).not.toContain(WRONG_PASSWORD);
     }, 60_000);
   },
 );

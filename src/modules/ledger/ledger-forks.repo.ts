@@ -1,7 +1,8 @@
-import { and, count, desc, eq, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
+import { readRows } from '../../platform/db/rows.ts';
 import type { Db, Tx } from '../../platform/db/store.ts';
 import type { LedgerScope } from './ledger.repo.ts';
-import { type LedgerForkRow, ledgerForks } from './ledger.tables.ts';
+import { type LedgerForkRow, ledgerForks, ledgerLogs, ledgerTreeHeads } from './ledger.tables.ts';
 
 const ofScope = (scope: LedgerScope) =>
   and(eq(ledgerForks.organizationId, scope.organizationId), eq(ledgerForks.environment, scope.environment));
@@ -29,13 +30,42 @@ export const ledgerForksRepo = {
     return row;
   },
 
-  /** When an operator last accepted a fork of the scope: a head remembered as signed before it is superseded. */
-  async lastAccepted(db: Db, scope: LedgerScope): Promise<Date | null> {
-    const [row] = await db
-      .select({ at: sql<string | null>`max(${ledgerForks.acceptedAt})` })
-      .from(ledgerForks)
-      .where(and(ofScope(scope), isNotNull(ledgerForks.acceptedAt)));
-    return row?.at ? new Date(row.at) : null;
+  /**
+   * In one statement, what the fork guard compares with a head it remembers signing: the root of
+   * the database's stored head of that log and size (heads are never deleted: the head row and its
+   * leaves commit together), whether the scope has a fork not yet accepted, when one was last
+   * accepted, and the database's log for the scope. Primary-key lookups only.
+   */
+  async witnessCheck(db: Db, scope: LedgerScope, head: { logId: string; treeSize: number }) {
+    const [row] = await readRows<{
+      head_root: Uint8Array | null;
+      open: boolean;
+      accepted: string | null;
+      log_id: string | null;
+      tree_size: number | null;
+    }>(
+      db,
+      sql`
+      select
+        (select root_hash from ${ledgerTreeHeads}
+          where organization_id = ${scope.organizationId} and log_id = ${head.logId}
+            and tree_size = ${head.treeSize}) as head_root,
+        exists (select 1 from ${ledgerForks}
+          where organization_id = ${scope.organizationId} and environment = ${scope.environment}
+            and accepted_at is null) as open,
+        (select max(accepted_at) from ${ledgerForks}
+          where organization_id = ${scope.organizationId} and environment = ${scope.environment}) as accepted,
+        l.id as log_id, l.tree_size
+      from (select 1) as one
+      left join ${ledgerLogs} l
+        on l.organization_id = ${scope.organizationId} and l.environment = ${scope.environment}`,
+    );
+    return {
+      headRoot: row.head_root ? Buffer.from(row.head_root) : null,
+      open: row.open,
+      accepted: row.accepted ? new Date(row.accepted) : null,
+      log: row.log_id === null ? null : { id: row.log_id, treeSize: Number(row.tree_size) },
+    };
   },
 
   /** Accepts the scope's open forks (the database's tree is the log from now on); returns them. */

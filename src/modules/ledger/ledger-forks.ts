@@ -1,10 +1,9 @@
 import type { Clock } from '../../platform/clock.ts';
-import type { Tx } from '../../platform/db/store.ts';
-import { type LedgerScope, ledgerRepo } from './ledger.repo.ts';
+import type { Db } from '../../platform/db/store.ts';
+import type { LedgerScope } from './ledger.repo.ts';
 import type { LedgerForkRow, LedgerTreeHeadRow } from './ledger.tables.ts';
 import { ledgerForksRepo } from './ledger-forks.repo.ts';
 import type { LedgerWitness } from './ledger-witness.ts';
-import { rangeHash, rangeNodes } from './merkle.ts';
 
 /** A fork as the sealer reports it (a log line, the CLI), without the hashes. */
 export interface ForkReport {
@@ -32,54 +31,52 @@ export const forkReport = (row: LedgerForkRow): ForkReport => ({
  * same positions once new ones are appended: signing over it would publish a head that is not
  * consistent with that one. The sealer asks `verdict` before appending and before signing; a
  * mismatch is recorded (ledger_forks) and the log is not sealed until an operator accepts the fork.
+ *
+ * The comparison is with the database's own stored head of the remembered log and size: the head
+ * row commits with the leaves it covers and is never deleted, so the database extends the
+ * remembered head exactly when it holds that row with the same root. One primary-key lookup per
+ * seal.
  */
 export function createForkGuard(deps: { witness: LedgerWitness; clock: Clock }) {
   const { witness, clock } = deps;
 
-  /** The root of the database's tree over its first `size` leaves, or null when it cannot be made. */
-  async function rootOver(tx: Tx, scope: LedgerScope, logId: string, size: number): Promise<Buffer | null> {
-    const log = await ledgerRepo.findLog(tx, scope);
-    if (!log || log.id !== logId || log.treeSize < size) return null;
-    const whole = { start: 0, end: size };
-    try {
-      return rangeHash(whole, await ledgerRepo.nodes(tx, log, rangeNodes(whole)));
-    } catch {
-      // A node or leaf the fold needs is missing: not the tree that was signed either.
-      return null;
-    }
-  }
-
   return {
     /**
-     * `ok` when the scope may be sealed; else the fork (recorded now if it is new, `recorded`
-     * true for the sealer that recorded it). Runs in the sealer's transaction.
+     * `ok` when the scope may be sealed; else the fork, recorded now if it is new (`recorded`
+     * true for the sealer that recorded it). `db` reads (the sealer's transaction, or the pool);
+     * `tx` records a new fork.
      */
     async verdict(
-      tx: Tx,
+      db: Db,
       scope: LedgerScope,
+      record: (row: LedgerForkRow) => Promise<boolean>,
     ): Promise<{ ok: true } | { ok: false; fork: ForkReport; recorded: boolean }> {
-      const open = await ledgerForksRepo.open(tx, scope);
-      if (open) return { ok: false, fork: forkReport(open), recorded: false };
       const signed = witness.read(scope);
-      if (!signed) return { ok: true };
-      const accepted = await ledgerForksRepo.lastAccepted(tx, scope);
+      if (!signed) {
+        const open = await ledgerForksRepo.open(db, scope);
+        return open ? { ok: false, fork: forkReport(open), recorded: false } : { ok: true };
+      }
+      const found = await ledgerForksRepo.witnessCheck(db, scope, signed);
+      if (found.open) {
+        const open = await ledgerForksRepo.open(db, scope);
+        if (open) return { ok: false, fork: forkReport(open), recorded: false };
+      }
+      // The database still holds the head signed, with the same root: it extends it.
+      if (found.headRoot?.equals(signed.rootHash)) return { ok: true };
       // Signed before an operator accepted the database's tree: superseded, not a new fork.
-      if (accepted && signed.signedAt.getTime() <= accepted.getTime()) return { ok: true };
-      const root = await rootOver(tx, scope, signed.logId, signed.treeSize);
-      if (root?.equals(signed.rootHash)) return { ok: true };
-      const log = await ledgerRepo.findLog(tx, scope);
+      if (found.accepted && signed.signedAt.getTime() <= found.accepted.getTime()) return { ok: true };
       const row: LedgerForkRow = {
         ...scope,
         logId: signed.logId,
         signedTreeSize: signed.treeSize,
         signedRootHash: signed.rootHash,
         signedAt: signed.signedAt,
-        databaseLogId: log?.id ?? null,
-        databaseTreeSize: log?.treeSize ?? 0,
+        databaseLogId: found.log?.id ?? null,
+        databaseTreeSize: found.log?.treeSize ?? 0,
         detectedAt: clock.now(),
         acceptedAt: null,
       };
-      const recorded = await ledgerForksRepo.record(tx, row);
+      const recorded = await record(row);
       return { ok: false, fork: forkReport(row), recorded };
     },
 

@@ -1,9 +1,10 @@
 import type { Clock } from '../../platform/clock.ts';
-import type { Store, Tx } from '../../platform/db/store.ts';
+import type { Db, Store, Tx } from '../../platform/db/store.ts';
 import { apiDate } from '../../platform/http/dates.ts';
 import { randomBase62 } from '../../platform/ids.ts';
 import { type LedgerScope, ledgerRepo } from './ledger.repo.ts';
 import type { LedgerLogRow, LedgerTreeHeadRow } from './ledger.tables.ts';
+import { ledgerForksRepo } from './ledger-forks.repo.ts';
 import type { ForkGuard, ForkReport } from './ledger-forks.ts';
 import type { LedgerKeys } from './ledger-keys.ts';
 import { ledgerQueueRepo, type PendingLeaf } from './ledger-queue.repo.ts';
@@ -53,9 +54,15 @@ export function createSealer(deps: { store: Store; clock: Clock; keys: LedgerKey
     found.push(fork);
   };
 
-  /** The fork guard's verdict in `tx`: true when the scope may be sealed (a fork is noted). */
-  async function mayExtend(tx: Tx, scope: LedgerScope): Promise<boolean> {
-    const verdict = await forks.verdict(tx, scope);
+  /**
+   * The fork guard's verdict: true when the scope may be sealed (a fork is noted). Read on `db`
+   * (the sealer's transaction, or the pool); a new fork is recorded in `tx`, or in a transaction
+   * of its own.
+   */
+  async function mayExtend(db: Db, scope: LedgerScope, tx?: Tx): Promise<boolean> {
+    const verdict = await forks.verdict(db, scope, (row) =>
+      tx ? ledgerForksRepo.record(tx, row) : store.tx((own) => ledgerForksRepo.record(own, row)),
+    );
     if (!verdict.ok) note(verdict.fork);
     return verdict.ok;
   }
@@ -100,7 +107,7 @@ export function createSealer(deps: { store: Store; clock: Clock; keys: LedgerKey
       const signer = await keys.signer();
       const signed = await store.tx(async (tx) => {
         // Asked first: a log the database lost must not be made again under the same scope.
-        if (!(await mayExtend(tx, scope))) return null;
+        if (!(await mayExtend(tx, scope, tx))) return null;
         const log = await lockedLog(tx, scope);
         if (log.treeSize === log.signedSize) return null;
         const whole = { start: 0, end: log.treeSize };
@@ -136,7 +143,7 @@ export function createSealer(deps: { store: Store; clock: Clock; keys: LedgerKey
     async sealLog(scope: LedgerScope, options: { maxBatches?: number; batch?: number } = {}) {
       const batch = options.batch ?? SEAL_BATCH[store.kind];
       const maxBatches = options.maxBatches ?? MAX_BATCHES_PER_RUN;
-      if (!(await store.tx((tx) => mayExtend(tx, scope)))) return { appended: 0, head: null, forked: true };
+      if (!(await mayExtend(store.db, scope))) return { appended: 0, head: null, forked: true };
       let appended = 0;
       let last: PendingLeaf | null = null;
       for (let i = 0; i < maxBatches; i++) {
