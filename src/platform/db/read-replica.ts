@@ -115,18 +115,21 @@ export class ReplicaReadPool extends pg.Pool implements ReplicaHealth {
       this.probeWhenDue();
       return this.down.state;
     }
+    // A failure marks the replica down even when it comes after the answer; a slow replica is
+    // not taken for a failed one (its reads find out, at their own connection timeout).
+    const ping = this.replica.query('select 1').then(
+      () => {},
+      (error: unknown) => {
+        const verdict = unusable(error);
+        if (verdict?.state) this.markDown(verdict.state, error);
+      },
+    );
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })), timeoutMs);
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
     });
-    try {
-      await Promise.race([this.replica.query('select 1'), late]);
-    } catch (error) {
-      const verdict = unusable(error);
-      if (verdict?.state) this.markDown(verdict.state, error);
-    } finally {
-      clearTimeout(timer);
-    }
+    await Promise.race([ping, late]);
+    clearTimeout(timer);
     return this.state();
   }
 
