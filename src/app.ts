@@ -40,7 +40,7 @@ import { guideRoutes } from './platform/http/guides.ts';
 import { healthRoutes } from './platform/http/health.ts';
 import { trustProxyFunction } from './platform/http/ip.ts';
 import { lazySerializerFactory, lazyValidatorCompiler } from './platform/http/lazy-compilers.ts';
-import { loggerOptions, requestLogSerializer } from './platform/http/logging.ts';
+import { errorLogSerializer, loggerOptions, requestLogSerializer } from './platform/http/logging.ts';
 import { packageTarballRoutes } from './platform/http/package-tarballs.ts';
 import { requestIdFor } from './platform/http/request-id.ts';
 import { installIdempotency } from './platform/idempotency/idempotency.hooks.ts';
@@ -80,8 +80,9 @@ export async function buildApp(deps: AppDeps) {
   const app = Fastify({
     logger: loggerOptions(deps.logger, {
       level: config.logLevel,
-      // Bodies are never logged; the URL is, with secret query values (a raw subjectId) redacted.
-      serializers: { req: requestLogSerializer },
+      // Bodies are never logged; the URL is, with secret query values (a raw subjectId) redacted;
+      // an error is, without the values a failed query carried (its parameters).
+      serializers: { req: requestLogSerializer, err: errorLogSerializer },
       redact: {
         paths: ['req.headers.authorization', 'req.headers.cookie', '*.secret'],
         censor: '[redacted]',

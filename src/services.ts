@@ -144,6 +144,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     sealSeconds: deps.config.ledgerSealSeconds,
   });
   metrics.readSealLagWith(ledger.sealLag);
+  metrics.readLedgerForksWith(ledger.forks.openCount);
   // Visitor receipts (docs/receipts.md): what a visitor's capability token opens.
   const receipts = createReceiptsService({
     evidence,

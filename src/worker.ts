@@ -66,7 +66,7 @@ export function createWorker(deps: {
 
 function registerJobs(
   runner: JobRunner,
-  { store, clock, services }: { store: Store; clock: Clock; services: Services },
+  { store, clock, services, log }: { store: Store; clock: Clock; services: Services; log: FastifyBaseLogger },
 ): void {
   // Each module registers its job kinds here.
   // Retention (test evidence after a day, live after retentionDays): hourly, in bounded batches
@@ -88,7 +88,13 @@ function registerJobs(
   });
   // Ledger: append new evidence and sign a tree head; every LEDGER_SEAL_SECONDS, each log under its own lock.
   runner.every('ledger.seal', services.ledger.sealIntervalMs, async () => {
-    await services.ledger.sealer.sealAll();
+    const { forks } = await services.ledger.sealer.sealAll();
+    // A log whose database no longer extends a head it signed is not signed again: say so, once.
+    for (const fork of forks)
+      log.error(
+        { ...fork, detectedAt: fork.detectedAt.toISOString() },
+        `ledger fork: the database's log ${fork.databaseTreeSize < fork.signedTreeSize ? `has ${fork.databaseTreeSize} leaves, fewer than` : 'no longer extends'} tree head ${fork.signedTreeSize} signed before (a failover to a standby that missed writes, or a restored backup); the log is not signed until an operator accepts the fork (docs/guides/operate.md, "Ledger forks")`,
+      );
   });
   const webhooks = services.webhooks.worker;
   // The lease outlasts an attempt's 10 s timeout, so no second worker takes a job mid-send.

@@ -22,13 +22,13 @@ export interface CommandIo {
   withRuntime<T>(fn: (runtime: Runtime) => Promise<T>): Promise<T>;
 }
 
-function required(values: Record<string, unknown>, name: string): string {
+export function required(values: Record<string, unknown>, name: string): string {
   const value = values[name];
   if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
   return value;
 }
 
-function parse(args: string[], options: Record<string, { type: 'string' | 'boolean' }>) {
+export function parse(args: string[], options: Record<string, { type: 'string' | 'boolean' }>) {
   try {
     return parseArgs({ args, options, allowPositionals: false, strict: true }).values as Record<
       string,

@@ -2,7 +2,7 @@
 import path from 'node:path';
 
 /** Commands that use the store: the ones a running embedded server takes over its socket. */
-export const STORE_COMMANDS = ['bootstrap', 'members', 'keys', 'orgs', 'migrate', 'demo'];
+export const STORE_COMMANDS = ['bootstrap', 'members', 'keys', 'orgs', 'migrate', 'demo', 'ledger'];
 
 /** The lock file of the embedded store (src/platform/db/store.ts lockDataDir writes it). */
 export const lockPath = (dataDir) => path.join(dataDir, 'consent-service.lock');

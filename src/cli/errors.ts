@@ -1,7 +1,15 @@
 import { ConfigError } from '../config.ts';
 import { OrganizationError } from '../modules/organizations/organizations.service.ts';
+import { NoServerFoundError } from '../platform/db/host-list-pool.ts';
+import {
+  connectionFailure,
+  describeError as describeDatabaseError,
+  isDatabaseUnavailable,
+  pgErrorOf,
+} from '../platform/db/pg-errors.ts';
 import { DataDirInUseError } from '../platform/db/store.ts';
 import { AppError } from '../platform/http/errors.ts';
+import { stackFrames } from '../platform/http/logging.ts';
 
 /** A mistake in how the command was called; printed on one line, exit code 2. */
 export class UsageError extends Error {}
@@ -22,5 +30,17 @@ export function describeError(error: unknown): { exitCode: 1 | 2; stderr: string
   if (error instanceof CliFailure || error instanceof OrganizationError || error instanceof DataDirInUseError)
     return { exitCode: 1, stderr: lines([error.message]) };
   if (error instanceof AppError) return { exitCode: 1, stderr: lines([`${error.code}: ${error.detail}`]) };
+  if (error instanceof NoServerFoundError) return { exitCode: 1, stderr: lines([error.message]) };
+  if (isDatabaseUnavailable(error))
+    return { exitCode: 1, stderr: lines([`the database (DATABASE_URL) ${connectionFailure(error)}`]) };
+  // A failed query: its description and frames, never its message (drizzle's lists the parameters).
+  if (pgErrorOf(error) || typeof (error as { query?: unknown } | null)?.query === 'string') {
+    const frames = stackFrames(error);
+    return {
+      exitCode: 1,
+      stderr: lines([describeDatabaseError(error)]) + (frames ? `${frames}\n` : ''),
+      unexpected: true,
+    };
+  }
   return { exitCode: 1, stderr: lines([(error as Error)?.stack ?? String(error)]), unexpected: true };
 }

@@ -2,7 +2,7 @@ import type { CommandIo } from './commands.ts';
 import { UsageError } from './errors.ts';
 
 /**
- * Runs a store command (bootstrap, members, keys, orgs, migrate, demo): the one code path of the direct
+ * Runs a store command (bootstrap, members, keys, orgs, migrate, demo, ledger): the one code path of the direct
  * CLI and of a running server's control socket.
  */
 export async function runStoreCommand(argv: string[], io: CommandIo): Promise<void> {
@@ -21,6 +21,8 @@ export async function runStoreCommand(argv: string[], io: CommandIo): Promise<vo
       return commands.migrateCommand(io, args);
     case 'demo':
       return commands.demoCommand(io, args);
+    case 'ledger':
+      return (await import('./ledger-command.ts')).ledgerCommand(io, args);
     default:
       throw new UsageError(
         `unknown ${command?.startsWith('-') ? 'option' : 'command'} "${command}" (see consent-service --help)`,

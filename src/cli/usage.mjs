@@ -37,6 +37,15 @@ address of a demo page the service serves with that channel's banner, and where 
 appear in the console. A running server takes the command; without one, a server starts here and
 runs until Ctrl-C.
   --json   print {"url","channelId","siteKey","organizationId"} as JSON`,
+  ledger: `usage: consent-service ledger forks [--json]
+       consent-service ledger accept-fork --org ORG_ID --environment test|live [--json]
+
+forks        lists the evidence logs whose database no longer extends a tree head the service
+             signed (a failover to a standby that missed writes, a restored backup); such a log
+             is not signed until its fork is accepted
+accept-fork  accepts the database's tree as the log from now on: the sealer signs it again; the
+             head signed before stays on record, inconsistent with the new ones (tell whoever
+             holds it; docs/guides/operate.md, "Ledger forks")`,
   migrate: `usage: consent-service migrate
 
 Applies the database migrations and exits (serve also applies them at start).`,
@@ -63,6 +72,7 @@ Commands:
   members add | set-password         add a member; set a member's console password
   keys create                        issue an API key for a member
   orgs set-limit                     override the per-key rate limit of an organization
+  ledger forks | accept-fork         evidence logs halted on a fork; accept one
   migrate                            apply database migrations and exit
   verify-export FILE --key KEY       check an includeProofs export offline
   verify-receipt FILE|URL --key KEY  check a visitor's receipt (its file or its URL)

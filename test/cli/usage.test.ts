@@ -20,6 +20,7 @@ const COMMANDS = [
   'members',
   'keys',
   'orgs',
+  'ledger',
   'migrate',
   'verify-export',
   'verify-receipt',

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import { freePort } from './processes.ts';
 
 /**
@@ -50,6 +51,11 @@ export interface PgServer {
   kill(): void;
   promote(): Promise<void>;
   stop(): Promise<void>;
+  /**
+   * A standby stops receiving the primary's WAL (its primary_conninfo emptied, the configuration
+   * reloaded) and stays in recovery with what it has: an asynchronous standby that fell behind.
+   */
+  detach(): Promise<void>;
 }
 
 export interface PgCluster {
@@ -100,15 +106,30 @@ function server(root: string, name: string, port: number): PgServer {
       if (!fs.existsSync(path.join(dataDir, 'postmaster.pid'))) return;
       await tool('pg_ctl', ['-D', dataDir, '-m', 'immediate', '-w', 'stop']).catch(() => self.kill());
     },
+    async detach() {
+      // The last setting of a name wins: pg_basebackup -R wrote primary_conninfo before this line.
+      fs.appendFileSync(path.join(dataDir, 'postgresql.auto.conf'), "primary_conninfo = ''\n");
+      await tool('pg_ctl', ['-D', dataDir, 'reload']);
+    },
   };
   return self;
 }
 
+export interface PgClusterOptions {
+  /**
+   * false: asynchronous standbys (no synchronous_standby_names), so a commit is acknowledged before
+   * any standby has it, as PostgreSQL does by default. Default true.
+   */
+  synchronous?: boolean;
+  /** Roles that must log in with a password (scram-sha-256 on loopback); every other role is trusted. */
+  passwordRoles?: Record<string, string>;
+}
+
 /**
- * A primary with `standbys` streaming standbys (s1, s2 …), synchronous with `ANY 1 (s1, …)`: a
- * commit is acknowledged once one standby has it on disk.
+ * A primary with `standbys` streaming standbys (s1, s2 …), synchronous with `ANY 1 (s1, …)` unless
+ * told otherwise: a commit is acknowledged once one standby has it on disk.
  */
-export async function startPgCluster(standbys = 1): Promise<PgCluster> {
+export async function startPgCluster(standbys = 1, options: PgClusterOptions = {}): Promise<PgCluster> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'pg-cluster-'));
   const user = runAsUser();
   if (user) fs.chownSync(root, user.uid, user.gid);
@@ -124,7 +145,7 @@ export async function startPgCluster(standbys = 1): Promise<PgCluster> {
       `unix_socket_directories = '${root}'`,
       'wal_level = replica',
       'max_wal_senders = 10',
-      `synchronous_standby_names = 'ANY 1 (${names.join(', ')})'`,
+      `synchronous_standby_names = '${options.synchronous === false ? '' : `ANY 1 (${names.join(', ')})`}'`,
       'synchronous_commit = on',
       // A crash here is a killed process, not a lost machine: the OS keeps what was written.
       'fsync = off',
@@ -134,7 +155,29 @@ export async function startPgCluster(standbys = 1): Promise<PgCluster> {
       '',
     ].join('\n'),
   );
+  const roles = Object.entries(options.passwordRoles ?? {});
+  if (roles.length > 0) {
+    // pg_hba.conf is read top down: these lines come before initdb's trust lines (and the
+    // standbys' base backups copy the file).
+    const hba = path.join(primary.dataDir, 'pg_hba.conf');
+    const lines = roles.map(([role]) => `host all ${role} 127.0.0.1/32 scram-sha-256`);
+    fs.writeFileSync(hba, `${lines.join('\n')}\n${fs.readFileSync(hba, 'utf8')}`);
+  }
   await primary.start();
+  if (roles.length > 0) {
+    const admin = new pg.Client({
+      connectionString: `postgres://postgres@127.0.0.1:${primary.port}/postgres`,
+    });
+    await admin.connect();
+    try {
+      // No standby exists yet to acknowledge a synchronous commit.
+      await admin.query('set synchronous_commit = local');
+      for (const [role, password] of roles)
+        await admin.query(`create role "${role}" login password ${admin.escapeLiteral(password)}`);
+    } finally {
+      await admin.end();
+    }
+  }
   const replicas: PgServer[] = [];
   for (const name of names) {
     const standby = server(root, name, await freePort());

@@ -51,6 +51,8 @@ describe.skipIf(!databaseUrl)(
         expect(res.headers.get('retry-after')).toBeTruthy();
       }
       expect((await t.http.get('/healthz')).status).toBe(200);
+      // Readiness names what is down: the primary (there is no replica here).
+      expect((await t.http.get('/readyz')).body).toMatchObject({ primary: 'unavailable', replica: 'none' });
 
       await proxy.start(port);
       const deadline = Date.now() + 15_000;

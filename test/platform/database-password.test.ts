@@ -28,6 +28,32 @@ describe('a database password is never printed', () => {
     });
   }
 
+  // The shapes that once printed the password: each piece of it (split at the character that
+  // breaks the URL) must be absent, for `serve` as an operator starts it, on either setting.
+  const shapes: Array<[string, string]> = [
+    ['a missing ":" after the scheme', 'postgres//app:Hx7qKp9zWm@db.example/consent'],
+    ['postgres:/ (one slash)', 'postgres:/app:Hx7qKp9zWm@db.example/consent'],
+    ["libpq's key=value form", 'host=db.example password=Hx7qKp9zWm dbname=consent'],
+    ['an unencoded "/" in the password', 'postgres://app:Hx7q/Kp9zWm@db.example/consent'],
+    ['an unencoded "?" in the password', 'postgres://app:Hx7q?Kp9zWm@db.example/consent'],
+    ['an unencoded "@" in the password', 'postgres://app:Hx7q@Kp9zWm@db.example/consent'],
+  ];
+  // One process for two shapes: the configuration error lists every bad setting at once.
+  for (let i = 0; i < shapes.length; i += 2) {
+    const [[primaryShape, primaryUrl], [readShape, readUrl]] = [shapes[i], shapes[i + 1]];
+    it(`serve exits 2 naming both settings, no piece of either password: ${primaryShape}; ${readShape}`, async () => {
+      const result = await runCli(['serve'], {
+        DATABASE_URL: primaryUrl,
+        DATABASE_READ_URL: readUrl,
+        PORT: String(await freePort()),
+      });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(/^consent-service: DATABASE_URL /m);
+      expect(result.stderr).toMatch(/^consent-service: DATABASE_READ_URL /m);
+      for (const piece of ['Hx7qKp9zWm', 'Hx7q', 'Kp9zWm']) expect(result.stderr).not.toContain(piece);
+    });
+  }
+
   it('a malformed DATABASE_READ_URL is named, its password is not', async () => {
     const result = await runCli(['migrate'], {
       DATABASE_URL: `postgres://app:${PASSWORD}@127.0.0.1:1/consent`,

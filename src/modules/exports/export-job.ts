@@ -126,7 +126,8 @@ export function createExportJob(deps: ExportJobDeps) {
         };
         // Plain JSONL on PostgreSQL: lines built and streamed by the database (COPY). Proofs and
         // CSV (and PGlite, which has no COPY TO STDOUT stream) take the batch path.
-        // The replica (DATABASE_READ_URL) once it has every event committed before now, else the primary.
+        // The replica (DATABASE_READ_URL) only if it is a standby of the primary that has every event
+        // committed before now; else the primary (a read URL that cannot say how far behind it is never).
         const reader = await store.caughtUpReader(REPLICA_WAIT_MS);
         written =
           row.format === 'jsonl' && !decorator && reader.snapshot

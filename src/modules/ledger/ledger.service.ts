@@ -1,11 +1,14 @@
 import type { Clock } from '../../platform/clock.ts';
-import type { Db, DbScope, Store } from '../../platform/db/store.ts';
+import type { Db, DbScope, Store, Tx } from '../../platform/db/store.ts';
 import { apiDate } from '../../platform/http/dates.ts';
 import { AppError, validationFailed } from '../../platform/http/errors.ts';
 import type { EvidenceService } from '../evidence/evidence.service.ts';
 import { type LedgerScope, ledgerRepo } from './ledger.repo.ts';
 import type { LedgerLogRow, LedgerTreeHeadRow } from './ledger.tables.ts';
+import { ledgerForksRepo } from './ledger-forks.repo.ts';
+import { createForkGuard, forkReport } from './ledger-forks.ts';
 import { createLedgerKeys } from './ledger-keys.ts';
+import { createLedgerWitness } from './ledger-witness.ts';
 import {
   consistencyRanges,
   inclusionRanges,
@@ -34,6 +37,16 @@ const notSealed = () =>
     'The event is not in a signed tree head yet; try again in a few seconds.',
   );
 
+/** Why an event of a log halted on a fork stays unsealed (docs/guides/operate.md, "Ledger forks"). */
+const haltedOnFork = (signedTreeSize: number) =>
+  new AppError(
+    'evidence_not_sealed',
+    `The ledger stopped signing this log: its database no longer extends tree head ${signedTreeSize} that this ` +
+      'service signed (a failover to a standby that had not received the last writes, or a restored backup). ' +
+      'Events recorded since are sealed once an operator accepts the fork (consent-service ledger accept-fork; ' +
+      'see the operations guide, "Ledger forks").',
+  );
+
 /** Proof lines for exports: one head, and the leaf index and audit path of each event under it. */
 export interface Prover {
   treeHead: TreeHead;
@@ -56,7 +69,9 @@ export function createLedgerService(deps: {
 }) {
   const { store, clock, evidence } = deps;
   const keys = createLedgerKeys({ store, clock, configuredPem: deps.signingKeyPem, dataDir: deps.dataDir });
-  const sealer = createSealer({ store, clock, keys });
+  // The newest heads signed, kept where a failover cannot take them back (ledger-witness.ts).
+  const forkGuard = createForkGuard({ witness: createLedgerWitness(deps.dataDir), clock });
+  const sealer = createSealer({ store, clock, keys, forks: forkGuard });
 
   /** The hex hashes of `ranges`, from one query for all the perfect subtrees they need. */
   async function hashesOf(db: Db, log: LedgerLogRow, ranges: Range[]): Promise<string[]> {
@@ -64,9 +79,34 @@ export function createLedgerService(deps: {
     return ranges.map((range) => rangeHash(range, nodes).toString('hex'));
   }
 
+  /** The 409 of an event not under a head: the log halted on a fork says so, with what to do. */
+  async function unsealedBecause(db: DbScope, scope: LedgerScope): Promise<AppError> {
+    const fork = await ledgerForksRepo.open(db.read, scope);
+    return fork ? haltedOnFork(fork.signedTreeSize) : notSealed();
+  }
+
   return {
     keys,
     sealer,
+
+    /** Logs halted on a fork (docs/decisions/ledger.md, "Forks"): the CLI's view, and the metric's. */
+    forks: {
+      list: async (limit: number) =>
+        (await ledgerForksRepo.list(store.db, limit)).map((row) => ({
+          ...forkReport(row),
+          signedRootHash: row.signedRootHash.toString('hex'),
+          databaseLogId: row.databaseLogId,
+          acceptedAt: row.acceptedAt,
+        })),
+      /** Forks not yet accepted, every organization: the metric's reading. */
+      openCount: () => ledgerForksRepo.openCount(store.db),
+      /**
+       * The operator's decision that the database's tree is the log from now on: the scope's open
+       * forks are accepted in `tx` (with its audit entry) and the sealer signs again.
+       */
+      accept: async (tx: Tx, scope: LedgerScope) =>
+        (await ledgerForksRepo.accept(tx, scope, clock.now())).map(forkReport),
+    },
     sealIntervalMs: deps.sealSeconds * 1000,
 
     /** The seal lag metric's reading (seconds the oldest unsealed event has waited, null when none). */
@@ -78,10 +118,10 @@ export function createLedgerService(deps: {
       // Not a leaf: an event of this scope not sealed yet (409), or no such event here (404).
       if (!signed?.leaf) {
         await evidence.get(db, scope, eventId);
-        throw notSealed();
+        throw await unsealedBecause(db, scope);
       }
       const { log, head, leaf } = signed;
-      if (leaf.leafIndex >= head.treeSize) throw notSealed();
+      if (leaf.leafIndex >= head.treeSize) throw await unsealedBecause(db, scope);
       return {
         logId: log.id,
         leafIndex: leaf.leafIndex,

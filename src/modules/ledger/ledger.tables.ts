@@ -120,5 +120,31 @@ export const ledgerKeys = pgTable('ledger_keys', {
   createdAt: at('created_at').notNull(),
 });
 
+/**
+ * A log whose database no longer extends a tree head this service signed (docs/decisions/ledger.md,
+ * "Forks"): found by the sealer, which then signs nothing more for the log until an operator
+ * accepts the fork (`consent-service ledger accept-fork`). The head is the newest one a sealer
+ * remembered signing; the database's side is the log as the sealer found it.
+ */
+export const ledgerForks = pgTable(
+  'ledger_forks',
+  {
+    organizationId: text('organization_id').notNull(),
+    environment: text('environment', { enum: ['test', 'live'] }).notNull(),
+    /** The signed head's log, size, root and time. */
+    logId: text('log_id').notNull(),
+    signedTreeSize: int8('signed_tree_size').notNull(),
+    signedRootHash: bytea('signed_root_hash').notNull(),
+    signedAt: at('signed_at').notNull(),
+    /** The log the database has for the scope (another id, or none, when the log itself was lost). */
+    databaseLogId: text('database_log_id'),
+    databaseTreeSize: int8('database_tree_size').notNull(),
+    detectedAt: at('detected_at').notNull(),
+    acceptedAt: at('accepted_at'),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.logId, t.signedTreeSize] })],
+);
+
 export type LedgerLogRow = typeof ledgerLogs.$inferSelect;
+export type LedgerForkRow = typeof ledgerForks.$inferSelect;
 export type LedgerTreeHeadRow = typeof ledgerTreeHeads.$inferSelect;

@@ -1,9 +1,11 @@
 import type { Clock } from '../../platform/clock.ts';
-import type { Store, Tx } from '../../platform/db/store.ts';
+import type { Db, Store, Tx } from '../../platform/db/store.ts';
 import { apiDate } from '../../platform/http/dates.ts';
 import { randomBase62 } from '../../platform/ids.ts';
 import { type LedgerScope, ledgerRepo } from './ledger.repo.ts';
 import type { LedgerLogRow, LedgerTreeHeadRow } from './ledger.tables.ts';
+import { ledgerForksRepo } from './ledger-forks.repo.ts';
+import type { ForkGuard, ForkReport } from './ledger-forks.ts';
 import type { LedgerKeys } from './ledger-keys.ts';
 import { ledgerQueueRepo, type PendingLeaf } from './ledger-queue.repo.ts';
 import { appendLeaves, frontierOf, rangeHash, rangeNodes } from './merkle.ts';
@@ -34,9 +36,36 @@ export const MAX_BATCHES_PER_RUN = 50;
  * a log's order is recordedAt order within each batch and sealing order across batches. (Within a
  * run each batch reads on from where the previous one ended, so one that arrives late behind that
  * point during the run is seen by the next run.)
+ *
+ * Before either step it asks the fork guard (ledger-forks.ts) whether the database's tree still
+ * extends the newest head a sealer signed: after a failover to a standby that missed the last
+ * writes it does not, and the log is neither appended to nor signed until an operator accepts the
+ * fork. Each fork is reported once per process (`sealAll` returns the ones it found).
  */
-export function createSealer(deps: { store: Store; clock: Clock; keys: LedgerKeys }) {
-  const { store, clock, keys } = deps;
+export function createSealer(deps: { store: Store; clock: Clock; keys: LedgerKeys; forks: ForkGuard }) {
+  const { store, clock, keys, forks } = deps;
+  /** Forks this process found and has not handed to `sealAll`'s caller yet, and those it did (by key). */
+  let found: ForkReport[] = [];
+  const reported = new Set<string>();
+  const note = (fork: ForkReport) => {
+    const key = `${fork.organizationId}/${fork.logId}/${fork.signedTreeSize}`;
+    if (reported.has(key)) return;
+    reported.add(key);
+    found.push(fork);
+  };
+
+  /**
+   * The fork guard's verdict: true when the scope may be sealed (a fork is noted). Read on `db`
+   * (the sealer's transaction, or the pool); a new fork is recorded in `tx`, or in a transaction
+   * of its own.
+   */
+  async function mayExtend(db: Db, scope: LedgerScope, tx?: Tx): Promise<boolean> {
+    const verdict = await forks.verdict(db, scope, (row) =>
+      tx ? ledgerForksRepo.record(tx, row) : store.tx((own) => ledgerForksRepo.record(own, row)),
+    );
+    if (!verdict.ok) note(verdict.fork);
+    return verdict.ok;
+  }
 
   async function logOf(tx: Tx, scope: LedgerScope): Promise<LedgerLogRow> {
     const existing = await ledgerRepo.findLog(tx, scope);
@@ -76,7 +105,9 @@ export function createSealer(deps: { store: Store; clock: Clock; keys: LedgerKey
     /** Step 2: signs the log's current size if no head covers it yet; returns the new head, if any. */
     async signHead(scope: LedgerScope): Promise<LedgerTreeHeadRow | null> {
       const signer = await keys.signer();
-      return store.tx(async (tx) => {
+      const signed = await store.tx(async (tx) => {
+        // Asked first: a log the database lost must not be made again under the same scope.
+        if (!(await mayExtend(tx, scope, tx))) return null;
         const log = await lockedLog(tx, scope);
         if (log.treeSize === log.signedSize) return null;
         const whole = { start: 0, end: log.treeSize };
@@ -103,12 +134,16 @@ export function createSealer(deps: { store: Store; clock: Clock; keys: LedgerKey
         await ledgerRepo.setSizes(tx, log, { signedSize: log.treeSize });
         return head;
       });
+      // Committed: remembered where a failover of the database cannot take it back.
+      if (signed) forks.signed(scope, signed);
+      return signed;
     },
 
     /** Appends what is queued for one log (up to `maxBatches` batches), then signs. */
     async sealLog(scope: LedgerScope, options: { maxBatches?: number; batch?: number } = {}) {
       const batch = options.batch ?? SEAL_BATCH[store.kind];
       const maxBatches = options.maxBatches ?? MAX_BATCHES_PER_RUN;
+      if (!(await mayExtend(store.db, scope))) return { appended: 0, head: null, forked: true };
       let appended = 0;
       let last: PendingLeaf | null = null;
       for (let i = 0; i < maxBatches; i++) {
@@ -118,15 +153,21 @@ export function createSealer(deps: { store: Store; clock: Clock; keys: LedgerKey
         last = leaves[leaves.length - 1];
       }
       const head = await sealer.signHead(scope);
-      return { appended, head };
+      return { appended, head, forked: false };
     },
 
-    /** The `ledger.seal` task: every log with queued events or unsigned leaves. */
-    async sealAll(): Promise<{ logs: number; appended: number }> {
+    /**
+     * The `ledger.seal` task: every log with queued events or unsigned leaves. `forks`: the forks
+     * this process found since the last call (each once), for the worker to log.
+     */
+    async sealAll(): Promise<{ logs: number; appended: number; forks: ForkReport[] }> {
       const scopes = await ledgerRepo.scopesToSeal(store.db);
       let appended = 0;
       for (const scope of scopes) appended += (await sealer.sealLog(scope)).appended;
-      return { logs: scopes.length, appended };
+      // A run that failed part way hands its forks over with the next one.
+      const newly = found;
+      found = [];
+      return { logs: scopes.length, appended, forks: newly };
     },
   };
   return sealer;

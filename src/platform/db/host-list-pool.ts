@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { type DatabaseTarget, parseDatabaseUrl, serverMatches } from './database-url.ts';
 import { GenericPlanClient } from './generic-plan-client.ts';
-import { isDatabaseUnavailable } from './pg-errors.ts';
+import { connectionFailure, isCredentialsRefused, isDatabaseUnavailable } from './pg-errors.ts';
 
 export interface HostListPoolOptions {
   max: number;
@@ -15,12 +15,34 @@ export interface HostListPoolOptions {
 const SEARCH_GAP_MS = 100;
 /** A host that does not answer within this is skipped for this search. */
 const PROBE_TIMEOUT_MS = 2000;
+/**
+ * prefer-standby settled on a server that is not a standby (none answered): the list is searched
+ * again in the background after this, doubling up to the maximum, so reads return to a standby
+ * once one is back, without a search per request.
+ */
+const PREFERRED_RECHECK_FIRST_MS = 1000;
+const PREFERRED_RECHECK_MAX_MS = 30_000;
 
-/** No host of the list is the server the URL asks for (yet): a connection error, so requests answer 503. */
+/**
+ * No host of the list is the server the URL asks for (yet): a connection error, so requests answer
+ * 503. Its message says what each host answered, a refused password as such (never the password).
+ */
 export class NoServerFoundError extends Error {
   /** SQLSTATE 08001 (sqlclient_unable_to_establish_sqlconnection): isDatabaseUnavailable knows it. */
   readonly code = '08001';
+  constructor(
+    message: string,
+    /** True when a host refused the credentials (a wrong password, an unknown user). */
+    readonly credentialsRefused: boolean,
+  ) {
+    super(message);
+  }
 }
+
+/** What one host is, or why it could not say. */
+type ProbeAnswer =
+  | { server: { inRecovery: boolean; readOnly: boolean } }
+  | { failure: string; credentialsRefused: boolean };
 
 /**
  * A pg.Pool over a libpq-style host list (`postgres://h1,h2/db?target_session_attrs=read-write`),
@@ -40,6 +62,8 @@ export class HostListPool extends pg.Pool {
   private searching: Promise<{ index: number; pool: pg.Pool }> | null = null;
   private lastFailureAt = 0;
   private closed = false;
+  /** prefer-standby on a server that is not a standby: when to look for a standby again. */
+  private preferred: { recheckAt: number; gapMs: number; checking: boolean } | null = null;
 
   constructor(
     private readonly target: DatabaseTarget,
@@ -116,7 +140,11 @@ export class HostListPool extends pg.Pool {
 
   private server(): Promise<{ index: number; pool: pg.Pool }> {
     if (this.closed) return Promise.reject(new Error('the pool was closed'));
-    if (this.current && !this.suspect) return Promise.resolve(this.current);
+    if (this.current && !this.suspect) {
+      if (this.preferred && !this.preferred.checking && Date.now() >= this.preferred.recheckAt)
+        this.recheckPreferred(this.preferred);
+      return Promise.resolve(this.current);
+    }
     this.searching ??= this.search().finally(() => {
       this.searching = null;
     });
@@ -126,37 +154,87 @@ export class HostListPool extends pg.Pool {
   private async search(): Promise<{ index: number; pool: pg.Pool }> {
     const wait = this.lastFailureAt + SEARCH_GAP_MS - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const index = await this.findHost();
-    if (index === null) {
+    const found = await this.findHost();
+    if ('answers' in found) {
       this.lastFailureAt = Date.now();
-      const hosts = this.target.hosts.map(({ host, port }) => `${host}:${port}`).join(', ');
-      throw new NoServerFoundError(
-        `no host of ${this.settings.setting} (${hosts}) is a ${this.target.sessionAttrs} server that accepts connections`,
-      );
+      throw this.notFound(found.answers);
     }
     if (this.closed) throw new Error('the pool was closed');
-    if (!this.current || this.current.index !== index) {
-      const old = this.current;
-      this.current = { index, pool: this.makePool(index) };
-      // Connections in use finish (or fail) on the old server; idle ones close now.
-      old?.pool.end().catch(() => {});
-    }
+    this.use(found.index);
+    // prefer-standby that found no standby: look again later, in the background.
+    this.preferred = found.preferred
+      ? null
+      : {
+          recheckAt: Date.now() + PREFERRED_RECHECK_FIRST_MS,
+          gapMs: PREFERRED_RECHECK_FIRST_MS,
+          checking: false,
+        };
     this.suspect = false;
-    return this.current;
+    return this.current!;
   }
 
-  /** Every host asked at once; the first in list order that matches wins (prefer-standby: a standby first). */
-  private async findHost(): Promise<number | null> {
+  /** Pools connections to host `index` from now on (the same pool if it is the one in use). */
+  private use(index: number) {
+    if (this.current && this.current.index === index) return;
+    const old = this.current;
+    this.current = { index, pool: this.makePool(index) };
+    // Connections in use finish (or fail) on the old server; idle ones close now.
+    old?.pool.end().catch(() => {});
+  }
+
+  /** A background search for a standby while prefer-standby uses another server; requests do not wait. */
+  private recheckPreferred(preferred: { recheckAt: number; gapMs: number; checking: boolean }) {
+    preferred.checking = true;
+    this.findHost()
+      .then((found) => {
+        if (this.closed || this.preferred !== preferred) return;
+        if ('index' in found && found.preferred) {
+          this.use(found.index);
+          this.preferred = null;
+          return;
+        }
+        preferred.gapMs = Math.min(preferred.gapMs * 2, PREFERRED_RECHECK_MAX_MS);
+        preferred.recheckAt = Date.now() + preferred.gapMs;
+      })
+      .catch(() => {})
+      .finally(() => {
+        preferred.checking = false;
+      });
+  }
+
+  /**
+   * Every host asked at once; the first in list order that matches wins (prefer-standby: a standby
+   * first; `preferred` false when it fell back to another server). Else what each host answered.
+   */
+  private async findHost(): Promise<{ index: number; preferred: boolean } | { answers: ProbeAnswer[] }> {
     const answers = this.target.hostUrls.map((url) => probe(url));
     const attrs = this.target.sessionAttrs;
     const passes = attrs === 'prefer-standby' ? (['standby', 'any'] as const) : ([attrs] as const);
-    for (const pass of passes) {
-      for (const [index, answer] of answers.entries()) {
-        const server = await answer;
-        if (server && serverMatches(pass, server)) return index;
+    for (const [pass, kind] of passes.entries()) {
+      for (const [index, pending] of answers.entries()) {
+        // In list order: a match ends the search without waiting for a slower host after it.
+        const answer = await pending;
+        if ('server' in answer && serverMatches(kind, answer.server)) return { index, preferred: pass === 0 };
       }
     }
-    return null;
+    return { answers: await Promise.all(answers) };
+  }
+
+  /** The error of a search that found no server: what each host answered, a refused password named. */
+  private notFound(answers: ProbeAnswer[]): NoServerFoundError {
+    const { setting } = this.settings;
+    const user = this.target.user ? ` of user "${this.target.user}"` : '';
+    const each = answers.map((answer, i) => {
+      const { host, port } = this.target.hosts[i];
+      if ('failure' in answer) return `${host}:${port} ${answer.failure}`;
+      const { inRecovery, readOnly } = answer.server;
+      return `${host}:${port} is ${inRecovery ? 'a standby' : readOnly ? 'read-only' : 'a read-write primary'}`;
+    });
+    const refused = answers.some((answer) => 'failure' in answer && answer.credentialsRefused);
+    const lead = refused
+      ? `${setting}: the credentials${user} were refused; correct the password (or user) in ${setting}`
+      : `no host of ${setting} is a ${this.target.sessionAttrs} server that accepts connections`;
+    return new NoServerFoundError(`${lead} (${each.join('; ')})`, refused);
   }
 
   private makePool(index: number): pg.Pool {
@@ -174,8 +252,8 @@ export class HostListPool extends pg.Pool {
   }
 }
 
-/** What one host is, or null when it cannot be reached in time (or refuses us). */
-async function probe(url: string): Promise<{ inRecovery: boolean; readOnly: boolean } | null> {
+/** What one host is, or why it cannot say: not reached in time, or it refuses us (and how). */
+async function probe(url: string): Promise<ProbeAnswer> {
   const client = new pg.Client({
     connectionString: url,
     connectionTimeoutMillis: PROBE_TIMEOUT_MS,
@@ -187,9 +265,9 @@ async function probe(url: string): Promise<{ inRecovery: boolean; readOnly: bool
     const { rows } = await client.query(
       "select pg_is_in_recovery() as in_recovery, current_setting('transaction_read_only') as read_only",
     );
-    return { inRecovery: rows[0].in_recovery === true, readOnly: rows[0].read_only === 'on' };
-  } catch {
-    return null;
+    return { server: { inRecovery: rows[0].in_recovery === true, readOnly: rows[0].read_only === 'on' } };
+  } catch (error) {
+    return { failure: connectionFailure(error), credentialsRefused: isCredentialsRefused(error) };
   } finally {
     client.end().catch(() => {});
   }

@@ -9,7 +9,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import { openPgPool } from './host-list-pool.ts';
 import { createPgListener, type ListenHandler, type RemoteListener } from './listener.ts';
-import { caughtUpPool } from './replica.ts';
+import { type ReplicaHealth, ReplicaReadPool } from './read-replica.ts';
 import { readInSnapshot, type SnapshotSession } from './snapshot-read.ts';
 import { encodeTextArrays } from './text-array.ts';
 import { withTxRetry } from './tx-retry.ts';
@@ -77,10 +77,11 @@ export interface Store {
    */
   readonly replica: Db;
   /**
-   * The replica's handles once it has replayed everything the primary had written when this is
-   * called (waiting up to `timeoutMs`), else the primary's: for reads that must include every write
-   * committed before they started (an export). `snapshot` (a COPY-capable read in one snapshot) is
-   * absent on the embedded store.
+   * The replica's handles when it is a standby in recovery of the primary that has replayed
+   * everything the primary had written when this is called (waiting up to `timeoutMs`), else the
+   * primary's: for reads that must include every write committed before they started (an
+   * export). A read URL that is not a standby in recovery never serves them (read-replica.ts).
+   * `snapshot` (a COPY-capable read in one snapshot) is absent on the embedded store.
    */
   caughtUpReader(timeoutMs: number): Promise<{ db: Db; snapshot?: SnapshotReader }>;
   /**
@@ -126,8 +127,10 @@ export interface Store {
   pglite?: PGlite;
   /** The pool (postgres only), for work drizzle cannot express (COPY, advisory locks on one session). */
   pool?: pg.Pool;
-  /** The replica's pool (DATABASE_READ_URL), when one is set. */
+  /** The replica's pool (DATABASE_READ_URL), when one is set: its reads fall back to `pool` (read-replica.ts). */
   replicaPool?: pg.Pool;
+  /** DATABASE_READ_URL's state and fallbacks (readiness, metrics, logs); null without one. */
+  replicaHealth: ReplicaHealth | null;
 }
 
 export interface StoreOptions {
@@ -236,10 +239,10 @@ function makeStore(
   options: {
     /** Who the guard's open transactions belong to; null when the guard is off. */
     guardOwner: object | null;
-    /** The replica's handle and pool (see Store.replica); the base handle when omitted. */
-    replica?: { handle: Handle; pool: pg.Pool };
-    /** The primary's pool (PostgreSQL). */
-    pool?: pg.Pool;
+    /** The replica's handle (see Store.replica); the base handle when omitted. */
+    replica?: Handle;
+    /** See Store.caughtUpReader; the base handle when omitted (the embedded store). */
+    caughtUpReader?: Store['caughtUpReader'];
     /** Opens a top-level transaction; the base handle's own `transaction` when omitted. */
     begin?: <T>(fn: (tx: Handle) => Promise<T>, options?: TxOptions) => Promise<T>;
     /** Runs one statement through the driver (see Store.statement). */
@@ -292,20 +295,8 @@ function makeStore(
   return {
     ...fields,
     db: base,
-    replica: options.replica?.handle ?? base,
-    caughtUpReader: async (timeoutMs) => {
-      const { replica, pool } = options;
-      const snapshotOn =
-        (on: pg.Pool): SnapshotReader =>
-        (fn) =>
-          readInSnapshot(on, fn);
-      if (!pool) return { db: base };
-      if (!replica) return { db: base, snapshot: snapshotOn(pool) };
-      const chosen = await caughtUpPool(pool, replica.pool, timeoutMs);
-      return chosen === replica.pool
-        ? { db: replica.handle, snapshot: snapshotOn(replica.pool) }
-        : { db: base, snapshot: snapshotOn(pool) };
-    },
+    replica: options.replica ?? base,
+    caughtUpReader: options.caughtUpReader ?? (async () => ({ db: base })),
     tx: transaction,
     statement: async <R>(statement: Statement, values: unknown[]) =>
       (await withTxRetry(() => options.run(statement, values))) as R[],
@@ -354,13 +345,20 @@ export function createPostgresStore(
     readUrl?: string | null;
     /** How long a new connection may take before it fails (default 5 s). */
     connectTimeoutMs?: number;
+    /** The longest wait before asking a failed replica again (default 30 s; tests shorten it). */
+    replicaMaxRetryMs?: number;
   } & StoreOptions = {},
 ): Store {
   const max = options.max ?? 10;
   const connectTimeoutMs = options.connectTimeoutMs;
   const { pool: raw, hostList } = openPgPool(databaseUrl, { max, setting: 'DATABASE_URL', connectTimeoutMs });
+  // The replica's reads, served by the primary while it is down or refuses the credentials.
   const read = options.readUrl
-    ? openPgPool(options.readUrl, { max, setting: 'DATABASE_READ_URL', connectTimeoutMs }).pool
+    ? new ReplicaReadPool(
+        openPgPool(options.readUrl, { max, setting: 'DATABASE_READ_URL', connectTimeoutMs }).pool,
+        raw,
+        { maxRetryMs: options.replicaMaxRetryMs },
+      )
     : null;
   const guardOwner = (options.guard ?? process.env.VITEST !== undefined) ? {} : null;
   const pool = guardOwner ? guarded(raw, guardOwner, 'store.pool', ['query', 'connect']) : raw;
@@ -393,12 +391,25 @@ export function createPostgresStore(
       ? guarded(read, guardOwner, 'store.replicaPool', ['query', 'connect'])
       : read
     : undefined;
+  const snapshotOn =
+    (on: pg.Pool): SnapshotReader =>
+    (fn) =>
+      readInSnapshot(on, fn);
+  const primaryReader = { db: handle(raw, 'store.db'), snapshot: snapshotOn(pool) };
+  // An export reads the replica's own pool, not the fallback one: one snapshot, one server.
+  const replicaReader = read && {
+    db: handle(read.replica, 'store.replica'),
+    snapshot: snapshotOn(
+      guardOwner ? guarded(read.replica, guardOwner, 'store.replicaPool', ['connect']) : read.replica,
+    ),
+  };
   return makeStore(
     handle(raw, 'store.db'),
     {
       kind: 'postgres',
       pool,
       replicaPool,
+      replicaHealth: read,
       ping: async () => {
         await raw.query('select 1');
       },
@@ -409,7 +420,6 @@ export function createPostgresStore(
     {
       guardOwner,
       begin,
-      pool,
       // pg would build the same text[] literals, with two regular-expression passes per element.
       run: async ({ name, text }, values) =>
         (
@@ -419,7 +429,11 @@ export function createPostgresStore(
               : { text, values: encodeTextArrays(values) },
           )
         ).rows,
-      replica: replicaPool ? { handle: handle(read!, 'store.replica'), pool: replicaPool } : undefined,
+      replica: read ? handle(read, 'store.replica') : undefined,
+      caughtUpReader: async (timeoutMs) =>
+        read && replicaReader && (await read.exportPool(timeoutMs)) === read.replica
+          ? replicaReader
+          : primaryReader,
       remote: createPgListener(hostList ? () => hostList.currentUrl() : databaseUrl),
     },
   );
@@ -451,6 +465,7 @@ export async function createEmbeddedStore(options: EmbeddedOptions = {}): Promis
     drizzlePglite(db) as unknown as Handle,
     {
       kind: 'embedded',
+      replicaHealth: null,
       dataDir: options.dataDir,
       pglite,
       ping: async () => {

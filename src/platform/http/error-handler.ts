@@ -1,7 +1,8 @@
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { describeError, isDatabaseUnavailable } from '../db/pg-errors.ts';
+import { describeError, isDatabaseUnavailable, pgErrorOf } from '../db/pg-errors.ts';
 import { AppError } from './errors.ts';
+import { stackFrames } from './logging.ts';
 import { sendProblem } from './problem.ts';
 import { requestIdFor } from './request-id.ts';
 import { requestLineFault } from './request-line.ts';
@@ -111,9 +112,21 @@ export function installErrorHandling(
         ? noRouteProblem(app, request, reply)
         : toAppError(error);
     if (appError.status >= 500) {
-      // describeError, not the error itself: a database error's message can carry request values.
-      const stack = error instanceof Error ? error.stack?.split('\n').slice(1, 8).join('\n') : undefined;
-      request.log.error({ error: describeError(error), stack, code: appError.code }, 'request failed');
+      // describeError and the stack's frames, never the error itself or its message: a failed
+      // query's message lists its parameters (a site key, a subject's pseudonym), and may span
+      // lines, so a stack's second line can be "params: …".
+      const pg = pgErrorOf(error);
+      request.log.error(
+        {
+          error: describeError(error),
+          ...(pg ? { sqlstate: pg.code, ...(pg.constraint ? { constraint: pg.constraint } : {}) } : {}),
+          method: request.method,
+          route: request.routeOptions.url ?? 'unmatched',
+          stack: stackFrames(error),
+          code: appError.code,
+        },
+        'request failed',
+      );
     }
     if (appError.status === 403 && options.onForbidden) {
       await options

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { describeError, pgErrorOf } from '../db/pg-errors.ts';
 
 /**
  * Query parameters whose values never reach a log line: `subjectId` is a visitor's raw id (an
@@ -56,6 +57,32 @@ export function requestLogSerializer(request: LoggedRequest) {
     host: request.host,
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort,
+  };
+}
+
+/** The `at …` lines of an error's stack: its message lines are dropped (drizzle's list the parameters). */
+export function stackFrames(error: unknown): string | undefined {
+  const stack = error instanceof Error ? error.stack : undefined;
+  if (!stack) return undefined;
+  const frames = stack.split('\n').filter((line) => /^\s+at /.test(line));
+  return frames.length > 0 ? frames.slice(0, 8).join('\n') : undefined;
+}
+
+/**
+ * What the logger writes for an error under `err`, in place of pino's own serializer, which
+ * copies every property: a failed query's `params` and `query` (a site key, a subject's
+ * pseudonym), the message drizzle builds from them. Kept: the type, the description without
+ * values (describeError: SQLSTATE, constraint, table, column), the SQLSTATE and constraint as
+ * fields, and the stack's frames.
+ */
+export function errorLogSerializer(error: unknown) {
+  if (!(error instanceof Error)) return { message: describeError(error) };
+  const pg = pgErrorOf(error);
+  return {
+    type: error.name,
+    message: describeError(error),
+    ...(pg ? { sqlstate: pg.code, ...(pg.constraint ? { constraint: pg.constraint } : {}) } : {}),
+    stack: stackFrames(error),
   };
 }
 

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
+import { describeError } from '../db/pg-errors.ts';
 import type { Metrics } from './metrics.ts';
 import { tokenMatches } from './observability.ts';
 
@@ -27,7 +28,7 @@ export async function startMetricsServer(options: {
       return;
     }
     metrics
-      .scrape((error) => log.warn({ err: (error as Error).message }, 'metrics: database gauges unavailable'))
+      .scrape((error) => log.warn({ err: describeError(error) }, 'metrics: database gauges unavailable'))
       .then((text) => response.writeHead(200, { 'content-type': metrics.contentType }).end(text))
       .catch(() => response.writeHead(500).end());
   });

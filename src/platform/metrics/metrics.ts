@@ -116,11 +116,29 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     help: 'Age of the oldest evidence event not yet sealed into the ledger (0 when none waits).',
     registers: [registry],
   });
+  const ledgerForks = new Gauge({
+    name: 'consent_service_ledger_forks',
+    help: 'Ledger logs halted because their database no longer extends a tree head this service signed (a failover that lost writes), not yet accepted by an operator; the log is not signed meanwhile.',
+    registers: [registry],
+  });
   const pool = new Gauge({
     name: 'consent_service_db_pool_connections',
     help: 'PostgreSQL pool connections by state (total, idle, waiting clients); absent on the embedded store.',
     labelNames: ['state'] as const,
     registers: [registry],
+  });
+  // Registered only with a read URL, so a store without one shows neither series.
+  const withReplica = store.replicaHealth ? [registry] : [];
+  const replicaFallbacks = new Counter({
+    name: 'consent_service_db_replica_fallbacks_total',
+    help: 'Reads meant for DATABASE_READ_URL that this process sent to DATABASE_URL, by reason: the replica unavailable or refusing the credentials, or (exports) not a standby in recovery, or behind; absent without a read URL.',
+    labelNames: ['reason'] as const,
+    registers: withReplica,
+  });
+  const replicaUp = new Gauge({
+    name: 'consent_service_db_replica_up',
+    help: 'DATABASE_READ_URL as this process last found it: 1 serving its reads, 0 while DATABASE_URL serves them; absent without a read URL.',
+    registers: withReplica,
   });
   const databaseUp = new Gauge({
     name: 'consent_service_metrics_database_up',
@@ -133,12 +151,15 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
    * once the ledger service exists (`readSealLagWith`).
    */
   let readSealLag: ((now: Date) => Promise<number | null>) | null = null;
+  /** The count of open ledger forks, read by the ledger module (which owns ledger_forks). */
+  let readLedgerForks: (() => Promise<number>) | null = null;
 
   /** Reads the database gauges: one query for jobs, one for the ledger. Called at scrape time. */
   async function refreshDatabaseGauges(): Promise<void> {
     const now = clock.now();
     const jobRows = await jobsRepo.gauges(store.db, now);
     const lag = readSealLag ? await readSealLag(now) : null;
+    const forks = readLedgerForks ? await readLedgerForks() : 0;
     jobs.reset();
     oldestQueued.reset();
     const kinds = new Set(jobRows.map((r) => r.kind));
@@ -151,6 +172,7 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
       if (row.oldest !== null) oldestQueued.set({ kind: row.kind }, Math.max(0, Number(row.oldest)));
     }
     sealLag.set(Math.max(0, Number(lag ?? 0)));
+    ledgerForks.set(forks);
   }
 
   return {
@@ -203,6 +225,10 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     readSealLagWith(read: (now: Date) => Promise<number | null>) {
       readSealLag = read;
     },
+    /** Where the ledger forks gauge is read from (the ledger service); 0 until set. */
+    readLedgerForksWith(read: () => Promise<number>) {
+      readLedgerForks = read;
+    },
 
     /** The text exposition, with database gauges read now; a failing database only blanks those. */
     async scrape(onDatabaseError: (error: unknown) => void): Promise<string> {
@@ -212,6 +238,14 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
       } catch (error) {
         databaseUp.set(0);
         onDatabaseError(error);
+      }
+      const replica = store.replicaHealth;
+      if (replica) {
+        // Counted by the store's replica pool (platform/db/read-replica.ts); copied at each scrape.
+        replicaFallbacks.reset();
+        for (const [reason, count] of Object.entries(replica.fallbacks()))
+          replicaFallbacks.inc({ reason }, count);
+        replicaUp.set(replica.state() === 'ok' ? 1 : 0);
       }
       pool.reset();
       if (store.pool) {

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
+import { describeError } from '../db/pg-errors.ts';
 import { AppError } from '../http/errors.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -102,7 +103,7 @@ export function installObservability(
       );
     }
     const text = await metrics.scrape((error) =>
-      request.log.warn({ err: (error as Error).message }, 'metrics: database gauges unavailable'),
+      request.log.warn({ err: describeError(error) }, 'metrics: database gauges unavailable'),
     );
     return reply.header('Content-Type', metrics.contentType).header('Cache-Control', 'no-store').send(text);
   });
