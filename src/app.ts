@@ -223,6 +223,9 @@ export async function buildApp(deps: AppDeps) {
   exportsRoutes(app, { exports: services.exports, cursors });
   scansRoutes(app, { scans: services.scans, cursors });
   await services.webhooks.prepare(app.log);
+  // This server's clock against the database's, now and every CLOCK_CHECK_SECONDS (clock-check.ts).
+  await services.clockCheck.start();
+  app.addHook('onClose', async () => services.clockCheck.stop());
   destinationsRoutes(app, { destinations: services.webhooks.destinations, cursors });
   deliveriesRoutes(app, { deliveries: services.webhooks.deliveries, cursors });
 
