@@ -25,8 +25,11 @@ export interface ClockCheck {
   skewed(): boolean;
   /** One measurement against the database now; a failed query or a slow answer keeps the last one. */
   measure(): Promise<void>;
-  /** Measures, then again every interval until `stop` (the API and worker processes, not the CLI). */
-  start(): Promise<void>;
+  /**
+   * Measures, then again every interval until `stop` (the API and worker processes, not the CLI);
+   * `onChange` is told when the offset crosses the bound either way (a log line for the operator).
+   */
+  start(onChange?: (state: { skewed: boolean; offsetMs: number }) => void): Promise<void>;
   stop(): void;
 }
 
@@ -40,8 +43,6 @@ export interface ClockCheckOptions {
   onMeasured?: (offsetMs: number) => void;
   /** Told each refusal (the metrics counter). */
   onRefused?: () => void;
-  /** Told when the offset crosses the bound either way (a log line for the operator). */
-  onChange?: (state: { skewed: boolean; offsetMs: number }) => void;
 }
 
 /** The wall and monotonic clocks at a measurement, and the database's offset then. */
@@ -56,6 +57,7 @@ export function createClockCheck(options: ClockCheckOptions): ClockCheck {
   let last: Measurement | null = null;
   let timer: ReturnType<typeof setInterval> | null = null;
   let wasSkewed = false;
+  let onChange: ((state: { skewed: boolean; offsetMs: number }) => void) | undefined;
 
   function offsetMs(): number | null {
     if (!last) return null;
@@ -70,7 +72,7 @@ export function createClockCheck(options: ClockCheckOptions): ClockCheck {
     const now = offset !== null && Math.abs(offset) > maxSkewMs;
     if (now !== wasSkewed && offset !== null) {
       wasSkewed = now;
-      options.onChange?.({ skewed: now, offsetMs: offset });
+      onChange?.({ skewed: now, offsetMs: offset });
     }
     return now;
   }
@@ -109,8 +111,9 @@ export function createClockCheck(options: ClockCheckOptions): ClockCheck {
         { headers: { 'Retry-After': String(Math.max(1, Math.ceil(options.intervalMs / 1000))) } },
       );
     },
-    async start() {
+    async start(notify) {
       if (maxSkewMs === 0 || timer) return;
+      onChange = notify;
       await measure();
       timer = setInterval(() => void measure(), options.intervalMs);
       timer.unref();

@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
@@ -31,10 +32,23 @@ async function clockOffsetGauge(t: TestApp): Promise<number> {
   return Number(line?.[1]);
 }
 
+/** The service's log lines, as JSON. */
+function logLines() {
+  const lines: Array<Record<string, unknown>> = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n')) if (line) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { lines, stream };
+}
+
 describe('a service clock behind the database from its start', () => {
   let t: TestApp;
   let tenant: Tenant;
   let site: ReadySite;
+  const log = logLines();
 
   beforeAll(async () => {
     // The channel is made with the clock right, then the service starts again 18 months behind.
@@ -43,9 +57,10 @@ describe('a service clock behind the database from its start', () => {
     site = await liveSite(setup, tenant);
     await setup.app.close();
     t = await startTestApp({
-      env: ENV,
+      env: { ...ENV, LOG_LEVEL: 'info' },
       store: setup.store,
       clockStart: new Date(Date.now() - EIGHTEEN_MONTHS),
+      logger: { stream: log.stream },
     });
   });
   afterAll(async () => {
@@ -64,6 +79,10 @@ describe('a service clock behind the database from its start', () => {
     expect(Math.abs(offset - EIGHTEEN_MONTHS / 1000)).toBeLessThan(120);
     const listed = await t.http.get(`/v1/evidence?channelId=${site.channelId}`, { key: tenant.liveKey });
     expect(listed.body.data).toEqual([]);
+    // One warning for the operator, from the measurement at start, with the offset it found.
+    const warnings = log.lines.filter((l) => String(l.msg).includes("clock is too far from the database's"));
+    expect(warnings).toHaveLength(1);
+    expect(Math.abs(Number(warnings[0].offsetSeconds) - EIGHTEEN_MONTHS / 1000)).toBeLessThan(120);
   });
 });
 
