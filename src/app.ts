@@ -224,6 +224,17 @@ export async function buildApp(deps: AppDeps) {
   exportsRoutes(app, { exports: services.exports, cursors });
   scansRoutes(app, { scans: services.scans, cursors });
   await services.webhooks.prepare(app.log);
+  // This server's clock against the database's, now and every CLOCK_CHECK_SECONDS (clock-check.ts).
+  await services.clockCheck.start(({ skewed, offsetMs }) => {
+    const offsetSeconds = Math.round(offsetMs / 1000);
+    if (skewed)
+      app.log.warn(
+        { offsetSeconds },
+        "this server's clock is too far from the database's: decisions are refused (503 clock_skew) and the retention purge waits until it is synchronised",
+      );
+    else app.log.info({ offsetSeconds }, "this server's clock agrees with the database's again");
+  });
+  app.addHook('onClose', async () => services.clockCheck.stop());
   destinationsRoutes(app, { destinations: services.webhooks.destinations, cursors });
   deliveriesRoutes(app, { deliveries: services.webhooks.deliveries, cursors });
 

@@ -44,6 +44,13 @@ export interface Config {
   webhookSecretKey: Buffer | null;
   /** Seconds between ledger seals. */
   ledgerSealSeconds: number;
+  /**
+   * The largest difference between this server's clock and the database's before decisions are
+   * refused and the retention purge waits (platform/clock-check.ts), in ms; 0 turns the check off.
+   */
+  clockSkewMaxMs: number;
+  /** How often the clocks are compared, in ms. */
+  clockCheckIntervalMs: number;
   /** Ed25519 PKCS#8 PEM that signs tree heads; null means a generated one (docs/decisions/ledger.md). */
   ledgerSigningKey: string | null;
   /**
@@ -360,6 +367,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     scanTimeoutMs: 1000 * read(() => intSetting(env, 'SCAN_TIMEOUT_SECONDS', 600, 30, 3600), 600),
     scanMemoryLimitMb: read(() => intSetting(env, 'SCAN_MEMORY_LIMIT_MB', 1024, 256, 65_536), 1024),
     ledgerSealSeconds: read(() => intSetting(env, 'LEDGER_SEAL_SECONDS', 5, 1, 86_400), 5),
+    clockSkewMaxMs: 1000 * read(() => intSetting(env, 'CLOCK_SKEW_MAX_SECONDS', 60, 0, 86_400), 60),
+    clockCheckIntervalMs: 1000 * read(() => intSetting(env, 'CLOCK_CHECK_SECONDS', 60, 1, 3600), 60),
     ledgerSigningKey: read(() => signingKeySetting(env), null),
     trustProxy: read(() => trustProxySetting(env), false),
     geoCountryHeader: geoHeaders[0],

@@ -28,6 +28,7 @@ import { createTcfService, tcfStub } from './modules/tcf/tcf.service.ts';
 import { createEventsService } from './modules/webhooks/events.service.ts';
 import { createWebhooksService } from './modules/webhooks/webhooks.service.ts';
 import type { Clock } from './platform/clock.ts';
+import { createClockCheck } from './platform/clock-check.ts';
 import type { Store } from './platform/db/store.ts';
 import { createJobQueue } from './platform/jobs/job-queue.ts';
 import { createMetrics } from './platform/metrics/metrics.ts';
@@ -38,6 +39,16 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
   const jobs = createJobQueue({ clock });
   // One registry per services instance (API and worker of one process share it; tests build many).
   const metrics = createMetrics({ store, clock });
+  // This server's clock against the database's: decisions are refused past the bound, not recorded
+  // at a wrong time (docs/decisions/evidence-times.md). Started by the app (buildApp), not the CLI.
+  const clockCheck = createClockCheck({
+    store,
+    clock,
+    maxSkewMs: deps.config.clockSkewMaxMs,
+    intervalMs: deps.config.clockCheckIntervalMs,
+    onMeasured: metrics.clockOffset,
+    onRefused: metrics.clockSkewRefused,
+  });
   const audit = createAuditService({ clock });
   // The webhook outbox: modules call events.emit inside their own transactions.
   const events = createEventsService({ clock, jobs });
@@ -91,6 +102,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
   const evidence = createEvidenceService({
     store,
     clock,
+    clockCheck,
     organizations,
     events,
     findChannel: channels.findChannel,
@@ -183,6 +195,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
   });
   return {
     metrics,
+    clockCheck,
     jobs,
     audit,
     events,

@@ -18,7 +18,12 @@ import {
 import { memberWithPassword, PASSWORD } from './console-helpers.ts';
 
 const DAY = 86_400_000;
-const TODAY = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
+/**
+ * The file's present, read once: the service's clock and the page's are set to it, so the page's
+ * "today" is this one even when the file runs past midnight (UTC).
+ */
+const PRESENT = new Date();
+const TODAY = Date.UTC(PRESENT.getUTCFullYear(), PRESENT.getUTCMonth(), PRESENT.getUTCDate());
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 /** The first day with data (40 days ago) and a later one: the default range must start at the first. */
 const FIRST = TODAY - 40 * DAY;
@@ -46,7 +51,6 @@ describe.skipIf(browserSkipReason !== null)('the console at a glance (Chromium)'
     tenant = await t.tenant();
     owner = await memberWithPassword(t, tenant.organizationId, 'owner');
     site = await createReadySite(t, tenant.testKey, { name: 'Corner Shop' });
-    const present = new Date();
     const decide = async (day: number, n: number, decisions: object) => {
       t.clock.set(new Date(day + 12 * 3600_000));
       for (let i = 0; i < n; i++) {
@@ -71,7 +75,7 @@ describe.skipIf(browserSkipReason !== null)('the console at a glance (Chromium)'
     await decide(LATER, 2, { analytics: 'granted', marketing: 'granted' });
     await decide(LATER, 1, { analytics: 'granted', marketing: 'denied' });
     await t.app.services.analytics.flushImpressions();
-    t.clock.set(present);
+    t.clock.set(PRESENT);
     const key = tenant.testKey;
     const purposes = await t.http.get(`/v1/channels/${site.channelId}/purposes`, { key });
     const analytics = purposes.body.data.find((p: { key: string }) => p.key === 'analytics');
@@ -88,6 +92,8 @@ describe.skipIf(browserSkipReason !== null)('the console at a glance (Chromium)'
     await t.app.services.ledger.sealer.sealAll();
 
     page = (await newPage(browser, t.baseUrl)).page;
+    // The page's Date reads the file's present (its timers still run).
+    await page.clock.setFixedTime(PRESENT);
     page.on('pageerror', (error) => pageErrors.push(error.message));
     await signInAs(page, owner.email, PASSWORD);
   });

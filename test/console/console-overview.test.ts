@@ -66,6 +66,9 @@ describe.skipIf(browserSkipReason !== null)('console overview in Chromium', () =
   let page: Page;
   const pageErrors: string[] = [];
   const analyticsCalls: string[] = [];
+  // The file's present, read once: the service's clock and the page's are set to it, so "today" is
+  // the same day for the page and for the checks even when the file runs past midnight (UTC).
+  const present = new Date();
 
   beforeAll(async () => {
     t = await startTestApp({ env: { ...SITES_TEST_ENV, SIGN_IN_RATE_LIMIT_PER_MINUTE: '1000' } });
@@ -73,7 +76,6 @@ describe.skipIf(browserSkipReason !== null)('console overview in Chromium', () =
     tenant = await t.tenant();
     owner = await memberWithPassword(t, tenant.organizationId, 'owner');
     site = await createReadySite(t, tenant.testKey, { name: 'Corner Shop' });
-    const present = new Date();
     const day = (d: number) => new Date(Date.UTC(2026, 2, d, 12));
     const decide = async (d: number, n: number, decisions: object, region: string, extra: object = {}) => {
       t.clock.set(day(d));
@@ -119,6 +121,8 @@ describe.skipIf(browserSkipReason !== null)('console overview in Chromium', () =
     t.clock.set(present);
 
     page = (await newPage(browser, t.baseUrl)).page;
+    // The page's Date reads the file's present (its timers still run).
+    await page.clock.setFixedTime(present);
     page.on('console', (message) => {
       // Refused responses (the session probe before sign-in, the favicon) are expected; a CSP
       // refusal or a script error is not.
@@ -151,7 +155,7 @@ describe.skipIf(browserSkipReason !== null)('console overview in Chromium', () =
     expect(await page.getByLabel('Channel', { exact: true }).inputValue()).toBe(site.channelId);
     // From the first day with data (Monday 2 March), not 30 days of empty axis; to today (UTC).
     // Once that day is past the API's longest range (366 days), the last 30 days, as before.
-    const now = Date.now();
+    const now = present.getTime();
     const today = new Date(now).toISOString().slice(0, 10);
     const inReach = Date.parse('2026-03-02T00:00:00Z') >= Date.parse(`${today}T00:00:00Z`) - 365 * 86_400_000;
     const first = inReach ? '2026-03-02' : new Date(now - 29 * 86_400_000).toISOString().slice(0, 10);

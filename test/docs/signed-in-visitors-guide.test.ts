@@ -66,6 +66,9 @@ const pythonSkipReason =
     : null;
 if (pythonSkipReason) console.warn(pythonSkipReason);
 
+/** What libfaketime reads (.ci/faked-clock.sh): passed on to the snippets when this run has them. */
+const FAKED_CLOCK_VARIABLES = ['LD_PRELOAD', 'FAKETIME', 'FAKETIME_DONT_FAKE_MONOTONIC'];
+
 const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
 const headerOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString());
 
@@ -100,6 +103,11 @@ describe('guide "Signed-in visitors"', () => {
       HOME: process.env.HOME ?? '',
       IDENTITY_SECRET: secret,
       SITE_KEY: site.siteKey,
+      // Under a faked clock (.ci/faked-clock.sh) the snippet runs on it too: it mints its token at the
+      // service's time, not the real one months away.
+      ...Object.fromEntries(
+        FAKED_CLOCK_VARIABLES.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])),
+      ),
     };
     const { stdout } = await run(command, [where], { env, cwd: ROOT, timeout: 30_000 });
     return stdout.trim();

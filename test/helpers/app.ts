@@ -61,11 +61,20 @@ export function rawSql(store: Store): Pick<Tx, 'execute'> {
 
 /** Builds the real app on a real database, listening on a random loopback port. */
 export async function startTestApp(
-  options: { env?: Record<string, string>; logger?: boolean | object; store?: Store } = {},
+  options: {
+    env?: Record<string, string>;
+    logger?: boolean | object;
+    store?: Store;
+    /** Where the service's clock stands as it starts (default: now). */
+    clockStart?: Date;
+  } = {},
 ): Promise<TestApp> {
   const store = options.store ?? (await openTestStore());
-  const clock = createManualClock(new Date());
-  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', ...options.env });
+  const clock = createManualClock(options.clockStart ?? new Date());
+  // Tests move the service's clock (to record decisions in the past) and cannot move the
+  // database's: the check that refuses decisions when the two disagree is off unless a test turns it
+  // on (test/evidence/clock-skew.test.ts).
+  const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent', CLOCK_SKEW_MAX_SECONDS: '0', ...options.env });
   const app = await buildApp({
     config,
     store,

@@ -3,6 +3,7 @@ import canonicalize from 'canonicalize';
 import { evidenceEventBody } from '../../src/modules/evidence/evidence.presenters.ts';
 import { type EvidenceRow, evidenceEvents } from '../../src/modules/evidence/evidence.tables.ts';
 import { evidenceLeafHash } from '../../src/modules/evidence/leaf-hash.ts';
+import { createPartitionsFor } from '../../src/modules/evidence/partitions.ts';
 import type { Store } from '../../src/platform/db/store.ts';
 import { randomBase62 } from '../../src/platform/ids.ts';
 import { leafHashOf, mth, verifyInclusionProof } from './rfc9162.ts';
@@ -48,7 +49,10 @@ export function independentSignatureVerifies(
 /**
  * Inserts `n` evidence events straight into the table (fast bulk leaves for the ledger tests), one
  * second apart from `from`, with receipt hashes computed as the service does. The ledger's trigger
- * queues them for sealing like any other insert.
+ * queues them for sealing like any other insert. The live months they fall in are made first, as the
+ * service's writer makes them (createPartitionsFor): the store is made with the partitions of the
+ * current month onwards, so an event dated in an earlier month (a day back on the first of a month)
+ * has no partition to go to until one is made.
  */
 export async function insertEvents(
   store: Store,
@@ -88,6 +92,7 @@ export async function insertEvents(
     row.receiptHash = evidenceLeafHash(evidenceEventBody(row, 'unmasked'));
     rows.push(row);
   }
+  await createPartitionsFor(store, rows);
   for (let i = 0; i < rows.length; i += 500) {
     await store.tx((tx) => tx.insert(evidenceEvents).values(rows.slice(i, i + 500)));
   }

@@ -44,6 +44,7 @@ const CONTRACT_STATUSES: Record<string, number> = {
   rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
+  clock_skew: 503,
 };
 
 describe('error codes', () => {

@@ -47,7 +47,9 @@ const firstDays = new Map<string, string>();
  * axis; the last 30 days when the channel has none yet. One daily query, kept per channel.
  */
 export async function defaultRange(channelId: string) {
-  const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
+  // One reading of the clock: three would mix two days (or years) when midnight falls between them.
+  const now = new Date();
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const to = isoDay(today);
   if (!firstDays.has(channelId)) {
     const { data } = await answer(

@@ -3,7 +3,7 @@ import type { Environment } from '../../platform/auth/scopes.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import type { DbScope, Tx } from '../../platform/db/store.ts';
-import { newId } from '../../platform/ids.ts';
+import { newTimeOrderedId } from '../../platform/ids.ts';
 import { type AuditFilters, type AuditRow, auditRepo } from './audit.repo.ts';
 
 export type ActorType = 'api_key' | 'member' | 'system';
@@ -44,10 +44,12 @@ export function createAuditService({ clock }: { clock: Clock }) {
   return {
     /** Writes one entry inside the caller's transaction, so the entry and the change commit together. */
     record(tx: Tx, context: AuditContext, entry: AuditEntry): Promise<void> {
+      const now = clock.now();
       return auditRepo.insert(tx, {
         organizationId: context.organizationId,
         environment: context.environment,
-        id: newId('aud'),
+        // Ordered by the time: entries of one millisecond list newest first as they were made.
+        id: newTimeOrderedId('aud', now),
         action: entry.action,
         actorType: context.actor.type,
         actorId: context.actor.id,
@@ -55,7 +57,7 @@ export function createAuditService({ clock }: { clock: Clock }) {
         targetId: entry.target?.id ?? null,
         requestId: context.requestId,
         ipPrefix: context.ipPrefix,
-        occurredAt: clock.now(),
+        occurredAt: now,
       });
     },
 

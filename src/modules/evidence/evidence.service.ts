@@ -1,10 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../platform/clock.ts';
+import type { ClockCheck } from '../../platform/clock-check.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import type { DbScope, Store } from '../../platform/db/store.ts';
 import type { UnitOfWork } from '../../platform/db/unit-of-work.ts';
 import { notFound, validationFailed } from '../../platform/http/errors.ts';
-import { newId, randomBase64url } from '../../platform/ids.ts';
+import { newTimeOrderedId, randomBase64url } from '../../platform/ids.ts';
 import type { ChannelsService } from '../channels/channels.service.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
 import type { Regime, ResolvedRegion } from '../regions/regions.service.ts';
@@ -115,6 +116,8 @@ export function receiptTokenOrganization(token: string): string | null {
 export function createEvidenceService(deps: {
   store: Store;
   clock: Clock;
+  /** This server's clock against the database's: no decision is recorded, no purge run, past its bound. */
+  clockCheck: Pick<ClockCheck, 'assertWithinBound'>;
   organizations: Pick<OrganizationsService, 'getOrganization'>;
   /** The job the consent write enqueues for each consent.recorded delivery it makes. */
   events: EventOutbox;
@@ -157,15 +160,21 @@ export function createEvidenceService(deps: {
      */
     async event(input: RecordInput): Promise<RecordedEvent> {
       const { channel } = input;
+      // A time from a clock the database's disagrees with is wrong evidence, and one far enough
+      // back is dropped by the next purge: 503, which the SDK retries, instead of a 201.
+      deps.clockCheck.assertWithinBound('The decision was not recorded');
       const receiptToken = newReceiptToken(channel.organizationId);
       const pseudonym = await service.pseudonymize(
         channel.organizationId,
         input.subjectId,
         input.subjectKind,
       );
+      const now = clock.now();
       const row: EvidenceRow = {
         organizationId: channel.organizationId,
-        id: newId('evt'),
+        // The id follows the recording time below its whole second (ids.ts): events of one second
+        // list newest first in the order they were recorded, not by chance.
+        id: newTimeOrderedId('evt', now),
         environment: channel.environment,
         channelId: channel.id,
         subjectPseudonym: pseudonym,
@@ -187,7 +196,7 @@ export function createEvidenceService(deps: {
         subjectKind: input.subjectKind,
         gpcHonoredShown: input.gpcHonoredShown === true ? true : null,
         outcome: input.outcome,
-        recordedAt: new Date(Math.floor(clock.now().getTime() / 1000) * 1000),
+        recordedAt: new Date(Math.floor(now.getTime() / 1000) * 1000),
         receiptHash: '',
         receiptTokenHash: receiptTokenHash(receiptToken),
         purgedAt: null,
@@ -259,7 +268,11 @@ export function createEvidenceService(deps: {
      * The retention purge (test evidence after a day, live after retentionDays), run by the worker's
      * `evidence.retention` task.
      */
-    purgeExpired: () => purgeExpiredEvidence({ store, clock }),
+    purgeExpired: async () => {
+      // By a clock ahead of the database's, the purge would drop evidence still in its retention.
+      deps.clockCheck.assertWithinBound('The retention purge did not run');
+      return purgeExpiredEvidence({ store, clock });
+    },
 
     /** Makes the partitions ahead (current and next live months and more), as the service starts. */
     createPartitionsAhead: () => createPartitionsAhead({ store, clock }),

@@ -48,6 +48,8 @@ const ERROR_HELP: Record<ErrorCode, string> = {
   rate_limited: 'Too many requests; wait for the number of seconds in Retry-After.',
   internal_error: 'An unexpected error on our side. Quote the requestId to support.',
   service_unavailable: 'The database is unreachable for a moment; retry after the Retry-After delay.',
+  clock_skew:
+    'This server’s clock differs from the database’s by more than CLOCK_SKEW_MAX_SECONDS, so the decision was not recorded at a wrong time. The operator synchronises the server’s clock (NTP); retry the same request after the Retry-After delay (the SDK does).',
 };
 
 const escapeHtml = (s: string) =>

@@ -33,6 +33,7 @@ export const ERROR_CODES = {
   rate_limited: { status: 429, title: 'Rate limited' },
   internal_error: { status: 500, title: 'Internal error' },
   service_unavailable: { status: 503, title: 'Service unavailable' },
+  clock_skew: { status: 503, title: 'Server clock out of bounds' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

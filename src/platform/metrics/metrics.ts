@@ -140,6 +140,16 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     help: 'DATABASE_READ_URL as this process last found it: 1 serving its reads, 0 while DATABASE_URL serves them; absent without a read URL.',
     registers: withReplica,
   });
+  const clockOffset = new Gauge({
+    name: 'consent_service_clock_offset_seconds',
+    help: "The database's clock minus this process's, as last measured (CLOCK_CHECK_SECONDS); decisions are refused past CLOCK_SKEW_MAX_SECONDS either way.",
+    registers: [registry],
+  });
+  const clockSkewRefusals = new Counter({
+    name: 'consent_service_clock_skew_refusals_total',
+    help: "Decisions (and retention purges) this process refused because its clock was too far from the database's.",
+    registers: [registry],
+  });
   const databaseUp = new Gauge({
     name: 'consent_service_metrics_database_up',
     help: '1 when the database gauges (jobs, ledger) were read at this scrape, 0 when the query failed.',
@@ -195,6 +205,12 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     },
     impressionCounted() {
       impressions.inc();
+    },
+    clockOffset(offsetMs: number) {
+      clockOffset.set(offsetMs / 1000);
+    },
+    clockSkewRefused() {
+      clockSkewRefusals.inc();
     },
     tcfVendorListFetchFailed(file: 'vendor_list' | 'language' | 'storage_disclosure') {
       tcfFetchFailures.inc({ file });

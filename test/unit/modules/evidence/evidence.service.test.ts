@@ -10,6 +10,7 @@ import {
 import { evidenceCanonicalBytes, evidenceLeafHash } from '../../../../src/modules/evidence/leaf-hash.ts';
 import type { OrganizationsService } from '../../../../src/modules/organizations/organizations.service.ts';
 import type { Environment } from '../../../../src/platform/auth/scopes.ts';
+import { createClockCheck } from '../../../../src/platform/clock-check.ts';
 import type { Store } from '../../../../src/platform/db/store.ts';
 import { AppError } from '../../../../src/platform/http/errors.ts';
 import { newId } from '../../../../src/platform/ids.ts';
@@ -32,9 +33,12 @@ afterAll(async () => {
 
 function build(channelExists: boolean) {
   const asked: { organizationId: string; environment: Environment; id: string }[] = [];
+  const clock = { now: () => new Date() };
   const evidence = createEvidenceService({
     store,
-    clock: { now: () => new Date() },
+    clock,
+    // Nothing here records a decision or purges: the clock check is the real one, turned off.
+    clockCheck: createClockCheck({ store, clock, maxSkewMs: 0, intervalMs: 60_000 }),
     organizations: {
       getOrganization: async (id: string) => ({ id, pseudonymSecret: randomBytes(32) }) as OrganizationRow,
     },
