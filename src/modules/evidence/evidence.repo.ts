@@ -3,7 +3,6 @@ import type { Environment } from '../../platform/auth/scopes.ts';
 import { insertRows } from '../../platform/db/bulk-insert.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { keysetValues, olderThanPlaceholder, preparedQueries, UNNAMED } from '../../platform/db/prepared.ts';
-import { readRows, rowsOf } from '../../platform/db/rows.ts';
 import type { Db, Tx } from '../../platform/db/store.ts';
 import { type Decision, type EvidenceRow, evidenceEvents } from './evidence.tables.ts';
 

@@ -129,7 +129,7 @@ export async function createPartitionsAhead(deps: { store: Store; clock: Clock }
  * a channel that keeps that month longer, or an event whose channel row is missing, holds it back.
  */
 async function liveExpired(store: Store, p: Partition, now: Date): Promise<boolean> {
-  return !(await retentionRepo.liveMonthHeld(store.db, p.name, p.upper, now));
+  return !(await boundedTx(store, 'rows', (tx) => retentionRepo.liveMonthHeld(tx, p.name, p.upper, now)));
 }
 
 /** What dropExpiredPartitions did: the partitions dropped, and those left for the next run. */

@@ -44,8 +44,11 @@ export interface RetentionObserver {
 
 /**
  * Runs fn in a transaction whose lock waits end after RETENTION_LOCK_TIMEOUT_MS (and, for a
- * partition change, whose statements end after RETENTION_DDL_TIMEOUT_MS). Both settings are local
- * to the transaction, so they never reach another use of its pooled connection.
+ * partition change, whose statements end after RETENTION_DDL_TIMEOUT_MS), and whose statements are
+ * planned with their values (plan_cache_mode = force_custom_plan): the service's connections
+ * otherwise plan every statement once for any values, and for "the events of channel X" such a plan
+ * may read a whole partition where X has none. The settings are local to the transaction, so they
+ * never reach another use of its pooled connection.
  */
 export function boundedTx<T>(store: Store, kind: 'ddl' | 'rows', fn: (tx: Tx) => Promise<T>): Promise<T> {
   return store.tx(async (tx) => {
@@ -53,8 +56,10 @@ export function boundedTx<T>(store: Store, kind: 'ddl' | 'rows', fn: (tx: Tx) =>
     await tx.execute(
       kind === 'ddl'
         ? sql`select set_config('lock_timeout', ${lockTimeout}, true),
-            set_config('statement_timeout', ${`${RETENTION_DDL_TIMEOUT_MS}ms`}, true)`
-        : sql`select set_config('lock_timeout', ${lockTimeout}, true)`,
+            set_config('statement_timeout', ${`${RETENTION_DDL_TIMEOUT_MS}ms`}, true),
+            set_config('plan_cache_mode', 'force_custom_plan', true)`
+        : sql`select set_config('lock_timeout', ${lockTimeout}, true),
+            set_config('plan_cache_mode', 'force_custom_plan', true)`,
     );
     return fn(tx);
   });

@@ -67,6 +67,36 @@ export function purgeVictims(target: PurgeTarget, batch: number): SQL {
     for update of ev skip locked`;
 }
 
+/** Probes per statement in withExpiredEvents. */
+const PROBES_PER_STATEMENT = 100;
+
+/**
+ * One statement asking which of `targets` have an unpurged event before their cutoff: a subquery
+ * per target, each with its own values, which the retention transaction plans with those values
+ * (boundedTx): for "an event of channel X", a plan made for any channel may walk a whole partition
+ * where X has none. Exported for the test that reads its plan.
+ */
+export function expiredEventsProbe(targets: PurgeTarget[]): SQL {
+  return sql.join(
+    targets.map(
+      (target, k) =>
+        sql`(select ${k}::int as k from ${tableOf(target)} ev where ${expiredOf(target)} limit 1)`,
+    ),
+    sql` union all `,
+  );
+}
+
+/** Those of `candidates` that have an unpurged event before their cutoff. */
+async function withExpiredEvents(db: Db, candidates: PurgeTarget[]): Promise<PurgeTarget[]> {
+  const found: PurgeTarget[] = [];
+  for (let i = 0; i < candidates.length; i += PROBES_PER_STATEMENT) {
+    const chunk = candidates.slice(i, i + PROBES_PER_STATEMENT);
+    const rows = await readRows<{ k: number }>(db, expiredEventsProbe(chunk));
+    for (const row of rows) found.push(chunk[Number(row.k)]);
+  }
+  return found;
+}
+
 export const retentionRepo = {
   /** The shortest retention (days) of any live channel; 1 when there is none. */
   async minLiveRetentionDays(db: Db): Promise<number> {
@@ -117,25 +147,24 @@ export const retentionRepo = {
     const cutoff = sql`${now.toISOString()}::timestamptz - make_interval(days => c.retention_days)`;
     const rows = await readRows<{ organization_id: string; channel_id: string; cutoff: Date | string }>(
       db,
-      sql`
-      select c.organization_id, c.channel_id, ${cutoff} as cutoff from ${liveChannelRetention} c
-      where ${cutoff} > ${keptSince.toISOString()}::timestamptz
-        and exists (select 1 from ${e} ev where ev.organization_id = c.organization_id
-          and ev.environment = 'live' and ev.channel_id = c.channel_id and ev.purged_at is null
-          and ev.recorded_at < ${cutoff})
-      order by 3, 1, 2`,
+      sql`select c.organization_id, c.channel_id, ${cutoff} as cutoff from ${liveChannelRetention} c
+        where ${cutoff} > ${keptSince.toISOString()}::timestamptz order by 3, 1, 2`,
     );
-    return rows.map((r) => ({
-      organizationId: r.organization_id,
-      channelId: r.channel_id,
-      environment: 'live',
-      cutoff: new Date(r.cutoff),
-    }));
+    return withExpiredEvents(
+      db,
+      rows.map((r) => ({
+        organizationId: r.organization_id,
+        channelId: r.channel_id,
+        environment: 'live',
+        cutoff: new Date(r.cutoff),
+      })),
+    );
   },
 
   /**
    * The channels with test events recorded before `cutoff` in the DEFAULT partition (events outside
-   * the hours made so far), read with a skip scan of the purge index: one probe per channel there.
+   * the hours made so far): its channels read with a skip scan of the purge index (one probe each),
+   * then each one probed for an event before the cutoff.
    */
   async testPurgeTargets(db: Db, cutoff: Date): Promise<PurgeTarget[]> {
     const rows = await readRows<{ organization_id: string; channel_id: string }>(
@@ -150,17 +179,17 @@ export const retentionRepo = {
           where d.purged_at is null and (d.organization_id, d.channel_id) > (u.organization_id, u.channel_id)
           order by d.organization_id, d.channel_id limit 1) n
       )
-      select u.organization_id, u.channel_id from used u
-      where exists (select 1 from evidence_events_test_default d where d.organization_id = u.organization_id
-        and d.channel_id = u.channel_id and d.purged_at is null
-        and d.recorded_at < ${cutoff.toISOString()}::timestamptz)`,
+      select organization_id, channel_id from used`,
     );
-    return rows.map((r) => ({
-      organizationId: r.organization_id,
-      channelId: r.channel_id,
-      environment: 'test',
-      cutoff,
-    }));
+    return withExpiredEvents(
+      db,
+      rows.map((r) => ({
+        organizationId: r.organization_id,
+        channelId: r.channel_id,
+        environment: 'test',
+        cutoff,
+      })),
+    );
   },
 
   /**
@@ -176,30 +205,30 @@ export const retentionRepo = {
       ],
       sql`, `,
     );
-    // The victims' subjects are read before the update nulls them.
+    // The victims (and their subjects, read before the update nulls them), then their update, by
+    // primary key within the batch's stretch of time (widened by a millisecond each way: a Date
+    // holds milliseconds, the column microseconds), so no plan reads more than the batch.
     const purged = rowsOf<{
       organization_id: string;
       environment: string;
       id: string;
       channel_id: string;
       subject_pseudonym: string;
-    }>(
-      await tx.execute(sql`
-        with victims as materialized (${purgeVictims(target, batch)}),
-        emptied as (
-          -- The batch's own stretch of the purge index, whatever plan is chosen: the target's expired
-          -- events between the batch's first and last recordedAt, matched to the batch by id.
-          update ${tableOf(target)} ev set ${emptied}
-          from victims v
-          where ${expiredOf(target)}
-            and ev.recorded_at >= (select min(recorded_at) from victims)
-            and ev.recorded_at <= (select max(recorded_at) from victims)
-            and ev.id = v.id
-          returning 1
-        )
-        -- emptied runs though nothing reads it: a data-modifying CTE always runs to completion.
-        select v.* from victims v`),
-    );
+      recorded_at: Date | string;
+    }>(await tx.execute(purgeVictims(target, batch)));
+    if (purged.length === 0) return 0;
+    const times = purged.map((r) => new Date(r.recorded_at).getTime());
+    const from = new Date(Math.min(...times) - 1).toISOString();
+    const to = new Date(Math.max(...times) + 1).toISOString();
+    await tx.execute(sql`
+      update ${tableOf(target)} ev set ${emptied}
+      where ev.organization_id = ${target.organizationId} and ev.environment = ${target.environment}
+        and ev.channel_id = ${target.channelId} and ev.purged_at is null
+        and ev.recorded_at >= ${from}::timestamptz and ev.recorded_at <= ${to}::timestamptz
+        and ev.id in (${sql.join(
+          purged.map((r) => sql`${r.id}`),
+          sql`, `,
+        )})`);
     await consentStateRepo.rebuildAfterPurge(
       tx,
       purged.map((r) => ({

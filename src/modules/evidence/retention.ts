@@ -42,10 +42,11 @@ export async function purgeExpiredEvidence(deps: {
   const drops = await dropExpiredPartitions({ ...deps, testRetentionMs: TEST_RETENTION_MS });
   deferred.push(...drops.deferred);
   const now = clock.now();
-  const targets = [
-    ...(await retentionRepo.testPurgeTargets(store.db, new Date(now.getTime() - TEST_RETENTION_MS))),
-    ...(drops.oldestLive ? await retentionRepo.livePurgeTargets(store.db, now, drops.oldestLive) : []),
-  ];
+  const { oldestLive } = drops;
+  const targets = await boundedTx(store, 'rows', async (tx) => [
+    ...(await retentionRepo.testPurgeTargets(tx, new Date(now.getTime() - TEST_RETENTION_MS))),
+    ...(oldestLive ? await retentionRepo.livePurgeTargets(tx, now, oldestLive) : []),
+  ]);
   const run: RetentionRun = { test: 0, live: 0, droppedPartitions: drops.dropped, deferred };
   await purgeRows(store, now, targets, run);
   for (const step of deferred) deps.observer?.deferred(step.step, step.reason);
