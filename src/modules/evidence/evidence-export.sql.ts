@@ -128,14 +128,12 @@ export function evidenceExportKeyOf(
 }
 
 /**
- * Each channel's first recordedAt among the selected events. The channels are found with a skip
- * scan of evidence_events_purge_idx (organization, channel, recordedAt, unpurged only), then each
- * one's first event with one seek: the cost is the tenant's channels, not its events.
+ * The channels with unpurged events in the selection's organization and environment: a skip scan of
+ * evidence_events_purge_idx (organization, channel, recordedAt, unpurged only), one probe per channel.
  */
-export function evidenceExportFirsts(
+export function evidenceExportChannels(
   literal: (value: string) => string,
   s: EvidenceExportSelection,
-  where: string,
 ): string {
   const scope = `e.organization_id = ${literal(s.organizationId)} AND e.environment = ${literal(s.environment)}
     AND e.purged_at IS NULL${s.channelId === null ? '' : ` AND e.channel_id = ${literal(s.channelId)}`}`;
@@ -145,9 +143,24 @@ export function evidenceExportFirsts(
       SELECT n.channel_id FROM used u CROSS JOIN LATERAL (
         SELECT e.channel_id FROM evidence_events e WHERE ${scope} AND e.channel_id > u.channel_id
         ORDER BY e.channel_id LIMIT 1) n
-    ), firsts AS (
-      SELECT u.channel_id, (SELECT min(e.recorded_at) FROM evidence_events e WHERE ${where}
-        AND e.channel_id = u.channel_id) AS first FROM used u
     )
-    SELECT channel_id, first FROM firsts WHERE first IS NOT NULL`;
+    SELECT channel_id FROM used`;
+}
+
+/**
+ * Each of `channelIds`' first recordedAt among the selected events, one seek each: a subquery per
+ * channel with its id written in, so PostgreSQL plans each for that channel (a plan for any channel
+ * may walk the list index through another channel's events to find a rare one's first).
+ */
+export function evidenceExportFirsts(
+  literal: (value: string) => string,
+  where: string,
+  channelIds: string[],
+): string {
+  return channelIds
+    .map(
+      (id) => `SELECT ${literal(id)} AS channel_id, (SELECT min(e.recorded_at) FROM evidence_events e
+        WHERE ${where} AND e.channel_id = ${literal(id)}) AS first`,
+    )
+    .join(' UNION ALL ');
 }

@@ -174,13 +174,7 @@ export async function dropExpiredPartitions(deps: {
             continue;
           }
         }
-        // An empty partition (one made ahead for an hour without events) is detached and dropped at once.
-        const [row] = await readRows(
-          store.db,
-          sql`select exists (select 1 from ${sql.identifier(p.name)}) as filled`,
-        );
-        await detach(store, p, { drop: !row.filled });
-        if (!row.filled) {
+        if (await detach(store, p)) {
           result.dropped.push(p.name);
           continue;
         }
@@ -196,12 +190,23 @@ export async function dropExpiredPartitions(deps: {
   return result;
 }
 
-/** Detaches `p` (and drops it in the same transaction when `drop`), its lock waits bounded. */
-async function detach(store: Store, p: Partition, options: { drop: boolean }): Promise<void> {
-  await boundedTx(store, 'ddl', async (tx) => {
-    const parent = sql.identifier(`evidence_events_${p.environment}`);
-    await tx.execute(sql`alter table ${parent} detach partition ${sql.identifier(p.name)}`);
-    if (options.drop) await tx.execute(sql`drop table ${sql.identifier(p.name)}`);
+/**
+ * Detaches `p`, its lock waits bounded. An empty partition (one made ahead for an hour without
+ * events) is dropped in the same transaction, checked once detached, when no insert can reach it any
+ * more; returns whether it was.
+ */
+async function detach(store: Store, p: Partition): Promise<boolean> {
+  return boundedTx(store, 'ddl', async (tx) => {
+    const table = sql.identifier(p.name);
+    await tx.execute(
+      sql`alter table ${sql.identifier(`evidence_events_${p.environment}`)} detach partition ${table}`,
+    );
+    const [row] = rowsOf<{ filled: boolean }>(
+      await tx.execute(sql`select exists (select 1 from ${table}) as filled`),
+    );
+    if (row.filled) return false;
+    await tx.execute(sql`drop table ${table}`);
+    return true;
   });
 }
 

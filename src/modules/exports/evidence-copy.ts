@@ -4,6 +4,7 @@ import type { Writable } from 'node:stream';
 import type { SnapshotReader } from '../../platform/db/store.ts';
 import {
   type EvidenceExportKey,
+  evidenceExportChannels,
   evidenceExportCopy,
   evidenceExportFirsts,
   evidenceExportKeyOf,
@@ -54,7 +55,7 @@ export function createCopyTextUnescaper() {
 
 /**
  * Lines per batch: each batch is one COPY in a savepoint of the export's transaction, and the locks
- * it takes on evidence_events are released when it ends (snapshot-read.ts). About 60 ms of
+ * it takes on evidence_events are released when it ends (snapshot-read.ts). About 40 ms of
  * PostgreSQL's time per batch, so retention, which waits at most 200 ms for a lock, gets in between
  * two; large enough that the batches' extra statements cost little.
  */
@@ -125,11 +126,18 @@ export async function copyJsonlExport(options: {
   });
   return options.snapshot(async (session) => {
     const where = evidenceExportWhere(session.literal, selection);
-    const firsts = await session.batch((reads) =>
-      reads.query<{ channel_id: string; first: Date }>(
-        evidenceExportFirsts(session.literal, selection, where),
-      ),
-    );
+    // Each channel's first recordedAt, for the file's expiry, in the same snapshot.
+    const firsts = await session.batch(async (reads) => {
+      const channels = await reads.query<{ channel_id: string }>(
+        evidenceExportChannels(session.literal, selection),
+      );
+      if (channels.length === 0) return [];
+      const ids = channels.map((c) => c.channel_id);
+      const rows = await reads.query<{ channel_id: string; first: Date | null }>(
+        evidenceExportFirsts(session.literal, where, ids),
+      );
+      return rows.filter((r): r is { channel_id: string; first: Date } => r.first !== null);
+    });
     const hash = createHash('sha256');
     let byteSize = 0;
     let lines = 0;
