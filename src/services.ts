@@ -106,6 +106,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     organizations,
     events,
     findChannel: channels.findChannel,
+    retentionObserver: metrics.retention,
   });
   // Signed-in visitors (docs/guides/signed-in-visitors.md): identity secrets, sealed like webhook
   // secrets, and the tokens signed with them.

@@ -70,9 +70,20 @@ function registerJobs(
 ): void {
   // Each module registers its job kinds here.
   // Retention (test evidence after a day, live after retentionDays): hourly, in bounded batches
-  // (evidence/retention.ts).
+  // (evidence/retention.ts). A step it leaves for the next run is counted in /metrics and logged here.
   runner.every('evidence.retention', 3600_000, async () => {
-    await services.evidence.purgeExpired();
+    const run = await services.evidence.purgeExpired();
+    for (const left of run.deferred) {
+      const verb = { create_partition: 'make', drop_partition: 'drop', purge_rows: 'purge the events of' }[
+        left.step
+      ];
+      log.warn(
+        { step: left.step, reason: left.reason, target: left.what, sqlstate: left.code },
+        left.reason === 'permission'
+          ? `retention: cannot ${verb} ${left.what}: another database role owns it; make the service's role its owner (ALTER TABLE ... OWNER TO ...)`
+          : `retention: could not ${verb} ${left.what} now (${left.reason}); the next run tries again`,
+      );
+    }
   });
   // Consent state of events older than its table: resumable batches, 50 s per minute.
   runner.every('evidence.consent-state-backfill', 60_000, async () => {

@@ -90,7 +90,6 @@ const KNOWN_TABLES_IMPORTS = [
   'modules/evidence/consent-state.repo.ts -> modules/channels/channels.tables.ts',
   'modules/evidence/consent-write.ts -> platform/idempotency/idempotency.tables.ts',
   'modules/evidence/evidence-writer.ts -> platform/idempotency/idempotency.tables.ts',
-  'modules/evidence/evidence.repo.ts -> modules/channels/channels.tables.ts',
   'modules/exports/evidence-reader.ts -> modules/evidence/evidence.tables.ts',
   'modules/exports/export-writer.ts -> modules/evidence/evidence.tables.ts',
   'modules/receipts/receipts.service.ts -> modules/evidence/evidence.tables.ts',

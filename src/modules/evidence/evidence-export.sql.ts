@@ -91,12 +91,76 @@ export function evidenceExportWhere(literal: (value: string) => string, s: Evide
   return parts.join(' AND ');
 }
 
-/** The COPY of the export's lines, in the ledger's order (recordedAt, then id), in COPY's text format. */
-export function evidenceExportCopy(where: string): string {
-  return `COPY (SELECT ${LINE} FROM evidence_events e WHERE ${where} ORDER BY e.recorded_at, e.id) TO STDOUT WITH (FORMAT text, DELIMITER E'\\x01')`;
+/** Where a batch of the export starts: after this event (its recordedAt as PostgreSQL writes it, exact). */
+export interface EvidenceExportKey {
+  recordedAt: string;
+  id: string;
 }
 
-/** Each channel's first recordedAt among the selected events. */
-export function evidenceExportFirsts(where: string): string {
-  return `SELECT e.channel_id, min(e.recorded_at) AS first FROM evidence_events e WHERE ${where} GROUP BY e.channel_id`;
+/**
+ * The COPY of up to `limit` lines of the export after `after` (from the start when null), in the
+ * ledger's order (recordedAt, then id), in COPY's text format. The lower bound on recorded_at beside
+ * the keyset lets PostgreSQL leave out, and leave unlocked, the partitions the export has read.
+ */
+export function evidenceExportCopy(
+  literal: (value: string) => string,
+  where: string,
+  after: EvidenceExportKey | null,
+  limit: number,
+): string {
+  const keyset = after
+    ? ` AND e.recorded_at >= ${literal(after.recordedAt)}::timestamptz AND (e.recorded_at, e.id) > (${literal(after.recordedAt)}::timestamptz, ${literal(after.id)})`
+    : '';
+  return `COPY (SELECT ${LINE} FROM evidence_events e WHERE ${where}${keyset} ORDER BY e.recorded_at, e.id LIMIT ${Math.trunc(limit)}) TO STDOUT WITH (FORMAT text, DELIMITER E'\\x01')`;
+}
+
+/**
+ * The exact recordedAt of the selection's event `id` (its line shows whole seconds), as text that
+ * reads back as the same timestamptz in the same session: where the next batch starts.
+ */
+export function evidenceExportKeyOf(
+  literal: (value: string) => string,
+  s: EvidenceExportSelection,
+  id: string,
+): string {
+  return `SELECT e.recorded_at::text AS recorded_at FROM evidence_events e WHERE e.organization_id = ${literal(s.organizationId)}
+    AND e.environment = ${literal(s.environment)} AND e.id = ${literal(id)} ORDER BY e.recorded_at DESC LIMIT 1`;
+}
+
+/**
+ * The channels with unpurged events in the selection's organization and environment: a skip scan of
+ * evidence_events_purge_idx (organization, channel, recordedAt, unpurged only), one probe per channel.
+ */
+export function evidenceExportChannels(
+  literal: (value: string) => string,
+  s: EvidenceExportSelection,
+): string {
+  const scope = `e.organization_id = ${literal(s.organizationId)} AND e.environment = ${literal(s.environment)}
+    AND e.purged_at IS NULL${s.channelId === null ? '' : ` AND e.channel_id = ${literal(s.channelId)}`}`;
+  return `WITH RECURSIVE used AS (
+      (SELECT e.channel_id FROM evidence_events e WHERE ${scope} ORDER BY e.channel_id LIMIT 1)
+      UNION ALL
+      SELECT n.channel_id FROM used u CROSS JOIN LATERAL (
+        SELECT e.channel_id FROM evidence_events e WHERE ${scope} AND e.channel_id > u.channel_id
+        ORDER BY e.channel_id LIMIT 1) n
+    )
+    SELECT channel_id FROM used`;
+}
+
+/**
+ * Each of `channelIds`' first recordedAt among the selected events, one seek each: a subquery per
+ * channel with its id written in, so PostgreSQL plans each for that channel (a plan for any channel
+ * may walk the list index through another channel's events to find a rare one's first).
+ */
+export function evidenceExportFirsts(
+  literal: (value: string) => string,
+  where: string,
+  channelIds: string[],
+): string {
+  return channelIds
+    .map(
+      (id) => `SELECT ${literal(id)} AS channel_id, (SELECT min(e.recorded_at) FROM evidence_events e
+        WHERE ${where} AND e.channel_id = ${literal(id)}) AS first`,
+    )
+    .join(' UNION ALL ');
 }

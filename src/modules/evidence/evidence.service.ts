@@ -19,6 +19,7 @@ import { evidenceCanonicalBytes, leafHashOf } from './leaf-hash.ts';
 import { createPartitionsAhead } from './partitions.ts';
 import { accountPseudonymOf, pseudonymOf } from './pseudonym.ts';
 import { purgeExpiredEvidence } from './retention.ts';
+import type { RetentionObserver } from './retention-locks.ts';
 
 /**
  * The webhook outbox (docs/decisions/webhooks.md), built by the webhooks module: the job that sends a
@@ -123,6 +124,8 @@ export function createEvidenceService(deps: {
   events: EventOutbox;
   /** The consent state's 404 for an unknown channel. */
   findChannel: ChannelsService['findChannel'];
+  /** Told what each retention run leaves for the next one (the metrics). */
+  retentionObserver?: RetentionObserver;
 }) {
   const { store, clock, organizations } = deps;
 
@@ -266,16 +269,25 @@ export function createEvidenceService(deps: {
 
     /**
      * The retention purge (test evidence after a day, live after retentionDays), run by the worker's
-     * `evidence.retention` task.
+     * `evidence.retention` task. What it leaves for the next run is in the answer's `deferred`.
      */
     purgeExpired: async () => {
       // By a clock ahead of the database's, the purge would drop evidence still in its retention.
       deps.clockCheck.assertWithinBound('The retention purge did not run');
-      return purgeExpiredEvidence({ store, clock });
+      return purgeExpiredEvidence({ store, clock, observer: deps.retentionObserver });
     },
 
-    /** Makes the partitions ahead (current and next live months and more), as the service starts. */
-    createPartitionsAhead: () => createPartitionsAhead({ store, clock }),
+    /**
+     * Makes the partitions ahead (current and next live months and more), as the service starts;
+     * throws when one could not be made (a lock held too long, a read-only server).
+     */
+    async createPartitionsAhead(): Promise<void> {
+      const left = await createPartitionsAhead({ store, clock });
+      if (left.length > 0) {
+        const codes = [...new Set(left.map((d) => d.code ?? d.reason))].join(', ');
+        throw new Error(`${left.length} partitions not made (${codes})`);
+      }
+    },
 
     /** Consent state reads and the backfill of events older than the state table. */
     consentState: createConsentStateReader({

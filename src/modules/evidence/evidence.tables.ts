@@ -136,8 +136,13 @@ export const evidenceEvents = pgTable(
     index('evidence_events_subject_idx')
       .on(t.organizationId, t.environment, t.subjectPseudonym, t.recordedAt, t.id)
       .where(sql`subject_pseudonym is not null`),
-    // The live purge's row fallback: unpurged events oldest first, in the partitions a channel outlives.
-    index('evidence_events_retention_idx').on(t.environment, t.recordedAt).where(sql`purged_at is null`),
+    // The row purge (retention.ts): one channel's unpurged events oldest first, so a run visits the
+    // events it purges and not those of the channels that keep longer (the index it replaced, on
+    // environment and recordedAt, walked every channel's older events). Also each channel's first
+    // event of an export (evidence-export.sql.ts), one probe per channel.
+    index('evidence_events_purge_idx')
+      .on(t.organizationId, t.channelId, t.recordedAt)
+      .where(sql`purged_at is null`),
   ],
 );
 

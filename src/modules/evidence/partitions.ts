@@ -4,7 +4,8 @@ import { pgErrorOf } from '../../platform/db/pg-errors.ts';
 import { readRows, rowsOf } from '../../platform/db/rows.ts';
 import type { Store, Tx } from '../../platform/db/store.ts';
 import { consentStateRepo, type PurgedEvent } from './consent-state.repo.ts';
-import { evidenceRepo } from './evidence.repo.ts';
+import { retentionRepo } from './retention.repo.ts';
+import { boundedTx, type Deferred, deferredBy } from './retention-locks.ts';
 
 /**
  * evidence_events is partitioned by environment, then by time (migration `evidence_partitions`): test
@@ -13,7 +14,8 @@ import { evidenceRepo } from './evidence.repo.ts';
  * made so far; the live side has none (migration `evidence_live_no_default`: pages then read the months
  * newest first), so its months are made at start (on PostgreSQL), by the job, and by a write that finds none
  * (createPartitionsFor). The retention job keeps partitions made ahead and drops the expired
- * ones whole: no row is updated, no dead tuple is left.
+ * ones whole: no row is updated, no dead tuple is left. Every partition change it makes waits for its
+ * locks briefly (retention-locks.ts), so no tenant's read or write ever queues behind it for long.
  */
 const HOUR = 3600_000;
 const DAY = 24 * HOUR;
@@ -34,6 +36,8 @@ const LIVE_PARTITION = /^evidence_events_live_p(\d{4})(\d{2})$/;
 interface Partition {
   name: string;
   environment: 'test' | 'live';
+  /** The inclusive lower bound of its recordedAt range. */
+  lower: Date;
   /** The exclusive upper bound of its recordedAt range. */
   upper: Date;
   attached: boolean;
@@ -43,12 +47,19 @@ function parse(name: string, attached: boolean): Partition | null {
   const test = TEST_PARTITION.exec(name);
   if (test) {
     const [, y, m, d, h] = test.map(Number);
-    return { name, environment: 'test', upper: new Date(Date.UTC(y, m - 1, d, h + 1)), attached };
+    const lower = new Date(Date.UTC(y, m - 1, d, h));
+    return { name, environment: 'test', lower, upper: new Date(lower.getTime() + HOUR), attached };
   }
   const live = LIVE_PARTITION.exec(name);
   if (live) {
     const [, y, m] = live.map(Number);
-    return { name, environment: 'live', upper: new Date(Date.UTC(y, m, 1)), attached };
+    return {
+      name,
+      environment: 'live',
+      lower: new Date(Date.UTC(y, m - 1, 1)),
+      upper: new Date(Date.UTC(y, m, 1)),
+      attached,
+    };
   }
   return null;
 }
@@ -65,19 +76,51 @@ async function partitions(store: Store): Promise<Partition[]> {
   return rows.map((r) => parse(r.name as string, r.attached as boolean)).filter((p) => p !== null);
 }
 
-/** Makes the partitions the next inserts need: test ones two hours ahead, live ones three months ahead. */
-export async function createPartitionsAhead(deps: { store: Store; clock: Clock }): Promise<void> {
-  const now = deps.clock.now();
-  const liveAhead = new Date(now);
-  liveAhead.setUTCMonth(liveAhead.getUTCMonth() + LIVE_AHEAD_MONTHS);
-  await deps.store.tx((tx) =>
-    tx.execute(sql`select evidence_partitions_ensure('test', ${new Date(now.getTime() - HOUR).toISOString()}::timestamptz,
-      ${new Date(now.getTime() + TEST_AHEAD_MS).toISOString()}::timestamptz)`),
-  );
-  await deps.store.tx((tx) =>
-    tx.execute(sql`select evidence_partitions_ensure('live', ${now.toISOString()}::timestamptz,
-      ${liveAhead.toISOString()}::timestamptz)`),
-  );
+/**
+ * Where the partitions the next inserts need start: test hours from the last to two ahead, live
+ * months from this one to three ahead (evidence_partition_create rounds each down to its range).
+ */
+function partitionsAhead(now: Date): Array<{ environment: 'test' | 'live'; at: Date; name: string }> {
+  const hour = (at: Date) => at.toISOString().slice(0, 13).replace(/[-T]/g, '');
+  const starts: Array<{ environment: 'test' | 'live'; at: Date; name: string }> = [];
+  for (let at = now.getTime() - HOUR; at <= now.getTime() + TEST_AHEAD_MS; at += HOUR) {
+    starts.push({
+      environment: 'test',
+      at: new Date(at),
+      name: `evidence_events_test_p${hour(new Date(at))}`,
+    });
+  }
+  for (let k = 0; k <= LIVE_AHEAD_MONTHS; k++) {
+    const at = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + k, 1));
+    starts.push({ environment: 'live', at, name: `evidence_events_live_p${hour(at).slice(0, 6)}` });
+  }
+  return starts;
+}
+
+/**
+ * Makes the partitions the next inserts need (partitionsAhead) that do not exist yet, each in a
+ * transaction of its own with bounded lock waits: attaching a test hour locks the test DEFAULT
+ * partition, which every generic plan over evidence_events reads. One that cannot be made now is
+ * left for the next run (its events wait in the DEFAULT partition meanwhile; a live write that finds
+ * no month makes it itself, createPartitionsFor). Returns what was left.
+ */
+export async function createPartitionsAhead(deps: { store: Store; clock: Clock }): Promise<Deferred[]> {
+  const { store } = deps;
+  const existing = new Set((await partitions(store)).filter((p) => p.attached).map((p) => p.name));
+  const deferred: Deferred[] = [];
+  for (const start of partitionsAhead(deps.clock.now())) {
+    if (existing.has(start.name)) continue;
+    try {
+      await boundedTx(store, 'ddl', (tx) =>
+        tx.execute(
+          sql`select evidence_partition_create(${start.environment}, ${start.at.toISOString()}::timestamptz)`,
+        ),
+      );
+    } catch (error) {
+      deferred.push(deferredBy(error, 'create_partition', start.name));
+    }
+  }
+  return deferred;
 }
 
 /**
@@ -86,51 +129,85 @@ export async function createPartitionsAhead(deps: { store: Store; clock: Clock }
  * a channel that keeps that month longer, or an event whose channel row is missing, holds it back.
  */
 async function liveExpired(store: Store, p: Partition, now: Date): Promise<boolean> {
-  return !(await evidenceRepo.liveMonthHeld(store.db, p.name, p.upper, now));
+  return !(await boundedTx(store, 'rows', (tx) => retentionRepo.liveMonthHeld(tx, p.name, p.upper, now)));
+}
+
+/** What dropExpiredPartitions did: the partitions dropped, and those left for the next run. */
+export interface PartitionDrops {
+  dropped: string[];
+  deferred: Deferred[];
+  /** The start of the oldest live partition still attached (null: none), where the row purge starts. */
+  oldestLive: Date | null;
 }
 
 /**
  * Drops the expired partitions: test ones whose hour ended more than 24 hours ago, live ones whose
- * month every channel with events there has outlived. Each is detached (a short lock of its
- * environment's table), then the consent state forgets its events in batches (its rows that pointed
- * at one fall back to the newest decision left), then it is dropped. A run that stops between those
- * steps leaves a detached partition, which the next run finishes. Returns the names dropped.
+ * month every channel with events there has outlived. Each is detached (a lock of its environment's
+ * table for a moment, waited for at most RETENTION_LOCK_TIMEOUT_MS), then the consent state forgets
+ * its events in batches (its rows that pointed at one fall back to the newest decision left), then
+ * it is dropped. A run that stops between those steps leaves a detached partition, which the next
+ * run finishes. A partition that cannot be detached or dropped now (a long read holds its table, or
+ * another database role owns it) is left for the next run, and the others go on.
  */
 export async function dropExpiredPartitions(deps: {
   store: Store;
   clock: Clock;
   testRetentionMs: number;
-}): Promise<string[]> {
+}): Promise<PartitionDrops> {
   const { store } = deps;
   const now = deps.clock.now();
   const testCutoff = now.getTime() - deps.testRetentionMs;
-  const minLiveDays = await evidenceRepo.minLiveRetentionDays(store.db);
-  const dropped: string[] = [];
-  for (const p of await partitions(store)) {
-    if (p.attached) {
-      if (p.environment === 'test' && p.upper.getTime() > testCutoff) continue;
-      if (p.environment === 'live') {
-        if (p.upper.getTime() > now.getTime() - minLiveDays * DAY) continue;
-        if (!(await liveExpired(store, p, now))) continue;
-      }
-      const [row] = await readRows(
-        store.db,
-        sql`select exists (select 1 from ${sql.identifier(p.name)}) as filled`,
-      );
-      if (row.filled) {
-        await store.tx((tx) =>
-          tx.execute(
-            sql`alter table ${sql.identifier(`evidence_events_${p.environment}`)} detach partition ${sql.identifier(p.name)}`,
-          ),
-        );
-      }
+  const minLiveDays = await retentionRepo.minLiveRetentionDays(store.db);
+  const result: PartitionDrops = { dropped: [], deferred: [], oldestLive: null };
+  const keep = (p: Partition) => {
+    if (p.environment === 'live' && (result.oldestLive === null || p.lower < result.oldestLive)) {
+      result.oldestLive = p.lower;
     }
-    // An empty partition (one made ahead for an hour without events) is dropped at once.
-    await forgetEvents(store, p.name);
-    await store.tx((tx) => tx.execute(sql`drop table if exists ${sql.identifier(p.name)}`));
-    dropped.push(p.name);
+  };
+  for (const p of await partitions(store)) {
+    try {
+      if (p.attached) {
+        if (p.environment === 'test' && p.upper.getTime() > testCutoff) continue;
+        if (p.environment === 'live') {
+          if (p.upper.getTime() > now.getTime() - minLiveDays * DAY || !(await liveExpired(store, p, now))) {
+            keep(p);
+            continue;
+          }
+        }
+        if (await detach(store, p)) {
+          result.dropped.push(p.name);
+          continue;
+        }
+      }
+      await forgetEvents(store, p.name);
+      await boundedTx(store, 'ddl', (tx) => tx.execute(sql`drop table if exists ${sql.identifier(p.name)}`));
+      result.dropped.push(p.name);
+    } catch (error) {
+      result.deferred.push(deferredBy(error, 'drop_partition', p.name));
+      if (p.attached) keep(p);
+    }
   }
-  return dropped;
+  return result;
+}
+
+/**
+ * Detaches `p`, its lock waits bounded. An empty partition (one made ahead for an hour without
+ * events) is dropped in the same transaction, checked once detached, when no insert can reach it any
+ * more; returns whether it was.
+ */
+async function detach(store: Store, p: Partition): Promise<boolean> {
+  return boundedTx(store, 'ddl', async (tx) => {
+    const table = sql.identifier(p.name);
+    await tx.execute(
+      sql`alter table ${sql.identifier(`evidence_events_${p.environment}`)} detach partition ${table}`,
+    );
+    const [row] = rowsOf<{ filled: boolean }>(
+      await tx.execute(sql`select exists (select 1 from ${table}) as filled`),
+    );
+    if (row.filled) return false;
+    await tx.execute(sql`drop table ${table}`);
+    return true;
+  });
 }
 
 /** The consent state's rows (and TC strings) that point at an event of the detached `table` are rebuilt. */
@@ -138,7 +215,7 @@ async function forgetEvents(store: Store, table: string): Promise<void> {
   const t = sql.identifier(table);
   let after: SQL = sql``;
   for (;;) {
-    const done = await store.tx(async (tx: Tx) => {
+    const done = await boundedTx(store, 'rows', async (tx: Tx) => {
       const rows = rowsOf(
         await tx.execute(sql`
           select p.organization_id, p.environment, p.id, p.channel_id, p.subject_pseudonym from ${t} p

@@ -12,6 +12,10 @@ export type DecisionOutcome = 'accept_all' | 'reject_all' | 'custom';
 /** Which limit refused a request; never the key, site or address it counted. */
 export type RateLimitKind = 'api' | 'public' | 'sign_in';
 
+/** A step of the evidence retention run, and why a run left it for the next one (evidence/retention-locks.ts). */
+export type RetentionStep = 'create_partition' | 'drop_partition' | 'purge_rows';
+export type RetentionDeferReason = 'lock_timeout' | 'statement_timeout' | 'permission' | 'error';
+
 const JOB_STATUSES = ['queued', 'running', 'failed'] as const;
 
 /**
@@ -97,6 +101,17 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
   const sdkCacheEvictions = new Counter({
     name: 'consent_service_sdk_cache_evictions_total',
     help: 'Compressed sdk.js bodies this process dropped to stay within SDK_CACHE_MB (least recently used first).',
+    registers: [registry],
+  });
+  const retentionDeferred = new Counter({
+    name: 'consent_service_retention_deferred_total',
+    help: 'Steps of the evidence retention run this process left for the next run, by step and reason (lock_timeout: a lock held by another session, such as a long read; permission: a partition another database role owns).',
+    labelNames: ['step', 'reason'] as const,
+    registers: [registry],
+  });
+  const retentionWaiting = new Gauge({
+    name: 'consent_service_retention_partitions_waiting',
+    help: "Expired evidence partitions this process's last retention run could not drop (left for the next run).",
     registers: [registry],
   });
   const jobs = new Gauge({
@@ -223,6 +238,15 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     },
     tcfVendorListVersion(version: number) {
       tcfVersion.set(version);
+    },
+    /** The evidence retention run's observer (evidence/retention.ts). */
+    retention: {
+      deferred(step: RetentionStep, reason: RetentionDeferReason) {
+        retentionDeferred.inc({ step, reason });
+      },
+      partitionsWaiting(count: number) {
+        retentionWaiting.set(count);
+      },
     },
     /** The sdk.js cache's observer (sites/sdk-scripts.ts). */
     sdkScripts: {
