@@ -151,6 +151,7 @@ export async function buildApp(deps: AppDeps) {
     redisUrl: config.redisUrl,
     redisPrefix: config.rateLimitRedisPrefix,
     perMinute: config.rateLimitPerMinute,
+    organizationPerMinute: config.orgRateLimitPerMinute,
     publicPerMinute: config.publicRateLimitPerMinute,
     clock,
     onReject: services.metrics.rateLimitRejected,

@@ -17,6 +17,8 @@ export interface Config {
   /** Prefix of the rate-limit keys in Redis, so several deployments (or test runs) can share one. */
   rateLimitRedisPrefix: string;
   rateLimitPerMinute: number;
+  /** All API keys of one organization together, per minute (an organization's override wins). */
+  orgRateLimitPerMinute: number;
   publicRateLimitPerMinute: number;
   /** Console sign-in attempts per minute, per client address and per email. */
   signInRateLimitPerMinute: number;
@@ -335,6 +337,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : null,
     rateLimitRedisPrefix: env.RATE_LIMIT_REDIS_PREFIX || 'consent-service:rate-limit',
     rateLimitPerMinute: read(() => intSetting(env, 'RATE_LIMIT_PER_MINUTE', 100, 1, 1_000_000), 100),
+    orgRateLimitPerMinute: read(() => intSetting(env, 'ORG_RATE_LIMIT_PER_MINUTE', 1000, 1, 1_000_000), 1000),
     publicRateLimitPerMinute: read(
       () => intSetting(env, 'PUBLIC_RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000),
       120,

@@ -190,7 +190,7 @@ describe('CLI', () => {
   );
 
   it(
-    'orgs set-limit --json overrides the per-key limit of the organization',
+    'orgs set-limit --json sets the limit all keys of the organization share',
     async () => {
       const args = ['orgs', 'set-limit', '--org', bootstrap.organization.id, '--per-minute'];
       expectOneLineError(await runCli([...args, '0'], storeEnv), /--per-minute must be an integer/);
@@ -356,7 +356,7 @@ describe('CLI', () => {
         expect(analyst.status, analyst.text).toBe(200);
         const denied = await app.http.get('/v1/api-keys', { key: createdSecret });
         expect(denied.status).toBe(403);
-        // orgs set-limit applies to every key of the organization.
+        // orgs set-limit's 37 is the organization's limit, the tighter here (each key also has 100).
         expect(analyst.headers.get('x-ratelimit-limit')).toBe('37');
         // The password set from stdin signs the member in.
         const signIn = await app.http.post('/console/api/sign-in', {

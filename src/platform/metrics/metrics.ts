@@ -10,7 +10,7 @@ export type WebhookAttemptOutcome = 'success' | 'http_error' | 'no_response';
 export type DecisionOutcome = 'accept_all' | 'reject_all' | 'custom';
 
 /** Which limit refused a request; never the key, site or address it counted. */
-export type RateLimitKind = 'api' | 'public' | 'sign_in';
+export type RateLimitKind = 'api' | 'organization' | 'public' | 'sign_in';
 
 const JOB_STATUSES = ['queued', 'running', 'failed'] as const;
 
