@@ -61,6 +61,10 @@ export interface Config {
   geoipDatabase: string | null;
   /** Memory for compressed sdk.js bodies (a config per region in front of the bundle), all sites together. */
   sdkCacheBytes: number;
+  /** Memory for config answers (one per site and region, serialized), all sites together. */
+  configCacheBytes: number;
+  /** A config answer not asked for within this long is dropped from memory. */
+  configCacheMaxIdleMs: number;
   /**
    * Where the worker fetches IAB's Global Vendor List: an http(s) base URL, or a file: directory
    * holding IAB's files (installs without internet). Always ends with '/'.
@@ -369,6 +373,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     geoSubdivisionHeader: geoHeaders[1],
     geoipDatabase: read(() => geoipDatabaseSetting(env), null),
     sdkCacheBytes: MB * read(() => intSetting(env, 'SDK_CACHE_MB', 32, 1, 4096), 32),
+    configCacheBytes: MB * read(() => intSetting(env, 'CONFIG_CACHE_MB', 32, 1, 4096), 32),
+    configCacheMaxIdleMs:
+      1000 * read(() => intSetting(env, 'CONFIG_CACHE_MAX_IDLE_SECONDS', 600, 1, 86_400), 600),
     tcfGvlUrl: read(() => gvlUrlSetting(env), DEFAULT_TCF_GVL_URL),
     tcfDisclosureAllowPrivateTargets: env.TCF_DISCLOSURE_ALLOW_PRIVATE_TARGETS === 'true',
     googleAtpUrl: read(() => atpUrlSetting(env), DEFAULT_GOOGLE_ATP_URL),

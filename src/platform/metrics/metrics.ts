@@ -93,6 +93,16 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     help: 'Compressed sdk.js bodies this process dropped to stay within SDK_CACHE_MB (least recently used first).',
     registers: [registry],
   });
+  const configCacheBytes = new Gauge({
+    name: 'consent_service_config_cache_bytes',
+    help: 'Bytes of config answers (one per site and region) this process keeps, all sites together (bounded by CONFIG_CACHE_MB).',
+    registers: [registry],
+  });
+  const configCacheEvictions = new Counter({
+    name: 'consent_service_config_cache_evictions_total',
+    help: 'Config answers this process dropped to stay within CONFIG_CACHE_MB (least recently used first) or unused for CONFIG_CACHE_MAX_IDLE_SECONDS.',
+    registers: [registry],
+  });
   const jobs = new Gauge({
     name: 'consent_service_jobs',
     help: 'Jobs in the jobs table by kind and status (queued includes scheduled; failed until purged).',
@@ -187,6 +197,16 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
       },
       evicted() {
         sdkCacheEvictions.inc();
+      },
+    },
+
+    /** The config answers' cache's observer (sites/regional-answers.ts). */
+    configCache: {
+      cacheBytes(bytes: number) {
+        configCacheBytes.set(bytes);
+      },
+      evicted() {
+        configCacheEvictions.inc();
       },
     },
 
