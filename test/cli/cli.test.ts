@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROLE_SCOPES } from '../../src/platform/auth/scopes.ts';
+import { processStart } from '../../src/platform/db/data-dir-lock.mjs';
 import { createEmbeddedStore } from '../../src/platform/db/store.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
@@ -397,6 +398,41 @@ describe('embedded data directory held by a process that takes no commands', () 
       expect(result.code).toBe(1);
       expect(fs.readFileSync(path.join(dir, 'consent-service.lock'), 'utf8')).toBe(String(process.pid));
       expect(fs.readdirSync(dir)).toEqual(['consent-service.lock']);
+    },
+    SLOW,
+  );
+
+  it(
+    'a lock of this version names its holder by PID and start time: the same process is refused',
+    async () => {
+      const dir = tempDir();
+      const lock = JSON.stringify({ pid: process.pid, start: processStart(process.pid) });
+      fs.writeFileSync(path.join(dir, 'consent-service.lock'), lock);
+      expectOneLineError(
+        await runCli(['migrate'], { DATA_DIR: dir }),
+        /in use by another process \(pid \d+\)/,
+      );
+      expect(fs.readFileSync(path.join(dir, 'consent-service.lock'), 'utf8')).toBe(lock);
+    },
+    SLOW,
+  );
+
+  it(
+    'a lock whose PID another process now carries (it started later) is stale: the CLI takes the directory',
+    async () => {
+      // After a crash the PID in the lock can belong to any process: here this test's own, which is
+      // alive but did not start when the lock says.
+      const dir = tempDir();
+      const start = processStart(process.pid);
+      expect(start).not.toBeNull();
+      fs.writeFileSync(
+        path.join(dir, 'consent-service.lock'),
+        JSON.stringify({ pid: process.pid, start: String(Number(start) - 1) }),
+      );
+      const result = await runCli(['migrate'], { DATA_DIR: dir });
+      expect(result.code, result.stderr).toBe(0);
+      // Released when the command ended.
+      expect(fs.existsSync(path.join(dir, 'consent-service.lock'))).toBe(false);
     },
     SLOW,
   );

@@ -1,12 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
-import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
+import { lockHeld, lockPath, ownLock, readLock } from './data-dir-lock.mjs';
 import { createHeavyReads, createLightWork, type HeavyReads, poolHeavyReadLimits } from './heavy-reads.ts';
 import { openPgPool } from './host-list-pool.ts';
 import { createPgListener, type ListenHandler, type RemoteListener } from './listener.ts';
@@ -498,22 +498,21 @@ export function openPglite(options: Pick<EmbeddedOptions, 'dataDir' | 'loadDataD
 
 /**
  * PGlite is single-process: a second process opening the same directory would corrupt it.
- * The holder keeps a lock file with its pid; a stale one (dead pid) is taken over.
+ * The holder keeps a lock file with its PID and start time (data-dir-lock.mjs); a stale one (a dead
+ * holder, or its PID now carried by another process) is taken over.
  */
 export function lockDataDir(dataDir: string): () => void {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const lockPath = path.join(dataDir, 'consent-service.lock');
+  const file = lockPath(dataDir);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx', mode: 0o600 });
-      return () => fs.rmSync(lockPath, { force: true });
+      fs.writeFileSync(file, ownLock(), { flag: 'wx', mode: 0o600 });
+      return () => fs.rmSync(file, { force: true });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const pid = Number(fs.readFileSync(lockPath, 'utf8'));
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
-        throw new DataDirInUseError(dataDir, pid);
-      }
-      fs.rmSync(lockPath, { force: true });
+      const lock = readLock(dataDir);
+      if (lockHeld(lock)) throw new DataDirInUseError(dataDir, lock?.pid ?? 0);
+      fs.rmSync(file, { force: true });
     }
   }
   throw new DataDirInUseError(dataDir, 0);
@@ -524,14 +523,5 @@ export class DataDirInUseError extends Error {
     super(
       `the embedded data directory ${dataDir} is in use by another process${pid ? ` (pid ${pid})` : ''}; stop it, or set DATABASE_URL to use PostgreSQL`,
     );
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
