@@ -1,14 +1,24 @@
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { describeError, isDatabaseUnavailable } from '../db/pg-errors.ts';
+import { BODY_LIMIT_BYTES, describeBodyLimit } from './body-limits.ts';
 import { AppError } from './errors.ts';
 import { sendProblem } from './problem.ts';
 import { requestIdFor } from './request-id.ts';
 import { requestLineFault } from './request-line.ts';
 import { fieldErrors } from './validation.ts';
 
+/** 413 payload_too_large, saying the route's limit (body-limits.ts). */
+function tooLarge(bodyLimit: number): AppError {
+  const limit = describeBodyLimit(bodyLimit);
+  return new AppError(
+    'payload_too_large',
+    `The body is larger than ${limit}, this endpoint's limit; send at most ${limit}.`,
+  );
+}
+
 /** Fastify's own errors (body parsing, limits) as codes of our table (errors.ts). */
-function fromFastifyError(error: FastifyError): AppError | null {
+function fromFastifyError(error: FastifyError, bodyLimit: number): AppError | null {
   if (error.validation) {
     const errors = fieldErrors(error.validation as never, error.validationContext);
     return new AppError('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), {
@@ -19,11 +29,11 @@ function fromFastifyError(error: FastifyError): AppError | null {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('unsupported_media_type', 'Send the body as application/json.');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('payload_too_large', 'The body is larger than 1 MiB.');
+      return tooLarge(bodyLimit);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError('malformed_request', 'The body is empty but its Content-Type says JSON.');
   }
-  if (error.statusCode === 413) return new AppError('payload_too_large', 'The body is larger than 1 MiB.');
+  if (error.statusCode === 413) return tooLarge(bodyLimit);
   if (error.statusCode === 415)
     return new AppError('unsupported_media_type', 'Send the body as application/json.');
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
@@ -42,7 +52,8 @@ function isRequestError(error: unknown): boolean {
   return typeof status === 'number' && status >= 400 && status < 500;
 }
 
-export function toAppError(error: unknown): AppError {
+/** `bodyLimit`: the limit of the route the error is from (its 413 says it). */
+export function toAppError(error: unknown, bodyLimit = BODY_LIMIT_BYTES): AppError {
   if (error instanceof AppError) return error;
   if (!isRequestError(error) && isDatabaseUnavailable(error)) {
     return new AppError('service_unavailable', 'The database is unreachable; try again shortly.', {
@@ -51,7 +62,7 @@ export function toAppError(error: unknown): AppError {
     });
   }
   return (
-    fromFastifyError(error as FastifyError) ??
+    fromFastifyError(error as FastifyError, bodyLimit) ??
     new AppError('internal_error', 'Something went wrong on our side.', { cause: error })
   );
 }
@@ -80,7 +91,7 @@ export function installErrorHandling(
   options: { docsUrl: string; onForbidden?: (request: FastifyRequest, error: AppError) => Promise<void> },
 ) {
   app.setErrorHandler(async (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const appError = toAppError(error);
+    const appError = toAppError(error, request.routeOptions.bodyLimit);
     if (appError.status >= 500) {
       // describeError, not the error itself: a database error's message can carry request values.
       const stack = error instanceof Error ? error.stack?.split('\n').slice(1, 8).join('\n') : undefined;
