@@ -19,7 +19,7 @@ const DAY_MS = 86_400_000;
  * grows with everything else running, which would shrink the slices to a day each for nothing. On
  * PostgreSQL the work is the server's, so slices grow to the whole range within a few statements.
  */
-const SLICE_TARGET_MS = 15;
+const SLICE_TARGET_MS = 25;
 /** The first slice; each next one is sized from how long the last took (at most this many times longer). */
 const FIRST_SLICE_DAYS = 7;
 const MAX_GROWTH = 8;

@@ -136,14 +136,16 @@ export function createLightWork(maxYieldMs: number) {
       return result.finally(settled);
     },
     /**
-     * Resolves once no light statement is in flight (after at most maxYieldMs). Each time, a timer
-     * turn passes first, so requests that arrived meanwhile (read in the event loop's I/O phase, and
-     * the group commits they start in its check phase) have sent their statements before it looks.
+     * Resolves once no light statement is in flight (after at most maxYieldMs). Each time, two
+     * check phases of the event loop pass first: requests that arrived while the last statement
+     * ran are read in the I/O phase between them, and the work they start in a check phase of its
+     * own (the group commit's batch) has sent its statements before this looks.
      */
     async yieldTo(): Promise<void> {
       const deadline = Date.now() + maxYieldMs;
       for (;;) {
-        await new Promise((resolve) => setTimeout(resolve, 0));
+        await new Promise((resolve) => setImmediate(resolve));
+        await new Promise((resolve) => setImmediate(resolve));
         const left = deadline - Date.now();
         if (inFlight === 0 || left <= 0) return;
         await whenIdle(left);
