@@ -126,6 +126,12 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     labelNames: ['state'] as const,
     registers: [registry],
   });
+  const heavyReadTurns = new Gauge({
+    name: 'consent_service_heavy_read_turns',
+    help: 'Turns of heavy reads (analytics slices, export batches, consent-state lookups) running and waiting in this process, all organizations together.',
+    labelNames: ['state'] as const,
+    registers: [registry],
+  });
   const databaseUp = new Gauge({
     name: 'consent_service_metrics_database_up',
     help: '1 when the database gauges (jobs, ledger) were read at this scrape, 0 when the query failed.',
@@ -230,6 +236,9 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
         pool.set({ state: 'idle' }, store.pool.idleCount);
         pool.set({ state: 'waiting' }, store.pool.waitingCount);
       }
+      const turns = store.heavyReads.counts();
+      heavyReadTurns.set({ state: 'running' }, turns.running);
+      heavyReadTurns.set({ state: 'waiting' }, turns.waiting);
       return registry.metrics();
     },
   };
