@@ -41,30 +41,43 @@ export function createHeavyReads(
     beforeTurn?: () => Promise<void>;
   } = {},
 ): HeavyReads {
-  /** Waiting turns by organization; the map's order is the rotation (the last served goes last). */
+  /** Waiting turns by organization, in the order each organization began to wait. */
   const waiting = new Map<string, Array<() => void>>();
   const runningOf = new Map<string, number>();
+  /**
+   * When each organization with turns running or waiting last started one (a sequence number): the
+   * next slot goes to the waiting organization served longest ago, one never served first.
+   */
+  const lastServed = new Map<string, number>();
+  let served = 0;
   let running = 0;
   let queued = 0;
 
+  function next(): string | undefined {
+    let chosen: string | undefined;
+    let chosenAt = Number.POSITIVE_INFINITY;
+    for (const organizationId of waiting.keys()) {
+      if ((runningOf.get(organizationId) ?? 0) >= limits.perOrganization) continue;
+      const at = lastServed.get(organizationId) ?? -1;
+      if (at < chosenAt) {
+        chosen = organizationId;
+        chosenAt = at;
+      }
+    }
+    return chosen;
+  }
+
   function startNext() {
     while (running < limits.concurrency) {
-      let chosen: string | undefined;
-      for (const [organizationId] of waiting) {
-        if ((runningOf.get(organizationId) ?? 0) < limits.perOrganization) {
-          chosen = organizationId;
-          break;
-        }
-      }
+      const chosen = next();
       if (chosen === undefined) return;
       const queue = waiting.get(chosen)!;
       const start = queue.shift()!;
-      // To the back of the rotation: every other organization waiting goes first next time.
-      waiting.delete(chosen);
-      if (queue.length > 0) waiting.set(chosen, queue);
+      if (queue.length === 0) waiting.delete(chosen);
       queued--;
       running++;
       runningOf.set(chosen, (runningOf.get(chosen) ?? 0) + 1);
+      lastServed.set(chosen, served++);
       start();
     }
   }
@@ -73,7 +86,11 @@ export function createHeavyReads(
     running--;
     const left = (runningOf.get(organizationId) ?? 1) - 1;
     if (left > 0) runningOf.set(organizationId, left);
-    else runningOf.delete(organizationId);
+    else {
+      runningOf.delete(organizationId);
+      // Nothing of it left: its place in the rotation goes too (the maps hold only the active).
+      if (!waiting.has(organizationId)) lastServed.delete(organizationId);
+    }
     startNext();
   }
 
