@@ -30,6 +30,7 @@ import { auditContextOf, installAuth, type RouteTableEntry } from './platform/au
 import type { Clock } from './platform/clock.ts';
 import { serviceSecret } from './platform/db/service-secrets.ts';
 import type { Store } from './platform/db/store.ts';
+import { BODY_LIMIT_BYTES } from './platform/http/body-limits.ts';
 import { createCursorCodec } from './platform/http/cursor.ts';
 import { installDocs } from './platform/http/docs.ts';
 import { clientErrorHandler, frameworkErrors, installErrorHandling } from './platform/http/error-handler.ts';
@@ -65,7 +66,6 @@ declare module 'fastify' {
   }
 }
 
-export const BODY_LIMIT_BYTES = 1024 * 1024;
 // Fastify's default is no limit: a client sending its request slowly (slowloris) would hold a
 // connection forever. A whole request (headers and a body of at most 1 MiB) gets 30 s.
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -88,6 +88,7 @@ export async function buildApp(deps: AppDeps) {
         censor: '[redacted]',
       },
     }),
+    // Authenticated bodies; the public POSTs take PUBLIC_BODY (64 KiB) on their routes.
     bodyLimit: BODY_LIMIT_BYTES,
     // Response serializers compiled at a route's first answer, not all at start (lazy-compilers.ts).
     schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
@@ -152,6 +153,7 @@ export async function buildApp(deps: AppDeps) {
     redisUrl: config.redisUrl,
     redisPrefix: config.rateLimitRedisPrefix,
     perMinute: config.rateLimitPerMinute,
+    organizationPerMinute: config.orgRateLimitPerMinute,
     publicPerMinute: config.publicRateLimitPerMinute,
     clock,
     onReject: services.metrics.rateLimitRejected,

@@ -17,6 +17,8 @@ export interface Config {
   /** Prefix of the rate-limit keys in Redis, so several deployments (or test runs) can share one. */
   rateLimitRedisPrefix: string;
   rateLimitPerMinute: number;
+  /** All API keys of one organization together, per minute (an organization's override wins). */
+  orgRateLimitPerMinute: number;
   publicRateLimitPerMinute: number;
   /** Console sign-in attempts per minute, per client address and per email. */
   signInRateLimitPerMinute: number;
@@ -66,6 +68,10 @@ export interface Config {
   geoipDatabase: string | null;
   /** Memory for compressed sdk.js bodies (a config per region in front of the bundle), all sites together. */
   sdkCacheBytes: number;
+  /** Memory for config answers (one per site and region, serialized), all sites together. */
+  configCacheBytes: number;
+  /** A config answer not asked for within this long is dropped from memory. */
+  configCacheMaxIdleMs: number;
   /**
    * Where the worker fetches IAB's Global Vendor List: an http(s) base URL, or a file: directory
    * holding IAB's files (installs without internet). Always ends with '/'.
@@ -342,6 +348,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : null,
     rateLimitRedisPrefix: env.RATE_LIMIT_REDIS_PREFIX || 'consent-service:rate-limit',
     rateLimitPerMinute: read(() => intSetting(env, 'RATE_LIMIT_PER_MINUTE', 100, 1, 1_000_000), 100),
+    orgRateLimitPerMinute: read(() => intSetting(env, 'ORG_RATE_LIMIT_PER_MINUTE', 1000, 1, 1_000_000), 1000),
     publicRateLimitPerMinute: read(
       () => intSetting(env, 'PUBLIC_RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000),
       120,
@@ -375,6 +382,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     geoSubdivisionHeader: geoHeaders[1],
     geoipDatabase: read(() => geoipDatabaseSetting(env), null),
     sdkCacheBytes: MB * read(() => intSetting(env, 'SDK_CACHE_MB', 32, 1, 4096), 32),
+    configCacheBytes: MB * read(() => intSetting(env, 'CONFIG_CACHE_MB', 32, 1, 4096), 32),
+    configCacheMaxIdleMs:
+      1000 * read(() => intSetting(env, 'CONFIG_CACHE_MAX_IDLE_SECONDS', 600, 1, 86_400), 600),
     tcfGvlUrl: read(() => gvlUrlSetting(env), DEFAULT_TCF_GVL_URL),
     tcfDisclosureAllowPrivateTargets: env.TCF_DISCLOSURE_ALLOW_PRIVATE_TARGETS === 'true',
     googleAtpUrl: read(() => atpUrlSetting(env), DEFAULT_GOOGLE_ATP_URL),

@@ -133,6 +133,8 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     onGeoIpReloadError: (error) => process.emitWarning(error.message),
     sdkCacheBytes: deps.config.sdkCacheBytes,
     sdkScriptsObserver: metrics.sdkScripts,
+    configCache: { maxBytes: deps.config.configCacheBytes, maxIdleMs: deps.config.configCacheMaxIdleMs },
+    configCacheObserver: metrics.configCache,
   });
   // A visitor's decision, from the request to its evidence event (docs/decisions/sites-and-evidence.md).
   const consent = createConsentService({

@@ -7,7 +7,7 @@ import { type Child, freePort } from './processes.ts';
  * The service of the checkout at `root` (this one, or another worktree: a before/after pair), as
  * startService runs it, as an API replica (`role` all: the embedded store admits one process). With
  * `profileDir`, under `node --cpu-prof` (written at exit); `extraNodeArgs` go to node before the entry
- * point.
+ * point; `overrides` replace any of the settings below.
  */
 export async function startServiceAt(
   root: string,
@@ -15,6 +15,8 @@ export async function startServiceAt(
   profileDir?: string,
   role: 'api' | 'all' = 'api',
   extraNodeArgs: string[] = [],
+  /** Settings over the bench's own (its limits far above any load, say). */
+  overrides: Record<string, string> = {},
 ) {
   const port = await freePort();
   const nodeArgs = profileDir
@@ -35,6 +37,7 @@ export async function startServiceAt(
       RATE_LIMIT_PER_MINUTE: '1000000',
       PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000',
       LEDGER_SEAL_SECONDS: '86400',
+      ...overrides,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -250,12 +250,13 @@ export async function orgsCommand(io: CommandIo, args: string[]) {
       });
     });
     const result = {
-      organization: { id: org, rateLimitPerMinute: perMinute ?? io.config.rateLimitPerMinute },
+      // The limit all the organization's API keys share (each key also keeps RATE_LIMIT_PER_MINUTE).
+      organization: { id: org, rateLimitPerMinute: perMinute ?? io.config.orgRateLimitPerMinute },
     };
     io.out(
       values.json
         ? JSON.stringify(result)
-        : `Rate limit of ${org}: ${result.organization.rateLimitPerMinute}/min`,
+        : `Rate limit of ${org}, all its API keys together: ${result.organization.rateLimitPerMinute}/min`,
     );
   });
 }

@@ -3,26 +3,11 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { controlSocketPath, lockPath, STORE_COMMANDS, socketPathFits } from './control-path.mjs';
+import { lockHeld, readLock } from '../platform/db/data-dir-lock.mjs';
+import { controlSocketPath, STORE_COMMANDS, socketPathFits } from './control-path.mjs';
 
 /** How long to wait for a server that holds the lock to open its socket (it does so at once). */
 const SOCKET_WAIT_MS = 3000;
-
-function lockHolderAlive(dataDir) {
-  let pid;
-  try {
-    pid = Number(fs.readFileSync(lockPath(dataDir), 'utf8'));
-  } catch {
-    return false;
-  }
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === 'EPERM';
-  }
-}
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -58,7 +43,7 @@ export async function forwardToServer(argv, env) {
   for (;;) {
     if (fs.existsSync(socketPath)) socket = await connect(socketPath);
     // No live server: run here (a stale lock or socket is cleared by whoever opens the store).
-    if (socket || !lockHolderAlive(dataDir) || Date.now() > deadline) break;
+    if (socket || !lockHeld(readLock(dataDir)) || Date.now() > deadline) break;
     await sleep(50);
   }
   if (!socket) return null;

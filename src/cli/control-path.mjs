@@ -4,9 +4,6 @@ import path from 'node:path';
 /** Commands that use the store: the ones a running embedded server takes over its socket. */
 export const STORE_COMMANDS = ['bootstrap', 'members', 'keys', 'orgs', 'migrate', 'demo', 'ledger'];
 
-/** The lock file of the embedded store (src/platform/db/store.ts lockDataDir writes it). */
-export const lockPath = (dataDir) => path.join(dataDir, 'consent-service.lock');
-
 /** The server's control socket lives in a directory of its own, owner-only (0700). */
 export const controlDir = (dataDir) => path.join(dataDir, 'run');
 export const controlSocketPath = (dataDir) => path.join(controlDir(dataDir), 'cli.sock');

@@ -8,8 +8,15 @@ import { describeError } from './errors.ts';
 import { runStoreCommand } from './run-command.ts';
 import type { Runtime } from './runtime.ts';
 
-/** A request line or the forwarded stdin: far above any command line or password. */
-const MAX_MESSAGE_BYTES = 1 << 20;
+/**
+ * What one connection may have sent and the server not yet read, all lines together: a request line
+ * and the forwarded stdin fit far below it (a command line, a password). Past it the connection is
+ * closed: lines kept unread would cost the server far more than their size (60 MB of short lines
+ * grew it to 1.8 GB).
+ */
+const MAX_BUFFERED_BYTES = 1 << 20;
+/** Messages a client sends before the server reads them: its request, then stdin when asked for. */
+const MAX_QUEUED_MESSAGES = 2;
 /** Sub-commands, logged beside the command; nothing else of the command line is. */
 const ACTIONS = ['add', 'set-password', 'create', 'set-limit'];
 /** A client that connects and says nothing is dropped after this. */
@@ -75,39 +82,63 @@ export async function startControlServer(
   };
 }
 
-/** Reads newline-delimited JSON messages from the socket, one at a time. */
+/**
+ * Reads newline-delimited JSON messages from the socket, one at a time. Lines are parsed only when
+ * read, and what is unread stays bounded: past MAX_QUEUED_MESSAGES lines or MAX_BUFFERED_BYTES the
+ * connection is closed (its next read answers null, as a closed connection does).
+ */
 function messages(socket: net.Socket) {
   let buffered = '';
   const waiting: Array<(message: Record<string, unknown> | null) => void> = [];
-  const queue: Array<Record<string, unknown> | null> = [];
-  const push = (message: Record<string, unknown> | null) => {
-    const next = waiting.shift();
-    if (next) next(message);
-    else queue.push(message);
+  const lines: string[] = [];
+  let unreadBytes = 0;
+  let closed = false;
+  const parse = (line: string): Record<string, unknown> | null => {
+    try {
+      const message = JSON.parse(line);
+      return message && typeof message === 'object' ? message : null;
+    } catch {
+      return null;
+    }
+  };
+  const close = () => {
+    closed = true;
+    buffered = '';
+    lines.length = 0;
+    unreadBytes = 0;
+    for (const next of waiting.splice(0)) next(null);
+    socket.destroy();
   };
   socket.setEncoding('utf8');
   socket.on('data', (chunk: string) => {
+    if (closed) return;
     buffered += chunk;
-    if (buffered.length > MAX_MESSAGE_BYTES) {
-      push(null);
-      socket.destroy();
-      return;
-    }
     for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
       const line = buffered.slice(0, end);
       buffered = buffered.slice(end + 1);
-      try {
-        const message = JSON.parse(line);
-        push(message && typeof message === 'object' ? message : null);
-      } catch {
-        push(null);
+      const next = waiting.shift();
+      if (next) next(parse(line));
+      else {
+        lines.push(line);
+        unreadBytes += line.length;
       }
     }
+    if (lines.length > MAX_QUEUED_MESSAGES || unreadBytes + buffered.length > MAX_BUFFERED_BYTES) close();
   });
-  socket.on('close', () => push(null));
+  socket.on('close', () => {
+    closed = true;
+    for (const next of waiting.splice(0)) next(null);
+  });
   socket.on('error', () => {});
-  return (): Promise<Record<string, unknown> | null> =>
-    queue.length > 0 ? Promise.resolve(queue.shift()!) : new Promise((resolve) => waiting.push(resolve));
+  return (): Promise<Record<string, unknown> | null> => {
+    const line = lines.shift();
+    if (line !== undefined) {
+      unreadBytes -= line.length;
+      return Promise.resolve(parse(line));
+    }
+    if (closed) return Promise.resolve(null);
+    return new Promise((resolve) => waiting.push(resolve));
+  };
 }
 
 async function serveConnection(socket: net.Socket, config: Config, ready: Promise<Ready>) {

@@ -28,7 +28,8 @@ Issues an API key for a member (by id or email), with the same rules as the API:
 be in the catalogue and allowed to the member's role. The secret is shown only now.`,
   orgs: `usage: consent-service orgs set-limit --org ORG_ID --per-minute N|default [--json]
 
-Overrides RATE_LIMIT_PER_MINUTE for every key of the organization ("default" removes it).`,
+Sets the limit all API keys of the organization share together, in place of
+ORG_RATE_LIMIT_PER_MINUTE ("default" removes it). Each key keeps its own RATE_LIMIT_PER_MINUTE too.`,
   demo: `usage: consent-service demo [--json]
 
 Shows a banner before you write any page: creates (or reuses) the test channel "Demo channel" of
@@ -71,7 +72,7 @@ Commands:
   bootstrap --org NAME --owner EMAIL  create an organization, its owner and two API keys
   members add | set-password         add a member; set a member's console password
   keys create                        issue an API key for a member
-  orgs set-limit                     override the per-key rate limit of an organization
+  orgs set-limit                     set the rate limit all keys of an organization share
   ledger forks | accept-fork         evidence logs halted on a fork; accept one
   migrate                            apply database migrations and exit
   verify-export FILE --key KEY       check an includeProofs export offline

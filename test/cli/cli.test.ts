@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROLE_SCOPES } from '../../src/platform/auth/scopes.ts';
+import { processStart } from '../../src/platform/db/data-dir-lock.mjs';
 import { createEmbeddedStore } from '../../src/platform/db/store.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 
@@ -190,7 +191,7 @@ describe('CLI', () => {
   );
 
   it(
-    'orgs set-limit --json overrides the per-key limit of the organization',
+    'orgs set-limit --json sets the limit all keys of the organization share',
     async () => {
       const args = ['orgs', 'set-limit', '--org', bootstrap.organization.id, '--per-minute'];
       expectOneLineError(await runCli([...args, '0'], storeEnv), /--per-minute must be an integer/);
@@ -356,7 +357,7 @@ describe('CLI', () => {
         expect(analyst.status, analyst.text).toBe(200);
         const denied = await app.http.get('/v1/api-keys', { key: createdSecret });
         expect(denied.status).toBe(403);
-        // orgs set-limit applies to every key of the organization.
+        // orgs set-limit's 37 is the organization's limit, the tighter here (each key also has 100).
         expect(analyst.headers.get('x-ratelimit-limit')).toBe('37');
         // The password set from stdin signs the member in.
         const signIn = await app.http.post('/console/api/sign-in', {
@@ -397,6 +398,41 @@ describe('embedded data directory held by a process that takes no commands', () 
       expect(result.code).toBe(1);
       expect(fs.readFileSync(path.join(dir, 'consent-service.lock'), 'utf8')).toBe(String(process.pid));
       expect(fs.readdirSync(dir)).toEqual(['consent-service.lock']);
+    },
+    SLOW,
+  );
+
+  it(
+    'a lock of this version names its holder by PID and start time: the same process is refused',
+    async () => {
+      const dir = tempDir();
+      const lock = JSON.stringify({ pid: process.pid, start: processStart(process.pid) });
+      fs.writeFileSync(path.join(dir, 'consent-service.lock'), lock);
+      expectOneLineError(
+        await runCli(['migrate'], { DATA_DIR: dir }),
+        /in use by another process \(pid \d+\)/,
+      );
+      expect(fs.readFileSync(path.join(dir, 'consent-service.lock'), 'utf8')).toBe(lock);
+    },
+    SLOW,
+  );
+
+  it(
+    'a lock whose PID another process now carries (it started later) is stale: the CLI takes the directory',
+    async () => {
+      // After a crash the PID in the lock can belong to any process: here this test's own, which is
+      // alive but did not start when the lock says.
+      const dir = tempDir();
+      const start = processStart(process.pid);
+      expect(start).not.toBeNull();
+      fs.writeFileSync(
+        path.join(dir, 'consent-service.lock'),
+        JSON.stringify({ pid: process.pid, start: String(Number(start) - 1) }),
+      );
+      const result = await runCli(['migrate'], { DATA_DIR: dir });
+      expect(result.code, result.stderr).toBe(0);
+      // Released when the command ended.
+      expect(fs.existsSync(path.join(dir, 'consent-service.lock'))).toBe(false);
     },
     SLOW,
   );

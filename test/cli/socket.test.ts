@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -195,10 +197,47 @@ describe.skipIf(!!process.env.DATABASE_URL)('CLI while an embedded server runs',
     expect((await cli(dataDir, ['migrate'])).stdout).toBe('Migrations applied.\n');
   });
 
+  it('closes a connection that sends far more than its command, and the server does not grow', async () => {
+    const pid = server.child.pid as number;
+    const rss = () =>
+      Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
+    const before = rss();
+    const socket = net.connect(socketPath);
+    socket.on('error', () => {});
+    await once(socket, 'connect');
+    let closedBeforeEnd = false;
+    let ended = false;
+    const closed = new Promise<void>((resolve) =>
+      socket.once('close', () => {
+        closedBeforeEnd = !ended;
+        resolve();
+      }),
+    );
+    // A command, then 12 MiB of short lines nobody asked for.
+    socket.write(`${JSON.stringify({ argv: ['migrate'] })}\n`);
+    const junk = Buffer.from('{}\n'.repeat(1 << 20));
+    for (let i = 0; i < 4 && !socket.destroyed; i++)
+      if (!socket.write(junk)) await Promise.race([new Promise((r) => socket.once('drain', r)), closed]);
+    ended = true;
+    socket.end();
+    await closed;
+    expect(closedBeforeEnd).toBe(true);
+    expect(rss() - before).toBeLessThan(64 * 1024 * 1024);
+    // And it takes the next command as ever.
+    const next = await cli(dataDir, ['migrate']);
+    expect(next.code, next.stderr).toBe(0);
+  });
+
   it('a stale socket and lock (server killed) are replaced by the next server; SIGTERM removes them', async () => {
     server.kill();
     await server.exited;
     expect(fs.existsSync(socketPath)).toBe(true); // left behind by SIGKILL
+    // The dead server's PID given to another live process, as the system does in time (here this
+    // test's own process): the lock still says when its holder started, so it is stale all the same.
+    const left = fs.readFileSync(lockPath, 'utf8');
+    const reused = left.replace(String(server.child.pid), String(process.pid));
+    expect(reused).not.toBe(left);
+    fs.writeFileSync(lockPath, reused);
     server = await serve();
     const result = await cli(dataDir, ['migrate']);
     expect(result.code, result.stderr).toBe(0);

@@ -113,6 +113,7 @@ describe('help and version', { timeout: SLOW }, () => {
       'src/cli/usage.mjs',
       'src/cli/control-client.mjs',
       'src/cli/control-path.mjs',
+      'src/platform/db/data-dir-lock.mjs',
     ]) {
       fs.mkdirSync(path.dirname(path.join(copy, file)), { recursive: true });
       fs.copyFileSync(path.join(ROOT, file), path.join(copy, file));

@@ -117,6 +117,42 @@ describe('rate limits in Redis', () => {
     }
   });
 
+  it('the organization limit is shared too: its keys on two instances admit at most it together', async (context) => {
+    if (!url)
+      context.skip('no Redis answers at REDIS_URL / 127.0.0.1:6379 and redis-server cannot be started');
+    const env = {
+      REDIS_URL: url as string,
+      RATE_LIMIT_PER_MINUTE: '100',
+      ORG_RATE_LIMIT_PER_MINUTE: '12',
+      RATE_LIMIT_REDIS_PREFIX: prefix,
+    };
+    const a = await startTestApp({ env });
+    const b = await startTestApp({ env, store: a.store });
+    try {
+      b.clock.set(a.clock.now());
+      const tenant = await a.tenant();
+      const keys = [tenant.testKey, tenant.liveKey, (await tenant.key(['api_keys:read'])).secret];
+      // Three keys, each far within its own limit, on both instances at once.
+      const responses = await Promise.all(
+        Array.from({ length: 36 }, (_, i) => (i % 2 ? a : b).http.get('/v1/api-keys', { key: keys[i % 3] })),
+      );
+      const windows = new Set(responses.map((r) => r.headers.get('x-ratelimit-reset')));
+      const admitted = responses.filter((r) => r.status === 200).length;
+      expect(admitted).toBeLessThanOrEqual(12 * windows.size);
+      if (windows.size === 1) expect(admitted).toBe(12);
+      for (const r of responses.filter((x) => x.status !== 200)) {
+        expectProblemShape(r, 429, 'rate_limited');
+        expect(r.headers.get('x-ratelimit-limit')).toBe('12');
+      }
+      // Another organization still has its whole budget.
+      const other = await a.tenant();
+      expect((await b.http.get('/v1/api-keys', { key: other.testKey })).status).toBe(200);
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  });
+
   it('public config reads answered before Fastify count in Redis too, across instances', async (context) => {
     if (!url)
       context.skip('no Redis answers at REDIS_URL / 127.0.0.1:6379 and redis-server cannot be started');

@@ -152,7 +152,7 @@ describe('POST …/preferences: validation', () => {
     expect(problem.errors).toEqual([{ path: '/decisions/ads', message: expect.any(String) }]);
   });
 
-  it('400 malformed_request for bad JSON, 415 for another media type, 413 over 1 MiB', async () => {
+  it('400 malformed_request for bad JSON, 415 for another media type, 413 past 64 KiB', async () => {
     const raw = (rawBody: string, type: string) =>
       t.http.post(`/v1/public/sites/${s.siteKey}/preferences`, {
         rawBody,
@@ -165,7 +165,7 @@ describe('POST …/preferences: validation', () => {
       'unsupported_media_type',
     );
     expectProblemShape(
-      await raw(JSON.stringify({ x: 'y'.repeat(1_100_000) }), 'application/json'),
+      await raw(JSON.stringify({ x: 'y'.repeat(70_000) }), 'application/json'),
       413,
       'payload_too_large',
     );

@@ -40,47 +40,64 @@ export interface PurposeCountRow {
 /** A group's key as stored, as text: region and regime are '' when unknown; the config version. */
 const keyOf = (groupBy: GroupBy) => sql.raw(groupBy === 'configVersion' ? 'config_version::text' : groupBy);
 const columnOf = (groupBy: GroupBy) => sql.raw(groupBy === 'configVersion' ? 'config_version' : groupBy);
-/** Ties in counts are broken by key: config versions by number, codes bytewise (the same on both stores). */
-const keyOrder = (groupBy: GroupBy) =>
-  sql.raw(groupBy === 'configVersion' ? 'config_version' : `${groupBy} collate "C"`);
 
 /** A period's first day: `date_trunc` on a date (weeks start on Monday, ISO 8601). */
 const periodOf = (interval: Interval) => sql.raw(`to_char(date_trunc('${interval}', day), 'YYYY-MM-DD')`);
 
+/** One range of days of a channel (inclusive): what each statement of a read covers. */
+export interface DaySlice {
+  channelId: string;
+  from: string;
+  to: string;
+}
+
+/** A group's sums over a slice of days, for choosing the groups an answer keeps. */
+export interface GroupSums {
+  key: string;
+  decisions: number;
+  impressions: number;
+}
+
+const whereOf = (scope: AnalyticsScope, slice: DaySlice) =>
+  sql`organization_id = ${scope.organizationId} and environment = ${scope.environment}
+      and channel_id = ${slice.channelId} and day between ${slice.from}::date and ${slice.to}::date`;
+
 export const analyticsRepo = {
   /**
-   * The day rows of a channel between two days (inclusive), summed per period and group. With
-   * `groupBy`, the groups kept are chosen first (at most MAX_GROUPS, by decisions, impressions, key,
-   * over the whole range), and every other group's rows are summed into group null ("other") by the
+   * Every group's decisions and impressions over a slice of days (its key as stored, as text). The
+   * service sums the slices and keeps the top MAX_GROUPS (analytics-read.ts): one statement over a
+   * year of many regions would hold the embedded store's one connection for seconds.
+   */
+  async groupSums(db: Db, scope: AnalyticsScope, slice: DaySlice, groupBy: GroupBy): Promise<GroupSums[]> {
+    return rowsOf<{ grp: string; decisions: number; impressions: number }>(
+      await readQuery(
+        db,
+        sql`select ${keyOf(groupBy)} as grp, sum(decisions)::float8 as decisions,
+          sum(impressions)::float8 as impressions
+        from consent_analytics_daily where ${whereOf(scope, slice)} group by ${columnOf(groupBy)}`,
+      ),
+    ).map((r) => ({ key: r.grp, decisions: Number(r.decisions), impressions: Number(r.impressions) }));
+  },
+
+  /**
+   * The day rows of a slice of days, summed per period and group. With `groupBy`, the keys of
+   * `kept` as they are and every other group's rows summed into group null ("other") by the
    * database: what is read back is bounded by the periods times MAX_GROUPS + 1, not by how many
-   * groups were seen. `groups` are the kept keys; `other` whether any group was left out.
+   * groups were seen. Periods that straddle two slices come back from each: the caller adds them.
    */
   async counts(
     db: Db,
     scope: AnalyticsScope,
-    query: { channelId: string; from: string; to: string; interval: Interval; groupBy?: GroupBy },
-  ): Promise<{ counts: CountRow[]; purposes: PurposeCountRow[]; groups: string[]; other: boolean }> {
-    const where = sql`organization_id = ${scope.organizationId} and environment = ${scope.environment}
-      and channel_id = ${query.channelId} and day between ${query.from}::date and ${query.to}::date`;
+    slice: DaySlice,
+    query: { interval: Interval; groupBy?: GroupBy; kept: string[] },
+  ): Promise<{ counts: CountRow[]; purposes: PurposeCountRow[] }> {
+    const where = whereOf(scope, slice);
     const period = periodOf(query.interval);
-    let groups: string[] = [];
-    let other = false;
     let group = sql.raw('null::text');
     if (query.groupBy) {
-      const ranked = rowsOf<{ grp: string }>(
-        await readQuery(
-          db,
-          sql`select ${keyOf(query.groupBy)} as grp from consent_analytics_daily
-          where ${where} group by ${columnOf(query.groupBy)}
-          order by sum(decisions) desc, sum(impressions) desc, ${keyOrder(query.groupBy)}
-          limit ${MAX_GROUPS + 1}`,
-        ),
-      ).map((r) => r.grp);
-      groups = ranked.slice(0, MAX_GROUPS);
-      other = ranked.length > MAX_GROUPS;
-      // Kept keys as they are; any other (also one first seen after the choice above) as null.
+      // Kept keys as they are; any other (also one first seen after they were chosen) as null.
       const key = keyOf(query.groupBy);
-      group = sql`case when ${key} = any(${sql.param(groups)}::text[]) then ${key} end`;
+      group = sql`case when ${key} = any(${sql.param(query.kept)}::text[]) then ${key} end`;
     }
     const counts = rowsOf(
       await readQuery(
@@ -115,9 +132,7 @@ export const analyticsRepo = {
       granted: Number(r.granted),
       denied: Number(r.denied),
     }));
-    if (query.groupBy && !other)
-      other = counts.some((r) => r.group === null) || purposes.some((r) => r.group === null);
-    return { counts, purposes, groups, other };
+    return { counts, purposes };
   },
 
   /** Test-environment aggregates of days wholly before `cutoff`: purged with test evidence (one day). */

@@ -10,6 +10,7 @@ import {
   type Interval,
   type PurposeCountRow,
 } from './analytics.repo.ts';
+import { readAnalytics } from './analytics-read.ts';
 import { createImpressionCounter, type ImpressionKey } from './impressions.ts';
 
 export { ImpressionBody } from './analytics.schemas.ts';
@@ -150,10 +151,11 @@ export function createAnalyticsService(deps: {
       if (!(await deps.findChannel(scope.organizationId, scope.environment, input.channelId)))
         throw notFound('channel');
 
-      const { counts, purposes, groups, other } = await analyticsRepo.counts(store.replica, scope, {
+      // In slices of days, each a turn of the organization's heavy reads (analytics-read.ts).
+      const { counts, purposes, groups, other } = await readAnalytics(store, scope, {
         channelId: input.channelId,
-        from: dayString(from),
-        to: dayString(to),
+        from,
+        to,
         interval,
         groupBy,
       });

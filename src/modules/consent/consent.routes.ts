@@ -1,4 +1,5 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
+import { PUBLIC_BODY } from '../../platform/http/body-limits.ts';
 import { apiDate } from '../../platform/http/dates.ts';
 import { ipPrefix } from '../../platform/http/ip.ts';
 import { Envelope, envelope, Problem } from '../../platform/http/schemas.ts';
@@ -43,6 +44,8 @@ export function consentRoutes(
   app.post(
     '/v1/public/sites/:siteKey/preferences',
     {
+      // A visitor's browser posts it: at most 64 KiB (body-limits.ts).
+      ...PUBLIC_BODY,
       config: {
         auth: 'public',
         idempotency: {

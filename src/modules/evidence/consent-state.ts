@@ -117,8 +117,12 @@ export function createConsentStateReader(deps: {
       const pseudonyms = await Promise.all(
         subjectIds.map((id) => deps.pseudonymize(scope.organizationId, id, kind)),
       );
-      // The API's state reads and lookups read the replica (DATABASE_READ_URL), which may lag a little.
-      const rows = await stateRows(store.replica, scope, channelId, pseudonyms);
+      // The API's state reads and lookups read the replica (DATABASE_READ_URL), which may lag a little;
+      // as one of the organization's heavy reads (up to 100 subjects), so they take turns with other
+      // tenants' and never hold the store from visitors' decisions.
+      const rows = await store.heavyReads.turn(scope.organizationId, () =>
+        stateRows(store.replica, scope, channelId, pseudonyms),
+      );
       if (rows.length === 0 && !(await deps.findChannel(scope.organizationId, scope.environment, channelId)))
         throw notFound('channel');
       const bySubject = new Map<string, StatePurposeRow[]>();
@@ -133,7 +137,9 @@ export function createConsentStateReader(deps: {
           ? new Map<string, string>()
           : backfilled
             ? new Map([...bySubject].map(([p, subjectRows]) => [p, subjectRows[0].tcString ?? null]))
-            : await consentStateRepo.newestTcStrings(store.replica, scope, channelId, [...bySubject.keys()]);
+            : await store.heavyReads.turn(scope.organizationId, () =>
+                consentStateRepo.newestTcStrings(store.replica, scope, channelId, [...bySubject.keys()]),
+              );
       const now = clock.now();
       return pseudonyms.map((p) => {
         const subjectRows = bySubject.get(p);

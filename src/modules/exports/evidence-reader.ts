@@ -31,32 +31,48 @@ const e = evidenceEvents;
 export async function* evidenceBatches(
   db: Db,
   selection: ExportSelection,
-  batchRows = EXPORT_BATCH_ROWS,
+  options: {
+    batchRows?: number;
+    /** Runs each batch's query as a turn of the organization's heavy reads (the store's heavyReads). */
+    turn?: <T>(read: () => Promise<T>) => Promise<T>;
+  } = {},
 ): AsyncGenerator<EvidenceRow[]> {
+  const batchRows = options.batchRows ?? EXPORT_BATCH_ROWS;
+  const turn = options.turn ?? ((read) => read());
   let after: { recordedAt: Date; id: string } | null = null;
   for (;;) {
-    const rows: EvidenceRow[] = await db
-      .select()
-      .from(e)
-      .where(
-        and(
-          eq(e.organizationId, selection.organizationId),
-          eq(e.environment, selection.environment),
-          selection.channelId === null ? undefined : eq(e.channelId, selection.channelId),
-          selection.from === null ? undefined : gte(e.recordedAt, selection.from),
-          lte(e.recordedAt, selection.to),
-          isNull(e.purgedAt),
-          after === null
-            ? undefined
-            : sql`(${e.recordedAt}, ${e.id}) > (${after.recordedAt.toISOString()}::timestamptz, ${after.id})`,
-        ),
-      )
-      .orderBy(asc(e.recordedAt), asc(e.id))
-      .limit(batchRows);
+    const rows: EvidenceRow[] = await turn(() => batch(db, selection, batchRows, after));
     if (rows.length === 0) return;
     yield rows;
     if (rows.length < batchRows) return;
     const last = rows[rows.length - 1];
     after = { recordedAt: last.recordedAt, id: last.id };
   }
+}
+
+/** One keyset batch of evidenceBatches: the rows after `after`, oldest first. */
+function batch(
+  db: Db,
+  selection: ExportSelection,
+  batchRows: number,
+  after: { recordedAt: Date; id: string } | null,
+): Promise<EvidenceRow[]> {
+  return db
+    .select()
+    .from(e)
+    .where(
+      and(
+        eq(e.organizationId, selection.organizationId),
+        eq(e.environment, selection.environment),
+        selection.channelId === null ? undefined : eq(e.channelId, selection.channelId),
+        selection.from === null ? undefined : gte(e.recordedAt, selection.from),
+        lte(e.recordedAt, selection.to),
+        isNull(e.purgedAt),
+        after === null
+          ? undefined
+          : sql`(${e.recordedAt}, ${e.id}) > (${after.recordedAt.toISOString()}::timestamptz, ${after.id})`,
+      ),
+    )
+    .orderBy(asc(e.recordedAt), asc(e.id))
+    .limit(batchRows);
 }

@@ -139,7 +139,11 @@ export function createExportJob(deps: ExportJobDeps) {
               })
             : await writeExport({
                 format: row.format,
-                batches: evidenceBatches(reader.db, selection),
+                // Each batch a turn of the organization's heavy reads: an export of a large
+                // tenant never holds the store from other tenants' work (platform/db/heavy-reads.ts).
+                batches: evidenceBatches(reader.db, selection, {
+                  turn: (read) => store.heavyReads.turn(row.organizationId, read),
+                }),
                 sink: file.stream,
                 decorator,
                 afterBatch: heartbeat,

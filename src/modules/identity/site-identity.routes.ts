@@ -1,4 +1,5 @@
 import type { onRequestHookHandler } from 'fastify';
+import { PUBLIC_BODY } from '../../platform/http/body-limits.ts';
 import { Envelope, envelope, Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { SiteParams } from '../sites/sites.schemas.ts';
@@ -33,6 +34,7 @@ export function siteIdentityRoutes(
   app.post(
     IDENTITY,
     {
+      ...PUBLIC_BODY,
       // Nothing is written: there is nothing an Idempotency-Key could protect, and its stored answer
       // would hold the account's choice.
       config: { auth: 'public', idempotency: false },

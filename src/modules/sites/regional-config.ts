@@ -14,14 +14,6 @@ export interface RegionalConfig {
   etag: string;
 }
 
-/**
- * At most this many regions' answers per site and configVersion: every country and the
- * subdivisions a CDN reports fit, and a flood of distinct regions cannot grow it further (the oldest
- * answer goes first; rebuilding one costs a serialization and a hash, and its sdk.js bodies are kept
- * by the config's hash, sdk-scripts.ts, so they outlive it).
- */
-const MAX_REGIONS_PER_SITE = 1_000;
-
 /** The config's `tcf` (docs/guides/tcf.md): what tcf.js needs, in opt-in regions of a TCF channel. */
 export interface SiteTcf {
   cmpId: number;
@@ -90,8 +82,8 @@ const tcfCmpOf = ({ cmpId, cmpVersion, tcfPolicyVersion }: SiteTcf, gdprApplies:
  * `consentRequiredSince` and `origins` (where its pages may run: page-origins.ts); on a TCF channel,
  * `tcfCmp`, and in an opt-in region `tcf` too (elsewhere the TCF does not apply: `__tcfapi` answers
  * gdprApplies false, without tcf.js). Built and hashed on the first request from each region and kept
- * on the site's cache entry, which lives as long as its configVersion and origins: the hot path
- * serializes nothing.
+ * with the site's cache entry, which lives as long as its configVersion and origins, within the byte
+ * bound all sites share (regional-answers.ts): the hot path serializes nothing.
  */
 export function regionalConfig(site: Site, region: ResolvedRegion): RegionalConfig {
   const key = region.code === null ? region.source : `${region.source}:${region.code}`;
@@ -115,8 +107,6 @@ export function regionalConfig(site: Site, region: ResolvedRegion): RegionalConf
   const bytes = Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
   const etag = `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
   const answer = { bytes, etag };
-  if (site.regional.size >= MAX_REGIONS_PER_SITE)
-    site.regional.delete(site.regional.keys().next().value as string);
   site.regional.set(key, answer);
   return answer;
 }

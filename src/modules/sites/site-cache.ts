@@ -3,7 +3,8 @@ import { watchChanges } from '../../platform/db/change-watch.ts';
 import type { Store } from '../../platform/db/store.ts';
 import type { ChannelRow, ChannelsService, VisitorConfig } from '../channels/channels.service.ts';
 import { CHANNEL_CHANGES } from '../channels/channels.service.ts';
-import { publicTcf, type RegionalConfig, type SiteTcf } from './regional-config.ts';
+import type { RegionalAnswerCache, RegionalAnswers } from './regional-answers.ts';
+import { publicTcf, type SiteTcf } from './regional-config.ts';
 
 /** What the public endpoints know of one site: enough to answer config reads without a query. */
 export interface Site {
@@ -18,9 +19,9 @@ export interface Site {
   tcf: SiteTcf | null;
   /**
    * `GET …/config`'s answers by region, serialized once per configVersion and set of origins
-   * (regional-config.ts).
+   * (regional-config.ts), within the cache all sites share (regional-answers.ts).
    */
-  regional: Map<string, RegionalConfig>;
+  regional: RegionalAnswers;
   checkedAtMs: number;
 }
 
@@ -48,6 +49,8 @@ export interface SiteCacheDeps {
   listen: Store['listen'];
   /** BASE_URL: the config's links (the TCF vendor list) are absolute. */
   baseUrl: string;
+  /** Where every site's config answers are kept (CONFIG_CACHE_MB). */
+  answers: RegionalAnswerCache;
   ttlMs?: number;
 }
 
@@ -73,7 +76,7 @@ export function createSiteCache(deps: SiteCacheDeps) {
       previous.config.configVersion === channel.configVersion
     ) {
       // The answers name the origins (the config's `origins`): other origins, other answers.
-      const regional = sameList(previous.origins, origins) ? previous.regional : new Map();
+      const regional = sameList(previous.origins, origins) ? previous.regional : deps.answers.forSite();
       site = { ...previous, channel, origins, regional, checkedAtMs: clock.now().getTime() };
     } else {
       const notice = await channels.currentNotice(channel);
@@ -85,7 +88,7 @@ export function createSiteCache(deps: SiteCacheDeps) {
         config: notice.config,
         consentRequiredSince: notice.consentRequiredSince,
         tcf: publicTcf(notice.config, deps.baseUrl),
-        regional: new Map(),
+        regional: deps.answers.forSite(),
         checkedAtMs: clock.now().getTime(),
       };
     }

@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyReply, onRequestHookHandler } from 'fastify';
+import { PUBLIC_BODY } from '../../platform/http/body-limits.ts';
 import { AppError, validationFailed } from '../../platform/http/errors.ts';
 import { Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
@@ -53,6 +54,7 @@ export function siteImpressionsRoutes(
   app.post(
     IMPRESSIONS,
     {
+      ...PUBLIC_BODY,
       // Nothing is stored per request, so there is nothing an Idempotency-Key could protect.
       config: { auth: 'public', idempotency: false },
       onRequest: [...publicHooks, requireAllowedOrigin],

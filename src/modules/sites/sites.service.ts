@@ -10,6 +10,7 @@ import {
   type ResolvedRegion,
 } from '../regions/regions.service.ts';
 import { type ConfigCaching, configCaching } from './config-response.ts';
+import { createRegionalAnswerCache, type RegionalAnswersObserver } from './regional-answers.ts';
 import { regionalConfig } from './regional-config.ts';
 import { sdkBundle } from './sdk-bundle.ts';
 import {
@@ -58,9 +59,18 @@ export function createSitesService(deps: {
   sdkCacheBytes: number;
   /** The metrics of the sdk.js cache (compressions, its size, evictions). */
   sdkScriptsObserver?: SdkScriptsObserver;
+  /** CONFIG_CACHE_MB in bytes, and CONFIG_CACHE_MAX_IDLE_SECONDS: config answers of all sites together. */
+  configCache: { maxBytes: number; maxIdleMs: number };
+  /** The metrics of the config answers' cache (its size, evictions). */
+  configCacheObserver?: RegionalAnswersObserver;
 }) {
   const { store, channels, clock, baseUrl } = deps;
-  const cache = createSiteCache({ channels, clock, listen: store.listen, baseUrl });
+  const answers = createRegionalAnswerCache({
+    ...deps.configCache,
+    clock,
+    observer: deps.configCacheObserver,
+  });
+  const cache = createSiteCache({ channels, clock, listen: store.listen, baseUrl, answers });
   // Opens GEOIP_DATABASE now: a file that does not parse stops the process at start (ConfigError).
   const regions: RegionResolver = createRegionResolver(deps.regionSettings, {
     onReloadError: deps.onGeoIpReloadError,

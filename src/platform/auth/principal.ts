@@ -6,7 +6,7 @@ interface PrincipalBase {
   memberId: string;
   role: Role;
   scopes: Scope[];
-  /** Per-organization rate limit override, if any. */
+  /** The organization's override of ORG_RATE_LIMIT_PER_MINUTE (`orgs set-limit`), if any. */
   rateLimitPerMinute: number | null;
 }
 

@@ -1,12 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
-import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
+import { lockHeld, lockPath, ownLock, readLock } from './data-dir-lock.mjs';
+import { createHeavyReads, createLightWork, type HeavyReads, poolHeavyReadLimits } from './heavy-reads.ts';
 import { openPgPool } from './host-list-pool.ts';
 import { createPgListener, type ListenHandler, type RemoteListener } from './listener.ts';
 import { type ReplicaHealth, ReplicaReadPool } from './read-replica.ts';
@@ -119,6 +120,12 @@ export interface Store {
    * keeps derived state (a cache) must drop it on every event and trust it only while `listening`.
    */
   listen(channel: string, handler: ListenHandler): () => void;
+  /**
+   * Turns for heavy reads (heavy-reads.ts): analytics over long ranges, export batches, lookups of
+   * many subjects run each statement as a turn of their organization, so they never take all of
+   * the store from the light work every tenant needs.
+   */
+  readonly heavyReads: HeavyReads;
   ping(): Promise<void>;
   close(): Promise<void>;
   /** The embedded store's data directory; absent in memory and on PostgreSQL. */
@@ -190,9 +197,17 @@ function statementOf(args: unknown[]): string {
 
 /**
  * `client` whose `methods` first refuse to run inside an open transaction of `owner` (see
- * StoreOptions.guard); every other member is the client's own. `name` is how the message calls it.
+ * StoreOptions.guard; null: never refused), and run through `around` when given (the embedded
+ * store counts its light work so); every other member is the client's own. `name` is how the
+ * message calls it.
  */
-function guarded<C extends object>(client: C, owner: object, name: string, methods: string[]): C {
+function guarded<C extends object>(
+  client: C,
+  owner: object | null,
+  name: string,
+  methods: string[],
+  around?: <T>(run: () => Promise<T>) => Promise<T>,
+): C {
   /** Each method as wrapped, with the function it wraps (a client's method may be replaced, by a test say). */
   const wrapped = new Map<PropertyKey, { of: unknown; fn: unknown }>();
   return new Proxy(client, {
@@ -204,11 +219,11 @@ function guarded<C extends object>(client: C, owner: object, name: string, metho
         const fn = methods.includes(property as string)
           ? (...args: unknown[]) => {
               // Rejected like the query itself would fail; created here, so its stack is the caller's.
-              if (openIn(owner))
+              if (owner && openIn(owner))
                 return Promise.reject(
                   new OpenTransactionError(`${name}.${String(property)}${statementOf(args)} called`),
                 );
-              return value.apply(target, args);
+              return around ? around(() => value.apply(target, args)) : value.apply(target, args);
             }
           : // Bound: PGlite's methods read private fields, which a proxy does not have.
             value.bind(target);
@@ -410,6 +425,7 @@ export function createPostgresStore(
       pool,
       replicaPool,
       replicaHealth: read,
+      heavyReads: createHeavyReads(poolHeavyReadLimits(max)),
       ping: async () => {
         await raw.query('select 1');
       },
@@ -454,13 +470,19 @@ export interface EmbeddedOptions extends StoreOptions {
 
 /** PGlite's members that run a statement (a transaction waits for the open one, as they do). */
 const PGLITE_QUERIES = ['query', 'sql', 'exec', 'transaction'];
+/**
+ * How long a heavy turn on the embedded store waits for the light statements in flight to be done:
+ * under a steady stream of decisions heavy reads still move, a turn at least every quarter second.
+ */
+const HEAVY_TURN_MAX_YIELD_MS = 250;
 
 export async function createEmbeddedStore(options: EmbeddedOptions = {}): Promise<Store> {
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const client = options.open?.pglite ?? (await openPglite(options));
   const guardOwner = (options.guard ?? true) ? {} : null;
-  const db = guardOwner ? guarded(client, guardOwner, 'store.db', PGLITE_QUERIES) : client;
-  const pglite = guardOwner ? guarded(client, guardOwner, 'store.pglite', PGLITE_QUERIES) : client;
+  const light = createLightWork(HEAVY_TURN_MAX_YIELD_MS);
+  const db = guarded(client, guardOwner, 'store.db', PGLITE_QUERIES, light.wrap);
+  const pglite = guarded(client, guardOwner, 'store.pglite', PGLITE_QUERIES, light.wrap);
   return makeStore(
     drizzlePglite(db) as unknown as Handle,
     {
@@ -468,6 +490,8 @@ export async function createEmbeddedStore(options: EmbeddedOptions = {}): Promis
       replicaHealth: null,
       dataDir: options.dataDir,
       pglite,
+      // One connection: one heavy turn at a time, after the light statements in flight.
+      heavyReads: createHeavyReads({ concurrency: 1, perOrganization: 1 }, { beforeTurn: light.yieldTo }),
       ping: async () => {
         await client.query('select 1');
       },
@@ -489,22 +513,21 @@ export function openPglite(options: Pick<EmbeddedOptions, 'dataDir' | 'loadDataD
 
 /**
  * PGlite is single-process: a second process opening the same directory would corrupt it.
- * The holder keeps a lock file with its pid; a stale one (dead pid) is taken over.
+ * The holder keeps a lock file with its PID and start time (data-dir-lock.mjs); a stale one (a dead
+ * holder, or its PID now carried by another process) is taken over.
  */
 export function lockDataDir(dataDir: string): () => void {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const lockPath = path.join(dataDir, 'consent-service.lock');
+  const file = lockPath(dataDir);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx', mode: 0o600 });
-      return () => fs.rmSync(lockPath, { force: true });
+      fs.writeFileSync(file, ownLock(), { flag: 'wx', mode: 0o600 });
+      return () => fs.rmSync(file, { force: true });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const pid = Number(fs.readFileSync(lockPath, 'utf8'));
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
-        throw new DataDirInUseError(dataDir, pid);
-      }
-      fs.rmSync(lockPath, { force: true });
+      const lock = readLock(dataDir);
+      if (lockHeld(lock)) throw new DataDirInUseError(dataDir, lock?.pid ?? 0);
+      fs.rmSync(file, { force: true });
     }
   }
   throw new DataDirInUseError(dataDir, 0);
@@ -515,14 +538,5 @@ export class DataDirInUseError extends Error {
     super(
       `the embedded data directory ${dataDir} is in use by another process${pid ? ` (pid ${pid})` : ''}; stop it, or set DATABASE_URL to use PostgreSQL`,
     );
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -33,7 +33,8 @@ const ERROR_HELP: Record<ErrorCode, string> = {
   delivery_not_failed: 'Only a failed delivery can be redelivered.',
   evidence_not_sealed: 'The evidence event is not in a signed tree head yet; try again in a few seconds.',
   export_expired: 'The export file has expired and was deleted; request a new export.',
-  payload_too_large: 'Request bodies are limited to 1 MiB.',
+  payload_too_large:
+    'The body is over the endpoint’s limit: 1 MiB for authenticated calls, 64 KiB for the public endpoints a visitor’s browser posts to (preferences, identity, handoffs, impressions). The problem’s detail says the limit.',
   unsupported_media_type: 'Request bodies must be application/json.',
   validation_failed:
     'The request does not match the operation’s schema or rules; `errors` lists each problem with its JSON Pointer path.',

@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { describeError, isDatabaseUnavailable, pgErrorOf } from '../db/pg-errors.ts';
+import { BODY_LIMIT_BYTES, describeBodyLimit } from './body-limits.ts';
 import { AppError } from './errors.ts';
 import { stackFrames } from './logging.ts';
 import { sendProblem } from './problem.ts';
@@ -8,8 +9,17 @@ import { requestIdFor } from './request-id.ts';
 import { requestLineFault } from './request-line.ts';
 import { fieldErrors, validationDetail } from './validation.ts';
 
+/** 413 payload_too_large, saying the route's limit (body-limits.ts). */
+function tooLarge(bodyLimit: number): AppError {
+  const limit = describeBodyLimit(bodyLimit);
+  return new AppError(
+    'payload_too_large',
+    `The body is larger than ${limit}, this endpoint's limit; send at most ${limit}.`,
+  );
+}
+
 /** Fastify's own errors (body parsing, limits) as codes of our table (errors.ts). */
-function fromFastifyError(error: FastifyError): AppError | null {
+function fromFastifyError(error: FastifyError, bodyLimit: number): AppError | null {
   if (error.validation) {
     const errors = fieldErrors(error.validation as never, error.validationContext);
     return new AppError('validation_failed', validationDetail(error.validation as never, errors), {
@@ -20,7 +30,7 @@ function fromFastifyError(error: FastifyError): AppError | null {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('unsupported_media_type', 'Send the body as application/json.');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('payload_too_large', 'The body is larger than 1 MiB.');
+      return tooLarge(bodyLimit);
     case 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE':
       return new AppError(
         'malformed_request',
@@ -29,7 +39,7 @@ function fromFastifyError(error: FastifyError): AppError | null {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError('malformed_request', 'The body is empty but its Content-Type says JSON.');
   }
-  if (error.statusCode === 413) return new AppError('payload_too_large', 'The body is larger than 1 MiB.');
+  if (error.statusCode === 413) return tooLarge(bodyLimit);
   if (error.statusCode === 415)
     return new AppError('unsupported_media_type', 'Send the body as application/json.');
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
@@ -48,7 +58,8 @@ function isRequestError(error: unknown): boolean {
   return typeof status === 'number' && status >= 400 && status < 500;
 }
 
-export function toAppError(error: unknown): AppError {
+/** `bodyLimit`: the limit of the route the error is from (its 413 says it). */
+export function toAppError(error: unknown, bodyLimit = BODY_LIMIT_BYTES): AppError {
   if (error instanceof AppError) return error;
   if (!isRequestError(error) && isDatabaseUnavailable(error)) {
     return new AppError('service_unavailable', 'The database is unreachable; try again shortly.', {
@@ -57,7 +68,7 @@ export function toAppError(error: unknown): AppError {
     });
   }
   return (
-    fromFastifyError(error as FastifyError) ??
+    fromFastifyError(error as FastifyError, bodyLimit) ??
     new AppError('internal_error', 'Something went wrong on our side.', { cause: error })
   );
 }
@@ -110,7 +121,7 @@ export function installErrorHandling(
     const appError =
       request.is404 && (error as FastifyError | null)?.code === 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE'
         ? noRouteProblem(app, request, reply)
-        : toAppError(error);
+        : toAppError(error, request.routeOptions.bodyLimit);
     if (appError.status >= 500) {
       // describeError and the stack's frames, never the error itself or its message: a failed
       // query's message lists its parameters (a site key, a subject's pseudonym), and may span

@@ -10,7 +10,7 @@ export type WebhookAttemptOutcome = 'success' | 'http_error' | 'no_response';
 export type DecisionOutcome = 'accept_all' | 'reject_all' | 'custom';
 
 /** Which limit refused a request; never the key, site or address it counted. */
-export type RateLimitKind = 'api' | 'public' | 'sign_in';
+export type RateLimitKind = 'api' | 'organization' | 'public' | 'sign_in';
 
 /** A step of the evidence retention run, and why a run left it for the next one (evidence/retention-locks.ts). */
 export type RetentionStep = 'create_partition' | 'drop_partition' | 'purge_rows';
@@ -114,6 +114,16 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
     help: "Expired evidence partitions this process's last retention run could not drop (left for the next run).",
     registers: [registry],
   });
+  const configCacheBytes = new Gauge({
+    name: 'consent_service_config_cache_bytes',
+    help: 'Bytes of config answers (one per site and region) this process keeps, all sites together (bounded by CONFIG_CACHE_MB).',
+    registers: [registry],
+  });
+  const configCacheEvictions = new Counter({
+    name: 'consent_service_config_cache_evictions_total',
+    help: 'Config answers this process dropped to stay within CONFIG_CACHE_MB (least recently used first) or unused for CONFIG_CACHE_MAX_IDLE_SECONDS.',
+    registers: [registry],
+  });
   const jobs = new Gauge({
     name: 'consent_service_jobs',
     help: 'Jobs in the jobs table by kind and status (queued includes scheduled; failed until purged).',
@@ -163,6 +173,12 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
   const clockSkewRefusals = new Counter({
     name: 'consent_service_clock_skew_refusals_total',
     help: "Decisions (and retention purges) this process refused because its clock was too far from the database's.",
+    registers: [registry],
+  });
+  const heavyReadTurns = new Gauge({
+    name: 'consent_service_heavy_read_turns',
+    help: 'Turns of heavy reads (analytics slices, export batches, consent-state lookups) running and waiting in this process, all organizations together.',
+    labelNames: ['state'] as const,
     registers: [registry],
   });
   const databaseUp = new Gauge({
@@ -261,6 +277,16 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
       },
     },
 
+    /** The config answers' cache's observer (sites/regional-answers.ts). */
+    configCache: {
+      cacheBytes(bytes: number) {
+        configCacheBytes.set(bytes);
+      },
+      evicted() {
+        configCacheEvictions.inc();
+      },
+    },
+
     /** Where the seal lag gauge is read from (the ledger service); the gauge reads 0 until set. */
     readSealLagWith(read: (now: Date) => Promise<number | null>) {
       readSealLag = read;
@@ -293,6 +319,9 @@ export function createMetrics(deps: { store: Store; clock: Clock }) {
         pool.set({ state: 'idle' }, store.pool.idleCount);
         pool.set({ state: 'waiting' }, store.pool.waitingCount);
       }
+      const turns = store.heavyReads.counts();
+      heavyReadTurns.set({ state: 'running' }, turns.running);
+      heavyReadTurns.set({ state: 'waiting' }, turns.waiting);
       return registry.metrics();
     },
   };

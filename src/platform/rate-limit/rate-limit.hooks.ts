@@ -43,15 +43,22 @@ export function handOverCountedHit(req: IncomingMessage, decision: RateLimitDeci
 }
 
 /** Sets the decision's headers; returns the 429 rate_limited to answer when it refuses. */
-function applyDecision(reply: FastifyReply, decision: RateLimitDecision): AppError | undefined {
+function applyDecision(
+  reply: FastifyReply,
+  decision: RateLimitDecision,
+  whose = 'More than',
+): AppError | undefined {
   setRateLimitHeaders(reply, decision);
   if (decision.allowed) return undefined;
   return new AppError(
     'rate_limited',
-    `More than ${decision.limit} requests in a minute; retry in ${decision.resetInSeconds} s.`,
+    `${whose} ${decision.limit} requests in a minute; retry in ${decision.resetInSeconds} s.`,
     { headers: { 'Retry-After': String(decision.resetInSeconds) } },
   );
 }
+
+/** The counter of all API keys of one organization together (ORG_RATE_LIMIT_PER_MINUTE). */
+export const organizationLimitKey = (organizationId: string) => `org:${organizationId}`;
 
 /** Counts one request of `key` and throws 429 rate_limited past `limit` per minute (headers set either way). */
 export async function enforceLimit(limiter: RateLimiter, reply: FastifyReply, key: string, limit: number) {
@@ -60,16 +67,35 @@ export async function enforceLimit(limiter: RateLimiter, reply: FastifyReply, ke
 }
 
 /**
- * The per-API-key (or, for a console session, per-member) limit, run right after authentication and the scope
- * check, before validation. The organization's override, set with `orgs set-limit`, wins over
- * RATE_LIMIT_PER_MINUTE. Headers are set before anything can fail, so every later error carries them too.
+ * The limits of an authenticated request, run right after authentication and the scope check, before
+ * validation: RATE_LIMIT_PER_MINUTE per API key (or, for a console session, per member), and for an
+ * API key also its organization's limit, which all its keys share: ORG_RATE_LIMIT_PER_MINUTE, or the
+ * override set with `orgs set-limit`. A request the key's own limit refuses is not counted against the
+ * organization. The headers report the tighter of the two (rate-limiter.ts); they are set before
+ * anything can fail, so every later error carries them too.
  */
-export function apiKeyRateLimit(limiter: RateLimiter, defaultPerMinute: number): onRequestAsyncHookHandler {
+export function apiKeyRateLimit(
+  limiter: RateLimiter,
+  limits: { perKey: number; perOrganization: number },
+): onRequestAsyncHookHandler {
   return async (request, reply) => {
     const principal = principalOf(request);
-    // A console session counts against its member, whichever of their sessions calls.
-    const key = principal.type === 'member' ? `member:${principal.memberId}` : `key:${principal.keyId}`;
-    await enforceLimit(limiter, reply, key, principal.rateLimitPerMinute ?? defaultPerMinute);
+    // A console session counts against its member, whichever of their sessions calls; the console's
+    // members are not the organization's integrations, so its keys exhausting their limit leaves
+    // the console usable.
+    if (principal.type === 'member') {
+      await enforceLimit(limiter, reply, `member:${principal.memberId}`, limits.perKey);
+      return;
+    }
+    const organizationKey = organizationLimitKey(principal.organizationId);
+    const decision = await limiter.hitAll([
+      { key: `key:${principal.keyId}`, limit: limits.perKey },
+      { key: organizationKey, limit: principal.rateLimitPerMinute ?? limits.perOrganization },
+    ]);
+    const whose =
+      decision.key === organizationKey ? "This organization's API keys together made more than" : 'More than';
+    const refusal = applyDecision(reply, decision, whose);
+    if (refusal) throw refusal;
   };
 }
 

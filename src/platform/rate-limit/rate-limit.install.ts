@@ -2,27 +2,38 @@ import type { FastifyInstance, onRequestAsyncHookHandler, onRequestHookHandler }
 import type { Clock } from '../clock.ts';
 import type { RateLimitKind } from '../metrics/metrics.ts';
 import { apiKeyRateLimit, publicRateLimit } from './rate-limit.hooks.ts';
-import { createRateLimiter, type RateLimitDecision, type RateLimiter } from './rate-limiter.ts';
+import {
+  createRateLimiter,
+  type RateLimitDecision,
+  type RateLimiter,
+  type ReportedDecision,
+} from './rate-limiter.ts';
 
-/** Which limit a counter key belongs to, from its prefix (key:, member:, site:, sign-in:); never the id itself. */
+/** Which limit a counter key belongs to, from its prefix (key:, member:, org:, site:, sign-in:); never the id itself. */
 function limitKindOf(key: string): RateLimitKind {
   if (key.startsWith('site:')) return 'public';
   if (key.startsWith('sign-in:')) return 'sign_in';
+  if (key.startsWith('org:')) return 'organization';
   return 'api';
 }
 
 /** The limiter, telling `onReject` of each refused hit: every refusal (API, public, sign-in) goes through `hit`. */
 function countingRefusals(limiter: RateLimiter, onReject: (limit: RateLimitKind) => void): RateLimiter {
   // Defined once, not per hit: the hot public routes make no closure per request.
-  const noted = (key: string, decision: RateLimitDecision) => {
+  const noted = <D extends RateLimitDecision>(key: string, decision: D): D => {
     if (!decision.allowed) onReject(limitKindOf(key));
     return decision;
   };
+  const notedAll = (decision: ReportedDecision) => noted(decision.key, decision);
   return {
     ...limiter,
     hit(key, limit) {
       const decision = limiter.hit(key, limit);
       return decision instanceof Promise ? decision.then((d) => noted(key, d)) : noted(key, decision);
+    },
+    hitAll(hits) {
+      const decision = limiter.hitAll(hits);
+      return decision instanceof Promise ? decision.then(notedAll) : notedAll(decision);
     },
   };
 }
@@ -45,6 +56,8 @@ export async function installRateLimits(
     redisUrl: string | null;
     redisPrefix: string;
     perMinute: number;
+    /** ORG_RATE_LIMIT_PER_MINUTE: all API keys of one organization together, unless overridden. */
+    organizationPerMinute: number;
     publicPerMinute: number;
     clock: Clock;
     /** Told of every refusal, with which limit refused (the rate_limit_rejections metric). */
@@ -61,5 +74,8 @@ export async function installRateLimits(
   app.decorate('rateLimiter', limiter);
   app.decorate('publicRateLimit', publicRateLimit(limiter, options.publicPerMinute));
   app.addHook('onClose', () => limiter.close());
-  return apiKeyRateLimit(limiter, options.perMinute);
+  return apiKeyRateLimit(limiter, {
+    perKey: options.perMinute,
+    perOrganization: options.organizationPerMinute,
+  });
 }

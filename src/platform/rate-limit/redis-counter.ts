@@ -10,14 +10,37 @@ if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return count
 `;
 
+/**
+ * Several limits of one request (an API key's, then its organization's) in one step: each key is
+ * counted in order, and the first whose count passes its limit (ARGV[1 + i]) ends the script, so a
+ * request one limit refused is not counted against the next. Answers the counts made.
+ */
+const HIT_ALL_SCRIPT = `
+local counts = {}
+for i, key in ipairs(KEYS) do
+  local count = redis.call('INCR', key)
+  if count == 1 then redis.call('PEXPIRE', key, ARGV[1]) end
+  counts[i] = count
+  if count > tonumber(ARGV[i + 1]) then break end
+end
+return counts
+`;
+
 interface RedisWithHit extends Redis {
   rateLimitHit(key: string, ttlMs: number): Promise<number>;
+  rateLimitHitAll(count: number, ...keysThenArgs: Array<string | number>): Promise<number[]>;
 }
 
 export interface RedisCounter {
   /** Whether commands can be sent now (connected and ready). */
   ready(): boolean;
   increment(key: string, window: number, windowMs: number): Promise<number>;
+  /** The counts of HIT_ALL_SCRIPT: one per key counted, in order, up to the first past its limit. */
+  incrementAll(
+    hits: ReadonlyArray<{ key: string; limit: number }>,
+    window: number,
+    windowMs: number,
+  ): Promise<number[]>;
   close(): Promise<void>;
 }
 
@@ -40,6 +63,8 @@ export async function connectRedisCounter(
     retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
   }) as RedisWithHit;
   redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+  // The number of keys is given on each call (the first argument).
+  redis.defineCommand('rateLimitHitAll', { lua: HIT_ALL_SCRIPT });
   // Without a listener ioredis prints every failed reconnect; the limiter logs the outage once.
   redis.on('error', onConnectionError);
   try {
@@ -50,6 +75,13 @@ export async function connectRedisCounter(
   return {
     ready: () => redis.status === 'ready',
     increment: (key, window, windowMs) => redis.rateLimitHit(`${prefix}:${key}:${window}`, windowMs + 5000),
+    incrementAll: (hits, window, windowMs) =>
+      redis.rateLimitHitAll(
+        hits.length,
+        ...hits.map(({ key }) => `${prefix}:${key}:${window}`),
+        windowMs + 5000,
+        ...hits.map(({ limit }) => limit),
+      ),
     async close() {
       redis.disconnect();
     },

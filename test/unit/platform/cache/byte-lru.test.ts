@@ -30,6 +30,31 @@ describe('createByteLru', () => {
     expect([lru.bytes, lru.size]).toEqual([0, 0]);
     expect(evicted).toEqual([]);
   });
+
+  it('drops entries unused for maxIdleMs at the next get or set, and keeps those in use', () => {
+    const evicted: string[] = [];
+    let clock = 0;
+    const lru = createByteLru<string>({
+      maxBytes: 100,
+      maxIdleMs: 1000,
+      now: () => clock,
+      onEvict: (key) => evicted.push(key),
+    });
+    lru.set('a', 'A', 10);
+    lru.set('b', 'B', 10);
+    clock = 600;
+    expect(lru.get('a')).toBe('A');
+    clock = 1100;
+    // b was last used at 0: gone; a at 600: kept.
+    expect(lru.get('a')).toBe('A');
+    expect(evicted).toEqual(['b']);
+    expect([lru.bytes, lru.size]).toEqual([10, 1]);
+    clock = 2100;
+    expect(lru.get('a')).toBeUndefined();
+    lru.set('c', 'C', 10);
+    expect(evicted).toEqual(['b', 'a']);
+    expect([lru.bytes, lru.size]).toEqual([10, 1]);
+  });
 });
 
 // store-independent: the byte-bounded LRU, in memory
