@@ -4,7 +4,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { isUniqueViolation } from '../../platform/db/pg-errors.ts';
 import type { Db, DbScope, Store, Tx } from '../../platform/db/store.ts';
-import { notFound } from '../../platform/http/errors.ts';
+import { type FieldError, notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
 import { createLoadingCache } from '../../platform/loading-cache.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
@@ -24,8 +24,11 @@ import type { EventsService } from '../webhooks/events.service.ts';
 import { createChannelChanges } from './channel-changes.ts';
 import { type ChannelRow, type ChannelUpdate, channelsRepo, configVersionsRepo } from './channels.repo.ts';
 import type { CreateChannelBody, UpdateChannelBody } from './channels.schemas.ts';
+import { cmpImportErrors } from './cmp-imports.ts';
+import { cookieDomainErrors, firstPartyPathErrors } from './first-party-settings.ts';
 import { originsRepo } from './origins.repo.ts';
 import { createOriginsService } from './origins.service.ts';
+import { purposesRepo } from './purposes.repo.ts';
 import { createPurposesService } from './purposes.service.ts';
 import { createTechnologiesService } from './technologies.service.ts';
 import { snapshotConfig, type VisitorConfig } from './visitor-config.ts';
@@ -74,6 +77,29 @@ export function createChannelsService(deps: {
     return settings;
   }
 
+  /**
+   * The first-party settings of a create or PATCH (docs/guides/keep-the-choice.md), checked in `tx`
+   * against what they depend on: the cookie Domain must cover every active origin, and imports map
+   * onto active optional purposes. Only what the input sets is checked; a new channel has neither
+   * origins nor purposes yet.
+   */
+  async function assertFirstPartySettings(
+    tx: Tx,
+    channel: Pick<ChannelRow, 'organizationId' | 'id'> | null,
+    input: Pick<UpdateChannelInput, 'firstPartyPath' | 'cookieDomain' | 'imports'>,
+  ): Promise<void> {
+    const errors: FieldError[] = [...firstPartyPathErrors(input.firstPartyPath)];
+    if (input.cookieDomain !== undefined) {
+      const origins = channel ? await originsRepo.active(tx, channel) : [];
+      errors.push(...cookieDomainErrors(input.cookieDomain, origins));
+    }
+    if (input.imports !== undefined && input.imports.length > 0) {
+      const purposes = channel ? await purposesRepo.all(tx, channel) : [];
+      errors.push(...cmpImportErrors(input.imports, purposes));
+    }
+    if (errors.length > 0) throw validationFailed(errors);
+  }
+
   async function insertChannel(
     db: DbScope,
     context: AuditContext,
@@ -102,11 +128,16 @@ export function createChannelsService(deps: {
       tcf: null,
       integrations: { microsoftUet: false, microsoftClarity: false, ...input.integrations },
       reopenControl: input.reopenControl ?? 'floating',
+      firstPartyPath: input.firstPartyPath ?? null,
+      cookieDomain: input.cookieDomain ?? null,
+      crossDomain: input.crossDomain ?? false,
+      imports: input.imports ?? [],
       createdAt: now,
       updatedAt: now,
       archivedAt: null,
     };
     return db.write(async (tx) => {
+      await assertFirstPartySettings(tx, null, input);
       channel.tcf = await checkedTcf(tx, input.tcf, context.environment);
       await channelsRepo.insert(tx, channel);
       await changes.publishFirst(tx, channel);
@@ -191,9 +222,11 @@ export function createChannelsService(deps: {
     /**
      * Name, description and retentionDays change the channel only; defaultLanguage, the policy's
      * url and version, regionRules, consentMaxAgeDays, rejectCooldownDays, gppSections, tcf and
-     * integrations change what visitors are shown, so they publish a new configVersion
-     * (rejectCooldownDays, gppSections and integrations never a material one: they change the
-     * signals sent, not what the visitor is asked).
+     * integrations, and the first-party settings (firstPartyPath, cookieDomain, crossDomain,
+     * imports) change what visitors are shown or how their SDK keeps the choice, so they publish a
+     * new configVersion (rejectCooldownDays, gppSections, integrations and the first-party settings
+     * never a material one: they change the signals sent or where the choice is kept, not what the
+     * visitor is asked).
      */
     update(db: DbScope, context: AuditContext, id: string, input: UpdateChannelInput): Promise<ChannelRow> {
       if (input.regionRules) assertRegionRules(input.regionRules);
@@ -216,6 +249,11 @@ export function createChannelsService(deps: {
           update.integrations = { ...channel.integrations, ...input.integrations };
         }
         if (input.reopenControl !== undefined) update.reopenControl = input.reopenControl;
+        await assertFirstPartySettings(tx, channel, input);
+        if (input.firstPartyPath !== undefined) update.firstPartyPath = input.firstPartyPath;
+        if (input.cookieDomain !== undefined) update.cookieDomain = input.cookieDomain;
+        if (input.crossDomain !== undefined) update.crossDomain = input.crossDomain;
+        if (input.imports !== undefined) update.imports = input.imports;
         if (input.tcf !== undefined) update.tcf = await checkedTcf(tx, input.tcf, channel.environment);
         const updated = await channelsRepo.update(tx, channel, update);
         await audit.record(tx, context, { action: 'channel.updated', target: { type: 'channel', id } });
@@ -308,5 +346,6 @@ export type ChannelsService = ReturnType<typeof createChannelsService>;
 // channel changes and serve the visitor config.
 export { CHANNEL_CHANGES } from './channel-changes.ts';
 export type { ChannelRow } from './channels.repo.ts';
+export { domainCovers, originHost, registrableDomain } from './first-party-settings.ts';
 export { originMatches } from './origin.ts';
 export type { VisitorConfig } from './visitor-config.ts';

@@ -87,7 +87,7 @@ function sendBundle(request: FastifyRequest, reply: FastifyReply, bundle: SdkBun
 export function siteAssetsRoutes(
   app: App,
   deps: {
-    sites: Pick<SitesService, 'snippetHtml' | 'regionOf' | 'caching' | 'sdkScript'>;
+    sites: Pick<SitesService, 'snippet' | 'regionOf' | 'caching' | 'sdkScript'>;
     publicHooks: onRequestHookHandler[];
   },
 ) {
@@ -115,7 +115,7 @@ export function siteAssetsRoutes(
     },
     async (request, reply) => {
       reply.header('Cache-Control', STATIC_CACHE_CONTROL);
-      return envelope({ html: sites.snippetHtml(siteOf(request)) });
+      return envelope(sites.snippet(siteOf(request)));
     },
   );
 

@@ -7,7 +7,15 @@ export const SiteParams = Type.Object({
 
 export const Snippet = Type.Object(
   {
-    html: Type.String({ description: 'Paste into every page, before other tags that need consent' }),
+    html: Type.String({
+      description:
+        'Paste into every page, before other tags that need consent: the first-party form when the channel has a firstPartyPath, else the direct one',
+    }),
+    firstPartyHtml: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The snippet loading sdk.js through the channel’s firstPartyPath on the page’s own origin (a root-relative URL); null when the channel has none',
+    }),
+    directHtml: Type.String({ description: 'The snippet loading sdk.js from the service’s own address' }),
   },
   { $id: 'Snippet' },
 );

@@ -141,16 +141,24 @@ export function createSitesService(deps: {
     },
 
     /**
-     * The tag that loads the SDK for this site, after the stubs its channel needs (with a gppCmpId,
-     * the IAB GPP stub; on a TCF channel the IAB TCF stub), inline.
+     * The tags that load the SDK for this site, after the stubs its channel needs (with a gppCmpId,
+     * the IAB GPP stub; on a TCF channel the IAB TCF stub), inline, in both forms
+     * (docs/guides/keep-the-choice.md): `directHtml` loads sdk.js from the service's BASE_URL;
+     * `firstPartyHtml` from the channel's firstPartyPath on the page's own origin (a root-relative
+     * URL, so one snippet serves every origin of the channel), null without a path. `html` is the
+     * one to paste: the first-party form when the channel has a path.
      */
-    snippetHtml(site: Site): string {
-      const { siteKey: key } = site.channel;
-      const tags = deps.snippetStubs(site.channel).map((stub) => `<script>${stub}</script>`);
-      tags.push(
-        `<script src="${baseUrl}/v1/public/sites/${key}/sdk.js" data-site-key="${key}" async></script>`,
-      );
-      return tags.join('\n');
+    snippet(site: Site): { html: string; firstPartyHtml: string | null; directHtml: string } {
+      const { siteKey: key, firstPartyPath } = site.channel;
+      const stubs = deps.snippetStubs(site.channel).map((stub) => `<script>${stub}</script>`);
+      const tag = (base: string) =>
+        [
+          ...stubs,
+          `<script src="${base}/v1/public/sites/${key}/sdk.js" data-site-key="${key}" async></script>`,
+        ].join('\n');
+      const directHtml = tag(baseUrl);
+      const firstPartyHtml = firstPartyPath === null ? null : tag(firstPartyPath);
+      return { html: firstPartyHtml ?? directHtml, firstPartyHtml, directHtml };
     },
   };
 }
