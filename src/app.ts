@@ -181,7 +181,12 @@ export async function buildApp(deps: AppDeps) {
   channelsRoutes(app, { channels: services.channels, cursors });
   // The public site endpoints, in this order: assets, the decisions (consent), impressions, identity.
   const publicHooks = sitesRoutes(app, { sites: services.sites });
-  consentRoutes(app, { consent: services.consent, metrics: services.metrics, publicHooks });
+  consentRoutes(app, {
+    consent: services.consent,
+    sites: services.sites,
+    metrics: services.metrics,
+    publicHooks,
+  });
   siteImpressionsRoutes(app, {
     sites: services.sites,
     analytics: services.analytics,
@@ -189,7 +194,7 @@ export async function buildApp(deps: AppDeps) {
     publicHooks,
   });
   // Signed-in visitors: an identity token in, the account's current choice out.
-  siteIdentityRoutes(app, { identity: services.identity, publicHooks });
+  siteIdentityRoutes(app, { identity: services.identity, sites: services.sites, publicHooks });
   identitySecretsRoutes(app, { identity: services.identity });
   // The channel's slice of the IAB Global Vendor List (its config's vendorListUrl), and the whole list.
   tcfVendorListRoutes(app, {

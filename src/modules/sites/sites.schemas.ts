@@ -36,3 +36,19 @@ export const RegionQuery = Type.Object({
     }),
   ),
 });
+
+/**
+ * The decision cookie on an answer that came through the channel's first-party path
+ * (docs/guides/keep-the-choice.md); such an answer is never cached.
+ */
+export const DecisionCookieHeaders = {
+  'Set-Cookie': Type.Optional(
+    Type.String({
+      description:
+        'Through the first-party path only: `cs_consent_<siteKey>=<the decision, as the SDK stores it>; Max-Age=<consentMaxAgeDays × 86400>; Path=/; SameSite=Lax` (`Secure` on https, `Domain` per the channel’s cookieDomain)',
+    }),
+  ),
+  'Cache-Control': Type.Optional(
+    Type.String({ description: '`private, no-store` when the answer sets the cookie' }),
+  ),
+};
