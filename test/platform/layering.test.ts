@@ -116,6 +116,7 @@ const KNOWN_SERVICE_REEXPORTS = [
   'modules/sites/sites.service.ts re-exports modules/sites/cors.ts',
   'modules/sites/sites.service.ts re-exports modules/sites/decision-cookie.ts',
   'modules/sites/sites.service.ts re-exports modules/sites/sdk-with-config.ts',
+  'modules/sites/sites.service.ts re-exports modules/sites/sibling-domains.ts',
   'modules/sites/sites.service.ts re-exports modules/sites/site-cache.ts',
   'modules/sites/sites.service.ts re-exports modules/sites/site-origin-hooks.ts',
   'modules/sites/sites.service.ts re-exports modules/sites/site-requests.ts',

@@ -35,6 +35,7 @@ export { allowedOrigin, corsHeaders } from './cors.ts';
 export type { RequestPlace, StoredDecision } from './decision-cookie.ts';
 /** The config an sdk.js body carries, for modules that read the script (the tracker scanner). */
 export { carriedConfig } from './sdk-with-config.ts';
+export { domainOfOrigin } from './sibling-domains.ts';
 export type { Site } from './site-cache.ts';
 export { preflightRoute, requireAllowedOrigin } from './site-origin-hooks.ts';
 export { locationOf, publicProblems, siteOf, siteResolver, tags } from './site-requests.ts';
