@@ -129,7 +129,8 @@ export function consentRoutes(
         s: request.body.subjectId,
         d: row.decisions ?? {},
         v: row.configVersion as number,
-        t: row.recordedAt.getTime(),
+        // An imported choice is as old as the visitor's choice in the previous CMP, not the import.
+        t: row.importedFrom ? Date.parse(row.importedFrom.recordedAt) : row.recordedAt.getTime(),
         ...(row.source === 'gpc' && { g: 1 as const }),
       });
       reply.code(201);
