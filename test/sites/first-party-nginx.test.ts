@@ -88,9 +88,10 @@ afterAll(async () => {
 
 describe.skipIf(skipReason !== null)('through the guide’s nginx configuration', () => {
   it('is the text the guide shows', () => {
-    expect(fs.readFileSync(GUIDE_CONF, 'utf8')).toBe(
-      nginxLocation('/consent', 'https://consent.example.com'),
-    );
+    const conf = fs.readFileSync(GUIDE_CONF, 'utf8');
+    expect(conf).toBe(nginxLocation('/consent', 'https://consent.example.com'));
+    const guide = fs.readFileSync(path.resolve('docs/guides/keep-the-choice.md'), 'utf8');
+    expect(/```nginx\n([\s\S]*?)```/.exec(guide)?.[1]).toBe(conf);
   });
 
   it('a decision comes back as the page host’s own cookie; straight to the service it does not', async () => {
