@@ -2,10 +2,11 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExport } from '../../src/modules/exports/exports.service.ts';
 import { download, parseCsv } from '../exports/helpers.ts';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { rawSql, startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import {
   createReadySite,
   newSubjectId,
@@ -16,6 +17,7 @@ import {
   SITES_TEST_ENV,
   WILDCARD_MATCH,
 } from '../helpers/sites.ts';
+import { LOCAL_WEBHOOKS_ENV, subscribeWebhook } from '../helpers/webhooks.ts';
 import { independentLeafHash, insertEvents, newSigningKey, proofVerifies } from '../ledger/ledger-helpers.ts';
 
 /**
@@ -39,8 +41,12 @@ const ids: Record<'old' | 'banner' | 'import' | 'handoff', string> = {
 };
 
 beforeAll(async () => {
-  t = await startTestApp({ env: { ...SITES_TEST_ENV, LEDGER_SIGNING_KEY: signingKey.pem, DATA_DIR: dir } });
+  t = await startTestApp({
+    env: { ...SITES_TEST_ENV, ...LOCAL_WEBHOOKS_ENV, LEDGER_SIGNING_KEY: signingKey.pem, DATA_DIR: dir },
+  });
   tenant = await t.tenant();
+  // consent.recorded payloads are built in SQL by the consent write: they must carry the members too.
+  await subscribeWebhook(t, tenant.testKey, ['consent.recorded']);
   site = await createReadySite(t, tenant.testKey);
   const patched = await t.http.patch(`/v1/channels/${site.channelId}`, {
     key: tenant.testKey,
@@ -136,6 +142,19 @@ describe('handoff and importedFrom in the evidence', () => {
     expect(imported).not.toHaveProperty('handoff');
     expect(handoff.handoff).toEqual({ fromOrigin: SITE_ORIGIN, eventId: ids.banner });
     expect(handoff).not.toHaveProperty('importedFrom');
+  });
+
+  it('are in the consent.recorded webhook payloads, as reads show them', async () => {
+    const rows = (
+      (await rawSql(t.store).execute(
+        sql`select data from webhook_events where organization_id = ${tenant.organizationId} and type = 'consent.recorded'`,
+      )) as unknown as { rows: Array<{ data: Record<string, any> }> }
+    ).rows;
+    for (const id of [ids.banner, ids.import, ids.handoff]) {
+      const payload = rows.find((r) => r.data.id === id)?.data;
+      const read = await t.http.get(`/v1/evidence/${id}`, { key: tenant.testKey });
+      expect(payload, id).toEqual(read.body.data);
+    }
   });
 
   it('every JSONL line proves with the independent verifier, and verify-export passes', async () => {

@@ -4,7 +4,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { isUniqueViolation } from '../../platform/db/pg-errors.ts';
 import type { Db, DbScope, Store, Tx } from '../../platform/db/store.ts';
-import { type FieldError, notFound, validationFailed } from '../../platform/http/errors.ts';
+import { notFound } from '../../platform/http/errors.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
 import { createLoadingCache } from '../../platform/loading-cache.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
@@ -24,11 +24,9 @@ import type { EventsService } from '../webhooks/events.service.ts';
 import { createChannelChanges } from './channel-changes.ts';
 import { type ChannelRow, type ChannelUpdate, channelsRepo, configVersionsRepo } from './channels.repo.ts';
 import type { CreateChannelBody, UpdateChannelBody } from './channels.schemas.ts';
-import { cmpImportErrors } from './cmp-imports.ts';
-import { cookieDomainErrors, firstPartyPathErrors } from './first-party-settings.ts';
+import { assertFirstPartySettings } from './first-party-check.ts';
 import { originsRepo } from './origins.repo.ts';
 import { createOriginsService } from './origins.service.ts';
-import { purposesRepo } from './purposes.repo.ts';
 import { createPurposesService } from './purposes.service.ts';
 import { createTechnologiesService } from './technologies.service.ts';
 import { snapshotConfig, type VisitorConfig } from './visitor-config.ts';
@@ -75,29 +73,6 @@ export function createChannelsService(deps: {
       assertAtpProviders(providers, settings);
     }
     return settings;
-  }
-
-  /**
-   * The first-party settings of a create or PATCH (docs/guides/keep-the-choice.md), checked in `tx`
-   * against what they depend on: the cookie Domain must cover every active origin, and imports map
-   * onto active optional purposes. Only what the input sets is checked; a new channel has neither
-   * origins nor purposes yet.
-   */
-  async function assertFirstPartySettings(
-    tx: Tx,
-    channel: Pick<ChannelRow, 'organizationId' | 'id'> | null,
-    input: Pick<UpdateChannelInput, 'firstPartyPath' | 'cookieDomain' | 'imports'>,
-  ): Promise<void> {
-    const errors: FieldError[] = [...firstPartyPathErrors(input.firstPartyPath)];
-    if (input.cookieDomain !== undefined) {
-      const origins = channel ? await originsRepo.active(tx, channel) : [];
-      errors.push(...cookieDomainErrors(input.cookieDomain, origins));
-    }
-    if (input.imports !== undefined && input.imports.length > 0) {
-      const purposes = channel ? await purposesRepo.all(tx, channel) : [];
-      errors.push(...cmpImportErrors(input.imports, purposes));
-    }
-    if (errors.length > 0) throw validationFailed(errors);
   }
 
   async function insertChannel(

@@ -1,6 +1,6 @@
 import type { FieldError } from '../../platform/http/errors.ts';
-import { IMPORT_CATEGORY_PATTERNS, type ImportCmp } from './channels.schemas.ts';
 import type { ChannelImport } from './channels.tables.ts';
+import { IMPORT_CATEGORY_PATTERNS, type ImportCmp } from './first-party.schemas.ts';
 
 /**
  * The rules of a channel's `imports` (docs/guides/keep-the-choice.md, "Importing from your old

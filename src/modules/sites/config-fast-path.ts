@@ -70,8 +70,12 @@ export function configFastPath(deps: {
         // No query on this path: the region comes from the geo headers or the address
         // (synchronous, memoized).
         region: sites.regionOf(site, { declared: undefined, headers: req.headers, ip }),
-        // Through the first-party path, a valid decision cookie starts its lifetime again.
-        setCookie: sites.decisionCookieRefresh(site, rawRequestPlace(req, trust), req.headers.cookie),
+        // Through the first-party path, a valid decision cookie starts its lifetime again; a channel
+        // without a path (or a request without cookies) pays one comparison.
+        setCookie:
+          site.channel.firstPartyPath !== null && req.headers.cookie
+            ? sites.decisionCookieRefresh(site, rawRequestPlace(req, trust), req.headers.cookie)
+            : null,
       },
       sites.caching,
     );

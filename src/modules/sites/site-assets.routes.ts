@@ -9,7 +9,7 @@ import { COOKIE_CACHE_CONTROL } from './decision-cookie.ts';
 import { gppBundle, type SdkBundle, tcfBundle } from './sdk-bundle.ts';
 import { locationOf, publicProblems, siteOf, tags } from './site-requests.ts';
 import { RegionQuery, SiteConfigSchema, SiteParams, Snippet } from './sites.schemas.ts';
-import { requestPlace, type SitesService } from './sites.service.ts';
+import { requestPlace, type Site, type SitesService } from './sites.service.ts';
 
 const STATIC_CACHE_CONTROL = 'public, max-age=300';
 /** A bundle asked for by its version (`?v=`, its content hash): that URL never names other bytes. */
@@ -107,6 +107,11 @@ export function siteAssetsRoutes(
   },
 ) {
   const { sites, publicHooks } = deps;
+  /** The refresh of the visitor's decision cookie through the first-party path (decision-cookie.ts), or null. */
+  const cookieRefresh = (site: Site, request: FastifyRequest) =>
+    site.channel.firstPartyPath !== null && request.headers.cookie
+      ? sites.decisionCookieRefresh(site, requestPlace(request), request.headers.cookie)
+      : null;
 
   app.get(
     '/v1/public/sites/:siteKey/snippet',
@@ -166,7 +171,7 @@ export function siteAssetsRoutes(
           origin: request.headers.origin,
           ifNoneMatch: request.headers['if-none-match'],
           region: sites.regionOf(site, locationOf(request)),
-          setCookie: sites.decisionCookieRefresh(site, requestPlace(request), request.headers.cookie),
+          setCookie: cookieRefresh(site, request),
         },
         sites.caching,
       );
@@ -246,7 +251,7 @@ export function siteAssetsRoutes(
         request.headers['if-none-match'],
       );
       // sdk.js carries the config: through the first-party path it refreshes the decision cookie too.
-      const setCookie = sites.decisionCookieRefresh(site, requestPlace(request), request.headers.cookie);
+      const setCookie = cookieRefresh(site, request);
       if (setCookie) reply.header('Set-Cookie', setCookie);
       reply.header(
         'Cache-Control',
