@@ -13,6 +13,7 @@ import { demoPage } from './modules/demo/demo.page.ts';
 import { consentStateRoutes } from './modules/evidence/consent-state.routes.ts';
 import { evidenceRoutes } from './modules/evidence/evidence.routes.ts';
 import { exportsRoutes } from './modules/exports/exports.routes.ts';
+import { handoffsRoutes } from './modules/handoffs/handoffs.routes.ts';
 import { identitySecretsRoutes } from './modules/identity/identity-secrets.routes.ts';
 import { siteIdentityRoutes } from './modules/identity/site-identity.routes.ts';
 import { ledgerRoutes } from './modules/ledger/ledger.routes.ts';
@@ -184,7 +185,12 @@ export async function buildApp(deps: AppDeps) {
   channelsRoutes(app, { channels: services.channels, cursors });
   // The public site endpoints, in this order: assets, the decisions (consent), impressions, identity.
   const publicHooks = sitesRoutes(app, { sites: services.sites });
-  consentRoutes(app, { consent: services.consent, metrics: services.metrics, publicHooks });
+  consentRoutes(app, {
+    consent: services.consent,
+    sites: services.sites,
+    metrics: services.metrics,
+    publicHooks,
+  });
   siteImpressionsRoutes(app, {
     sites: services.sites,
     analytics: services.analytics,
@@ -192,8 +198,10 @@ export async function buildApp(deps: AppDeps) {
     publicHooks,
   });
   // Signed-in visitors: an identity token in, the account's current choice out.
-  siteIdentityRoutes(app, { identity: services.identity, publicHooks });
+  siteIdentityRoutes(app, { identity: services.identity, sites: services.sites, publicHooks });
   identitySecretsRoutes(app, { identity: services.identity });
+  // A visitor's choice handed over to the channel's other registrable domains.
+  handoffsRoutes(app, { handoffs: services.handoffs, sites: services.sites, publicHooks });
   // The channel's slice of the IAB Global Vendor List (its config's vendorListUrl), and the whole list.
   tcfVendorListRoutes(app, {
     tcf: services.tcf,

@@ -17,6 +17,7 @@ import { createExportsService } from './modules/exports/exports.service.ts';
 import { createLocalFileStorage } from './modules/exports/file-storage.ts';
 import { ledgerProofs } from './modules/exports/ledger-proofs.ts';
 import { gppStub } from './modules/gpp/gpp.service.ts';
+import { createHandoffsService } from './modules/handoffs/handoffs.service.ts';
 import { createIdentityService } from './modules/identity/identity.service.ts';
 import { createLedgerService } from './modules/ledger/ledger.service.ts';
 import { createOrganizationsService } from './modules/organizations/organizations.service.ts';
@@ -149,6 +150,8 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     clock,
     baseUrl: deps.config.baseUrl,
   });
+  // A visitor's choice handed over between the channel's registrable domains (docs/guides/keep-the-choice.md).
+  const handoffs = createHandoffsService({ store, clock, evidence, consent });
   // The verifiable evidence ledger (docs/decisions/ledger.md): sealer, signing keys, proofs.
   const ledger = createLedgerService({
     store,
@@ -213,6 +216,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     identity,
     sites,
     consent,
+    handoffs,
     exports,
     ledger,
     receipts,

@@ -94,6 +94,10 @@ function registerJobs(
     await services.analytics.purgeTest();
   });
   // Idempotency records are kept 24 hours; expired ones go in bounded batches.
+  // Handoff tokens never redeemed, and links no decision can follow any longer.
+  runner.every('handoffs.purge', 3600_000, async () => {
+    while ((await services.handoffs.purge(1000)) === 1000) {}
+  });
   runner.every('idempotency.purge', 3600_000, async () => {
     while ((await purgeExpiredIdempotencyKeys(store, clock, 1000)) === 1000) {}
   });

@@ -1,3 +1,8 @@
+import {
+  decisionCookieName,
+  encodeDecisionCookie,
+  readDecisionCookie,
+} from '../../src/shared/decision-cookie.ts';
 import type { PendingPost, StoredConsent } from './types.ts';
 
 /**
@@ -19,30 +24,21 @@ export function randomId(bytes = 16): string {
 function names(siteKey: string) {
   const safe = siteKey.replace(/[^A-Za-z0-9_-]/g, '');
   return {
-    cookie: `cs_consent_${safe}`,
+    cookie: decisionCookieName(siteKey),
     pending: `cs_pending_${safe}`,
     notice: `cs_notice_${safe}`,
     receipt: `cs_receipt_${safe}`,
   };
 }
 
+/** The decision cookie, in the one encoding the service uses too (src/shared/decision-cookie.ts). */
 export function readConsent(siteKey: string): StoredConsent | null {
-  const name = `${names(siteKey).cookie}=`;
-  for (const part of document.cookie.split(/;\s*/)) {
-    if (!part.startsWith(name)) continue;
-    try {
-      const value = JSON.parse(decodeURIComponent(part.slice(name.length)));
-      if (value && typeof value.s === 'string' && value.s.length >= 16) return value;
-    } catch {
-      // A cookie we cannot read is treated as absent: the visitor is asked again.
-    }
-  }
-  return null;
+  return readDecisionCookie(document.cookie, siteKey);
 }
 
 export function writeConsent(siteKey: string, consent: StoredConsent | null, maxAgeDays = 180) {
   const secure = location.protocol === 'https:' ? '; Secure' : '';
-  const value = consent ? encodeURIComponent(JSON.stringify(consent)) : '';
+  const value = consent ? encodeDecisionCookie(consent) : '';
   const maxAge = consent ? maxAgeDays * DAY_S : 0;
   // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is missing from Firefox and older Safari.
   document.cookie = `${names(siteKey).cookie}=${value}; Path=/; Max-Age=${maxAge}; SameSite=Lax${secure}`;

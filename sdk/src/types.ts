@@ -49,6 +49,22 @@ export interface SiteConfig {
   tcf?: TcfConfig | null;
   /** A TCF channel's CMP, in every region: what `__tcfapi` names without tcf.js (tcf-answers.ts). */
   tcfCmp?: TcfCmp;
+  /**
+   * The path the site forwards to the service on its own origins (docs/guides/keep-the-choice.md):
+   * through it the service sets the decision cookie itself. null or absent: none.
+   */
+  firstPartyPath?: string | null;
+  /** The decision cookie's Domain (one decision on every subdomain); null or absent: host-only. */
+  cookieDomain?: string | null;
+  /** The choice is handed over to the channel's other registrable domains (siblingDomains). */
+  crossDomain?: boolean;
+  /** Previous CMPs whose cookies are imported: their category id to our purpose key. */
+  imports?: Array<{ from: 'onetrust' | 'cookiebot' | 'tcf'; purposes: Record<string, string> }>;
+  /**
+   * With crossDomain on and origins on several registrable domains: each domain with its active
+   * origins (wildcards as `https://*.example.com`); [] or absent otherwise.
+   */
+  siblingDomains?: Array<{ domain: string; origins: string[] }>;
 }
 
 /** The CMP the CMP API names, and whether GDPR applies to this visitor. */

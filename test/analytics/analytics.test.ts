@@ -97,6 +97,8 @@ describe('consent analytics', () => {
       rejectAll: 0,
       custom: 0,
       gpc: 0,
+      imports: 0,
+      handoffs: 0,
       purposes: {},
     });
     expect(byDay['2026-03-03']).toMatchObject({
@@ -119,6 +121,8 @@ describe('consent analytics', () => {
       rejectAll: 13,
       custom: 7,
       gpc: 3,
+      imports: 0,
+      handoffs: 0,
       purposes: {
         necessary: { granted: 40, denied: 0 },
         analytics: { granted: 27, denied: 13 },

@@ -25,7 +25,7 @@ afterAll(() => t?.close());
 const decision = fc.record({
   day: fc.integer({ min: 0, max: 9 }),
   region: fc.constantFrom('FR', 'DE', 'US-CA', 'JP'),
-  source: fc.constantFrom('banner', 'preference_center', 'gpc'),
+  source: fc.constantFrom('banner', 'preference_center', 'gpc', 'import'),
   analytics: fc.boolean(),
   marketing: fc.boolean(),
 });
@@ -37,7 +37,16 @@ function recount(events: Array<Record<string, any>>) {
   const rows = new Map<string, Record<string, any>>();
   for (const e of events) {
     const id = `${e.recordedAt.slice(0, 10)} ${e.region}`;
-    const row = rows.get(id) ?? { decisions: 0, acceptAll: 0, rejectAll: 0, custom: 0, gpc: 0, purposes: {} };
+    const row = rows.get(id) ?? {
+      decisions: 0,
+      acceptAll: 0,
+      rejectAll: 0,
+      custom: 0,
+      gpc: 0,
+      imports: 0,
+      handoffs: 0,
+      purposes: {},
+    };
     rows.set(id, row);
     const granted = OPTIONAL.filter((k) => e.decisions[k] === 'granted').length;
     row.decisions++;
@@ -45,6 +54,7 @@ function recount(events: Array<Record<string, any>>) {
     else if (granted === 0) row.rejectAll++;
     else row.custom++;
     if (e.source === 'gpc') row.gpc++;
+    if (e.source === 'import') row.imports++;
     for (const [key, value] of Object.entries(e.decisions)) {
       row.purposes[key] ??= { granted: 0, denied: 0 };
       row.purposes[key][value as string]++;
@@ -60,6 +70,15 @@ describe('consent analytics property', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(decision, { minLength: 1, maxLength: 15 }), async (mix) => {
         const site = await createReadySite(t, tenant.liveKey);
+        // Decisions of source import come from the channel's previous CMP (docs/guides/keep-the-choice.md).
+        const imports = await t.http.patch(`/v1/channels/${site.channelId}`, {
+          key: tenant.liveKey,
+          body: {
+            imports: [{ from: 'cookiebot', purposes: { statistics: 'analytics', marketing: 'marketing' } }],
+          },
+        });
+        expect(imports.status, imports.text).toBe(200);
+        site.configVersion = imports.body.data.configVersion;
         for (const [i, d] of mix.entries()) {
           t.clock.set(new Date(start + d.day * DAY + i * 1000));
           const [country] = d.region.split('-');
@@ -72,6 +91,14 @@ describe('consent analytics property', () => {
               },
               configVersion: site.configVersion,
               source: d.source,
+              ...(d.source === 'import' && {
+                importedFrom: {
+                  cmp: 'cookiebot',
+                  recordedAt: new Date(t.clock.now().getTime() - DAY).toISOString(),
+                  value:
+                    '{stamp:%27-1%27%2Cnecessary:true%2Cpreferences:false%2Cstatistics:true%2Cmarketing:false}',
+                },
+              }),
             },
             headers: {
               origin: SITE_ORIGIN,

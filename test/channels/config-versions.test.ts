@@ -50,6 +50,10 @@ describe('config versions', () => {
         gppSections: 'usnat',
         tcf: null,
         integrations: { microsoftUet: false, microsoftClarity: false },
+        firstPartyPath: null,
+        cookieDomain: null,
+        crossDomain: false,
+        imports: [],
         purposes: [],
         technologies: [],
       },
@@ -194,6 +198,7 @@ describe('config versions', () => {
       consentRequiredSince: 2,
       // Where its pages may run: none registered, and a test channel runs on localhost.
       origins: ['http://localhost:*', 'http://127.0.0.1:*'],
+      siblingDomains: [],
     });
     // A decision may answer any version the channel had, and no other.
     const decide = await decisionsFrom(t, tenant.testKey, channel);

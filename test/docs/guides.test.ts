@@ -32,7 +32,11 @@ describe('user guides', () => {
   });
 
   it('call only operations and query parameters of the OpenAPI document', () => {
-    const calls = fs.readdirSync(GUIDES).flatMap((name) => callsIn(path.join(GUIDES, name)));
+    // The guides themselves (docs/guides/keep-the-choice/ holds a configuration file beside them).
+    const calls = fs
+      .readdirSync(GUIDES)
+      .filter((name) => name.endsWith('.md'))
+      .flatMap((name) => callsIn(path.join(GUIDES, name)));
     expect(calls.length).toBeGreaterThan(40);
     const unknown: string[] = [];
     for (const call of calls) {

@@ -24,6 +24,7 @@ const CONTRACT_STATUSES: Record<string, number> = {
   scope_not_allowed: 403,
   origin_not_allowed: 403,
   not_found: 404,
+  handoff_not_found: 404,
   method_not_allowed: 405,
   origin_duplicate: 409,
   purpose_duplicate: 409,

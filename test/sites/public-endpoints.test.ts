@@ -30,6 +30,9 @@ describe('GET …/snippet', () => {
     expect(res.body).toEqual({
       data: {
         html: `<script src="${t.config.baseUrl}/v1/public/sites/${s.siteKey}/sdk.js" data-site-key="${s.siteKey}" async></script>`,
+        // No firstPartyPath: the direct form is the one to paste.
+        firstPartyHtml: null,
+        directHtml: `<script src="${t.config.baseUrl}/v1/public/sites/${s.siteKey}/sdk.js" data-site-key="${s.siteKey}" async></script>`,
       },
       meta: {},
       error: null,
@@ -60,6 +63,8 @@ describe('GET …/config', () => {
         consentRequiredSince: s.configVersion,
         // Where its pages may run (a live channel: its registered origins alone).
         origins: expect.arrayContaining([SITE_ORIGIN, WILDCARD_ORIGIN]),
+        // crossDomain is off: no sibling domains.
+        siblingDomains: [],
       },
       meta: {},
       error: null,

@@ -475,6 +475,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/public/sites/{siteKey}/handoffs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A single-use token (120 s) that takes the visitor’s choice to another registered origin of the channel on another registrable domain (crossDomain on) */
+        post: operations["createHandoff"];
+        delete?: never;
+        /** CORS preflight: 204 with CORS headers for registered origins only, else 403 */
+        options: operations["preflightHandoffs"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/public/sites/{siteKey}/handoffs/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Redeem a handoff token on its target origin: the visitor’s choice, recorded here as evidence (source "handoff") unless the visitor’s own decision here is newer; every token that cannot be redeemed is 404 handoff_not_found */
+        post: operations["redeemHandoff"];
+        delete?: never;
+        /** CORS preflight: 204 with CORS headers for registered origins only, else 403 */
+        options: operations["preflightHandoffRedeem"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/public/sites/{siteKey}/tcf/vendor-list.json": {
         parameters: {
             query?: never;
@@ -1047,6 +1083,27 @@ export interface components {
             };
             /** @description On a TCF channel, what a visitor in an opt-in region keeps after a decision to reopen the preferences: "floating" (the default), a persistent, labelled "Your Privacy Choices" button at the bottom left, themable with the banner’s --consent-* variables; "none", only the page’s own links (any element with data-consent-action="privacy-choices", or ConsentService.showPreferences()). Channels without tcf keep the setting but show no control */
             reopenControl: "floating" | "none";
+            /** @description A path on the site's own origins that its web server or CDN forwards to the service (`<origin><firstPartyPath>/…` to the service's `/…`, with X-Forwarded-Host): the snippet then loads the SDK from it, every public call goes through it, and the service sets the decision cookie itself, which WebKit keeps (docs/guides/keep-the-choice.md). Lower case, no trailing slash, no empty segment; null (the default): the SDK talks to the service directly and writes the cookie itself */
+            firstPartyPath: string | null;
+            /** @description The Domain of the decision cookie, so one decision holds on every subdomain: a registrable domain (or one under it) that covers every registered origin of the channel, never a public suffix (the Public Suffix List decides, private section included). Lower case, punycode for international names; null (the default): the cookie is host-only */
+            cookieDomain: string | null;
+            /** @description With origins on more than one registrable domain: the first layer names the other domains the choice applies to, and the SDK hands the choice over (POST …/handoffs) when the visitor follows a link to one of them. false (the default): each domain asks on its own */
+            crossDomain: boolean;
+            /** @description Decisions made in the previous CMP that the SDK imports instead of asking (each CMP once); [] (the default): none. A visitor with no decision of ours and a valid cookie of one of them is not asked when every optional purpose is mapped and the choice is younger than consentMaxAgeDays */
+            imports: {
+                /** @description The previous CMP whose cookie is read: "onetrust" (OptanonConsent), "cookiebot" (CookieConsent), "tcf" (euconsent-v2) */
+                from: "onetrust" | "cookiebot" | "tcf";
+                /**
+                 * @description Their category id → one of the channel's optional purpose keys: OneTrust group ids (C0002), Cookiebot categories (preferences, statistics, marketing), TCF purpose ids (1–11)
+                 * @example {
+                 *       "C0002": "analytics",
+                 *       "C0004": "marketing"
+                 *     }
+                 */
+                purposes: {
+                    [key: string]: string;
+                };
+            }[];
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00Z
@@ -1213,6 +1270,27 @@ export interface components {
                 /** @description Call window.clarity('consentv2', {ad_Storage, analytics_Storage}) on every change */
                 microsoftClarity: boolean;
             };
+            /** @description A path on the site's own origins that its web server or CDN forwards to the service (`<origin><firstPartyPath>/…` to the service's `/…`, with X-Forwarded-Host): the snippet then loads the SDK from it, every public call goes through it, and the service sets the decision cookie itself, which WebKit keeps (docs/guides/keep-the-choice.md). Lower case, no trailing slash, no empty segment; null (the default): the SDK talks to the service directly and writes the cookie itself */
+            firstPartyPath: string | null;
+            /** @description The Domain of the decision cookie, so one decision holds on every subdomain: a registrable domain (or one under it) that covers every registered origin of the channel, never a public suffix (the Public Suffix List decides, private section included). Lower case, punycode for international names; null (the default): the cookie is host-only */
+            cookieDomain: string | null;
+            /** @description With origins on more than one registrable domain: the first layer names the other domains the choice applies to, and the SDK hands the choice over (POST …/handoffs) when the visitor follows a link to one of them. false (the default): each domain asks on its own */
+            crossDomain: boolean;
+            /** @description Decisions made in the previous CMP that the SDK imports instead of asking (each CMP once); [] (the default): none. A visitor with no decision of ours and a valid cookie of one of them is not asked when every optional purpose is mapped and the choice is younger than consentMaxAgeDays */
+            imports: {
+                /** @description The previous CMP whose cookie is read: "onetrust" (OptanonConsent), "cookiebot" (CookieConsent), "tcf" (euconsent-v2) */
+                from: "onetrust" | "cookiebot" | "tcf";
+                /**
+                 * @description Their category id → one of the channel's optional purpose keys: OneTrust group ids (C0002), Cookiebot categories (preferences, statistics, marketing), TCF purpose ids (1–11)
+                 * @example {
+                 *       "C0002": "analytics",
+                 *       "C0004": "marketing"
+                 *     }
+                 */
+                purposes: {
+                    [key: string]: string;
+                };
+            }[];
             purposes: {
                 key: string;
                 name: string;
@@ -1240,8 +1318,12 @@ export interface components {
             }[];
         };
         Snippet: {
-            /** @description Paste into every page, before other tags that need consent */
+            /** @description Paste into every page, before other tags that need consent: the first-party form when the channel has a firstPartyPath, else the direct one */
             html: string;
+            /** @description The snippet loading sdk.js through the channel’s firstPartyPath on the page’s own origin (a root-relative URL); null when the channel has none */
+            firstPartyHtml: string | null;
+            /** @description The snippet loading sdk.js from the service’s own address */
+            directHtml: string;
         };
         SiteConfig: {
             channelId: string;
@@ -1273,6 +1355,27 @@ export interface components {
                 /** @description Call window.clarity('consentv2', {ad_Storage, analytics_Storage}) on every change */
                 microsoftClarity: boolean;
             };
+            /** @description A path on the site's own origins that its web server or CDN forwards to the service (`<origin><firstPartyPath>/…` to the service's `/…`, with X-Forwarded-Host): the snippet then loads the SDK from it, every public call goes through it, and the service sets the decision cookie itself, which WebKit keeps (docs/guides/keep-the-choice.md). Lower case, no trailing slash, no empty segment; null (the default): the SDK talks to the service directly and writes the cookie itself */
+            firstPartyPath: string | null;
+            /** @description The Domain of the decision cookie, so one decision holds on every subdomain: a registrable domain (or one under it) that covers every registered origin of the channel, never a public suffix (the Public Suffix List decides, private section included). Lower case, punycode for international names; null (the default): the cookie is host-only */
+            cookieDomain: string | null;
+            /** @description With origins on more than one registrable domain: the first layer names the other domains the choice applies to, and the SDK hands the choice over (POST …/handoffs) when the visitor follows a link to one of them. false (the default): each domain asks on its own */
+            crossDomain: boolean;
+            /** @description Decisions made in the previous CMP that the SDK imports instead of asking (each CMP once); [] (the default): none. A visitor with no decision of ours and a valid cookie of one of them is not asked when every optional purpose is mapped and the choice is younger than consentMaxAgeDays */
+            imports: {
+                /** @description The previous CMP whose cookie is read: "onetrust" (OptanonConsent), "cookiebot" (CookieConsent), "tcf" (euconsent-v2) */
+                from: "onetrust" | "cookiebot" | "tcf";
+                /**
+                 * @description Their category id → one of the channel's optional purpose keys: OneTrust group ids (C0002), Cookiebot categories (preferences, statistics, marketing), TCF purpose ids (1–11)
+                 * @example {
+                 *       "C0002": "analytics",
+                 *       "C0004": "marketing"
+                 *     }
+                 */
+                purposes: {
+                    [key: string]: string;
+                };
+            }[];
             purposes: {
                 key: string;
                 name: string;
@@ -1353,6 +1456,29 @@ export interface components {
              *     ]
              */
             origins: string[];
+            /**
+             * @description With crossDomain on and active origins on more than one registrable domain: every such domain with its origins, in the order they were registered (the SDK names the ones the page is not on, and hands the choice over on links to them); [] otherwise
+             * @example [
+             *       {
+             *         "domain": "example.com",
+             *         "origins": [
+             *           "https://www.example.com"
+             *         ]
+             *       },
+             *       {
+             *         "domain": "example.org",
+             *         "origins": [
+             *           "https://shop.example.org"
+             *         ]
+             *       }
+             *     ]
+             */
+            siblingDomains: {
+                /** @description A registrable domain (by the Public Suffix List) */
+                domain: string;
+                /** @description The channel’s active origins on it (`https://*.example.com` stands for one label) */
+                origins: string[];
+            }[];
         };
         ResolvedRegion: {
             /** @description ISO 3166-1 alpha-2 or ISO 3166-2 code; null when unknown */
@@ -1419,6 +1545,29 @@ export interface components {
              * @example 2026-11-21T10:00:00Z
              */
             createdAt: string;
+        };
+        Handoff: {
+            /** @description Opaque, single-use, bound to the target origin: the SDK adds it to the link as `#cs_handoff=<token>` (a fragment reaches no server and no Referer) */
+            token: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00Z
+             */
+            expiresAt: string;
+        };
+        RedeemedChoice: {
+            /** @description Purpose key → decision: the choice that holds on this origin now */
+            decisions: {
+                [key: string]: "granted" | "denied";
+            };
+            /** @description The config version the decision answered */
+            configVersion: number;
+            /**
+             * Format: date-time
+             * @description When the visitor made that decision (not when it was handed over): its age counts against consentMaxAgeDays as if made here
+             * @example 2026-11-21T10:00:00Z
+             */
+            recordedAt: string;
         };
         VendorList: {
             vendorListVersion: number;
@@ -1549,7 +1698,7 @@ export interface components {
             };
             configVersion: number;
             policyVersion: string;
-            source: "banner" | "preference_center" | "api" | "gpc";
+            source: "banner" | "preference_center" | "api" | "gpc" | "import" | "handoff";
             language: string | null;
             gpc: boolean;
             origin: string | null;
@@ -1587,6 +1736,21 @@ export interface components {
             };
             /** @description Whose decision: "account" (a signed-in visitor, with an identity token: the pseudonym is the account’s) or "device" (the visitor’s subjectId). Absent on events recorded before accounts existed, which are device decisions */
             subjectKind?: "device" | "account";
+            /** @description Source "handoff": the decision was handed over from another registrable domain of the channel (docs/guides/keep-the-choice.md); absent otherwise */
+            handoff?: {
+                /** @description The origin the visitor came from */
+                fromOrigin: string;
+                /** @description The event of the decision handed over (the visitor’s own) */
+                eventId: string;
+            };
+            /** @description Source "import": the decision was imported from the site’s previous CMP (docs/guides/keep-the-choice.md); absent otherwise. The event’s own recordedAt is the time of the import */
+            importedFrom?: {
+                cmp: "onetrust" | "cookiebot" | "tcf";
+                /** @description When the visitor made the choice in that CMP (RFC 3339, UTC) */
+                recordedAt: string;
+                /** @description The CMP’s cookie, as read */
+                value: string;
+            };
             /**
              * @description The page showed the visitor that their opt-out preference signal (Global Privacy Control) was honoured ("Opt-Out Request Honored"); absent otherwise
              * @enum {boolean}
@@ -1619,7 +1783,7 @@ export interface components {
                     recordedAt: string;
                     eventId: string;
                     configVersion: number;
-                    source: "banner" | "preference_center" | "api" | "gpc";
+                    source: "banner" | "preference_center" | "api" | "gpc" | "import" | "handoff";
                 };
             };
             /**
@@ -1664,6 +1828,10 @@ export interface components {
             rejectAll: number;
             custom: number;
             gpc: number;
+            /** @description Decisions imported from the site’s previous CMP (source import), also counted above */
+            imports: number;
+            /** @description Decisions handed over from another registrable domain (source handoff), also counted above */
+            handoffs: number;
             purposes: {
                 [key: string]: {
                     granted: number;
@@ -2027,13 +2195,19 @@ export interface components {
             meta: Record<string, never>;
             error: null;
         };
-        /** PreferencesReceiptEnvelope */
+        /**
+         * PreferencesReceiptEnvelope
+         * @description Recorded
+         */
         PreferencesReceiptEnvelope: {
             data: components["schemas"]["PreferencesReceipt"];
             meta: Record<string, never>;
             error: null;
         };
-        /** IdentityStateEnvelope */
+        /**
+         * IdentityStateEnvelope
+         * @description The account’s current choice
+         */
         IdentityStateEnvelope: {
             data: components["schemas"]["IdentityState"];
             meta: Record<string, never>;
@@ -2051,6 +2225,21 @@ export interface components {
             meta: {
                 nextCursor: string | null;
             };
+            error: null;
+        };
+        /** HandoffEnvelope */
+        HandoffEnvelope: {
+            data: components["schemas"]["Handoff"];
+            meta: Record<string, never>;
+            error: null;
+        };
+        /**
+         * RedeemedChoiceEnvelope
+         * @description The choice that holds here now: the one handed over, or the visitor’s own when newer
+         */
+        RedeemedChoiceEnvelope: {
+            data: components["schemas"]["RedeemedChoice"];
+            meta: Record<string, never>;
             error: null;
         };
         /** VendorListEnvelope */
@@ -3585,6 +3774,27 @@ export interface operations {
                     };
                     /** @description On a TCF channel, what a visitor in an opt-in region keeps after a decision to reopen the preferences: "floating" (the default), a persistent, labelled "Your Privacy Choices" button at the bottom left, themable with the banner’s --consent-* variables; "none", only the page’s own links (any element with data-consent-action="privacy-choices", or ConsentService.showPreferences()). Channels without tcf keep the setting but show no control */
                     reopenControl?: "floating" | "none";
+                    /** @description A path on the site's own origins that its web server or CDN forwards to the service (`<origin><firstPartyPath>/…` to the service's `/…`, with X-Forwarded-Host): the snippet then loads the SDK from it, every public call goes through it, and the service sets the decision cookie itself, which WebKit keeps (docs/guides/keep-the-choice.md). Lower case, no trailing slash, no empty segment; null (the default): the SDK talks to the service directly and writes the cookie itself */
+                    firstPartyPath?: string | null;
+                    /** @description The Domain of the decision cookie, so one decision holds on every subdomain: a registrable domain (or one under it) that covers every registered origin of the channel, never a public suffix (the Public Suffix List decides, private section included). Lower case, punycode for international names; null (the default): the cookie is host-only */
+                    cookieDomain?: string | null;
+                    /** @description With origins on more than one registrable domain: the first layer names the other domains the choice applies to, and the SDK hands the choice over (POST …/handoffs) when the visitor follows a link to one of them. false (the default): each domain asks on its own */
+                    crossDomain?: boolean;
+                    /** @description Decisions made in the previous CMP that the SDK imports instead of asking (each CMP once); [] (the default): none. A visitor with no decision of ours and a valid cookie of one of them is not asked when every optional purpose is mapped and the choice is younger than consentMaxAgeDays */
+                    imports?: {
+                        /** @description The previous CMP whose cookie is read: "onetrust" (OptanonConsent), "cookiebot" (CookieConsent), "tcf" (euconsent-v2) */
+                        from: "onetrust" | "cookiebot" | "tcf";
+                        /**
+                         * @description Their category id → one of the channel's optional purpose keys: OneTrust group ids (C0002), Cookiebot categories (preferences, statistics, marketing), TCF purpose ids (1–11)
+                         * @example {
+                         *       "C0002": "analytics",
+                         *       "C0004": "marketing"
+                         *     }
+                         */
+                        purposes: {
+                            [key: string]: string;
+                        };
+                    }[];
                 };
             };
         };
@@ -4008,6 +4218,27 @@ export interface operations {
                     };
                     /** @description On a TCF channel, what a visitor in an opt-in region keeps after a decision to reopen the preferences: "floating" (the default), a persistent, labelled "Your Privacy Choices" button at the bottom left, themable with the banner’s --consent-* variables; "none", only the page’s own links (any element with data-consent-action="privacy-choices", or ConsentService.showPreferences()). Channels without tcf keep the setting but show no control */
                     reopenControl?: "floating" | "none";
+                    /** @description A path on the site's own origins that its web server or CDN forwards to the service (`<origin><firstPartyPath>/…` to the service's `/…`, with X-Forwarded-Host): the snippet then loads the SDK from it, every public call goes through it, and the service sets the decision cookie itself, which WebKit keeps (docs/guides/keep-the-choice.md). Lower case, no trailing slash, no empty segment; null (the default): the SDK talks to the service directly and writes the cookie itself */
+                    firstPartyPath?: string | null;
+                    /** @description The Domain of the decision cookie, so one decision holds on every subdomain: a registrable domain (or one under it) that covers every registered origin of the channel, never a public suffix (the Public Suffix List decides, private section included). Lower case, punycode for international names; null (the default): the cookie is host-only */
+                    cookieDomain?: string | null;
+                    /** @description With origins on more than one registrable domain: the first layer names the other domains the choice applies to, and the SDK hands the choice over (POST …/handoffs) when the visitor follows a link to one of them. false (the default): each domain asks on its own */
+                    crossDomain?: boolean;
+                    /** @description Decisions made in the previous CMP that the SDK imports instead of asking (each CMP once); [] (the default): none. A visitor with no decision of ours and a valid cookie of one of them is not asked when every optional purpose is mapped and the choice is younger than consentMaxAgeDays */
+                    imports?: {
+                        /** @description The previous CMP whose cookie is read: "onetrust" (OptanonConsent), "cookiebot" (CookieConsent), "tcf" (euconsent-v2) */
+                        from: "onetrust" | "cookiebot" | "tcf";
+                        /**
+                         * @description Their category id → one of the channel's optional purpose keys: OneTrust group ids (C0002), Cookiebot categories (preferences, statistics, marketing), TCF purpose ids (1–11)
+                         * @example {
+                         *       "C0002": "analytics",
+                         *       "C0004": "marketing"
+                         *     }
+                         */
+                        purposes: {
+                            [key: string]: string;
+                        };
+                    }[];
                 };
             };
         };
@@ -7520,6 +7751,8 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description Send it back as If-None-Match to get a 304 when unchanged */
                     ETag?: string;
+                    /** @description Through the first-party path, when the request carries a valid decision cookie: the same cookie again, its lifetime (consentMaxAgeDays) started anew; the answer is then `Cache-Control: private, no-store` */
+                    "Set-Cookie"?: string;
                     /** @description Origin, and the trusted geo headers when GEO_COUNTRY_HEADER is set */
                     Vary?: string;
                     [name: string]: unknown;
@@ -7540,6 +7773,8 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description Send it back as If-None-Match to get a 304 when unchanged */
                     ETag?: string;
+                    /** @description Through the first-party path, when the request carries a valid decision cookie: the same cookie again, its lifetime (consentMaxAgeDays) started anew; the answer is then `Cache-Control: private, no-store` */
+                    "Set-Cookie"?: string;
                     /** @description Origin, and the trusted geo headers when GEO_COUNTRY_HEADER is set */
                     Vary?: string;
                     [name: string]: unknown;
@@ -7668,6 +7903,8 @@ export interface operations {
                     Vary?: string;
                     /** @description br or gzip, as Accept-Encoding allows; absent: sent as it is */
                     "Content-Encoding"?: string;
+                    /** @description Through the first-party path, when the request carries a valid decision cookie: the same cookie again, its lifetime (consentMaxAgeDays) started anew; the answer is then `Cache-Control: private, no-store` */
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7686,6 +7923,8 @@ export interface operations {
                     "Cache-Control"?: string;
                     /** @description Send it back as If-None-Match to get a 304 when unchanged */
                     ETag?: string;
+                    /** @description Through the first-party path, when the request carries a valid decision cookie: the same cookie again, its lifetime (consentMaxAgeDays) started anew; the answer is then `Cache-Control: private, no-store` */
+                    "Set-Cookie"?: string;
                     /** @description Accept-Encoding, and the trusted geo headers when GEO_COUNTRY_HEADER is set */
                     Vary?: string;
                     [name: string]: unknown;
@@ -8111,7 +8350,20 @@ export interface operations {
                     };
                     /** @description The config version the visitor was shown */
                     configVersion: number;
-                    source?: "banner" | "preference_center" | "api" | "gpc";
+                    /** @description banner (the default), preference_center, api, gpc (the SDK’s record of a GPC signal), or import (a decision imported from the site’s previous CMP, with importedFrom) */
+                    source?: "banner" | "preference_center" | "api" | "gpc" | "import";
+                    /** @description With source "import" only (and then required): what the decision was imported from */
+                    importedFrom?: {
+                        /** @description One of the CMPs the channel’s imports name (at the configVersion answered) */
+                        cmp: "onetrust" | "cookiebot" | "tcf";
+                        /**
+                         * @description When the visitor made the choice in that CMP (RFC 3339): not in the future (5 minutes of clock drift allowed), younger than consentMaxAgeDays
+                         * @example 2026-03-02T08:15:00Z
+                         */
+                        recordedAt: string;
+                        /** @description The CMP’s cookie as read (OptanonConsent, CookieConsent, euconsent-v2): printable ASCII */
+                        value: string;
+                    };
                     language?: string;
                     /** @description Global Privacy Control was on (so is a `Sec-GPC: 1` request header): gpcOptOut purposes are recorded as denied, except an explicit choice in an opt-out region */
                     gpc?: boolean;
@@ -8129,7 +8381,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Recorded */
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8140,6 +8392,10 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Original-Request-Id": components["headers"]["Original-Request-Id"];
+                    /** @description Through the first-party path only: `cs_consent_<siteKey>=<the decision, as the SDK stores it>; Max-Age=<consentMaxAgeDays × 86400>; Path=/; SameSite=Lax` (`Secure` on https, `Domain` per the channel’s cookieDomain) */
+                    "Set-Cookie"?: string;
+                    /** @description `private, no-store` when the answer sets the cookie */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8832,7 +9088,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The account’s current choice */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -8841,6 +9097,10 @@ export interface operations {
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Through the first-party path only: `cs_consent_<siteKey>=<the decision, as the SDK stores it>; Max-Age=<consentMaxAgeDays × 86400>; Path=/; SameSite=Lax` (`Secure` on https, `Domain` per the channel’s cookieDomain) */
+                    "Set-Cookie"?: string;
+                    /** @description `private, no-store` when the answer sets the cookie */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9704,6 +9964,631 @@ export interface operations {
             };
         };
     };
+    createHandoff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example site_live_4kF9x2mQ7pL1vN8sR3tY6wQa */
+                siteKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The visitor's opaque id on this page, as the SDK keeps it; only its keyed pseudonym is stored */
+                    subjectId: string;
+                    /**
+                     * @description The origin the visitor is going to: a registered origin of the channel (wildcards honoured) on another registrable domain
+                     * @example https://www.example.org
+                     */
+                    target: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HandoffEnvelope"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    preflightHandoffs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example site_live_4kF9x2mQ7pL1vN8sR3tY6wQa */
+                siteKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Preflight accepted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    redeemHandoff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example site_live_4kF9x2mQ7pL1vN8sR3tY6wQa */
+                siteKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The token of the `#cs_handoff=` fragment */
+                    token: string;
+                    /** @description The visitor's opaque id on this page, as the SDK keeps it; only its keyed pseudonym is stored */
+                    subjectId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The choice that holds here now: the one handed over, or the visitor’s own when newer */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Through the first-party path only: `cs_consent_<siteKey>=<the decision, as the SDK stores it>; Max-Age=<consentMaxAgeDays × 86400>; Path=/; SameSite=Lax` (`Secure` on https, `Domain` per the channel’s cookieDomain) */
+                    "Set-Cookie"?: string;
+                    /** @description `private, no-store` when the answer sets the cookie */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RedeemedChoiceEnvelope"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    preflightHandoffRedeem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example site_live_4kF9x2mQ7pL1vN8sR3tY6wQa */
+                siteKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Preflight accepted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getSiteTcfVendorList: {
         parameters: {
             query?: {
@@ -10132,7 +11017,7 @@ export interface operations {
                 /** @description Events that decided this purpose */
                 purpose?: string;
                 decision?: "granted" | "denied";
-                source?: "banner" | "preference_center" | "api" | "gpc";
+                source?: "banner" | "preference_center" | "api" | "gpc" | "import" | "handoff";
                 /** @description Events recorded in this region; a country also matches its subdivisions (US: US-CA…) */
                 region?: string;
                 /** @description opt-in: ask first; opt-out: run until the visitor opts out; notice-only: inform */
@@ -10814,6 +11699,10 @@ export interface operations {
                                 rejectAll: number;
                                 custom: number;
                                 gpc: number;
+                                /** @description Decisions imported from the site’s previous CMP (source import), also counted above */
+                                imports: number;
+                                /** @description Decisions handed over from another registrable domain (source handoff), also counted above */
+                                handoffs: number;
                                 purposes: {
                                     [key: string]: {
                                         granted: number;

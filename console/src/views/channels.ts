@@ -3,6 +3,7 @@ import { button, copyField, date, field, h, input, select, table } from '../dom.
 import { withSectionIndex } from '../section-index.ts';
 import { act, badge, form, messageBox, section, type View, type ViewContext } from '../ui.ts';
 import { identitySecretsSection } from './identity-secrets.ts';
+import { keepTheChoiceSection } from './keep-the-choice.ts';
 import { configVersionsSection, previewSection, regionRulesSection } from './regions.ts';
 import { rejectCooldownSection } from './reject-cooldown.ts';
 import { scansSection } from './scans.ts';
@@ -18,6 +19,12 @@ function openChannel(ctx: ViewContext, id: string) {
   const hash = `#/channels/${encodeURIComponent(id)}`;
   if (location.hash === hash) ctx.refresh();
   else location.hash = hash;
+}
+
+/** The service's BASE_URL, as the snippet's direct form names it (the console's own origin without one). */
+function serviceUrlOf(directHtml: string | null): string {
+  const match = directHtml ? /src="([^"]*)\/v1\/public\/sites\//.exec(directHtml) : null;
+  return match ? match[1] : location.origin;
 }
 
 /** Channels: create, then per channel its purposes, technologies, origins and snippet. */
@@ -82,7 +89,11 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
     answer(api.GET('/v1/channels/{id}/technologies', list)),
     answer(api.GET('/v1/channels/{id}/origins', list)),
     answer(
-      api.GET('/v1/public/sites/{siteKey}/snippet', { params: { path: { siteKey: channel.siteKey } } }),
+      api.GET('/v1/public/sites/{siteKey}/snippet', {
+        params: { path: { siteKey: channel.siteKey } },
+        // Public pages may keep it minutes; here it must follow the channel's firstPartyPath at once.
+        cache: 'no-cache',
+      }),
     ).catch(() => null),
     configVersionsSection(channel),
     identitySecretsSection(channel, manage),
@@ -245,6 +256,10 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
       snippet
         ? copyField('Snippet HTML', snippet.data.html, true)
         : h('p', {}, 'This channel is archived: it has no snippet.'),
+      // With a first-party path the snippet above loads the SDK through it; this one without it.
+      snippet?.data.firstPartyHtml
+        ? copyField('Snippet HTML without the first-party path', snippet.data.directHtml, true)
+        : null,
     ),
     section(
       'Purposes',
@@ -265,6 +280,7 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
     regionRulesSection(ctx, channel, manage),
     rejectCooldownSection(ctx, channel, manage),
     usSignalsSection(ctx, channel, manage),
+    keepTheChoiceSection(ctx, channel, manage, serviceUrlOf(snippet?.data.directHtml ?? null)),
     identitySecrets,
     ...(await tcfSections(
       ctx,

@@ -306,9 +306,20 @@ function figures(
       rejectAll: 0,
       custom: 0,
       gpc: 0,
+      imports: 0,
+      handoffs: 0,
       purposes: {},
     };
-    for (const k of ['impressions', 'decisions', 'acceptAll', 'rejectAll', 'custom', 'gpc'] as const)
+    for (const k of [
+      'impressions',
+      'decisions',
+      'acceptAll',
+      'rejectAll',
+      'custom',
+      'gpc',
+      'imports',
+      'handoffs',
+    ] as const)
       into[k] += r[k];
     byRegion.set(key, into);
   }

@@ -27,6 +27,10 @@ export interface CountRow {
   rejectAll: number;
   custom: number;
   gpc: number;
+  /** Decisions imported from the previous CMP (source import). */
+  imports: number;
+  /** Decisions handed over from a sibling domain (source handoff). */
+  handoffs: number;
 }
 
 export interface PurposeCountRow {
@@ -105,7 +109,8 @@ export const analyticsRepo = {
         sql`select ${period} as period, ${group} as grp,
           sum(impressions)::float8 as impressions, sum(decisions)::float8 as decisions,
           sum(accept_all)::float8 as accept_all, sum(reject_all)::float8 as reject_all,
-          sum(custom)::float8 as custom, sum(gpc)::float8 as gpc
+          sum(custom)::float8 as custom, sum(gpc)::float8 as gpc,
+          sum(imports)::float8 as imports, sum(handoffs)::float8 as handoffs
         from consent_analytics_daily where ${where} group by 1, 2`,
       ),
     ).map((r) => ({
@@ -117,6 +122,8 @@ export const analyticsRepo = {
       rejectAll: Number(r.reject_all),
       custom: Number(r.custom),
       gpc: Number(r.gpc),
+      imports: Number(r.imports),
+      handoffs: Number(r.handoffs),
     }));
     const purposes = rowsOf(
       await readQuery(

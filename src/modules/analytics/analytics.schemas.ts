@@ -35,6 +35,14 @@ const Counts = {
   rejectAll: Count,
   custom: Count,
   gpc: Count,
+  imports: {
+    ...Count,
+    description: 'Decisions imported from the site’s previous CMP (source import), also counted above',
+  },
+  handoffs: {
+    ...Count,
+    description: 'Decisions handed over from another registrable domain (source handoff), also counted above',
+  },
   purposes: Type.Record(Type.String(), Type.Object({ granted: Count, denied: Count })),
 };
 

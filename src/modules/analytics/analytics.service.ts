@@ -41,6 +41,8 @@ const zero = (): Counts => ({
   rejectAll: 0,
   custom: 0,
   gpc: 0,
+  imports: 0,
+  handoffs: 0,
   purposes: {},
 });
 
@@ -51,6 +53,8 @@ function addCounts(into: Counts, row: Omit<CountRow, 'period' | 'group'>) {
   into.rejectAll += row.rejectAll;
   into.custom += row.custom;
   into.gpc += row.gpc;
+  into.imports += row.imports;
+  into.handoffs += row.handoffs;
 }
 
 function addPurpose(into: Counts, row: PurposeCountRow) {

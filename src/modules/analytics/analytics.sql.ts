@@ -4,7 +4,8 @@
  *
  * A decision's outcome (`acceptAll`, `rejectAll` or `custom`) is the one stored on its event
  * (evidence_events.outcome), computed once by the consent module when it recorded the decision
- * (src/modules/consent/decisions.ts, decisionOutcome).
+ * (src/modules/consent/decisions.ts, decisionOutcome). `gpc`, `imports` and `handoffs` count the
+ * decisions of those sources apart (each is also counted in the outcomes).
  */
 
 /** The key of a daily aggregate row, as computed from an evidence event `e`. */
@@ -24,18 +25,21 @@ const SHARD = `(SELECT floor(random() * ${SHARDS})::smallint)`;
 export function analyticsCtes(events: string): string {
   return `analytics_outcomes AS MATERIALIZED (
   -- Each event's outcome as the consent module computed it when recording it (the outcome column).
-  SELECT ${dayKey('ev')}, ev.source = 'gpc' AS by_gpc, ev.outcome
+  SELECT ${dayKey('ev')}, ev.source = 'gpc' AS by_gpc, ev.source = 'import' AS by_import,
+    ev.source = 'handoff' AS by_handoff, ev.outcome
   FROM ${events} ev
 ),
 analytics_daily AS (
-  INSERT INTO consent_analytics_daily AS a (${KEY_COLUMNS}, shard, decisions, accept_all, reject_all, custom, gpc)
+  INSERT INTO consent_analytics_daily AS a (${KEY_COLUMNS}, shard, decisions, accept_all, reject_all, custom, gpc,
+    imports, handoffs)
   SELECT ${KEY_COLUMNS}, ${SHARD}, count(*), count(*) FILTER (WHERE outcome = 'accept_all'),
     count(*) FILTER (WHERE outcome = 'reject_all'), count(*) FILTER (WHERE outcome = 'custom'),
-    count(*) FILTER (WHERE by_gpc)
+    count(*) FILTER (WHERE by_gpc), count(*) FILTER (WHERE by_import), count(*) FILTER (WHERE by_handoff)
   FROM analytics_outcomes GROUP BY ${KEY_COLUMNS}
   ON CONFLICT (${CONFLICT}) DO UPDATE SET decisions = a.decisions + excluded.decisions,
     accept_all = a.accept_all + excluded.accept_all, reject_all = a.reject_all + excluded.reject_all,
-    custom = a.custom + excluded.custom, gpc = a.gpc + excluded.gpc
+    custom = a.custom + excluded.custom, gpc = a.gpc + excluded.gpc, imports = a.imports + excluded.imports,
+    handoffs = a.handoffs + excluded.handoffs
 ),
 analytics_purposes AS (
   INSERT INTO consent_analytics_purposes AS a (${KEY_COLUMNS}, purpose_key, shard, granted, denied)

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ApiDate, NullableApiDate } from '../../platform/http/schemas.ts';
 import { ConsentMaxAgeDays, Regime, RegionRules, ResolvedRegion } from '../regions/regions.schemas.ts';
 import { GoogleAdditionalConsent, SiteGoogleAdditionalConsent } from '../tcf/additional-consent.schemas.ts';
+import { CmpImports, CookieDomain, CrossDomain, FirstPartyPath } from './first-party.schemas.ts';
 
 /** BCP 47 tags as banners use them: `en`, `fr`, `pt-BR`, `zh-Hant-TW`, `es-419`. */
 export const LANGUAGE_PATTERN = '^[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|[0-9]{3}))?$';
@@ -167,6 +168,10 @@ export const Channel = Type.Object(
     tcf: NullableTcf,
     integrations: Integrations,
     reopenControl: ReopenControl,
+    firstPartyPath: FirstPartyPath,
+    cookieDomain: CookieDomain,
+    crossDomain: CrossDomain,
+    imports: CmpImports,
     createdAt: ApiDate,
     updatedAt: ApiDate,
     archivedAt: NullableApiDate,
@@ -204,6 +209,10 @@ export const CreateChannelBody = Type.Object(
     tcf: Type.Optional(NullableTcfInput),
     integrations: Type.Optional(IntegrationsInput),
     reopenControl: Type.Optional(ReopenControl),
+    firstPartyPath: Type.Optional(FirstPartyPath),
+    cookieDomain: Type.Optional(CookieDomain),
+    crossDomain: Type.Optional(CrossDomain),
+    imports: Type.Optional(CmpImports),
   },
   { additionalProperties: false },
 );
@@ -277,6 +286,10 @@ export const VisitorConfig = Type.Object(
     gppSections: GppSections,
     tcf: SnapshotTcf,
     integrations: Integrations,
+    firstPartyPath: FirstPartyPath,
+    cookieDomain: CookieDomain,
+    crossDomain: CrossDomain,
+    imports: CmpImports,
     purposes: Type.Array(
       Type.Object({
         key: Type.String(),
@@ -354,6 +367,24 @@ export const SiteConfig = Type.Composite(
           'Where the site’s pages may run: the channel’s active origins (`https://*.example.com` stands for one label), then on test channels `http://localhost:*` and `http://127.0.0.1:*` (any port). The SDK shows and runs nothing on a page elsewhere, and says so in the console',
         examples: [['https://shop.example.com', 'https://*.example.org']],
       }),
+      siblingDomains: Type.Array(
+        Type.Object({
+          domain: Type.String({ description: 'A registrable domain (by the Public Suffix List)' }),
+          origins: Type.Array(Type.String(), {
+            description: 'The channel’s active origins on it (`https://*.example.com` stands for one label)',
+          }),
+        }),
+        {
+          description:
+            'With crossDomain on and active origins on more than one registrable domain: every such domain with its origins, in the order they were registered (the SDK names the ones the page is not on, and hands the choice over on links to them); [] otherwise',
+          examples: [
+            [
+              { domain: 'example.com', origins: ['https://www.example.com'] },
+              { domain: 'example.org', origins: ['https://shop.example.org'] },
+            ],
+          ],
+        },
+      ),
     }),
   ],
   { $id: 'SiteConfig' },

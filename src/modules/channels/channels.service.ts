@@ -24,6 +24,7 @@ import type { EventsService } from '../webhooks/events.service.ts';
 import { createChannelChanges } from './channel-changes.ts';
 import { type ChannelRow, type ChannelUpdate, channelsRepo, configVersionsRepo } from './channels.repo.ts';
 import type { CreateChannelBody, UpdateChannelBody } from './channels.schemas.ts';
+import { assertFirstPartySettings } from './first-party-check.ts';
 import { originsRepo } from './origins.repo.ts';
 import { createOriginsService } from './origins.service.ts';
 import { createPurposesService } from './purposes.service.ts';
@@ -104,11 +105,16 @@ export function createChannelsService(deps: {
       tcf: null,
       integrations: { microsoftUet: false, microsoftClarity: false, ...input.integrations },
       reopenControl: input.reopenControl ?? 'floating',
+      firstPartyPath: input.firstPartyPath ?? null,
+      cookieDomain: input.cookieDomain ?? null,
+      crossDomain: input.crossDomain ?? false,
+      imports: input.imports ?? [],
       createdAt: now,
       updatedAt: now,
       archivedAt: null,
     };
     return db.write(async (tx) => {
+      await assertFirstPartySettings(tx, null, input);
       channel.tcf = await checkedTcf(tx, input.tcf, context.environment);
       await channelsRepo.insert(tx, channel);
       await changes.publishFirst(tx, channel);
@@ -193,9 +199,11 @@ export function createChannelsService(deps: {
     /**
      * Name, description and retentionDays change the channel only; defaultLanguage, the policy's
      * url and version, regionRules, consentMaxAgeDays, rejectCooldownDays, gppSections, tcf and
-     * integrations change what visitors are shown, so they publish a new configVersion
-     * (rejectCooldownDays, gppSections and integrations never a material one: they change the
-     * signals sent, not what the visitor is asked).
+     * integrations, and the first-party settings (firstPartyPath, cookieDomain, crossDomain,
+     * imports) change what visitors are shown or how their SDK keeps the choice, so they publish a
+     * new configVersion (rejectCooldownDays, gppSections, integrations and the first-party settings
+     * never a material one: they change the signals sent or where the choice is kept, not what the
+     * visitor is asked).
      */
     update(db: DbScope, context: AuditContext, id: string, input: UpdateChannelInput): Promise<ChannelRow> {
       if (input.regionRules) assertRegionRules(input.regionRules);
@@ -218,6 +226,11 @@ export function createChannelsService(deps: {
           update.integrations = { ...channel.integrations, ...input.integrations };
         }
         if (input.reopenControl !== undefined) update.reopenControl = input.reopenControl;
+        await assertFirstPartySettings(tx, channel, input);
+        if (input.firstPartyPath !== undefined) update.firstPartyPath = input.firstPartyPath;
+        if (input.cookieDomain !== undefined) update.cookieDomain = input.cookieDomain;
+        if (input.crossDomain !== undefined) update.crossDomain = input.crossDomain;
+        if (input.imports !== undefined) update.imports = input.imports;
         if (input.tcf !== undefined) update.tcf = await checkedTcf(tx, input.tcf, channel.environment);
         const updated = await channelsRepo.update(tx, channel, update);
         await audit.record(tx, context, { action: 'channel.updated', target: { type: 'channel', id } });
@@ -310,5 +323,6 @@ export type ChannelsService = ReturnType<typeof createChannelsService>;
 // channel changes and serve the visitor config.
 export { CHANNEL_CHANGES } from './channel-changes.ts';
 export type { ChannelRow } from './channels.repo.ts';
+export { domainCovers, originHost, registrableDomain } from './first-party-settings.ts';
 export { originMatches } from './origin.ts';
 export type { VisitorConfig } from './visitor-config.ts';

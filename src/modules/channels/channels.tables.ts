@@ -17,6 +17,13 @@ import type { ChannelTcf, PublisherRestriction } from '../tcf/tcf.service.ts';
 /** A channel's TCF settings as stored (the API's `tcf` field): the tcf module's (tcf-settings.ts). */
 export type { ChannelTcf, PublisherRestriction };
 
+/** One previous CMP a channel imports decisions from (the API's `imports` items). */
+export interface ChannelImport {
+  from: 'onetrust' | 'cookiebot' | 'tcf';
+  /** Their category id → our optional purpose key. */
+  purposes: Record<string, string>;
+}
+
 /** A channel's Microsoft consent-signal integrations (the API's `integrations` field). */
 export interface ChannelIntegrations {
   microsoftUet: boolean;
@@ -66,6 +73,17 @@ export const channels = pgTable(
     reopenControl: text('reopen_control', { enum: ['floating', 'none'] })
       .notNull()
       .default('floating'),
+    /**
+     * The path the site forwards to the service on its own origins (docs/guides/keep-the-choice.md);
+     * null: the SDK calls the service directly and writes the decision cookie itself.
+     */
+    firstPartyPath: text('first_party_path'),
+    /** The decision cookie's Domain (a registrable domain covering every origin); null: host-only. */
+    cookieDomain: text('cookie_domain'),
+    /** The choice is handed over to the channel's origins on other registrable domains. */
+    crossDomain: boolean('cross_domain').notNull().default(false),
+    /** Previous CMPs whose cookies the SDK imports decisions from. */
+    imports: jsonb('imports').$type<ChannelImport[]>().notNull().default(sql`'[]'::jsonb`),
     createdAt: at('created_at').notNull(),
     updatedAt: at('updated_at').notNull(),
     archivedAt: at('archived_at'),

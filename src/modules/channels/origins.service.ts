@@ -1,10 +1,11 @@
 import { isUniqueViolation } from '../../platform/db/pg-errors.ts';
 import type { DbScope } from '../../platform/db/store.ts';
-import { AppError, notFound } from '../../platform/http/errors.ts';
+import { AppError, notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { AuditContext } from '../audit/audit.service.ts';
 import { type ChannelPartsDeps, channelPartList } from './channel-changes.ts';
 import type { OriginRow } from './channels.repo.ts';
+import { cookieDomainErrors } from './first-party-settings.ts';
 import { normalizeOrigin } from './origin.ts';
 import { originsRepo } from './origins.repo.ts';
 
@@ -29,6 +30,9 @@ export function createOriginsService({ store, clock, audit, changes }: ChannelPa
             errors: [{ path: '/origin', message: normalized.reason }],
           });
         }
+        // The decision cookie's Domain must keep covering every origin (docs/guides/keep-the-choice.md).
+        const uncovered = cookieDomainErrors(channel.cookieDomain, [normalized.origin], '/origin');
+        if (uncovered.length > 0) throw validationFailed(uncovered);
         const origin: OriginRow = {
           organizationId: channel.organizationId,
           id: newId('ori'),

@@ -7,6 +7,7 @@ import {
 import type { SnapshotTcf } from '../tcf/tcf.service.ts';
 import type { ChannelRow, PurposeRow, TechnologyRow } from './channels.repo.ts';
 import type { VisitorConfig as VisitorConfigSchema } from './channels.schemas.ts';
+import { shownImports } from './cmp-imports.ts';
 
 /**
  * What a visitor is shown for one configVersion: the snapshot stored per version and, as is, the
@@ -48,6 +49,10 @@ export function buildVisitorConfig(
     gppSections: channel.gppSections,
     tcf,
     integrations: { ...channel.integrations },
+    firstPartyPath: channel.firstPartyPath,
+    cookieDomain: channel.cookieDomain,
+    crossDomain: channel.crossDomain,
+    imports: shownImports(channel.imports, new Set(active.filter((p) => !p.required).map((p) => p.key))),
     purposes: active.map((p) => ({
       key: p.key,
       name: p.name,
@@ -72,10 +77,12 @@ export function buildVisitorConfig(
 /**
  * A stored snapshot as a VisitorConfig. Snapshots stored before regions existed lack
  * `regionRules`, `consentMaxAgeDays` and `gppCmpId`, those stored before TCF lack `tcf`, and those
- * stored before the refusal cooldown lack `rejectCooldownDays`, and those stored before US state
- * sections and Microsoft's signals lack `gppSections` and `integrations`; they meant the defaults
- * (opt-in everywhere, 180 days, no GPP, no TCF, no cooldown, usnat, no integrations), so they read as such, and a channel's first
- * change after the upgrade is compared with what it really showed.
+ * stored before the refusal cooldown lack `rejectCooldownDays`, those stored before US state
+ * sections and Microsoft's signals lack `gppSections` and `integrations`, and those stored before
+ * the first-party path lack `firstPartyPath`, `cookieDomain`, `crossDomain` and `imports`; they
+ * meant the defaults (opt-in everywhere, 180 days, no GPP, no TCF, no cooldown, usnat, no
+ * integrations, no path, a host-only cookie, no handoffs, no imports), so they read as such, and a
+ * channel's first change after the upgrade is compared with what it really showed.
  */
 export function snapshotConfig(snapshot: unknown): VisitorConfig {
   const config = snapshot as Partial<VisitorConfig> &
@@ -88,6 +95,10 @@ export function snapshotConfig(snapshot: unknown): VisitorConfig {
       | 'gppSections'
       | 'tcf'
       | 'integrations'
+      | 'firstPartyPath'
+      | 'cookieDomain'
+      | 'crossDomain'
+      | 'imports'
     >;
   if (
     config.regionRules !== undefined &&
@@ -96,7 +107,8 @@ export function snapshotConfig(snapshot: unknown): VisitorConfig {
     config.gppCmpId !== undefined &&
     config.gppSections !== undefined &&
     config.tcf !== undefined &&
-    config.integrations !== undefined
+    config.integrations !== undefined &&
+    config.imports !== undefined
   ) {
     return config as VisitorConfig;
   }
@@ -109,6 +121,10 @@ export function snapshotConfig(snapshot: unknown): VisitorConfig {
     gppSections: config.gppSections ?? 'usnat',
     tcf: config.tcf ?? null,
     integrations: config.integrations ?? { microsoftUet: false, microsoftClarity: false },
+    firstPartyPath: config.firstPartyPath ?? null,
+    cookieDomain: config.cookieDomain ?? null,
+    crossDomain: config.crossDomain ?? false,
+    imports: config.imports ?? [],
   };
 }
 

@@ -6,12 +6,14 @@ import { Envelope, envelope, Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { siteIdempotencyOwner } from '../../platform/idempotency/idempotency.scope.ts';
 import type { DecisionOutcome, Metrics } from '../../platform/metrics/metrics.ts';
-import { RegionQuery, SiteParams } from '../sites/sites.schemas.ts';
+import { DecisionCookieHeaders, RegionQuery, SiteParams } from '../sites/sites.schemas.ts';
 import {
   locationOf,
   preflightRoute,
   publicProblems,
   requireAllowedOrigin,
+  type SitesService,
+  type StoredDecision,
   siteOf,
   tags,
 } from '../sites/sites.service.ts';
@@ -28,14 +30,18 @@ export function consentRoutes(
   app: App,
   deps: {
     consent: Pick<ConsentService, 'commitStaged' | 'recordPreferences' | 'close'>;
+    /** The sites module's decision cookie, set on answers that came through the first-party path. */
+    sites: Pick<SitesService, 'setDecisionCookie'>;
     metrics: Pick<Metrics, 'decisionRecorded'>;
     publicHooks: onRequestHookHandler[];
   },
 ) {
-  const { consent, metrics, publicHooks } = deps;
+  const { consent, sites, metrics, publicHooks } = deps;
   app.addHook('onClose', () => consent.close());
   // A decision this process recorded, counted once its 201 is sent (a replayed 201 runs no handler).
   const outcomes = new WeakMap<FastifyRequest, DecisionOutcome>();
+  // The decision cookie of a decision this request recorded, set as its own 201 goes out.
+  const cookies = new WeakMap<FastifyRequest, StoredDecision>();
 
   const preflight = (url: string, operationId: string) => preflightRoute(app, url, operationId, publicHooks);
 
@@ -67,6 +73,16 @@ export function consentRoutes(
         },
       },
       onRequest: [...publicHooks, requireAllowedOrigin],
+      // Through the first-party path the service keeps the decision in the visitor's browser itself
+      // (docs/guides/keep-the-choice.md), on the 201 of the decision this request recorded only: a
+      // replayed answer (Idempotency-Key) or a refusal sets none, so the cookie never names a
+      // decision that was not recorded, and the stored answer never holds the visitor's raw id.
+      onSend: async (request, reply, payload) => {
+        const value = cookies.get(request);
+        if (value && reply.statusCode === 201 && reply.getHeader('idempotent-replayed') === undefined)
+          sites.setDecisionCookie(request, reply, value);
+        return payload;
+      },
       onResponse: async (request, reply) => {
         const outcome = outcomes.get(request);
         if (outcome && reply.statusCode === 201) metrics.decisionRecorded(outcome);
@@ -79,7 +95,11 @@ export function consentRoutes(
         querystring: RegionQuery,
         body: PreferencesBody,
         response: {
-          201: Envelope(PreferencesReceipt),
+          201: {
+            description: 'Recorded',
+            headers: DecisionCookieHeaders,
+            content: { 'application/json': { schema: Envelope(PreferencesReceipt) } },
+          },
           400: Problem,
           401: Problem,
           403: Problem,
@@ -108,6 +128,14 @@ export function consentRoutes(
         request.unitOfWork,
       );
       outcomes.set(request, outcome);
+      cookies.set(request, {
+        s: request.body.subjectId,
+        d: row.decisions ?? {},
+        v: row.configVersion as number,
+        // An imported choice is as old as the visitor's choice in the previous CMP, not the import.
+        t: row.importedFrom ? Date.parse(row.importedFrom.recordedAt) : row.recordedAt.getTime(),
+        ...(row.source === 'gpc' && { g: 1 as const }),
+      });
       reply.code(201);
       return envelope({
         id: row.id,

@@ -1,12 +1,47 @@
 import { Type } from '@sinclair/typebox';
 import { ApiDate, ProblemDetails } from '../../platform/http/schemas.ts';
-import { DecisionValue, Source } from '../evidence/evidence.schemas.ts';
+import { DecisionValue, IMPORT_SOURCE_CMPS, PREFERENCE_SOURCES } from '../evidence/evidence.schemas.ts';
 import { AddtlConsent } from '../tcf/additional-consent.schemas.ts';
 import { AC_RULES } from '../tcf/additional-consent.service.ts';
 import { TC_STRING_RULES, type TcStringRule } from '../tcf/tcf.service.ts';
 
 /** A language tag as browsers report it (`navigator.language`): `en`, `pt-BR`, `zh-Hant-TW`, `es-419`. */
 const LanguageTag = Type.String({ pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$', maxLength: 35 });
+
+/** What a page may say a decision came from; "handoff" is the service's own (…/handoffs/redeem). */
+const PreferencesSource = Type.Union(
+  PREFERENCE_SOURCES.map((s) => Type.Literal(s)),
+  {
+    description:
+      'banner (the default), preference_center, api, gpc (the SDK’s record of a GPC signal), or import (a decision imported from the site’s previous CMP, with importedFrom)',
+  },
+);
+
+/** A decision imported from the previous CMP (docs/guides/keep-the-choice.md). */
+const ImportedFrom = Type.Object(
+  {
+    cmp: Type.Union(
+      IMPORT_SOURCE_CMPS.map((c) => Type.Literal(c)),
+      { description: 'One of the CMPs the channel’s imports name (at the configVersion answered)' },
+    ),
+    recordedAt: Type.String({
+      maxLength: 64,
+      description:
+        'When the visitor made the choice in that CMP (RFC 3339): not in the future (5 minutes of clock drift allowed), younger than consentMaxAgeDays',
+      examples: ['2026-03-02T08:15:00Z'],
+    }),
+    value: Type.String({
+      minLength: 1,
+      maxLength: 4096,
+      pattern: '^[\x20-\x7E]+$',
+      description: 'The CMP’s cookie as read (OptanonConsent, CookieConsent, euconsent-v2): printable ASCII',
+    }),
+  },
+  {
+    additionalProperties: false,
+    description: 'With source "import" only (and then required): what the decision was imported from',
+  },
+);
 
 export const PreferencesBody = Type.Object(
   {
@@ -21,7 +56,8 @@ export const PreferencesBody = Type.Object(
         'Purpose key → decision. Required purposes left out are granted; others left out are denied.',
     }),
     configVersion: Type.Integer({ minimum: 1, description: 'The config version the visitor was shown' }),
-    source: Type.Optional(Source),
+    source: Type.Optional(PreferencesSource),
+    importedFrom: Type.Optional(ImportedFrom),
     language: Type.Optional(LanguageTag),
     gpc: Type.Optional(
       Type.Boolean({

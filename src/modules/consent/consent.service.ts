@@ -5,7 +5,7 @@ import type { UnitOfWork } from '../../platform/db/unit-of-work.ts';
 import { validationFailed } from '../../platform/http/errors.ts';
 import type { VisitorConfig } from '../channels/channels.service.ts';
 import type { EvidenceService, RecordedEvent, RecordInput } from '../evidence/evidence.service.ts';
-import type { DecisionOutcome, EvidenceTcf } from '../evidence/evidence.tables.ts';
+import type { Decision, DecisionOutcome, EvidenceRow, EvidenceTcf } from '../evidence/evidence.tables.ts';
 import { createGppDecoder, type GppDecoder, gppDecodeError, tcfEuSection } from '../gpp/gpp.service.ts';
 import type { IdentityService } from '../identity/identity.service.ts';
 import { resolveRegime } from '../regions/regions.service.ts';
@@ -14,6 +14,7 @@ import type { TcStringContext, TcStringProblem } from '../tcf/tcf.service.ts';
 import type { PreferencesBody } from './consent.schemas.ts';
 import { createDecisionStringChecks } from './decision-strings.ts';
 import { decisionOutcome, resolveDecisions } from './decisions.ts';
+import { importedFrom } from './imported-decision.ts';
 
 export type PreferencesInput = Static<typeof PreferencesBody>;
 
@@ -121,6 +122,11 @@ export function createConsentService(deps: {
           ? null
           : await deps.identity.accountOf(site.channel, input.identityToken);
       const notice = await sites.noticeAnswered(site, input.configVersion);
+      // Only a decision that says it was imported pays for the check (docs/guides/keep-the-choice.md).
+      const imported =
+        input.source === 'import' || input.importedFrom !== undefined
+          ? importedFrom(notice, input, clock.now())
+          : undefined;
       const gppTcfSection =
         input.gppString === undefined ? null : await checkGppString(site, notice, input.gppString);
       const region = sites.regionOf(site, facts.location);
@@ -166,8 +172,51 @@ export function createConsentService(deps: {
         gpcHonoredShown: gpc && input.gpcHonoredShown === true,
         // Computed once, here, from the notice answered: the analytics statement reads it.
         outcome: decisionOutcome(notice.purposes, decisions),
+        ...(imported && { importedFrom: imported }),
       };
       const event = await (unit ? evidence.stage(unit, decision) : evidence.write(decision));
+      return { ...event, outcome: decision.outcome, receiptUrl: receiptUrl(event) };
+    },
+
+    /**
+     * Records a decision handed over from a sibling domain (docs/guides/keep-the-choice.md): the
+     * visitor's own decision `handed`, again, on the target origin of `facts`, for the same subject
+     * (its pseudonym: the service never knew the raw id), with `handoff: {fromOrigin, eventId}`. The
+     * decisions are the ones recorded then, for the notice they answered; where and how the visitor
+     * is now (origin, region, user agent) are this request's. Written before this resolves.
+     */
+    async recordHandoff(
+      site: Site,
+      handed: EvidenceRow,
+      fromOrigin: string,
+      facts: RequestFacts,
+    ): Promise<RecordedDecision> {
+      const notice = await sites.noticeAnswered(site, handed.configVersion as number);
+      const region = sites.regionOf(site, facts.location);
+      const decisions = handed.decisions ?? {};
+      const decision: RecordInput = {
+        channel: site.channel,
+        subjectKind: handed.subjectKind ?? 'device',
+        subjectId: '',
+        subjectPseudonym: handed.subjectPseudonym as string,
+        decisions,
+        configVersion: notice.configVersion,
+        policyVersion: notice.privacyPolicy.version,
+        source: 'handoff',
+        language: handed.language,
+        gpc: handed.gpc ?? false,
+        origin: facts.origin,
+        userAgent: facts.userAgent,
+        ipPrefix: facts.ipPrefix,
+        region,
+        regime: resolveRegime(notice.regionRules, region.code),
+        gppString: null,
+        tcString: null,
+        tcf: null,
+        outcome: decisionOutcome(notice.purposes, decisions),
+        handoff: { fromOrigin, eventId: handed.id },
+      };
+      const event = await evidence.write(decision);
       return { ...event, outcome: decision.outcome, receiptUrl: receiptUrl(event) };
     },
   };

@@ -36,7 +36,8 @@ export function demoPage(app: App, deps: { sites: SitesService; baseUrl: string 
       const csp =
         `default-src 'none'; script-src 'nonce-${nonce}' 'strict-dynamic'; style-src 'self' 'unsafe-inline'; ` +
         `img-src 'self' data:; connect-src 'self' ${service}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
-      const snippet = deps.sites.snippetHtml(site).replaceAll('<script', `<script nonce="${nonce}"`);
+      // The page is on the service's own origin: the direct form, whatever the channel's firstPartyPath.
+      const snippet = deps.sites.snippet(site).directHtml.replaceAll('<script', `<script nonce="${nonce}"`);
       return reply
         .headers({
           'Content-Security-Policy': csp,

@@ -28,7 +28,7 @@ import { consentStateCtes } from './consent-state.sql.ts';
 /** The Idempotency-Key records of the batch, one per keyed write, keys distinct ($1–$12). */
 const KEY_COLUMNS = IDEMPOTENCY_KEY_COLUMNS;
 
-/** The batch's events ($13–$38), and $39: the 1-based position of its write's key record, or null. */
+/** The batch's events ($13–$40), and $41: the 1-based position of its write's key record, or null. */
 const EVENT_COLUMNS = [
   'organization_id',
   'id',
@@ -52,6 +52,8 @@ const EVENT_COLUMNS = [
   'tcf',
   'subject_kind',
   'gpc_honored_shown',
+  'handoff',
+  'imported_from',
   'outcome',
   'recorded_at',
   'receipt_hash',
@@ -62,6 +64,8 @@ const EVENT_COLUMNS = [
 const CASTS: Record<string, string> = {
   decisions: 'jsonb',
   tcf: 'jsonb',
+  handoff: 'jsonb',
+  imported_from: 'jsonb',
   config_version: 'integer',
   gpc: 'boolean',
   gpc_honored_shown: 'boolean',
@@ -74,9 +78,9 @@ const list = (columns: readonly string[], map: (column: string, i: number) => st
 
 export const KEY_PARAMS = KEY_COLUMNS.length;
 export const EVENT_PARAMS = EVENT_COLUMNS.length;
-/** $39: per event, the position (from 1, as text) of its write's key record, null for a write without a key. */
+/** $41: per event, the position (from 1, as text) of its write's key record, null for a write without a key. */
 const KEY_NO = KEY_PARAMS + EVENT_PARAMS + 1;
-/** $40: the batch's time, for the outbox rows. */
+/** $42: the batch's time, for the outbox rows. */
 const NOW = KEY_NO + 1;
 export const CONSENT_WRITE_PARAMS = NOW;
 
@@ -101,7 +105,9 @@ function maskedEventJsonb(e: string): string {
     || CASE WHEN ${e}.tc_string IS NULL THEN '{}'::jsonb
       ELSE jsonb_build_object('tcString', ${e}.tc_string, 'tcf', ${e}.tcf) END
     || CASE WHEN ${e}.subject_kind IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('subjectKind', ${e}.subject_kind) END
-    || CASE WHEN ${e}.gpc_honored_shown IS TRUE THEN jsonb_build_object('gpcHonoredShown', true) ELSE '{}'::jsonb END`;
+    || CASE WHEN ${e}.gpc_honored_shown IS TRUE THEN jsonb_build_object('gpcHonoredShown', true) ELSE '{}'::jsonb END
+    || CASE WHEN ${e}.handoff IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('handoff', ${e}.handoff) END
+    || CASE WHEN ${e}.imported_from IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('importedFrom', ${e}.imported_from) END`;
 }
 
 /** How the outbox rows are made: the webhooks module's attempt job (omitted when no outbox is wired). */

@@ -58,6 +58,8 @@ function eventValues(e: EvidenceRow): Array<string | null> {
     e.tcf === null ? null : JSON.stringify(e.tcf),
     e.subjectKind ?? null,
     e.gpcHonoredShown === true ? 'true' : null,
+    e.handoff == null ? null : JSON.stringify(e.handoff),
+    e.importedFrom == null ? null : JSON.stringify(e.importedFrom),
     e.outcome ?? null,
     iso(e.recordedAt),
     e.receiptHash,

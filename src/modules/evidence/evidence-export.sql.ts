@@ -36,7 +36,9 @@ const jsonText = (column: string) => `coalesce(to_json(${column})::text, 'null')
  * them; their source and regime are service-made words. So do tcString and tcf (docs/guides/tcf.md):
  * tcf's members in the presenter's fixed order, its id lists as jsonb writes integer arrays with the
  * spaces removed, the members kept since the TC string rules only where the event has them. subjectKind (docs/guides/signed-in-visitors.md) last, only on events recorded
- * since accounts exist, as the presenter writes it; its value is a service-made word.
+ * since accounts exist, as the presenter writes it; its value is a service-made word. handoff and
+ * importedFrom (docs/guides/keep-the-choice.md) after it, each only on events that have it, their
+ * members in the presenter's order, every string through to_json.
  */
 const LINE = `'{"id":"' || e.id || '","type":"consent.recorded","channelId":"' || e.channel_id
     || '","environment":"' || e.environment
@@ -73,6 +75,11 @@ const LINE = `'{"id":"' || e.id || '","type":"consent.recorded","channelId":"' |
       || '}' END
     || CASE WHEN e.subject_kind IS NULL THEN '' ELSE ',"subjectKind":"' || e.subject_kind || '"' END
     || CASE WHEN e.gpc_honored_shown IS TRUE THEN ',"gpcHonoredShown":true' ELSE '' END
+    || CASE WHEN e.handoff IS NULL THEN '' ELSE ',"handoff":{"fromOrigin":' || ${jsonText("e.handoff->>'fromOrigin'")}
+      || ',"eventId":' || ${jsonText("e.handoff->>'eventId'")} || '}' END
+    || CASE WHEN e.imported_from IS NULL THEN '' ELSE ',"importedFrom":{"cmp":' || ${jsonText("e.imported_from->>'cmp'")}
+      || ',"recordedAt":' || ${jsonText("e.imported_from->>'recordedAt'")}
+      || ',"value":' || ${jsonText("e.imported_from->>'value'")} || '}' END
     || '}'`;
 
 /**

@@ -15,12 +15,13 @@ export function evidenceEventBody(row: EvidenceRow, pseudonym: 'masked' | 'unmas
     ...tcfMembers(row),
     ...subjectKindMember(row),
     ...gpcHonoredMember(row),
+    ...originMembers(row),
   };
 }
 
 /**
  * The event with its receipt, members in the order reads serialize them: the optional members
- * (region, gppString, tcString, tcf, subjectKind and gpcHonoredShown) last, since the response serializer writes them after the others. Reads (`masked`) and
+ * (region, gppString, tcString, tcf, subjectKind, gpcHonoredShown, handoff and importedFrom) last, since the response serializer writes them after the others. Reads (`masked`) and
  * export lines (`unmasked`) are this object.
  */
 export function evidenceWithReceipt(row: EvidenceRow, pseudonym: 'masked' | 'unmasked') {
@@ -32,6 +33,7 @@ export function evidenceWithReceipt(row: EvidenceRow, pseudonym: 'masked' | 'unm
     ...tcfMembers(row),
     ...subjectKindMember(row),
     ...gpcHonoredMember(row),
+    ...originMembers(row),
   };
 }
 
@@ -132,6 +134,28 @@ function subjectKindMember(row: EvidenceRow) {
  */
 function gpcHonoredMember(row: EvidenceRow) {
   return row.gpcHonoredShown === true ? { gpcHonoredShown: true as const } : {};
+}
+
+/**
+ * `handoff` (a decision handed over from a sibling domain) and `importedFrom` (one imported from the
+ * previous CMP), docs/guides/keep-the-choice.md, each only on an event that has it: every other
+ * event's canonical form lacks them, so events recorded before them keep their bytes and leaf hashes.
+ * Members in a fixed order (the export's COPY writes the same).
+ */
+function originMembers(row: EvidenceRow) {
+  const { handoff, importedFrom } = row;
+  return {
+    ...(handoff == null ? {} : { handoff: { fromOrigin: handoff.fromOrigin, eventId: handoff.eventId } }),
+    ...(importedFrom == null
+      ? {}
+      : {
+          importedFrom: {
+            cmp: importedFrom.cmp,
+            recordedAt: importedFrom.recordedAt,
+            value: importedFrom.value,
+          },
+        }),
+  };
 }
 
 /** The event of `GET /v1/evidence/:id`: masked, with its receipt. */

@@ -110,6 +110,33 @@ export const evidenceRepo = {
     return row;
   },
 
+  /**
+   * A subject's newest unpurged event on a channel (the order the service recorded them in), by the
+   * subject index; undefined when it has none.
+   */
+  async newestOfSubject(
+    db: Db,
+    scope: EvidenceScope,
+    channelId: string,
+    pseudonym: string,
+  ): Promise<EvidenceRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(e)
+      .where(
+        and(
+          eq(e.organizationId, scope.organizationId),
+          eq(e.environment, scope.environment),
+          eq(e.subjectPseudonym, pseudonym),
+          eq(e.channelId, channelId),
+          isNull(e.purgedAt),
+        ),
+      )
+      .orderBy(desc(e.recordedAt), desc(e.seq))
+      .limit(1);
+    return row;
+  },
+
   /** Newest first (recordedAt, then id), limit + 1 rows; purged events never appear. */
   list(
     db: Db,

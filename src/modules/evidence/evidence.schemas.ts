@@ -4,12 +4,14 @@ import { Regime, RegionSource } from '../regions/regions.schemas.ts';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 export const DecisionValue = Type.Union([Type.Literal('granted'), Type.Literal('denied')]);
-export const Source = Type.Union([
-  Type.Literal('banner'),
-  Type.Literal('preference_center'),
-  Type.Literal('api'),
-  Type.Literal('gpc'),
-]);
+/** What a page may say a decision came from (the preferences write). */
+export const PREFERENCE_SOURCES = ['banner', 'preference_center', 'api', 'gpc', 'import'] as const;
+/**
+ * Where an evidence event's decision came from: the preferences write's sources, and "handoff" (a
+ * decision handed over from a sibling domain, recorded by the service itself on redeem).
+ */
+export const Source = Type.Union([...PREFERENCE_SOURCES, 'handoff' as const].map((s) => Type.Literal(s)));
+export const IMPORT_SOURCE_CMPS = ['onetrust', 'cookiebot', 'tcf'] as const;
 export const PURPOSE_KEY_PATTERN = '^[a-z][a-z0-9_]{0,39}$';
 
 /** An evidence event. The pseudonym is always masked on reads. */
@@ -93,6 +95,33 @@ export const EvidenceEvent = Type.Object(
         description:
           'Whose decision: "account" (a signed-in visitor, with an identity token: the pseudonym is the account’s) or "device" (the visitor’s subjectId). Absent on events recorded before accounts existed, which are device decisions',
       }),
+    ),
+    handoff: Type.Optional(
+      Type.Object(
+        {
+          fromOrigin: Type.String({ description: 'The origin the visitor came from' }),
+          eventId: Type.String({ description: 'The event of the decision handed over (the visitor’s own)' }),
+        },
+        {
+          description:
+            'Source "handoff": the decision was handed over from another registrable domain of the channel (docs/guides/keep-the-choice.md); absent otherwise',
+        },
+      ),
+    ),
+    importedFrom: Type.Optional(
+      Type.Object(
+        {
+          cmp: Type.Union(IMPORT_SOURCE_CMPS.map((c) => Type.Literal(c))),
+          recordedAt: Type.String({
+            description: 'When the visitor made the choice in that CMP (RFC 3339, UTC)',
+          }),
+          value: Type.String({ description: 'The CMP’s cookie, as read' }),
+        },
+        {
+          description:
+            'Source "import": the decision was imported from the site’s previous CMP (docs/guides/keep-the-choice.md); absent otherwise. The event’s own recordedAt is the time of the import',
+        },
+      ),
     ),
     gpcHonoredShown: Type.Optional(
       Type.Literal(true, {

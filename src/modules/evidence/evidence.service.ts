@@ -13,7 +13,14 @@ import { createConsentStateReader } from './consent-state.ts';
 import type { OutboxJob } from './consent-write.sql.ts';
 import { evidenceEventBody } from './evidence.presenters.ts';
 import { type EvidenceFilters, type EvidenceScope, evidenceRepo } from './evidence.repo.ts';
-import type { Decision, DecisionOutcome, EvidenceRow, EvidenceTcf } from './evidence.tables.ts';
+import type {
+  Decision,
+  DecisionOutcome,
+  EvidenceHandoff,
+  EvidenceImport,
+  EvidenceRow,
+  EvidenceTcf,
+} from './evidence.tables.ts';
 import { createEvidenceWriter } from './evidence-writer.ts';
 import { evidenceCanonicalBytes, leafHashOf } from './leaf-hash.ts';
 import { createPartitionsAhead } from './partitions.ts';
@@ -41,6 +48,11 @@ export interface RecordInput {
   subjectKind: 'device' | 'account';
   /** The raw id of that subject: pseudonymized here and never stored, returned or logged. */
   subjectId: string;
+  /**
+   * Instead of subjectId, the pseudonym itself: a decision handed over from a sibling domain is
+   * recorded for the subject of the event it hands over, whose raw id the service never knew.
+   */
+  subjectPseudonym?: string;
   decisions: Record<string, Decision>;
   configVersion: number;
   policyVersion: string;
@@ -62,6 +74,10 @@ export interface RecordInput {
   gpcHonoredShown?: boolean;
   /** How the consent analytics count the decision (computed by the consent module, stored as is). */
   outcome: DecisionOutcome;
+  /** Source handoff: the sibling domain's origin and the event handed over. */
+  handoff?: EvidenceHandoff;
+  /** Source import: the previous CMP's cookie the decision was imported from. */
+  importedFrom?: EvidenceImport;
 }
 
 export type ListFilters = Omit<EvidenceFilters, 'subjectPseudonym'> & { subjectId?: string };
@@ -167,11 +183,9 @@ export function createEvidenceService(deps: {
       // back is dropped by the next purge: 503, which the SDK retries, instead of a 201.
       deps.clockCheck.assertWithinBound('The decision was not recorded');
       const receiptToken = newReceiptToken(channel.organizationId);
-      const pseudonym = await service.pseudonymize(
-        channel.organizationId,
-        input.subjectId,
-        input.subjectKind,
-      );
+      const pseudonym =
+        input.subjectPseudonym ??
+        (await service.pseudonymize(channel.organizationId, input.subjectId, input.subjectKind));
       const now = clock.now();
       const row: EvidenceRow = {
         organizationId: channel.organizationId,
@@ -198,6 +212,8 @@ export function createEvidenceService(deps: {
         tcf: input.tcf,
         subjectKind: input.subjectKind,
         gpcHonoredShown: input.gpcHonoredShown === true ? true : null,
+        handoff: input.handoff ?? null,
+        importedFrom: input.importedFrom ?? null,
         outcome: input.outcome,
         recordedAt: new Date(Math.floor(now.getTime() / 1000) * 1000),
         receiptHash: '',
@@ -248,6 +264,23 @@ export function createEvidenceService(deps: {
       const row = await evidenceRepo.find(db.read, scope, id);
       if (!row) throw notFound('evidence event');
       return row;
+    },
+
+    /**
+     * A subject's newest decision on a channel (by pseudonym: a handed-over choice is known by no raw
+     * id), read on the primary, since the visitor's own page may just have recorded it; null when none.
+     */
+    async newestDecisionOf(
+      scope: EvidenceScope,
+      channelId: string,
+      pseudonym: string,
+    ): Promise<EvidenceRow | null> {
+      return (await evidenceRepo.newestOfSubject(store.db, scope, channelId, pseudonym)) ?? null;
+    },
+
+    /** An unpurged event of the scope by id, on the primary; null when none. */
+    async findEvent(scope: EvidenceScope, id: string): Promise<EvidenceRow | null> {
+      return (await evidenceRepo.find(store.db, scope, id)) ?? null;
     },
 
     /**

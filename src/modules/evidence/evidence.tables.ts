@@ -37,6 +37,28 @@ export interface EvidenceTcf {
 }
 
 /**
+ * Where a decision handed over from a sibling domain came from (docs/guides/keep-the-choice.md): the
+ * origin the visitor left, and the event of the decision handed over (the visitor's own).
+ */
+export interface EvidenceHandoff {
+  fromOrigin: string;
+  eventId: string;
+}
+
+/**
+ * A decision imported from the site's previous CMP (docs/guides/keep-the-choice.md): which one,
+ * when the visitor made it there (RFC 3339, whole seconds, UTC), and its raw cookie.
+ */
+export interface EvidenceImport {
+  cmp: 'onetrust' | 'cookiebot' | 'tcf';
+  recordedAt: string;
+  value: string;
+}
+
+/** Where a decision came from: the visitor's answer (banner, preference center), the page, or the service. */
+export const EVIDENCE_SOURCES = ['banner', 'preference_center', 'api', 'gpc', 'import', 'handoff'] as const;
+
+/**
  * One row per recorded consent decision. Keyed by organization first so the
  * table can be distributed by organization later. The raw subject id is never stored: only its
  * keyed pseudonym.
@@ -57,7 +79,7 @@ export const evidenceEvents = pgTable(
     decisions: jsonb('decisions').$type<Record<string, Decision>>(),
     configVersion: integer('config_version'),
     policyVersion: text('policy_version'),
-    source: text('source', { enum: ['banner', 'preference_center', 'api', 'gpc'] }),
+    source: text('source', { enum: EVIDENCE_SOURCES }),
     language: text('language'),
     gpc: boolean('gpc'),
     origin: text('origin'),
@@ -89,6 +111,16 @@ export const evidenceEvents = pgTable(
      * recorded before the service kept it, whose canonical form lacks it.
      */
     gpcHonoredShown: boolean('gpc_honored_shown'),
+    /**
+     * A decision handed over from a sibling domain (source "handoff"): whence, and the event handed
+     * over; null otherwise, and on every event before handoffs, whose canonical form lacks it.
+     */
+    handoff: jsonb('handoff').$type<EvidenceHandoff>(),
+    /**
+     * A decision imported from the previous CMP (source "import"): which, when, its raw cookie; null
+     * otherwise, and on every event before imports, whose canonical form lacks it.
+     */
+    importedFrom: jsonb('imported_from').$type<EvidenceImport>(),
     /**
      * How the consent analytics count the decision (src/modules/consent/decisions.ts): accept_all,
      * reject_all or custom, computed once when it is recorded (events recorded before the column by
@@ -148,16 +180,18 @@ export const evidenceEvents = pgTable(
 
 /**
  * An event as the code handles it. `seq` is left to SQL: only the consent state's ordering reads it.
- * `subjectKind`, `gpcHonoredShown` and `outcome` may be left out where an event from before them is
- * made (they read as null).
+ * `subjectKind`, `gpcHonoredShown`, `outcome`, `handoff` and `importedFrom` may be left out where an
+ * event from before them is made (they read as null).
  */
 export type EvidenceRow = Omit<
   typeof evidenceEvents.$inferSelect,
-  'seq' | 'subjectKind' | 'gpcHonoredShown' | 'outcome'
+  'seq' | 'subjectKind' | 'gpcHonoredShown' | 'outcome' | 'handoff' | 'importedFrom'
 > & {
   subjectKind?: (typeof evidenceEvents.$inferSelect)['subjectKind'];
   gpcHonoredShown?: boolean | null;
   outcome?: DecisionOutcome | null;
+  handoff?: EvidenceHandoff | null;
+  importedFrom?: EvidenceImport | null;
 };
 
 /** How the consent analytics count a decision (the `outcome` column). */

@@ -37,6 +37,8 @@ const PURGED_COLUMNS = [
   e.tcf,
   e.subjectKind,
   e.gpcHonoredShown,
+  e.handoff,
+  e.importedFrom,
   e.outcome,
   e.receiptTokenHash,
 ];

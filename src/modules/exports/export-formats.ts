@@ -46,6 +46,13 @@ export const CSV_COLUMNS = [
   'subjectKind',
   // true when the page showed that the visitor's GPC signal was honoured; empty otherwise.
   'gpcHonoredShown',
+  // Source handoff: the origin the visitor came from and the event handed over; empty otherwise.
+  'handoff.fromOrigin',
+  'handoff.eventId',
+  // Source import: the previous CMP, when the visitor chose there, its raw cookie; empty otherwise.
+  'importedFrom.cmp',
+  'importedFrom.recordedAt',
+  'importedFrom.value',
 ] as const;
 
 export const CONTENT_TYPES: Record<ExportFormat, string> = {

@@ -1,12 +1,15 @@
+import { randomBytes } from 'node:crypto';
 import type { onRequestHookHandler } from 'fastify';
 import { PUBLIC_BODY } from '../../platform/http/body-limits.ts';
 import { Envelope, envelope, Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
-import { SiteParams } from '../sites/sites.schemas.ts';
+import { deviceChoiceIsNewer } from '../../shared/decision-cookie.ts';
+import { DecisionCookieHeaders, SiteParams } from '../sites/sites.schemas.ts';
 import {
   preflightRoute,
   publicProblems,
   requireAllowedOrigin,
+  type SitesService,
   siteOf,
   tags,
 } from '../sites/sites.service.ts';
@@ -25,10 +28,12 @@ export function siteIdentityRoutes(
   app: App,
   deps: {
     identity: Pick<IdentityService, 'accountOf' | 'accountChoice'>;
+    /** The sites module's decision cookie, set on answers that came through the first-party path. */
+    sites: Pick<SitesService, 'setDecisionCookie' | 'sentDecision' | 'sentVisitorId'>;
     publicHooks: onRequestHookHandler[];
   },
 ) {
-  const { identity, publicHooks } = deps;
+  const { identity, sites, publicHooks } = deps;
   preflightRoute(app, IDENTITY, 'preflightIdentity', publicHooks);
 
   app.post(
@@ -47,7 +52,11 @@ export function siteIdentityRoutes(
         params: SiteParams,
         body: IdentityBody,
         response: {
-          200: Envelope(IdentityAnswer),
+          200: {
+            description: 'The account’s current choice',
+            headers: DecisionCookieHeaders,
+            content: { 'application/json': { schema: Envelope(IdentityAnswer) } },
+          },
           400: Problem,
           401: Problem,
           403: Problem,
@@ -58,10 +67,26 @@ export function siteIdentityRoutes(
         },
       },
     },
-    async (request) => {
-      const { channel } = siteOf(request);
-      const accountId = await identity.accountOf(channel, request.body.token);
-      return envelope({ state: await identity.accountChoice(request.db, channel, accountId) });
+    async (request, reply) => {
+      const site = siteOf(request);
+      const accountId = await identity.accountOf(site.channel, request.body.token);
+      const state = await identity.accountChoice(request.db, site.channel, accountId);
+      // Through the first-party path the cookie becomes the choice that holds on this device, as the
+      // SDK decides it: the account's, unless the device's own is newer (then the SDK records that
+      // one for the account, and its 201 sets the cookie). The device keeps its visitor id.
+      if (state) {
+        const device = sites.sentDecision(site, request.headers.cookie);
+        const accountAt = Date.parse(state.recordedAt);
+        if (!deviceChoiceIsNewer(device, accountAt)) {
+          sites.setDecisionCookie(request, reply, {
+            s: sites.sentVisitorId(site, request.headers.cookie) ?? randomBytes(16).toString('hex'),
+            d: { ...state.purposes },
+            v: state.configVersion,
+            t: accountAt,
+          });
+        }
+      }
+      return envelope({ state });
     },
   );
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { FastifyHandler, FastPath } from '../../platform/http/fast-path-server.ts';
-import { clientAddress, requestHost, type TrustProxy } from '../../platform/http/ip.ts';
+import { clientAddress, requestHost, requestProtocol, type TrustProxy } from '../../platform/http/ip.ts';
 import { requestIdFor } from '../../platform/http/request-id.ts';
 import type { Metrics } from '../../platform/metrics/metrics.ts';
 import { recordCompletion } from '../../platform/metrics/observability.ts';
@@ -13,9 +13,21 @@ import {
 import type { RateLimitDecision, RateLimiter } from '../../platform/rate-limit/rate-limiter.ts';
 import { configResponse, SITE_KEY } from './config-response.ts';
 import type { Site } from './site-cache.ts';
-import type { SitesService } from './sites.service.ts';
+import type { RequestPlace, SitesService } from './sites.service.ts';
 
 const PREFIX = '/v1/public/sites/';
+
+/** What requestPlace (sites.service.ts) reads of a Fastify request, from the raw one, under the same trust. */
+function rawRequestPlace(req: IncomingMessage, trust: TrustProxy): RequestPlace {
+  const { origin } = req.headers;
+  const fetchSite = req.headers['sec-fetch-site'];
+  return {
+    origin: typeof origin === 'string' && origin !== '' ? origin : undefined,
+    host: requestHost(req, trust),
+    protocol: requestProtocol(req, trust),
+    secFetchSite: typeof fetchSite === 'string' ? fetchSite : undefined,
+  };
+}
 const SUFFIX = '/config';
 const ROUTE = `${PREFIX}:siteKey${SUFFIX}`;
 
@@ -58,6 +70,12 @@ export function configFastPath(deps: {
         // No query on this path: the region comes from the geo headers or the address
         // (synchronous, memoized).
         region: sites.regionOf(site, { declared: undefined, headers: req.headers, ip }),
+        // Through the first-party path, a valid decision cookie starts its lifetime again; a channel
+        // without a path (or a request without cookies) pays one comparison.
+        setCookie:
+          site.channel.firstPartyPath !== null && req.headers.cookie
+            ? sites.decisionCookieRefresh(site, rawRequestPlace(req, trust), req.headers.cookie)
+            : null,
       },
       sites.caching,
     );

@@ -1,6 +1,7 @@
 import { notModified } from '../../platform/http/conditional.ts';
 import type { ResolvedRegion } from '../regions/regions.service.ts';
 import { allowedOrigin, corsHeaders } from './cors.ts';
+import { COOKIE_CACHE_CONTROL } from './decision-cookie.ts';
 import { regionalConfig } from './regional-config.ts';
 import type { Site } from './site-cache.ts';
 
@@ -14,6 +15,8 @@ export interface ConfigRequest {
   ifNoneMatch: string | string[] | undefined;
   /** The visitor's region, resolved by the sites service (`regionOf`). */
   region: ResolvedRegion;
+  /** The Set-Cookie refreshing the visitor's decision cookie (`decisionCookieRefresh`), or null. */
+  setCookie: string | null;
 }
 
 /**
@@ -53,16 +56,18 @@ export function regionalCacheControl(caching: ConfigCaching, region: ResolvedReg
  * The answer to `GET /v1/public/sites/:siteKey/config` for a resolved site and region, built once
  * for both paths that send it: the fast path before Fastify (config-fast-path.ts) and the Fastify
  * route (site-assets.routes.ts). Registered origins may read it from their pages (CORS); the config
- * itself is public either way. Rate-limit and request-id headers are the caller's.
+ * itself is public either way. Rate-limit and request-id headers are the caller's. An answer that
+ * refreshes the visitor's decision cookie is private (decision-cookie.ts), a 304 included.
  */
 export function configResponse(site: Site, request: ConfigRequest, caching: ConfigCaching): ConfigResponse {
   const answer = regionalConfig(site, request.region);
   const headers: Record<string, string | number> = {
     ...corsHeaders(allowedOrigin(site, request.origin)),
     vary: caching.vary,
-    'cache-control': regionalCacheControl(caching, request.region),
+    'cache-control': request.setCookie ? COOKIE_CACHE_CONTROL : regionalCacheControl(caching, request.region),
     etag: answer.etag,
   };
+  if (request.setCookie) headers['set-cookie'] = request.setCookie;
   if (notModified(request.ifNoneMatch, answer.etag)) return { statusCode: 304, headers, body: null };
   headers['content-type'] = CONFIG_CONTENT_TYPE;
   headers['content-length'] = answer.bytes.length;

@@ -5,6 +5,7 @@ import type { PublisherRestriction } from '../channels/channels.tables.ts';
 import { type ResolvedRegion, resolveRegime } from '../regions/regions.service.ts';
 import { type SnapshotTcf, TCF_RELEASE } from '../tcf/tcf.service.ts';
 import { pageOrigins } from './page-origins.ts';
+import { siblingDomains } from './sibling-domains.ts';
 import type { Site } from './site-cache.ts';
 
 /** The config answer of one site for one resolved region: serialized once, with its ETag. */
@@ -79,7 +80,8 @@ const tcfCmpOf = ({ cmpId, cmpVersion, tcfPolicyVersion }: SiteTcf, gdprApplies:
 /**
  * The body of `GET …/config` for a visitor of `region` (docs/regions.md): the snapshot of the current
  * version plus `region`, `regime` (the channel's rules resolved for that region),
- * `consentRequiredSince` and `origins` (where its pages may run: page-origins.ts); on a TCF channel,
+ * `consentRequiredSince`, `origins` (where its pages may run: page-origins.ts) and `siblingDomains`
+ * (sibling-domains.ts); on a TCF channel,
  * `tcfCmp`, and in an opt-in region `tcf` too (elsewhere the TCF does not apply: `__tcfapi` answers
  * gdprApplies false, without tcf.js). Built and hashed on the first request from each region and kept
  * with the site's cache entry, which lives as long as its configVersion and origins, within the byte
@@ -100,6 +102,7 @@ export function regionalConfig(site: Site, region: ResolvedRegion): RegionalConf
     regime,
     consentRequiredSince: site.consentRequiredSince,
     origins: pageOrigins(site),
+    siblingDomains: siblingDomains(site),
   };
   // Its own memory, not a slice of Buffer's shared 8 KB pool: a kept slice holds its whole slab,
   // so a thousand kept answers of about 1 KB would each hold most of 8 KB.

@@ -5,10 +5,11 @@ import { notModified } from '../../platform/http/conditional.ts';
 import { Envelope, envelope, NotModified, Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { configResponse, regionalCacheControl } from './config-response.ts';
+import { COOKIE_CACHE_CONTROL } from './decision-cookie.ts';
 import { gppBundle, type SdkBundle, tcfBundle } from './sdk-bundle.ts';
 import { locationOf, publicProblems, siteOf, tags } from './site-requests.ts';
 import { RegionQuery, SiteConfigSchema, SiteParams, Snippet } from './sites.schemas.ts';
-import type { SitesService } from './sites.service.ts';
+import { requestPlace, type Site, type SitesService } from './sites.service.ts';
 
 const STATIC_CACHE_CONTROL = 'public, max-age=300';
 /** A bundle asked for by its version (`?v=`, its content hash): that URL never names other bytes. */
@@ -34,15 +35,29 @@ const bundleHeaders = {
     Type.String({ description: 'br or gzip, as Accept-Encoding allows; absent: sent as it is' }),
   ),
 };
+/**
+ * Through the channel's first-party path, a config or sdk.js read refreshes a valid decision cookie
+ * the request carries (never creates one); such an answer is private (docs/guides/keep-the-choice.md).
+ */
+const refreshHeader = {
+  'Set-Cookie': Type.Optional(
+    Type.String({
+      description:
+        'Through the first-party path, when the request carries a valid decision cookie: the same cookie again, its lifetime (consentMaxAgeDays) started anew; the answer is then `Cache-Control: private, no-store`',
+    }),
+  ),
+};
 /** sdk.js carries the visitor's config, so it is cached as the config is (per region). */
 const sdkHeaders = {
   ...bundleHeaders,
+  ...refreshHeader,
   Vary: Type.String({
     description: 'Accept-Encoding, and the trusted geo headers when GEO_COUNTRY_HEADER is set',
   }),
 };
 const configCacheHeaders = {
   ...cacheHeaders,
+  ...refreshHeader,
   Vary: Type.String({ description: 'Origin, and the trusted geo headers when GEO_COUNTRY_HEADER is set' }),
 };
 
@@ -87,11 +102,16 @@ function sendBundle(request: FastifyRequest, reply: FastifyReply, bundle: SdkBun
 export function siteAssetsRoutes(
   app: App,
   deps: {
-    sites: Pick<SitesService, 'snippetHtml' | 'regionOf' | 'caching' | 'sdkScript'>;
+    sites: Pick<SitesService, 'snippet' | 'regionOf' | 'caching' | 'sdkScript' | 'decisionCookieRefresh'>;
     publicHooks: onRequestHookHandler[];
   },
 ) {
   const { sites, publicHooks } = deps;
+  /** The refresh of the visitor's decision cookie through the first-party path (decision-cookie.ts), or null. */
+  const cookieRefresh = (site: Site, request: FastifyRequest) =>
+    site.channel.firstPartyPath !== null && request.headers.cookie
+      ? sites.decisionCookieRefresh(site, requestPlace(request), request.headers.cookie)
+      : null;
 
   app.get(
     '/v1/public/sites/:siteKey/snippet',
@@ -115,7 +135,7 @@ export function siteAssetsRoutes(
     },
     async (request, reply) => {
       reply.header('Cache-Control', STATIC_CACHE_CONTROL);
-      return envelope({ html: sites.snippetHtml(siteOf(request)) });
+      return envelope(sites.snippet(siteOf(request)));
     },
   );
 
@@ -151,6 +171,7 @@ export function siteAssetsRoutes(
           origin: request.headers.origin,
           ifNoneMatch: request.headers['if-none-match'],
           region: sites.regionOf(site, locationOf(request)),
+          setCookie: cookieRefresh(site, request),
         },
         sites.caching,
       );
@@ -213,7 +234,7 @@ export function siteAssetsRoutes(
             headers: sdkHeaders,
             content: { 'application/javascript': { schema: Type.String() } },
           },
-          304: { ...NotModified, headers: { ...cacheHeaders, Vary: sdkHeaders.Vary } },
+          304: { ...NotModified, headers: { ...cacheHeaders, ...refreshHeader, Vary: sdkHeaders.Vary } },
           ...publicProblems,
         },
       },
@@ -229,7 +250,13 @@ export function siteAssetsRoutes(
         encoding ?? 'identity',
         request.headers['if-none-match'],
       );
-      reply.header('Cache-Control', regionalCacheControl(sites.caching, region));
+      // sdk.js carries the config: through the first-party path it refreshes the decision cookie too.
+      const setCookie = cookieRefresh(site, request);
+      if (setCookie) reply.header('Set-Cookie', setCookie);
+      reply.header(
+        'Cache-Control',
+        setCookie ? COOKIE_CACHE_CONTROL : regionalCacheControl(sites.caching, region),
+      );
       reply.header('Vary', ['Accept-Encoding', ...sites.caching.geoHeaders].join(', '));
       return sendScript(request, reply as FastifyReply, script, encoding);
     },

@@ -7,7 +7,15 @@ export const SiteParams = Type.Object({
 
 export const Snippet = Type.Object(
   {
-    html: Type.String({ description: 'Paste into every page, before other tags that need consent' }),
+    html: Type.String({
+      description:
+        'Paste into every page, before other tags that need consent: the first-party form when the channel has a firstPartyPath, else the direct one',
+    }),
+    firstPartyHtml: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The snippet loading sdk.js through the channel’s firstPartyPath on the page’s own origin (a root-relative URL); null when the channel has none',
+    }),
+    directHtml: Type.String({ description: 'The snippet loading sdk.js from the service’s own address' }),
   },
   { $id: 'Snippet' },
 );
@@ -29,3 +37,19 @@ export const RegionQuery = Type.Object({
     }),
   ),
 });
+
+/**
+ * The decision cookie on an answer that came through the channel's first-party path
+ * (docs/guides/keep-the-choice.md); such an answer is never cached.
+ */
+export const DecisionCookieHeaders = {
+  'Set-Cookie': Type.Optional(
+    Type.String({
+      description:
+        'Through the first-party path only: `cs_consent_<siteKey>=<the decision, as the SDK stores it>; Max-Age=<consentMaxAgeDays × 86400>; Path=/; SameSite=Lax` (`Secure` on https, `Domain` per the channel’s cookieDomain)',
+    }),
+  ),
+  'Cache-Control': Type.Optional(
+    Type.String({ description: '`private, no-store` when the answer sets the cookie' }),
+  ),
+};

@@ -1,7 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../platform/clock.ts';
 import type { Store } from '../../platform/db/store.ts';
 import { notFound, validationFailed } from '../../platform/http/errors.ts';
+import { readDecisionCookie } from '../../shared/decision-cookie.ts';
 import type { ChannelsService, VisitorConfig } from '../channels/channels.service.ts';
 import {
   createRegionResolver,
@@ -11,6 +13,14 @@ import {
 } from '../regions/regions.service.ts';
 import { type ConfigCaching, configCaching } from './config-response.ts';
 import { createRegionalAnswerCache, type RegionalAnswersObserver } from './regional-answers.ts';
+import {
+  COOKIE_CACHE_CONTROL,
+  cookieTarget,
+  decisionSetCookie,
+  type RequestPlace,
+  type StoredDecision,
+  validStoredDecision,
+} from './decision-cookie.ts';
 import { regionalConfig } from './regional-config.ts';
 import { sdkBundle } from './sdk-bundle.ts';
 import {
@@ -23,8 +33,10 @@ import { createSiteCache, type Site, type SiteCacheDeps } from './site-cache.ts'
 
 /** What the public site routes of other modules (consent, identity, tcf) share with this one's. */
 export { allowedOrigin, corsHeaders } from './cors.ts';
+export type { RequestPlace, StoredDecision } from './decision-cookie.ts';
 /** The config an sdk.js body carries, for modules that read the script (the tracker scanner). */
 export { carriedConfig } from './sdk-with-config.ts';
+export { domainOfOrigin } from './sibling-domains.ts';
 export type { Site } from './site-cache.ts';
 export { preflightRoute, requireAllowedOrigin } from './site-origin-hooks.ts';
 export { locationOf, publicProblems, siteOf, siteResolver, tags } from './site-requests.ts';
@@ -36,6 +48,18 @@ export interface VisitorLocation {
   headers: IncomingHttpHeaders;
   /** The client address as TRUST_PROXY makes it. */
   ip: string | undefined;
+}
+
+/** Where a Fastify request came from, as the decision cookie's rules read it (decision-cookie.ts). */
+export function requestPlace(request: FastifyRequest): RequestPlace {
+  const { origin } = request.headers;
+  const fetchSite = request.headers['sec-fetch-site'];
+  return {
+    origin: typeof origin === 'string' && origin !== '' ? origin : undefined,
+    host: request.host,
+    protocol: request.protocol,
+    secFetchSite: typeof fetchSite === 'string' ? fetchSite : undefined,
+  };
 }
 
 /** The settings the visitor's region is resolved from (config.ts). */
@@ -140,6 +164,53 @@ export function createSitesService(deps: {
     /** The notice (config version) a decision answered; a version the channel never had is a 422. */
     noticeAnswered,
 
+    /**
+     * Sets the decision cookie to `value` on the answer to `request` when it came through the
+     * channel's first-party path (docs/guides/keep-the-choice.md); otherwise sets nothing. Returns
+     * whether it was set. The answer is then kept by no cache (COOKIE_CACHE_CONTROL).
+     */
+    setDecisionCookie(request: FastifyRequest, reply: FastifyReply, value: StoredDecision): boolean {
+      const site = request.site as Site;
+      const target = cookieTarget(site, requestPlace(request));
+      if (!target) return false;
+      reply.header('Set-Cookie', decisionSetCookie(site, target, value));
+      reply.header('Cache-Control', COOKIE_CACHE_CONTROL);
+      return true;
+    },
+
+    /** The decision cookie a request carries, when it is a valid decision of the site now; else null. */
+    sentDecision(site: Site, cookieHeader: string | undefined): StoredDecision | null {
+      if (!cookieHeader) return null;
+      return validStoredDecision(site, readDecisionCookie(cookieHeader, site.channel.siteKey), clock.now());
+    },
+
+    /**
+     * The visitor id of the decision cookie a request carries, even when its decision no longer
+     * holds (a visitor keeps their id across decisions); null without a readable one.
+     */
+    sentVisitorId(site: Site, cookieHeader: string | undefined): string | null {
+      const stored = cookieHeader ? readDecisionCookie(cookieHeader, site.channel.siteKey) : null;
+      return stored && stored.s.length <= 128 ? stored.s : null;
+    },
+
+    /**
+     * The Set-Cookie that refreshes the decision cookie a config or sdk.js request carries through
+     * the first-party path, when it is a valid decision of the site (its lifetime starts again, at
+     * consentMaxAgeDays); null otherwise: a refresh never creates a cookie. Channels without a
+     * firstPartyPath, and requests without a cookie, pay one comparison.
+     */
+    decisionCookieRefresh(site: Site, place: RequestPlace, cookieHeader: string | undefined): string | null {
+      if (site.channel.firstPartyPath === null || !cookieHeader) return null;
+      const target = cookieTarget(site, place);
+      if (!target) return null;
+      const stored = validStoredDecision(
+        site,
+        readDecisionCookie(cookieHeader, site.channel.siteKey),
+        clock.now(),
+      );
+      return stored ? decisionSetCookie(site, target, stored) : null;
+    },
+
     /** The active site of a key from the cache alone, or undefined when it must be (re)read. */
     cachedSite: (siteKey: string): Site | undefined => cache.fresh(siteKey),
 
@@ -151,16 +222,24 @@ export function createSitesService(deps: {
     },
 
     /**
-     * The tag that loads the SDK for this site, after the stubs its channel needs (with a gppCmpId,
-     * the IAB GPP stub; on a TCF channel the IAB TCF stub), inline.
+     * The tags that load the SDK for this site, after the stubs its channel needs (with a gppCmpId,
+     * the IAB GPP stub; on a TCF channel the IAB TCF stub), inline, in both forms
+     * (docs/guides/keep-the-choice.md): `directHtml` loads sdk.js from the service's BASE_URL;
+     * `firstPartyHtml` from the channel's firstPartyPath on the page's own origin (a root-relative
+     * URL, so one snippet serves every origin of the channel), null without a path. `html` is the
+     * one to paste: the first-party form when the channel has a path.
      */
-    snippetHtml(site: Site): string {
-      const { siteKey: key } = site.channel;
-      const tags = deps.snippetStubs(site.channel).map((stub) => `<script>${stub}</script>`);
-      tags.push(
-        `<script src="${baseUrl}/v1/public/sites/${key}/sdk.js" data-site-key="${key}" async></script>`,
-      );
-      return tags.join('\n');
+    snippet(site: Site): { html: string; firstPartyHtml: string | null; directHtml: string } {
+      const { siteKey: key, firstPartyPath } = site.channel;
+      const stubs = deps.snippetStubs(site.channel).map((stub) => `<script>${stub}</script>`);
+      const tag = (base: string) =>
+        [
+          ...stubs,
+          `<script src="${base}/v1/public/sites/${key}/sdk.js" data-site-key="${key}" async></script>`,
+        ].join('\n');
+      const directHtml = tag(baseUrl);
+      const firstPartyHtml = firstPartyPath === null ? null : tag(firstPartyPath);
+      return { html: firstPartyHtml ?? directHtml, firstPartyHtml, directHtml };
     },
   };
 }

@@ -22,6 +22,8 @@ const ERROR_HELP: Record<ErrorCode, string> = {
     'The requested scopes are in the catalogue but the member’s role may not hold them, or the calling key does not hold them itself.',
   origin_not_allowed: 'The Origin of the browser request is not an active origin of the channel.',
   not_found: 'No such resource in this organization and environment, or no such route.',
+  handoff_not_found:
+    'The handoff token cannot be redeemed here: it is unknown, already used, expired (tokens last 120 seconds), of another site, or bound to another origin; or the visitor it was made for has no decision that still holds. One answer for all of them: start over from the page the visitor came from (docs/guides/keep-the-choice.md).',
   method_not_allowed:
     'The path exists but not with this method; the Allow header lists the methods it takes.',
   origin_duplicate: 'The origin is already registered on the channel.',

@@ -13,6 +13,7 @@ export const ERROR_CODES = {
   scope_not_allowed: { status: 403, title: 'Scope not allowed' },
   origin_not_allowed: { status: 403, title: 'Origin not allowed' },
   not_found: { status: 404, title: 'Not found' },
+  handoff_not_found: { status: 404, title: 'Handoff not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   origin_duplicate: { status: 409, title: 'Origin already registered' },
   purpose_duplicate: { status: 409, title: 'Purpose key already used' },

@@ -91,3 +91,13 @@ export function requestHost(req: IncomingMessage, trust: TrustProxy): string {
   }
   return req.headers.host ?? '';
 }
+
+/** The scheme as Fastify's `request.protocol` computes it: X-Forwarded-Proto only from a trusted proxy. */
+export function requestProtocol(req: IncomingMessage, trust: TrustProxy): 'http' | 'https' {
+  const forwarded = req.headers['x-forwarded-proto'];
+  if (forwarded && trust && req.socket.remoteAddress !== undefined && trust(req.socket.remoteAddress, 0)) {
+    const value = Array.isArray(forwarded) ? forwarded[forwarded.length - 1] : forwarded;
+    return value.slice(value.lastIndexOf(',') + 1).trim() === 'https' ? 'https' : 'http';
+  }
+  return (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+}

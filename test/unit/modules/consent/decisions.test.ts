@@ -29,6 +29,10 @@ const config: VisitorConfig = {
   gppSections: 'usnat',
   tcf: null,
   integrations: { microsoftUet: false, microsoftClarity: false },
+  firstPartyPath: null,
+  cookieDomain: null,
+  crossDomain: false,
+  imports: [],
   purposes: [
     purpose('necessary', { required: true }),
     purpose('analytics'),

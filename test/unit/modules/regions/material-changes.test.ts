@@ -24,6 +24,10 @@ const base: Snapshot = {
   gppSections: 'usnat',
   tcf: null,
   integrations: { microsoftUet: false, microsoftClarity: false },
+  firstPartyPath: null,
+  cookieDomain: null,
+  crossDomain: false,
+  imports: [],
   purposes: [
     {
       key: 'analytics',

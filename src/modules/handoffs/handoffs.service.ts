@@ -1,0 +1,187 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../../platform/clock.ts';
+import type { Store } from '../../platform/db/store.ts';
+import { AppError, validationFailed } from '../../platform/http/errors.ts';
+import { randomBase62 } from '../../platform/ids.ts';
+import { originMatches } from '../channels/channels.service.ts';
+import type { ConsentService, RequestFacts } from '../consent/consent.service.ts';
+import type { EvidenceService, RecordedEvent } from '../evidence/evidence.service.ts';
+import { domainOfOrigin, type Site } from '../sites/sites.service.ts';
+import { handoffsRepo } from './handoffs.repo.ts';
+import type { HandoffRow } from './handoffs.tables.ts';
+
+/** How long a token can be redeemed: long enough for the next page to load, no longer. */
+export const HANDOFF_TTL_MS = 120_000;
+/** Redeemed rows are kept this long at most: longer than any decision they lead to can hold (395 days). */
+const REDEEMED_KEPT_MS = 400 * 86_400_000;
+const DAY_MS = 86_400_000;
+/** 43 base62 characters: about 256 random bits. */
+const TOKEN_LENGTH = 43;
+const TOKEN = /^[0-9A-Za-z]{43}$/;
+
+/** An evidence event as the evidence module hands it out. */
+type EvidenceRow = RecordedEvent['row'];
+
+const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** One answer for every token that cannot be redeemed, so none tells an attacker more than another. */
+const handoffNotFound = () =>
+  new AppError(
+    'handoff_not_found',
+    'No handoff can be redeemed with this token here: it is unknown, used, expired, of another site or for another origin, or the visitor has no decision that still holds. Ask the visitor, or start over from the page they came from.',
+  );
+
+/** What a redeem answers: the choice that holds on the target now, and whether it was handed over. */
+export interface RedeemedChoice {
+  /** The decision's event: the handed one (the visitor's own, on the origin they came from) or the target's own. */
+  decision: EvidenceRow;
+  /** True when the handed decision was recorded on the target (source "handoff"). */
+  recorded: boolean;
+}
+
+/**
+ * Handing a visitor's choice over between the channel's registrable domains
+ * (docs/guides/keep-the-choice.md): a token asked for on one origin, redeemed once on another
+ * within HANDOFF_TTL_MS; the redeem records the decision again, for the same subject, on the target.
+ */
+export function createHandoffsService(deps: {
+  store: Pick<Store, 'db' | 'tx'>;
+  clock: Clock;
+  evidence: Pick<EvidenceService, 'pseudonymize' | 'newestDecisionOf' | 'findEvent'>;
+  consent: Pick<ConsentService, 'recordHandoff'>;
+}) {
+  const { store, clock, evidence } = deps;
+  const channelRef = (site: Site) => site.channel;
+
+  /** The visitor's own decision an event stands for: a handed-over one stands for the one it hands. */
+  async function ownDecision(event: EvidenceRow | null, site: Site): Promise<EvidenceRow | null> {
+    if (event?.source !== 'handoff' || !event.handoff) return event;
+    return evidence.findEvent(site.channel, event.handoff.eventId);
+  }
+
+  /**
+   * A visitor's current choice on the channel: the newer of their own newest decision and the one
+   * handed to them by their newest redeem (a choice travels on from a target), or null.
+   */
+  async function choiceOf(site: Site, pseudonym: string): Promise<EvidenceRow | null> {
+    const { channel } = site;
+    const own = await ownDecision(await evidence.newestDecisionOf(channel, channel.id, pseudonym), site);
+    const handedId = await handoffsRepo.newestHandedTo(store.db, channelRef(site), pseudonym);
+    const handed = handedId ? await evidence.findEvent(channel, handedId) : null;
+    if (!own || !handed) return own ?? handed;
+    return handed.recordedAt.getTime() > own.recordedAt.getTime() ? handed : own;
+  }
+
+  /** Whether a decision still holds for the SDK: younger than consentMaxAgeDays (or the refusal cooldown). */
+  function holds(site: Site, decision: EvidenceRow): boolean {
+    const { consentMaxAgeDays, rejectCooldownDays } = site.config;
+    const age = clock.now().getTime() - decision.recordedAt.getTime();
+    return age <= Math.max(consentMaxAgeDays, rejectCooldownDays) * DAY_MS && decision.decisions !== null;
+  }
+
+  return {
+    /**
+     * A token for the visitor on `origin` (the request's, registered) to take their choice to
+     * `target`: a registered origin of the channel (wildcards honoured) on another registrable domain,
+     * on a channel with crossDomain on. Only the token's hash is stored.
+     */
+    async create(
+      site: Site,
+      input: { subjectId: string; target: string },
+      origin: string,
+    ): Promise<{ token: string; expiresAt: Date }> {
+      if (!site.config.crossDomain) {
+        throw validationFailed(
+          [{ path: '/target', message: 'the channel hands no choice over: its crossDomain is false' }],
+          'The channel hands no choice over between domains: set its crossDomain to true.',
+        );
+      }
+      // originMatches takes only an exact origin (scheme://host[:port]), so the URL below parses.
+      if (!site.origins.some((registered) => originMatches(registered, input.target))) {
+        throw validationFailed([
+          { path: '/target', message: 'must be a registered origin of the channel, as scheme://host[:port]' },
+        ]);
+      }
+      const target = new URL(input.target).origin;
+      if (domainOfOrigin(target) === domainOfOrigin(origin)) {
+        throw validationFailed([
+          {
+            path: '/target',
+            message: `is on the same registrable domain as ${origin}: nothing to hand over (a cookieDomain shares the choice there)`,
+          },
+        ]);
+      }
+      const token = randomBase62(TOKEN_LENGTH);
+      const now = clock.now();
+      const row: HandoffRow = {
+        organizationId: site.channel.organizationId,
+        tokenHash: tokenHash(token),
+        environment: site.channel.environment,
+        channelId: site.channel.id,
+        subjectPseudonym: await evidence.pseudonymize(site.channel.organizationId, input.subjectId),
+        fromOrigin: origin,
+        targetOrigin: target,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + HANDOFF_TTL_MS),
+        redeemedAt: null,
+        redeemedPseudonym: null,
+        handedEventId: null,
+      };
+      await store.tx((tx) => handoffsRepo.insert(tx, row));
+      return { token, expiresAt: row.expiresAt };
+    },
+
+    /**
+     * Redeems a token on its target origin (`facts.origin`) for the visitor `subjectId` there. The
+     * token is spent by one UPDATE (a concurrent second redeem finds it used: 404). The visitor's
+     * choice on the origin it was asked from is recorded again on the target (source "handoff"),
+     * unless the target visitor's own decision is newer: then that one holds, nothing is recorded,
+     * and it is the answer. Every token that cannot be redeemed is one 404 handoff_not_found.
+     */
+    async redeem(
+      site: Site,
+      input: { token: string; subjectId: string },
+      facts: RequestFacts,
+    ): Promise<RedeemedChoice> {
+      if (!TOKEN.test(input.token)) throw handoffNotFound();
+      const hash = tokenHash(input.token);
+      const now = clock.now();
+      const row = await handoffsRepo.find(store.db, channelRef(site), hash);
+      if (!row || row.redeemedAt !== null || row.expiresAt <= now || row.targetOrigin !== facts.origin) {
+        throw handoffNotFound();
+      }
+      const redeemedPseudonym = await evidence.pseudonymize(site.channel.organizationId, input.subjectId);
+      const found = await choiceOf(site, row.subjectPseudonym);
+      const handed = found && holds(site, found) ? found : null;
+      const own = handed ? await choiceOf(site, redeemedPseudonym) : null;
+      const ownWins =
+        own !== null && handed !== null && (own.id === handed.id || own.recordedAt > handed.recordedAt);
+      const spent = await store.tx((tx) =>
+        handoffsRepo.redeem(tx, channelRef(site), hash, {
+          targetOrigin: facts.origin,
+          now,
+          redeemedPseudonym,
+          handedEventId: handed && !ownWins ? handed.id : null,
+        }),
+      );
+      if (!spent || !handed) throw handoffNotFound();
+      if (ownWins) return { decision: own as EvidenceRow, recorded: false };
+      try {
+        await deps.consent.recordHandoff(site, handed, row.fromOrigin, facts);
+      } catch (error) {
+        // Not recorded: the token is given back, so the SDK's retry can still redeem it.
+        await store.tx((tx) => handoffsRepo.release(tx, channelRef(site), hash));
+        throw error;
+      }
+      return { decision: handed, recorded: true };
+    },
+
+    /** Deletes handoffs no longer needed, at most `limit` (the worker's `handoffs.purge`). */
+    purge(limit = 1000): Promise<number> {
+      const now = clock.now();
+      return store.tx((tx) => handoffsRepo.purge(tx, now, new Date(now.getTime() - REDEEMED_KEPT_MS), limit));
+    },
+  };
+}
+
+export type HandoffsService = ReturnType<typeof createHandoffsService>;
