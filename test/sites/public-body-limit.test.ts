@@ -37,6 +37,8 @@ describe('public bodies', () => {
     ['identity', 'application/json'],
     ['impressions', 'application/json'],
     ['impressions', 'text/plain'],
+    ['handoffs', 'application/json'],
+    ['handoffs/redeem', 'application/json'],
   ])('POST …/%s (%s) takes 64 KiB, and is 413 past it', async (path, type) => {
     const within = await publicPost(path, bodyOf(64 * KIB, { configVersion: site.configVersion }), type);
     expect(within.status, within.text).not.toBe(413);

@@ -5,7 +5,7 @@ import type { UnitOfWork } from '../../platform/db/unit-of-work.ts';
 import { validationFailed } from '../../platform/http/errors.ts';
 import type { VisitorConfig } from '../channels/channels.service.ts';
 import type { EvidenceService, RecordedEvent, RecordInput } from '../evidence/evidence.service.ts';
-import type { Decision, DecisionOutcome, EvidenceRow, EvidenceTcf } from '../evidence/evidence.tables.ts';
+import type { DecisionOutcome, EvidenceRow, EvidenceTcf } from '../evidence/evidence.tables.ts';
 import { createGppDecoder, type GppDecoder, gppDecodeError, tcfEuSection } from '../gpp/gpp.service.ts';
 import type { IdentityService } from '../identity/identity.service.ts';
 import { resolveRegime } from '../regions/regions.service.ts';

@@ -1,4 +1,5 @@
 import type { onRequestHookHandler } from 'fastify';
+import { PUBLIC_BODY } from '../../platform/http/body-limits.ts';
 import { apiDate } from '../../platform/http/dates.ts';
 import { ipPrefix } from '../../platform/http/ip.ts';
 import { Envelope, envelope, Problem } from '../../platform/http/schemas.ts';
@@ -18,8 +19,6 @@ import type { HandoffsService } from './handoffs.service.ts';
 
 const HANDOFFS = '/v1/public/sites/:siteKey/handoffs';
 const REDEEM = '/v1/public/sites/:siteKey/handoffs/redeem';
-/** A token and a visitor id fit in far less: a larger body is refused before it is parsed. */
-const BODY_LIMIT = 64 * 1024;
 
 /**
  * A visitor's choice, handed over between the channel's registrable domains
@@ -44,7 +43,7 @@ export function handoffsRoutes(
     HANDOFFS,
     {
       config: { auth: 'public', idempotency: false },
-      bodyLimit: BODY_LIMIT,
+      ...PUBLIC_BODY,
       onRequest: [...publicHooks, requireAllowedOrigin],
       schema: {
         operationId: 'createHandoff',
@@ -68,7 +67,7 @@ export function handoffsRoutes(
     REDEEM,
     {
       config: { auth: 'public', idempotency: false },
-      bodyLimit: BODY_LIMIT,
+      ...PUBLIC_BODY,
       onRequest: [...publicHooks, requireAllowedOrigin],
       schema: {
         operationId: 'redeemHandoff',

@@ -12,7 +12,6 @@ import {
   type ResolvedRegion,
 } from '../regions/regions.service.ts';
 import { type ConfigCaching, configCaching } from './config-response.ts';
-import { createRegionalAnswerCache, type RegionalAnswersObserver } from './regional-answers.ts';
 import {
   COOKIE_CACHE_CONTROL,
   cookieTarget,
@@ -21,6 +20,7 @@ import {
   type StoredDecision,
   validStoredDecision,
 } from './decision-cookie.ts';
+import { createRegionalAnswerCache, type RegionalAnswersObserver } from './regional-answers.ts';
 import { regionalConfig } from './regional-config.ts';
 import { sdkBundle } from './sdk-bundle.ts';
 import {
