@@ -39,6 +39,8 @@ function event(organizationId: string, overrides: Partial<EvidenceRow> = {}): Ev
     subjectKind: 'account',
     gpcHonoredShown: null,
     outcome: null,
+    handoff: null,
+    importedFrom: null,
     recordedAt: new Date('2026-11-21T10:00:00Z'),
     receiptHash: 'f'.repeat(64),
     receiptTokenHash: null,
@@ -62,6 +64,14 @@ describe('insertRows', () => {
         recordedAt: new Date('1999-12-31T23:59:59Z'),
       }),
       event(organizationId, { userAgent: '', policyVersion: '{}', gpcHonoredShown: true }),
+      event(organizationId, {
+        source: 'import',
+        importedFrom: { cmp: 'onetrust', recordedAt: '2026-11-20T09:00:00.000Z', value: awkward },
+      }),
+      event(organizationId, {
+        source: 'handoff',
+        handoff: { fromOrigin: 'https://example.de', eventId: newId('evt') },
+      }),
     ];
     // Live months have no DEFAULT partition: the consent writer makes a missing month before it
     // writes again (partitions.ts), and so does this test for its months (1999, 2026-11).

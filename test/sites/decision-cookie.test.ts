@@ -256,13 +256,13 @@ describe('GET …/config and …/sdk.js through the path', () => {
     `other=1; ${decisionCookieName(site.siteKey)}=${typeof value === 'string' ? value : encodeDecisionCookie(value)}`;
   const reads = (headers: Record<string, string>) => [
     () => t.http.get(`/v1/public/sites/${site.siteKey}/config`, { headers }),
-    () => t.http.get(`/v1/public/sites/${site.siteKey}/config?via=fastify`, { headers }),
+    () => t.http.get(`/v1/public/sites/${site.siteKey}/config?`, { headers }),
     () => t.http.get(`/v1/public/sites/${site.siteKey}/sdk.js`, { headers }),
   ];
 
   it('refresh a valid cookie: the same decision, its lifetime started again, the answer private', async () => {
     // Warm the site cache, so the first config read below is the fast path's.
-    await t.http.get(`/v1/public/sites/${site.siteKey}/config?via=fastify`);
+    await t.http.get(`/v1/public/sites/${site.siteKey}/config?`);
     const value = stored(170);
     for (const read of reads({ ...through(), cookie: cookieHeader(value) })) {
       const res = await read();
