@@ -1,5 +1,5 @@
 /**
- * The consent write's one statement (issue 23): a whole group-committed batch of
+ * The consent write's one statement: a whole group-committed batch of
  * `POST /v1/public/sites/:siteKey/preferences` writes is this single SQL statement, one round trip
  * and one implicit transaction. Its text is fixed per process, so it is sent as a named statement
  * and parsed and planned once per pooled connection (see consent-write.ts).

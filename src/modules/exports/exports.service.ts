@@ -28,7 +28,7 @@ export interface CreateExportInput {
   includeProofs: boolean;
 }
 
-/** Queued or running exports an organization may have at once (issue 6); more is 429. */
+/** Queued or running exports an organization may have at once, so one cannot fill the worker; more is 429. */
 export const MAX_UNFINISHED_EXPORTS = 3;
 /** Exports expired per transaction by the cleanup task. */
 const EXPIRE_BATCH = 100;
