@@ -228,6 +228,7 @@ describe('the channel fields', () => {
 
     await config();
     const fast = await config();
+    // An empty query string leaves the read to Fastify's route, not the fast path (config-fast-path.ts).
     const routed = await config('?');
     for (const answer of [fast, routed]) {
       expect(answer.status, answer.text).toBe(200);

@@ -100,6 +100,7 @@ describe('a 5xx caused by a database error', () => {
 
   it('a public route keyed by a site key logs neither the key nor the query that carried it', async () => {
     const other = await createReadySite(t, tenant.testKey);
+    // An empty query string leaves the read to Fastify's route, not the fast path (config-fast-path.ts).
     const res = await withoutTable('channels', () =>
       t.http.get(`/v1/public/sites/${other.siteKey}/config?`, {
         headers: { 'x-request-id': 'req-db-error-site', origin: 'https://shop.example.com' },
