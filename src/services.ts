@@ -144,8 +144,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     identity,
     // A decision's TC string, decoded with IAB's library against the versions the mirror holds.
     tcStrings: createTcStringCheck({
-      vendorListPolicyVersion: async (version) =>
-        (await tcf.vendorList(store.db, version))?.tcfPolicyVersion ?? null,
+      vendorListFacts: (version) => tcf.vendorListFacts(version),
     }),
     clock,
     baseUrl: deps.config.baseUrl,

@@ -4,6 +4,7 @@ import type { JobQueue } from '../../platform/jobs/job-queue.ts';
 import { createLoadingCache, type Loaded } from '../../platform/loading-cache.ts';
 import { type AtpListMirrorDeps, type AtpListRow, atpRepo, createAtpListMirror } from './atp-list-mirror.ts';
 import type { AtpProvider } from './atp-list-shape.ts';
+import type { ListFacts } from './tc-string-channel-rules.ts';
 import { type MirrorStateRow, tcfRepo, type VendorListLanguageRow, type VendorListRow } from './tcf.repo.ts';
 import {
   createVendorListMirror,
@@ -12,6 +13,9 @@ import {
   vendorListLanguage,
 } from './vendor-list-mirror.ts';
 import { checkVendorList } from './vendor-list-shape.ts';
+
+/** The purposes GVL v3 defines, for a list that lists none (every purpose bit then counts as known). */
+const GVL_V3_PURPOSES = 11;
 
 /** The ATP list mirror's recurring job (Additional Consent): it wakes every minute, fetches when due and wanted. */
 export const ATP_LIST_JOB = 'tcf.atp-list';
@@ -180,6 +184,21 @@ export function createTcfService(
     },
     /** One version of the vendor list; null when the mirror never fetched it. */
     vendorList,
+    /**
+     * What a decision's TC string is checked against of the vendor list version it names: its
+     * policy version and its highest purpose id (GVL v3 defines 11); null when not held.
+     */
+    async vendorListFacts(version: number): Promise<ListFacts | null> {
+      const list = await vendorList(deps.store.db, version);
+      if (!list) return null;
+      const purposeIds = Object.keys((list.body.purposes ?? {}) as object)
+        .map(Number)
+        .filter(Number.isInteger);
+      return {
+        policyVersion: list.tcfPolicyVersion,
+        highestPurposeId: purposeIds.length > 0 ? Math.max(...purposeIds) : GVL_V3_PURPOSES,
+      };
+    },
     /**
      * The translations of a version in `language` (a BCP 47 tag: `fr-CA` reads `fr`); null when
      * the mirror holds none (English is the list itself: always null).
