@@ -13,7 +13,7 @@ import {
   type ReadySite,
   SITES_TEST_ENV,
 } from '../helpers/sites.ts';
-import { startTcfTestApp } from '../helpers/tcf.ts';
+import { asTcfJsWrites, startTcfTestApp } from '../helpers/tcf.ts';
 
 /**
  * The consent state's TC string is kept with the state (consent_state_tc_strings, issue 45 item 5),
@@ -30,7 +30,7 @@ const HOUR = 3600_000;
 function tcString(vendors: number[], created = new Date()) {
   const model = new TCModel(new GVL(buildVendorList({ version: 100 }) as never));
   model.cmpId = CMP_ID;
-  model.cmpVersion = 1;
+  asTcfJsWrites(model);
   model.isServiceSpecific = true;
   model.publisherCountryCode = 'FR';
   model.consentLanguage = 'EN';

@@ -12,7 +12,7 @@ import {
   type ReadySite,
   SITES_TEST_ENV,
 } from '../helpers/sites.ts';
-import { startTcfTestApp } from '../helpers/tcf.ts';
+import { asTcfJsWrites, startTcfTestApp } from '../helpers/tcf.ts';
 
 /**
  * A GPP string's EU TCF section (tcfeuv2, section 2) is a TC string, and gets the checks a
@@ -54,7 +54,7 @@ function modelOf(
 ): TCModel {
   const model = new TCModel(new GVL(buildVendorList({ version: 100 }) as never));
   model.cmpId = CMP_ID;
-  model.cmpVersion = 1;
+  asTcfJsWrites(model);
   model.isServiceSpecific = options.isServiceSpecific ?? true;
   model.publisherCountryCode = 'FR';
   model.purposeConsents.set([1, 2, 7]);

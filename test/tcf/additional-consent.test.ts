@@ -14,7 +14,7 @@ import {
   type ReadySite,
   SITES_TEST_ENV,
 } from '../helpers/sites.ts';
-import { startTcfTestApp } from '../helpers/tcf.ts';
+import { asTcfJsWrites, startTcfTestApp } from '../helpers/tcf.ts';
 
 /**
  * Issue 41 item 10 (docs/guides/tcf.md, "Google Additional Consent"): a channel's
@@ -34,7 +34,7 @@ const PROVIDERS = [89, 1301, 2822];
 function tcString() {
   const model = new TCModel(new GVL(buildVendorList({ version: 100 }) as never));
   model.cmpId = CMP_ID;
-  model.cmpVersion = 1;
+  asTcfJsWrites(model);
   model.isServiceSpecific = true;
   model.publisherCountryCode = 'FR';
   model.purposeConsents.set([1, 2]);

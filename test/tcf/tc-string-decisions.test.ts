@@ -16,7 +16,7 @@ import {
   type ReadySite,
   SITES_TEST_ENV,
 } from '../helpers/sites.ts';
-import { startTcfTestApp } from '../helpers/tcf.ts';
+import { asTcfJsWrites, startTcfTestApp } from '../helpers/tcf.ts';
 
 /**
  * Decisions with a TC string (docs/guides/tcf.md): checked with IAB's library, kept with what was
@@ -35,7 +35,7 @@ const CMP_ID = 300;
 function tcString(options: { cmpId?: number; vendorListVersion?: number; vendorConsents?: number[] } = {}) {
   const model = new TCModel(new GVL(buildVendorList({ version: options.vendorListVersion ?? 100 }) as never));
   model.cmpId = options.cmpId ?? CMP_ID;
-  model.cmpVersion = 1;
+  asTcfJsWrites(model);
   model.isServiceSpecific = true;
   model.publisherCountryCode = 'FR';
   model.consentLanguage = 'EN';
@@ -87,6 +87,7 @@ describe('a decision with a TC string', () => {
       vendorsDisclosed: [1, 2, 8],
       policyVersion: 5,
       consentScreen: 0,
+      publisherCustomConsents: [],
     });
     expect(event.receipt.hash).toBe(res.body.data.receipt.hash);
 
@@ -156,14 +157,16 @@ describe('a decision with a TC string', () => {
 });
 
 describe('a TC string that is refused: 422 validation_failed, nothing recorded', () => {
-  const refused = async (target: ReadySite, value: string, message: RegExp) => {
+  const refused = async (target: ReadySite, value: string, message: RegExp, code?: string) => {
     const subjectId = newSubjectId();
     const problem = expectProblemShape(
       await decide(target, { subjectId, tcString: value }),
       422,
       'validation_failed',
     );
-    expect(problem.errors).toEqual([{ path: '/tcString', message: expect.stringMatching(message) }]);
+    expect(problem.errors).toEqual([
+      { path: '/tcString', ...(code ? { code } : {}), message: expect.stringMatching(message) },
+    ]);
     const state = await t.http.get(`/v1/consent-state?channelId=${target.channelId}&subjectId=${subjectId}`, {
       key: tenant.testKey,
     });
@@ -176,7 +179,12 @@ describe('a TC string that is refused: 422 validation_failed, nothing recorded',
   });
 
   it('another CMP id, an unknown vendor list version', async () => {
-    await refused(site, tcString({ cmpId: 301 }), /^names CMP id 301, not this channel's \(300\)$/);
+    await refused(
+      site,
+      tcString({ cmpId: 301 }),
+      /^names CMP id 301, not this channel's \(300\)$/,
+      'tc_channel_mismatch',
+    );
     await refused(
       site,
       tcString({ vendorListVersion: 99 }),
@@ -226,7 +234,7 @@ describe('an event recorded before the evidence kept legitimate interests and Di
     expect(line).toContain(`"tcf":${JSON.stringify(old)}`);
     const newer = lines.find((l) => l.includes('"consentScreen"'));
     expect(newer).toMatch(
-      /"tcf":\{"vendorListVersion":100,"purposeConsents":\[[\d,]*\],"vendorConsents":\[[\d,]*\],"specialFeatureOptins":\[[\d,]*\],"purposeLegitimateInterests":\[[\d,]*\],"vendorLegitimateInterests":\[[\d,]*\],"vendorsDisclosed":\[[\d,]*\],"policyVersion":5,"consentScreen":0\}/,
+      /"tcf":\{"vendorListVersion":100,"purposeConsents":\[[\d,]*\],"vendorConsents":\[[\d,]*\],"specialFeatureOptins":\[[\d,]*\],"purposeLegitimateInterests":\[[\d,]*\],"vendorLegitimateInterests":\[[\d,]*\],"vendorsDisclosed":\[[\d,]*\],"policyVersion":5,"consentScreen":0,"publisherCustomConsents":\[[\d,]*\]\}/,
     );
     for (const text of lines) {
       const { receipt, ...event } = JSON.parse(text);

@@ -142,21 +142,26 @@ function outOfRange(model: TCModel, list: ListFacts): string[] {
  * consent: a purpose (flexible ones included, which a restriction may move to consent) or a
  * special feature. A legitimate-interest bit needs a purpose that may rest on it (declared on
  * legitimate interest, or flexible), never 1 or 3–6: so a vendor that declares only special
- * purposes has none (TCF v2.4 removed that bit), and one outside the notice's vendors neither.
+ * purposes has none (TCF v2.4 removed that bit), and a chosen vendor the list has since deleted
+ * neither. A vendor the channel did not choose is tc_vendor_not_selected's, not named twice.
  */
-function undeclaredSignals(model: TCModel, channel: TcChannelFacts): string[] {
+function undeclaredSignals(model: TCModel, channel: TcChannelFacts, selected: ReadonlySet<number>): string[] {
   const declared = new Map(channel.vendors.map((v) => [v.id, v]));
   const consentable = (v: VendorDeclared | undefined) =>
     !!v && v.purposes.length + v.flexiblePurposes.length + v.specialFeatures.length > 0;
   const interested = (v: VendorDeclared | undefined) =>
     !!v && [...v.legIntPurposes, ...v.flexiblePurposes].some((id) => !CONSENT_ONLY.includes(id));
   const found: string[] = [];
-  const consents = ids(model.vendorConsents).filter((id) => !consentable(declared.get(id)));
+  const consents = ids(model.vendorConsents).filter(
+    (id) => selected.has(id) && !consentable(declared.get(id)),
+  );
   if (consents.length > 0)
     found.push(
       `consent for vendor ${some(consents)}, which declares no purpose on consent nor special feature`,
     );
-  const interests = ids(model.vendorLegitimateInterests).filter((id) => !interested(declared.get(id)));
+  const interests = ids(model.vendorLegitimateInterests).filter(
+    (id) => selected.has(id) && !interested(declared.get(id)),
+  );
   if (interests.length > 0) {
     found.push(
       `legitimate interest for vendor ${some(interests)}, which declares no purpose that may rest on it`,
@@ -176,6 +181,8 @@ export function channelRuleBreaches(
   channel: TcChannelFacts,
   list: ListFacts,
   now: Date,
+  /** The vendors the channel chose. */
+  selected: ReadonlySet<number>,
 ): ChannelBreach[] {
   const breaches: ChannelBreach[] = [];
   const updated = lastUpdatedBreach(model, now);
@@ -189,7 +196,7 @@ export function channelRuleBreaches(
   }
   const ranged = outOfRange(model, list);
   if (ranged.length > 0) breaches.push({ rule: 'tc_out_of_range', message: `carries ${ranged.join('; ')}` });
-  const undeclared = undeclaredSignals(model, channel);
+  const undeclared = undeclaredSignals(model, channel, selected);
   if (undeclared.length > 0) {
     breaches.push({
       rule: 'tc_signal_not_declared',

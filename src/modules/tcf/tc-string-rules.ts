@@ -182,7 +182,7 @@ export function tcStringBreaches(
       `carries publisher restrictions that differ from the channel's, for ${restrictionMismatch.slice(0, 5).join(', ')}${restrictionMismatch.length > 5 ? ` and ${restrictionMismatch.length - 5} more` : ''}`,
     );
   }
-  for (const { rule, message } of channelRuleBreaches(model, context.channel, list, context.now)) {
+  for (const { rule, message } of channelRuleBreaches(model, context.channel, list, context.now, selected)) {
     breach(rule, message);
   }
   return breaches;
@@ -200,7 +200,7 @@ function uncarriedPurposes(model: TCModel, context: TcStringContext): string | n
   const carried = Number(model.numCustomPurposes) || 0;
   if (lastOptional === 0 || carried >= lastOptional) return null;
   return carried === 0
-    ? `has no Publisher TC segment, so it cannot carry the visitor's choice of the channel's own optional purposes: encode them as custom purposes (custom purpose n is the notice's n-th purpose, ${context.purposes.length} in all)`
+    ? `has no Publisher TC segment (or one of no custom purposes), so it cannot carry the visitor's choice of the channel's own optional purposes: encode them as custom purposes (custom purpose n is the notice's n-th purpose, ${context.purposes.length} in all)`
     : `carries ${carried} custom purposes in its Publisher TC segment, fewer than the notice's ${context.purposes.length} (custom purpose n is the notice's n-th purpose)`;
 }
 
