@@ -105,14 +105,16 @@ describe('a decision with a TC string', () => {
       key: tenant.testKey,
     });
     expect(state.status, state.text).toBe(200);
-    expect(state.body.data.tcString).toBe(value);
+    expect(state.body.data.tcStringRecorded).toBe(value);
+    // What tcf.js would serve now: re-encoded (test/consent-state/served-tc-string.test.ts).
+    expect(state.body.data.tcString).toEqual(expect.any(String));
     const newer = tcString({ vendorConsents: [1] });
     expect((await decide(site, { subjectId, tcString: newer })).status).toBe(201);
     const lookups = await t.http.post('/v1/consent-state/lookups', {
       key: tenant.testKey,
       body: { channelId: site.channelId, subjectIds: [subjectId] },
     });
-    expect(lookups.body.data[0].state.tcString).toBe(newer);
+    expect(lookups.body.data[0].state.tcStringRecorded).toBe(newer);
     const other = newSubjectId();
     expect((await decide(site, { subjectId: other })).status).toBe(201);
     const otherState = await t.http.get(`/v1/consent-state?channelId=${site.channelId}&subjectId=${other}`, {

@@ -1,0 +1,101 @@
+import { GVL, PurposeRestriction, TCModel, TCString } from '@iabtechlabtcf/core';
+import { CONSENT_ONLY_PURPOSES } from './tc-string-rules.ts';
+import type { PublisherRestriction } from './tcf-settings.ts';
+
+/**
+ * A recorded TC string as tcf.js would serve it today (sdk/src/tcf/tc-model.ts, `encodeChoice`
+ * with the kept string as `earlier`): the visitor's choice of then, re-encoded by IAB's library
+ * against the channel's current vendors and vendor list, so that what a backend reads from the
+ * consent state is what vendors on the page read from `__tcfapi`. A vendor the channel removed, or
+ * IAB deleted, keeps no signal and is no longer disclosed (the library drops what its list lacks);
+ * the dates, the language and the screen stay the choice's. This mirrors tcf.js rule for rule:
+ * the SDK's file cannot be imported here (it is browser code bundled apart), and a change to one
+ * must be made to the other (test/consent-state/served-tc-string.test.ts compares them).
+ */
+
+/** The channel as tcf.js sees it now: its current config's TCF settings and its own purposes. */
+export interface ServedTcSettings {
+  cmpId: number;
+  /** The effective version: pinned, or the service's TCF release. */
+  cmpVersion: number;
+  tcfPolicyVersion: number;
+  publisherCountryCode: string;
+  purposeOneTreatment: boolean;
+  publisherRestrictions: readonly PublisherRestriction[];
+  /** The current config's purposes' keys in its order (custom purpose n is the n-th). */
+  purposeKeys: readonly string[];
+}
+
+const RESTRICTION_TYPES = ['not_allowed', 'require_consent', 'require_li'] as const;
+
+const ids = (vector: TCModel['purposeConsents']): number[] => {
+  const out: number[] = [];
+  vector.forEach((on, id) => {
+    if (on) out.push(id);
+  });
+  return out;
+};
+
+/** The list as the encoder reads it: it writes ConsentLanguage from the list's language. */
+function speaking(gvl: GVL, consentLanguage: string): GVL {
+  if (!consentLanguage || gvl.language.slice(0, 2).toUpperCase() === consentLanguage.toUpperCase()) return gvl;
+  return Object.create(gvl, { lang_: { value: consentLanguage.toUpperCase() } });
+}
+
+/** The channel's slice of its current vendor list (vendorListSlice) as IAB's library reads it. */
+export function servedVendorList(slice: Record<string, unknown>): GVL {
+  return new GVL(slice as never);
+}
+
+/**
+ * The string tcf.js would serve for `recorded` and the subject's current `decisions`, or null when
+ * it would serve none and ask again: the string does not decode, names another CMP, or another
+ * TCF policy version than the current list's (a new policy voids earlier strings).
+ */
+export function servedTcString(
+  recorded: string,
+  decisions: Readonly<Record<string, 'granted' | 'denied'>>,
+  gvl: GVL,
+  settings: ServedTcSettings,
+): string | null {
+  let earlier: TCModel;
+  try {
+    earlier = TCString.decode(recorded);
+  } catch {
+    return null;
+  }
+  if (Number(earlier.cmpId) !== settings.cmpId || Number(earlier.policyVersion) !== settings.tcfPolicyVersion)
+    return null;
+  const model = new TCModel(speaking(gvl, String(earlier.consentLanguage)));
+  model.created = earlier.created;
+  model.lastUpdated = earlier.lastUpdated;
+  model.consentLanguage = earlier.consentLanguage;
+  model.consentScreen = earlier.consentScreen;
+  model.cmpId = settings.cmpId;
+  model.cmpVersion = settings.cmpVersion;
+  model.isServiceSpecific = true;
+  model.publisherCountryCode = settings.publisherCountryCode;
+  model.purposeOneTreatment = settings.purposeOneTreatment;
+  model.purposeConsents.set(ids(earlier.purposeConsents));
+  model.purposeLegitimateInterests.set(
+    ids(earlier.purposeLegitimateInterests).filter((id) => !CONSENT_ONLY_PURPOSES.includes(id)),
+  );
+  model.vendorConsents.set(ids(earlier.vendorConsents));
+  model.vendorLegitimateInterests.set(ids(earlier.vendorLegitimateInterests));
+  model.specialFeatureOptins.set(ids(earlier.specialFeatureOptins));
+  // Every vendor of the slice is shown by the layers (deleted ones are not in it).
+  model.vendorsDisclosed.set(
+    Object.values(gvl.vendors)
+      .filter((v) => !v.deletedDate)
+      .map((v) => v.id),
+  );
+  for (const { purposeId, type, vendorIds } of settings.publisherRestrictions) {
+    const restriction = new PurposeRestriction(purposeId, RESTRICTION_TYPES.indexOf(type));
+    for (const id of vendorIds) model.publisherRestrictions.add(id, restriction);
+  }
+  model.numCustomPurposes = settings.purposeKeys.length;
+  model.publisherCustomConsents.set(
+    settings.purposeKeys.flatMap((key, i) => (decisions[key] === 'granted' ? [i + 1] : [])),
+  );
+  return TCString.encode(model);
+}
