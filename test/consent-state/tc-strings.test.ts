@@ -129,7 +129,8 @@ describe('the consent state’s TC string', () => {
     });
     const scope = { organizationId: tenant.organizationId, environment: 'test' as const };
     const expected = histories.map(([, tc]) => tc);
-    const tcOf = async () => (await reader.states(scope, site.channelId, subjects)).map((s) => s?.tcStringRecorded);
+    const tcOf = async () =>
+      (await reader.states(scope, site.channelId, subjects)).map((s) => s?.tcStringRecorded);
     expect(await tcOf()).toEqual(expected);
     expect((await reader.backfill({ batch: 500 })).done).toBe(true);
     const rows = await rawSql(t.store).execute(

@@ -38,7 +38,8 @@ const ids = (vector: TCModel['purposeConsents']): number[] => {
 
 /** The list as the encoder reads it: it writes ConsentLanguage from the list's language. */
 function speaking(gvl: GVL, consentLanguage: string): GVL {
-  if (!consentLanguage || gvl.language.slice(0, 2).toUpperCase() === consentLanguage.toUpperCase()) return gvl;
+  if (!consentLanguage || gvl.language.slice(0, 2).toUpperCase() === consentLanguage.toUpperCase())
+    return gvl;
   return Object.create(gvl, { lang_: { value: consentLanguage.toUpperCase() } });
 }
 

@@ -6,10 +6,9 @@ import { type AtpListMirrorDeps, type AtpListRow, atpRepo, createAtpListMirror }
 import type { AtpProvider } from './atp-list-shape.ts';
 import type { ListFacts } from './tc-string-channel-rules.ts';
 import { servedTcString, servedVendorList } from './tc-string-served.ts';
+import { type MirrorStateRow, tcfRepo, type VendorListLanguageRow, type VendorListRow } from './tcf.repo.ts';
 import { TCF_RELEASE } from './tcf-release.ts';
 import type { SnapshotTcf } from './tcf-settings.ts';
-import { vendorListSlice } from './vendor-list-view.ts';
-import { type MirrorStateRow, tcfRepo, type VendorListLanguageRow, type VendorListRow } from './tcf.repo.ts';
 import {
   createVendorListMirror,
   VENDOR_LIST_JOB,
@@ -17,6 +16,7 @@ import {
   vendorListLanguage,
 } from './vendor-list-mirror.ts';
 import { checkVendorList } from './vendor-list-shape.ts';
+import { vendorListSlice } from './vendor-list-view.ts';
 
 /** The purposes GVL v3 defines, for a list that lists none (every purpose bit then counts as known). */
 const GVL_V3_PURPOSES = 11;
@@ -232,7 +232,10 @@ export function createTcfService(
       db: Db,
       tcf: SnapshotTcf,
       purposeKeys: readonly string[],
-      recorded: ReadonlyArray<{ tcString: string; decisions: Readonly<Record<string, 'granted' | 'denied'>> }>,
+      recorded: ReadonlyArray<{
+        tcString: string;
+        decisions: Readonly<Record<string, 'granted' | 'denied'>>;
+      }>,
     ): Promise<Array<string | null>> {
       const list = recorded.length > 0 ? await vendorList(db, tcf.vendorListVersion) : null;
       if (!list) return recorded.map(() => null);
