@@ -119,6 +119,10 @@ const TcfFields = {
   }),
   publisherRestrictions: PublisherRestrictions,
   googleAdditionalConsent: GoogleAdditionalConsent,
+  unknownRegion: Type.Union([Type.Literal('gdpr'), Type.Literal('not_applicable')], {
+    description:
+      'Visitors whose region the service cannot resolve (no GeoIP database, a private or unknown address): "gdpr" (the default) treats them as visitors the GDPR covers (the TCF layers, opt-in, gdprApplies true), since they may be in the EEA or the UK; "not_applicable" lets the channel’s regionRules decide, as for a channel without TCF (docs/guides/tcf.md)',
+  }),
 };
 
 /** The channel's IAB TCF settings; null: not a TCF CMP. */
@@ -137,6 +141,7 @@ const NullableTcfInput = Type.Union(
         purposeOneTreatment: Type.Optional(TcfFields.purposeOneTreatment),
         publisherRestrictions: Type.Optional(TcfFields.publisherRestrictions),
         googleAdditionalConsent: Type.Optional(TcfFields.googleAdditionalConsent),
+        unknownRegion: Type.Optional(TcfFields.unknownRegion),
       },
       { additionalProperties: false },
     ),
@@ -248,6 +253,8 @@ const SnapshotTcf = Type.Union([
     // Snapshots made before Additional Consent lack it: none. A snapshot keeps the providers' names
     // and policies as Google's ATP list gave them then, as the site config serves them.
     googleAdditionalConsent: Type.Optional(SiteGoogleAdditionalConsent),
+    // Snapshots made before it lack it: "gdpr".
+    unknownRegion: Type.Optional(TcfFields.unknownRegion),
     vendorListVersion: Type.Integer(),
     tcfPolicyVersion: Type.Integer(),
     // Absent from snapshots made before it: "floating".

@@ -33,6 +33,7 @@ export {
 } from './tc-string.ts';
 export { CONSENT_ONLY_PURPOSES } from './tc-string-rules.ts';
 export type { MirrorStateRow, VendorListLanguageRow, VendorListRow } from './tcf.repo.ts';
+export { UNKNOWN_REGIONS, type UnknownRegion, visitorRegime } from './tcf-regime.ts';
 export { TCF_RELEASE } from './tcf-release.ts';
 export {
   assertAtpProviders,
