@@ -1074,6 +1074,8 @@ export interface components {
                     /** @description Provider ids of Google’s Ad Tech Providers list */
                     providerIds: number[];
                 } | null;
+                /** @description Visitors whose region the service cannot resolve (no GeoIP database, a private or unknown address): "gdpr" (the default) treats them as visitors the GDPR covers (the TCF layers, opt-in, gdprApplies true), since they may be in the EEA or the UK; "not_applicable" lets the channel’s regionRules decide, as for a channel without TCF (docs/guides/tcf.md) */
+                unknownRegion: "gdpr" | "not_applicable";
             } | null;
             integrations: {
                 /** @description Push UET's consent mode (ad_storage) to window.uetq: a default before any tag, an update on every change */
@@ -1250,6 +1252,8 @@ export interface components {
                         policyUrl: string | null;
                     }[];
                 } | null;
+                /** @description Visitors whose region the service cannot resolve (no GeoIP database, a private or unknown address): "gdpr" (the default) treats them as visitors the GDPR covers (the TCF layers, opt-in, gdprApplies true), since they may be in the EEA or the UK; "not_applicable" lets the channel’s regionRules decide, as for a channel without TCF (docs/guides/tcf.md) */
+                unknownRegion?: "gdpr" | "not_applicable";
                 vendorListVersion: number;
                 tcfPolicyVersion: number;
                 /** @description On a TCF channel, what a visitor in an opt-in region keeps after a decision to reopen the preferences: "floating" (the default), a persistent, labelled "Your Privacy Choices" button at the bottom left, themable with the banner’s --consent-* variables; "none", only the page’s own links (any element with data-consent-action="privacy-choices", or ConsentService.showPreferences()). Channels without tcf keep the setting but show no control */
@@ -3767,6 +3771,8 @@ export interface operations {
                             /** @description Provider ids of Google’s Ad Tech Providers list */
                             providerIds: number[];
                         } | null;
+                        /** @description Visitors whose region the service cannot resolve (no GeoIP database, a private or unknown address): "gdpr" (the default) treats them as visitors the GDPR covers (the TCF layers, opt-in, gdprApplies true), since they may be in the EEA or the UK; "not_applicable" lets the channel’s regionRules decide, as for a channel without TCF (docs/guides/tcf.md) */
+                        unknownRegion?: "gdpr" | "not_applicable";
                     } | null;
                     integrations?: {
                         /** @description Push UET's consent mode (ad_storage) to window.uetq: a default before any tag, an update on every change */
@@ -4211,6 +4217,8 @@ export interface operations {
                             /** @description Provider ids of Google’s Ad Tech Providers list */
                             providerIds: number[];
                         } | null;
+                        /** @description Visitors whose region the service cannot resolve (no GeoIP database, a private or unknown address): "gdpr" (the default) treats them as visitors the GDPR covers (the TCF layers, opt-in, gdprApplies true), since they may be in the EEA or the UK; "not_applicable" lets the channel’s regionRules decide, as for a channel without TCF (docs/guides/tcf.md) */
+                        unknownRegion?: "gdpr" | "not_applicable";
                     } | null;
                     integrations?: {
                         /** @description Push UET's consent mode (ad_storage) to window.uetq: a default before any tag, an update on every change */
