@@ -114,8 +114,9 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
       const notice = channel ? await channels.currentNotice(channel) : null;
       const current = notice?.config;
       if (!current?.tcf) return recorded.map(() => null);
-      const keys = current.purposes.map((p) => p.key);
-      return tcf.servedTcStrings(store.db, current.tcf, keys, recorded);
+      const configKey = `${current.channelId}:${current.configVersion}`;
+      const purposeKeys = current.purposes.map((p) => p.key);
+      return tcf.servedTcStrings(store.db, { configKey, tcf: current.tcf, purposeKeys }, recorded);
     },
     retentionObserver: metrics.retention,
   });

@@ -5,10 +5,8 @@ import { createLoadingCache, type Loaded } from '../../platform/loading-cache.ts
 import { type AtpListMirrorDeps, type AtpListRow, atpRepo, createAtpListMirror } from './atp-list-mirror.ts';
 import type { AtpProvider } from './atp-list-shape.ts';
 import type { ListFacts } from './tc-string-channel-rules.ts';
-import { servedTcString, servedVendorList } from './tc-string-served.ts';
+import { createServedTcStrings } from './tc-string-served.ts';
 import { type MirrorStateRow, tcfRepo, type VendorListLanguageRow, type VendorListRow } from './tcf.repo.ts';
-import { TCF_RELEASE } from './tcf-release.ts';
-import type { SnapshotTcf } from './tcf-settings.ts';
 import {
   createVendorListMirror,
   VENDOR_LIST_JOB,
@@ -16,7 +14,6 @@ import {
   vendorListLanguage,
 } from './vendor-list-mirror.ts';
 import { checkVendorList } from './vendor-list-shape.ts';
-import { vendorListSlice } from './vendor-list-view.ts';
 
 /** The purposes GVL v3 defines, for a list that lists none (every purpose bit then counts as known). */
 const GVL_V3_PURPOSES = 11;
@@ -223,35 +220,8 @@ export function createTcfService(
       for (const row of rows) if (row.body) held.set(row.vendorId, row.body);
       return { held, tried: new Set(rows.map((r) => r.vendorId)) };
     },
-    /**
-     * Recorded TC strings as tcf.js would serve them today on a channel whose current config has
-     * `tcf` and purposes `purposeKeys` (tc-string-served.ts), each with the subject's current
-     * decisions; null where tcf.js would serve none (another CMP or policy version, or the config's
-     * vendor list no longer readable). The slice and its model are made once for all the strings.
-     */
-    async servedTcStrings(
-      db: Db,
-      tcf: SnapshotTcf,
-      purposeKeys: readonly string[],
-      recorded: ReadonlyArray<{
-        tcString: string;
-        decisions: Readonly<Record<string, 'granted' | 'denied'>>;
-      }>,
-    ): Promise<Array<string | null>> {
-      const list = recorded.length > 0 ? await vendorList(db, tcf.vendorListVersion) : null;
-      if (!list) return recorded.map(() => null);
-      const gvl = servedVendorList(vendorListSlice(list.body, tcf.vendorIds, null));
-      const settings = {
-        cmpId: tcf.cmpId,
-        cmpVersion: tcf.cmpVersion ?? TCF_RELEASE,
-        tcfPolicyVersion: tcf.tcfPolicyVersion,
-        publisherCountryCode: tcf.publisherCountryCode,
-        purposeOneTreatment: tcf.purposeOneTreatment,
-        publisherRestrictions: tcf.publisherRestrictions ?? [],
-        purposeKeys,
-      };
-      return recorded.map(({ tcString, decisions }) => servedTcString(tcString, decisions, gvl, settings));
-    },
+    /** Recorded TC strings as tcf.js would serve them today (tc-string-served.ts). */
+    servedTcStrings: createServedTcStrings({ vendorList }),
     /** When the mirror fetches next, its last success and its last error. */
     mirrorState(db: Db): Promise<MirrorStateRow | null> {
       return tcfRepo.state(db);
