@@ -64,9 +64,15 @@ const ids = (vector: { values(): IterableIterator<number> }) => [...vector.value
 const some = (list: readonly (number | string)[]) =>
   list.length > 5 ? `${list.slice(0, 5).join(', ')} and ${list.length - 5} more` : list.join(', ');
 
-/** The date 13 calendar months before `now`'s UTC day. */
-function thirteenMonthsBefore(now: Date): number {
-  return Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - MAX_AGE_MONTHS, now.getUTCDate());
+/**
+ * Midnight UTC of the day 13 calendar months before `now`'s: the same day of that month, or its
+ * last day when it has fewer (13 months before 31 March 2027 is 28 February 2026, not 3 March).
+ */
+export function thirteenMonthsBefore(now: Date): number {
+  const year = now.getUTCFullYear();
+  const month = now.getUTCMonth() - MAX_AGE_MONTHS;
+  const lastDay = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  return Date.UTC(year, month, Math.min(now.getUTCDate(), lastDay));
 }
 
 /** LastUpdated: the same as Created (the policy asks CMPs to write both alike), and not too old. */
