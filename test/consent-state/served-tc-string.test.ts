@@ -14,7 +14,8 @@ import {
 import { refreshVendorList, startTcfTestApp } from '../helpers/tcf.ts';
 
 /**
- * The consent state's `tcString` is the string tcf.js would serve the subject now (contract §27):
+ * The consent state's `tcString` is the string tcf.js would serve the subject now
+ * (docs/guides/tcf.md, "What is kept"):
  * the recorded one re-encoded against the channel's current vendors, vendor list and settings,
  * while `tcStringRecorded` stays what the evidence keeps. The expectation is computed by tcf.js's
  * own functions (sdk/src/tcf/tc-model.ts: stillValid, choiceOf, encodeChoice, as its keptNow does)

@@ -191,7 +191,8 @@ export function tcStringBreaches(
 /**
  * A string without a Publisher TC segment (or with fewer custom purposes than the notice's last
  * optional purpose) cannot carry the visitor's choice of the channel's own optional purposes,
- * which tcf.js writes there (§20a of the contract): ad tech reading it would see no choice at all.
+ * which tcf.js writes there (docs/guides/tcf.md, "Your purposes in the Publisher TC segment"): ad
+ * tech reading it would see no choice at all.
  * Why, or null when it carries them. Required purposes need no choice, so a notice of required
  * purposes only needs no segment.
  */
@@ -200,8 +201,8 @@ function uncarriedPurposes(model: TCModel, context: TcStringContext): string | n
   const carried = Number(model.numCustomPurposes) || 0;
   if (lastOptional === 0 || carried >= lastOptional) return null;
   return carried === 0
-    ? `has no Publisher TC segment (or one of no custom purposes), so it cannot carry the visitor's choice of the channel's own optional purposes: encode them as custom purposes (custom purpose n is the notice's n-th purpose, ${context.purposes.length} in all)`
-    : `carries ${carried} custom purposes in its Publisher TC segment, fewer than the notice's ${context.purposes.length} (custom purpose n is the notice's n-th purpose)`;
+    ? `has no Publisher TC segment, or one without custom purposes, so it cannot carry the visitor's choice of the channel's own optional purposes: encode them as custom purposes (custom purpose n is the notice's n-th purpose, ${context.purposes.length} in all)`
+    : `carries ${carried} custom purposes in its Publisher TC segment, fewer than the notice's ${context.purposes.length}: encode one per purpose of the notice (custom purpose n is the notice's n-th purpose)`;
 }
 
 /**
