@@ -84,8 +84,12 @@ describe('channel tcf.unknownRegion', () => {
     expect(await recordedRegime()).toBe('opt-out');
     // The EEA is unaffected.
     expect((await config('?region=FR')).tcf.gdprApplies).toBe(true);
-    // Back to the default when left out (PATCH replaces tcf as a whole).
-    expect((await patch({ tcf: TCF })).tcf.unknownRegion).toBe('gdpr');
+    // A PATCH of the other settings that leaves it out keeps it (a client that does not know the
+    // field never resets it); "gdpr" sets it back.
+    expect((await patch({ tcf: { ...TCF, vendorIds: [1, 2] } })).tcf.unknownRegion).toBe('not_applicable');
+    expect((await config()).tcfCmp.gdprApplies).toBe(false);
+    expect((await patch({ tcf: { ...TCF, unknownRegion: 'gdpr' } })).tcf.unknownRegion).toBe('gdpr');
+    expect((await config()).tcfCmp.gdprApplies).toBe(true);
   });
 
   it('a channel without TCF keeps its rules for an unknown region', async () => {

@@ -1074,8 +1074,8 @@ export interface components {
                     /** @description Provider ids of Google’s Ad Tech Providers list */
                     providerIds: number[];
                 } | null;
-                /** @description Visitors whose region the service cannot resolve (no GeoIP database, a private or unknown address): "gdpr" (the default) treats them as visitors the GDPR covers (the TCF layers, opt-in, gdprApplies true), since they may be in the EEA or the UK; "not_applicable" lets the channel’s regionRules decide, as for a channel without TCF (docs/guides/tcf.md) */
-                unknownRegion: "gdpr" | "not_applicable";
+                /** @description Visitors whose region the service cannot resolve (no GeoIP database, a private or unknown address): "gdpr" (the default) treats them as visitors the GDPR covers (the TCF layers, opt-in, gdprApplies true), since they may be in the EEA or the UK; "not_applicable" lets the channel’s regionRules decide, as for a channel without TCF (docs/guides/tcf.md). Always in answers; a PATCH that leaves it out keeps the channel’s */
+                unknownRegion?: "gdpr" | "not_applicable";
             } | null;
             integrations: {
                 /** @description Push UET's consent mode (ad_storage) to window.uetq: a default before any tag, an update on every change */
@@ -1252,7 +1252,7 @@ export interface components {
                         policyUrl: string | null;
                     }[];
                 } | null;
-                /** @description Visitors whose region the service cannot resolve (no GeoIP database, a private or unknown address): "gdpr" (the default) treats them as visitors the GDPR covers (the TCF layers, opt-in, gdprApplies true), since they may be in the EEA or the UK; "not_applicable" lets the channel’s regionRules decide, as for a channel without TCF (docs/guides/tcf.md) */
+                /** @description Visitors whose region the service cannot resolve (no GeoIP database, a private or unknown address): "gdpr" (the default) treats them as visitors the GDPR covers (the TCF layers, opt-in, gdprApplies true), since they may be in the EEA or the UK; "not_applicable" lets the channel’s regionRules decide, as for a channel without TCF (docs/guides/tcf.md). Always in answers; a PATCH that leaves it out keeps the channel’s */
                 unknownRegion?: "gdpr" | "not_applicable";
                 vendorListVersion: number;
                 tcfPolicyVersion: number;
@@ -3771,7 +3771,7 @@ export interface operations {
                             /** @description Provider ids of Google’s Ad Tech Providers list */
                             providerIds: number[];
                         } | null;
-                        /** @description Visitors whose region the service cannot resolve (no GeoIP database, a private or unknown address): "gdpr" (the default) treats them as visitors the GDPR covers (the TCF layers, opt-in, gdprApplies true), since they may be in the EEA or the UK; "not_applicable" lets the channel’s regionRules decide, as for a channel without TCF (docs/guides/tcf.md) */
+                        /** @description Visitors whose region the service cannot resolve (no GeoIP database, a private or unknown address): "gdpr" (the default) treats them as visitors the GDPR covers (the TCF layers, opt-in, gdprApplies true), since they may be in the EEA or the UK; "not_applicable" lets the channel’s regionRules decide, as for a channel without TCF (docs/guides/tcf.md). Always in answers; a PATCH that leaves it out keeps the channel’s */
                         unknownRegion?: "gdpr" | "not_applicable";
                     } | null;
                     integrations?: {
@@ -4217,7 +4217,7 @@ export interface operations {
                             /** @description Provider ids of Google’s Ad Tech Providers list */
                             providerIds: number[];
                         } | null;
-                        /** @description Visitors whose region the service cannot resolve (no GeoIP database, a private or unknown address): "gdpr" (the default) treats them as visitors the GDPR covers (the TCF layers, opt-in, gdprApplies true), since they may be in the EEA or the UK; "not_applicable" lets the channel’s regionRules decide, as for a channel without TCF (docs/guides/tcf.md) */
+                        /** @description Visitors whose region the service cannot resolve (no GeoIP database, a private or unknown address): "gdpr" (the default) treats them as visitors the GDPR covers (the TCF layers, opt-in, gdprApplies true), since they may be in the EEA or the UK; "not_applicable" lets the channel’s regionRules decide, as for a channel without TCF (docs/guides/tcf.md). Always in answers; a PATCH that leaves it out keeps the channel’s */
                         unknownRegion?: "gdpr" | "not_applicable";
                     } | null;
                     integrations?: {
