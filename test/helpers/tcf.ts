@@ -9,7 +9,7 @@
  * then `await refreshVendorList(t)` stores the next version; `gvl.fail(503)` makes fetches fail.
  * `gvl.close()` may be called on its own (it is idempotent); `t.close()` calls it too.
  */
-import type { TCModel } from '@iabtechlabtcf/core';
+import { Segment, SegmentEncoder, type TCModel } from '@iabtechlabtcf/core';
 import { TCF_RELEASE } from '../../src/modules/tcf/tcf-release.ts';
 import { startTestApp, type TestApp } from './app.ts';
 import { buildVendorList, serveVendorList, type VendorListServer } from './gvl.ts';
@@ -105,4 +105,18 @@ export function asTcfJsWrites(model: TCModel, purposes = 3): TCModel {
   model.cmpVersion = TCF_RELEASE;
   model.numCustomPurposes = purposes;
   return model;
+}
+
+/**
+ * A hostile string: `model` encoded by IAB's SegmentEncoder segment by segment (joined with '.'),
+ * never by TCString.encode, whose semantic pass would quietly make it compliant (drop a vendor's
+ * undeclared signals, unset legitimate interest for purposes 3–6, write LastUpdated and the
+ * consent language itself). By default the segments tcf.js writes: core, DisclosedVendors,
+ * Publisher TC.
+ */
+export function segmentEncoded(
+  model: TCModel,
+  segments: Segment[] = [Segment.CORE, Segment.VENDORS_DISCLOSED, Segment.PUBLISHER_TC],
+): string {
+  return segments.map((segment) => SegmentEncoder.encode(model, segment)).join('.');
 }

@@ -1,4 +1,4 @@
-import { GVL, Segment, SegmentEncoder, TCModel } from '@iabtechlabtcf/core';
+import { GVL, TCModel } from '@iabtechlabtcf/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant, TestApp } from '../helpers/app.ts';
 import { buildVendorList, TEST_VENDORS } from '../helpers/gvl.ts';
@@ -11,7 +11,7 @@ import {
   type ReadySite,
   SITES_TEST_ENV,
 } from '../helpers/sites.ts';
-import { asTcfJsWrites, startTcfTestApp } from '../helpers/tcf.ts';
+import { asTcfJsWrites, segmentEncoded, startTcfTestApp } from '../helpers/tcf.ts';
 
 /**
  * What IAB's validator, its reviewers and ad servers would still flag in a decision's TC string
@@ -66,9 +66,7 @@ function rawString(strange: Strange = {}): string {
   model.vendorsDisclosed.set(CHANNEL_VENDORS);
   if (strange.created) model.created = strange.created;
   model.lastUpdated = strange.lastUpdated ?? model.created;
-  return [Segment.CORE, Segment.VENDORS_DISCLOSED, Segment.PUBLISHER_TC]
-    .map((segment) => SegmentEncoder.encode(model, segment))
-    .join('.');
+  return segmentEncoded(model);
 }
 
 beforeAll(async () => {
