@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { GppModel } from '@iabgpp/cmpapi';
 import type { Plugin } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { buildSdk, buildTcf, SDK_ENTRY } from '../../sdk/build.ts';
+import { buildPiece, buildSdk, SDK_ENTRY } from '../../sdk/build.ts';
 import { compress } from '../../src/platform/http/bundle-encodings.ts';
 import { buildVendorList } from '../helpers/gvl.ts';
 import { expectProblemShape } from '../helpers/http.ts';
@@ -69,7 +69,7 @@ describe('TCF bundles (issue 31)', () => {
   it('sdk.js grows by at most 300 bytes gzipped for the loader and 300 with brotli for the CMP without tcf.js, and holds none of IAB’s TCF code; tcf.js is a minified IIFE of its own with no host baked in', async () => {
     const [sdk, tcf, withoutTcf, withoutAnswers] = await Promise.all([
       buildSdk(),
-      buildTcf(),
+      buildPiece('tcf'),
       sdkWith(/tcf-loader\.ts$/, 'export const TCF_TIMEOUT_MS = 0; export const loadTcf = () => null;'),
       sdkWith(/tcf-answers\.ts$/, "export const CMP_API_VERSION = '2.2'; export function answerTcf() {}"),
     ]);
