@@ -23,6 +23,7 @@ const MAX_CATEGORIES = 64;
  * reads back in every browser).
  */
 export function readOneTrust(value: string): CmpChoice | null {
+  if (value.length > MAX_COOKIE_VALUE) return null;
   const params = new URLSearchParams(value);
   const groups = (params.get('groups') || '').split(',');
   const recordedAt = Date.parse((params.get('datestamp') || '').replace(/\s*\(.*$/, ''));
@@ -44,6 +45,7 @@ export function readOneTrust(value: string): CmpChoice | null {
  */
 export function readCookiebot(value: string): CmpChoice | null {
   let text: string;
+  if (value.length > MAX_COOKIE_VALUE) return null;
   try {
     text = decodeURIComponent(value);
   } catch {
@@ -76,6 +78,7 @@ const PURPOSES = 24;
  * checking its characters and version.
  */
 export function readTcf(value: string): CmpChoice | null {
+  if (value.length > MAX_COOKIE_VALUE) return null;
   const values = base64urlValues(value.split('.')[0]);
   if (!values || values.length < Math.ceil((PURPOSE_CONSENTS_AT + PURPOSES) / 6)) return null;
   const bits = new Bits(values);
