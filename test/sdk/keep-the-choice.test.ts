@@ -105,6 +105,35 @@ describe.skipIf(skipReason !== null)('keep the choice, in Chromium through nginx
     expect(events.map((e) => e.source)).toEqual(['banner']);
   });
 
+  it('the first-party path while the decision cannot be delivered: the page keeps it meanwhile, then the service’s cookie replaces it', async () => {
+    const channel = await createChannel(t, tenant.testKey, [site.origin(HOSTS.www)], {
+      firstPartyPath: '/consent',
+    });
+    site.setPage('/offline', sitePage(firstPartySdk(channel.siteKey), channel.siteKey));
+    const context = await site.visitor();
+    const page = await context.newPage();
+    let refused = 0;
+    await page.route('**/preferences', (route) => (refused++ === 0 ? route.abort() : route.continue()));
+    await open(page, HOSTS.www, '/offline');
+    const delivered = page.waitForResponse(
+      (res) => res.url().endsWith('/preferences') && res.status() === 201,
+    );
+    await page.locator(action('reject-all')).click();
+    const setCookie = (await (await delivered).headersArray()).filter(
+      (h) => h.name.toLowerCase() === 'set-cookie',
+    );
+    expect(refused).toBe(2);
+    // One write by the page, when the first attempt failed; then the service's answer set it again.
+    const writes = await cookieWrites(page, channel.siteKey);
+    expect(writes).toHaveLength(1);
+    expect(setCookie).toHaveLength(1);
+    // The same visitor and decision; `t` is each writer's time of it (the service's is when it recorded it).
+    const served = readDecisionCookie(setCookie[0].value.split('; ')[0], channel.siteKey);
+    const kept = readDecisionCookie(writes[0].split('; ')[0], channel.siteKey);
+    expect({ ...served, t: 0 }).toEqual({ ...kept, t: 0 });
+    expect(served?.d).toMatchObject({ analytics: 'denied', marketing: 'denied' });
+  });
+
   it('straight to the service (no first-party path): no Set-Cookie from it, the page keeps the decision itself', async () => {
     const channel = await createChannel(t, tenant.testKey, [site.origin(HOSTS.www)], {});
     site.setPage(
