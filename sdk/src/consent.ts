@@ -186,7 +186,8 @@ function record(
     s: subjectId,
     d: next,
     v: config.configVersion,
-    t: Date.now(),
+    // An imported choice is as old as it was there: importing it does not start its lifetime again.
+    t: importedFrom ? Date.parse(importedFrom.recordedAt) : Date.now(),
     ...(source === 'gpc' && { g: 1 as const }),
   });
   const gppString = s.gpp?.update(next, config.purposes, s.gpc);
