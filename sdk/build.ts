@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Plugin } from 'esbuild';
 import {
   compress,
   contentVersion,
@@ -40,7 +41,11 @@ export const pieceFile = (piece: Piece) => path.join(SDK_DIR, 'dist', `${piece}.
  * A bundle's text: ASCII only (esbuild escapes the rest), so the page's charset cannot garble it.
  * `define`: the versions of the bundles it loads (sdk/src/bundle-urls.ts).
  */
-async function bundle(entry: string, define: Record<string, string> = {}): Promise<string> {
+async function bundle(
+  entry: string,
+  define: Record<string, string> = {},
+  plugins: Plugin[] = [],
+): Promise<string> {
   // Loaded lazily: esbuild is a dev dependency here and a dependency of tsx, which runs the service.
   const { build } = await import('esbuild');
   const result = await build({
@@ -52,6 +57,7 @@ async function bundle(entry: string, define: Record<string, string> = {}): Promi
     target: ['es2020'],
     legalComments: 'none',
     define,
+    plugins,
     write: false,
     logLevel: 'silent',
   });
@@ -67,9 +73,12 @@ const versionsOf = (built: Partial<Record<Piece, string>>, pieces: Piece[]) => (
 
 /**
  * Every bundle: the pieces first, in the order their URLs need (a piece that loads another is built
- * after it, and given its version), then sdk.js, given every piece's.
+ * after it, and given its version), then sdk.js, given every piece's. `sdkPlugins`: esbuild plugins
+ * for sdk.js alone (a test measures what a part of it weighs by replacing that part).
  */
-export async function buildAll(): Promise<{ sdk: string; pieces: Record<Piece, string> }> {
+export async function buildAll(
+  sdkPlugins: Plugin[] = [],
+): Promise<{ sdk: string; pieces: Record<Piece, string> }> {
   const built: Partial<Record<Piece, string>> = {};
   const pending = [...PIECE_NAMES];
   while (pending.length > 0) {
@@ -77,7 +86,7 @@ export async function buildAll(): Promise<{ sdk: string; pieces: Record<Piece, s
     const [piece] = pending.splice(at, 1);
     built[piece] = await bundle(PIECES[piece].entry, versionsOf(built, PIECES[piece].loads));
   }
-  const sdk = await bundle(SDK_ENTRY, versionsOf(built, PIECE_NAMES));
+  const sdk = await bundle(SDK_ENTRY, versionsOf(built, PIECE_NAMES), sdkPlugins);
   return { sdk, pieces: built as Record<Piece, string> };
 }
 

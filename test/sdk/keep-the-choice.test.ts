@@ -65,7 +65,9 @@ async function acceptAll(page: Page): Promise<string[]> {
 const cookieWrites = (page: Page, siteKey: string) =>
   page.evaluate(
     (name) =>
-      (window as unknown as { cookieWrites: string[] }).cookieWrites.filter((w) => w.startsWith(`${name}=`)),
+      (globalThis as unknown as { cookieWrites: string[] }).cookieWrites.filter((w) =>
+        w.startsWith(`${name}=`),
+      ),
     decisionCookieName(siteKey),
   );
 

@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { GppModel } from '@iabgpp/cmpapi';
 import type { Plugin } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { buildPiece, buildSdk, SDK_ENTRY } from '../../sdk/build.ts';
+import { buildAll, buildPiece, buildSdk } from '../../sdk/build.ts';
 import { compress } from '../../src/platform/http/bundle-encodings.ts';
 import { buildVendorList } from '../helpers/gvl.ts';
 import { expectProblemShape } from '../helpers/http.ts';
@@ -45,24 +45,13 @@ const MAX_TCF_GZIP_BYTES = 64 * 1024;
 
 /** sdk.js as the build makes it, but with the files matching `filter` replaced by `contents`. */
 async function sdkWith(filter: RegExp, contents: string): Promise<string> {
-  const { build } = await import('esbuild');
   const replace: Plugin = {
     name: 'replace',
     setup(b) {
       b.onLoad({ filter }, () => ({ contents, loader: 'ts' }));
     },
   };
-  const result = await build({
-    entryPoints: [SDK_ENTRY],
-    bundle: true,
-    minify: true,
-    format: 'iife',
-    target: ['es2020'],
-    legalComments: 'none',
-    write: false,
-    plugins: [replace],
-  });
-  return result.outputFiles[0].text;
+  return (await buildAll([replace])).sdk;
 }
 
 describe('TCF bundles (issue 31)', () => {
