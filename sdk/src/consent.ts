@@ -1,15 +1,19 @@
 import { type Action, showBanner, type View } from './banner.ts';
 import { activateBlocked, watchBlocked } from './blocking.ts';
+import { CHOICES } from './choices.ts';
 import { setConsentDefaults, updateConsentMode } from './consent-mode.ts';
 import { consentModeState, decide, decidedByGpc, pickLanguage } from './decisions.ts';
 import { regionQuery } from './declared-region.ts';
 import { type Dialog, dialog } from './dom.ts';
 import { fetchConfig } from './fetch-config.ts';
 import { loadGpp } from './gpp-loader.ts';
+import { handoffArrived, loadHandoff, redeemHandoff } from './handoff-loader.ts';
 import { type AccountChoice, fetchAccountChoice, reconcile } from './identity.ts';
+import { loadImport } from './import-loader.ts';
 import { sendImpression } from './impression.ts';
 import { integrationDefaults, signalIntegrations } from './integrations.ts';
-import { CHOICES, createNotice, type Notice } from './notice.ts';
+import type { Notice } from './notice/notice.ts';
+import { lazyNotice } from './notice-loader.ts';
 import { runsHere } from './page-origin.ts';
 import {
   gpcOptOutDue,
@@ -30,8 +34,10 @@ import type {
   ConsentListener,
   Decisions,
   GppHandle,
+  ImportedChoice,
   SiteConfig,
   Source,
+  StoredConsent,
   TcfHandle,
   TcSent,
 } from './types.ts';
@@ -87,6 +93,13 @@ interface Instance {
   /** The signed-in visitor's token; null: not signed in (or the service refused the token). */
   identityToken: string | null;
   decisions: Decisions | null;
+  /**
+   * The decision cookie as this page last set it, when the service sets the cookie itself (the
+   * first-party path: its answer is still on the way); null: read the cookie.
+   */
+  kept: StoredConsent | null;
+  /** A choice read from the site's previous CMP's cookie, waiting to be recorded (import.js). */
+  imported: ImportedChoice | null;
   /** The IAB GPP CMP API (gpp.js), for US opt-out visitors of channels with a gppCmpId; else null. */
   gpp: GppHandle | null;
   /** The IAB TCF CMP (tcf.js), for opt-in visitors of TCF channels: it shows its layers, not the banner. */
@@ -98,6 +111,28 @@ interface Instance {
   /** The banner's dialog root (banner.ts draws into it). */
   banner: Dialog;
   notice: Notice;
+}
+
+/**
+ * Whether the service sets the decision cookie on its answers: this SDK came through the channel's
+ * first-party path on the page's own origin (docs/guides/keep-the-choice.md). Then the SDK writes
+ * no cookie itself (WebKit keeps a cookie the site's server set, and deletes one a script wrote
+ * after 7 days without a visit), unless a decision cannot be delivered (sender.ts).
+ */
+const serverSetsCookie = (s: Live) =>
+  !!s.config.firstPartyPath && s.base === location.origin + s.config.firstPartyPath;
+
+/** The visitor's decision as this page knows it: the one it set last, else the cookie. */
+const storedOf = (s: Instance): StoredConsent | null => s.kept || readConsent(s.siteKey);
+
+/** Writes the decision cookie from the page, with the channel's cookieDomain. */
+const writeKept = (s: Live, value: StoredConsent | null) =>
+  writeConsent(s.siteKey, value, s.policy.maxAgeDays, s.config.cookieDomain ?? null);
+
+/** Keeps a decision: through the service's Set-Cookie on the first-party path, else in the page's cookie. */
+function keep(s: Live, value: StoredConsent) {
+  if (serverSetsCookie(s)) s.kept = value;
+  else writeKept(s, value);
 }
 
 function impression(s: Live) {
@@ -138,20 +173,23 @@ function apply(s: Live, next: Decisions | null) {
   emit(s);
 }
 
-function record(s: Live, next: Decisions, source: Source, tc?: TcSent) {
+function record(
+  s: Live,
+  next: Decisions,
+  source: Source,
+  tc?: TcSent,
+  importedFrom?: ImportedChoice['importedFrom'],
+) {
   const { config } = s;
-  const subjectId = readConsent(s.siteKey)?.s || randomId(16);
-  writeConsent(
-    s.siteKey,
-    {
-      s: subjectId,
-      d: next,
-      v: config.configVersion,
-      t: Date.now(),
-      ...(source === 'gpc' && { g: 1 as const }),
-    },
-    s.policy.maxAgeDays,
-  );
+  const subjectId = storedOf(s)?.s || randomId(16);
+  keep(s, {
+    s: subjectId,
+    d: next,
+    v: config.configVersion,
+    // An imported choice is as old as it was there: importing it does not start its lifetime again.
+    t: importedFrom ? Date.parse(importedFrom.recordedAt) : Date.now(),
+    ...(source === 'gpc' && { g: 1 as const }),
+  });
   const gppString = s.gpp?.update(next, config.purposes, s.gpc);
   // The notice, the choices link or the preferences say so whenever a decision honours GPC here.
   const gpcHonoredShown = honored(s, next);
@@ -168,6 +206,7 @@ function record(s: Live, next: Decisions, source: Source, tc?: TcSent) {
       ...(gppString && { gppString }),
       ...tc,
       ...(gpcHonoredShown && { gpcHonoredShown }),
+      ...(importedFrom && { importedFrom }),
     },
   });
   apply(s, next);
@@ -181,10 +220,10 @@ function passive(s: Live) {
   const { config, policy, language, siteKey } = s;
   if (policy.regime === 'opt-in') return;
   const seen = noticeSeen(siteKey);
-  const stored = readConsent(siteKey);
+  const stored = storedOf(s);
   // A decision of the visitor's own means they saw the notice; the SDK's GPC record does not.
   const noticed = (stored?.d && !stored.g) || stillHolds(seen?.v, seen?.t, policy, Date.now());
-  const strings = stringsFor(language);
+  const strings = stringsFor(language, config.bannerWords);
   const optOut = policy.regime === 'opt-out';
   whenBody(() => {
     if (!noticed) {
@@ -239,11 +278,11 @@ function open(s: Live, view: View, source: Source) {
         {
           config,
           language,
-          strings: stringsFor(language),
+          strings: stringsFor(language, config.bannerWords),
           gpc: locks,
           gpcHonored: honored(s, s.decisions),
           // Read when the preferences are drawn, not before the banner: they prefill its toggles.
-          previous: () => s.decisions || readConsent(s.siteKey)?.d || null,
+          previous: () => s.decisions || storedOf(s)?.d || null,
           receipt: () => receiptUrl(s.siteKey),
           signedIn: s.identityToken !== null,
           onAction,
@@ -257,12 +296,22 @@ function open(s: Live, view: View, source: Source) {
 
 /** Applies the stored decision or the regime's defaults, and shows what the regime asks for. */
 function settle(s: Live) {
-  const { config, tcf, gpc } = s;
-  const stored = readConsent(s.siteKey);
+  const { config, tcf, gpc, imported } = s;
+  const stored = storedOf(s);
   const now = Date.now();
   const state = initialState(config, stored, gpc, now);
+  s.imported = null;
   if (gpcOptOutDue(config, stored, gpc, now) && state.decisions)
     record(s, withGpcOptOut(config, state.decisions), 'gpc');
+  // The previous CMP's choice (import.js): recorded as the visitor's, and not asked again.
+  else if (imported)
+    record(
+      s,
+      decide(config.purposes, imported.choice, gpcLocks(s)),
+      'import',
+      undefined,
+      imported.importedFrom,
+    );
   // A TCF visitor's decision holds only with its TC string (tcf.js keeps it; then `tcloaded`).
   else if (!state.ask && (!tcf || tcf.restore())) apply(s, state.decisions);
   // GPC makes no TC string: a TCF visitor is asked in the layers.
@@ -276,6 +325,17 @@ function begin(s: Live) {
   s.live = s;
   settle(s);
   for (const fn of s.whenReady.splice(0)) fn(s);
+  // Sibling domains: handoff.js hands the choice over on links to them, loaded once the page is idle.
+  if (s.config.siblingDomains?.length)
+    whenIdle(() =>
+      loadHandoff(s.site).then((h) =>
+        h?.followLinks({
+          site: s.site,
+          config: s.config,
+          subjectId: () => (storedOf(s)?.d ? (storedOf(s) as StoredConsent).s : null),
+        }),
+      ),
+    );
 }
 
 /**
@@ -295,13 +355,24 @@ function start(i: Instance, config: SiteConfig) {
   const tcfLoad = loadTcf({ site, siteKey, config, language });
   // A signed-in visitor: the account's choice first, so a current one never flashes the banner.
   const accountLoad = identityToken ? fetchAccountChoice(site, identityToken) : null;
-  if (!gppLoad && !tcfLoad && !accountLoad) return begin(s);
-  void Promise.all([gppLoad, tcfLoad, accountLoad]).then(([g, t, account]) => {
-    s.gpp = g;
-    s.tcf = t;
-    if (accountLoad) signIn(s, account);
-    begin(s);
-  });
+  // A visitor who comes from a sibling domain with its choice (#cs_handoff=): that choice first.
+  const subjectId = storedOf(s)?.s || randomId(16);
+  const handoffLoad = config.crossDomain && handoffArrived() ? redeemHandoff(site, subjectId) : null;
+  // No decision of ours yet, and a cookie of the previous CMP: its choice, unless TCF asks here.
+  const importLoad = storedOf(s)?.d || config.tcf ? null : loadImport(site, config);
+  if (!gppLoad && !tcfLoad && !accountLoad && !handoffLoad && !importLoad) return begin(s);
+  void Promise.all([gppLoad, tcfLoad, accountLoad, handoffLoad, importLoad]).then(
+    ([g, t, account, handed, imported]) => {
+      s.gpp = g;
+      s.tcf = t;
+      if (accountLoad) signIn(s, account);
+      // The redeem recorded it on this domain (and, through the first-party path, set the cookie).
+      if (handed)
+        keep(s, { s: subjectId, d: handed.decisions, v: handed.configVersion, t: handed.recordedAt });
+      else s.imported = imported;
+      begin(s);
+    },
+  );
 }
 
 /**
@@ -314,11 +385,11 @@ function signIn(s: Live, account: AccountChoice | null | undefined) {
     s.identityToken = null;
     return;
   }
-  const device = readConsent(s.siteKey);
+  const device = storedOf(s);
   const { stored, upload } = reconcile(device, account);
   if (!stored) return;
   const subjectId = stored.s || randomId(16);
-  if (stored !== device) writeConsent(s.siteKey, { ...stored, s: subjectId }, s.policy.maxAgeDays);
+  if (stored !== device) keep(s, { ...stored, s: subjectId });
   // A TCF channel: the account's TC string comes with its choice; this device's (with its AC
   // string) goes with its own.
   const tc = s.tcf?.signIn(account);
@@ -341,7 +412,8 @@ function signIn(s: Live, account: AccountChoice | null | undefined) {
 
 /** Forgets this device's decision, notice and receipt, and asks again (reset, sign-out). */
 function startOver(s: Live) {
-  writeConsent(s.siteKey, null);
+  s.kept = null;
+  writeKept(s, null);
   noticeSeen(s.siteKey, null);
   receiptUrl(s.siteKey, null);
   s.counted = false;
@@ -388,18 +460,26 @@ export function createConsent(options: ConsentOptions): ConsentApi {
     site,
     region,
     gpc: (navigator as Navigator & { globalPrivacyControl?: boolean }).globalPrivacyControl === true,
-    sender: createSender(`${site}/preferences${region}`, siteKey, () => i.identityToken),
+    sender: createSender(
+      `${site}/preferences${region}`,
+      siteKey,
+      () => i.identityToken,
+      // Not delivered yet: the page keeps the decision itself meanwhile, so the next page has it.
+      () => i.kept && i.live && writeKept(i.live, i.kept),
+    ),
     listeners: [],
     whenReady: [],
     identityToken: options.identityToken || null,
     decisions: null,
+    kept: null,
+    imported: null,
     gpp: null,
     tcf: null,
     counted: false,
     observer: null,
     live: null,
     banner: dialog(),
-    notice: createNotice(),
+    notice: lazyNotice(site),
   };
   // Decisions a previous page could not deliver: they wait until the page is idle, off the banner's path.
   whenIdle(() => void i.sender.flush());
@@ -443,7 +523,7 @@ export function createConsent(options: ConsentOptions): ConsentApi {
     acceptAll: () => decideByApi('accept-all'),
     rejectAll: () => decideByApi('reject-all'),
     getReceiptUrl: () => receiptUrl(siteKey),
-    getSubjectId: () => readConsent(siteKey)?.s ?? null,
+    getSubjectId: () => storedOf(i)?.s ?? null,
     reset: () => later(i, startOver),
     identify: (token: string) =>
       new Promise<boolean>((resolve) =>

@@ -24,7 +24,7 @@ export async function fetchAccountChoice(
   try {
     const res = await fetch(`${site}/identity`, {
       method: 'POST',
-      credentials: 'omit',
+      credentials: 'same-origin',
       referrerPolicy: 'no-referrer',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ token }),

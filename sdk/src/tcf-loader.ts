@@ -1,4 +1,4 @@
-import { tcfUrl } from './bundle-urls.ts';
+import { pieceUrl } from './bundle-urls.ts';
 import { loadBundle } from './load-bundle.ts';
 import { answerTcf } from './tcf-answers.ts';
 import type { SiteConfig, TcfHandle } from './types.ts';
@@ -35,8 +35,11 @@ export function loadTcf(ctx: TcfStart): Promise<TcfHandle | null> | null {
     else if (win.__tcfapi) win.__tcfapi('setGdprApplies', 2, () => {}, false);
     return null;
   }
-  return loadBundle(tcfUrl(ctx.site), '__consentServiceTcf', TCF_TIMEOUT_MS, (registered: Registered) =>
-    registered.start(ctx),
+  return loadBundle(
+    pieceUrl(ctx.site, 'tcf'),
+    '__consentServiceTcf',
+    TCF_TIMEOUT_MS,
+    (registered: Registered) => registered.start(ctx),
   ).then((handle) => {
     if (!handle && tcfCmp) answerTcf(tcfCmp, 'error');
     return handle;

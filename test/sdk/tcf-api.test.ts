@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { GppModel } from '@iabgpp/cmpapi';
 import type { Plugin } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { buildSdk, buildTcf, SDK_ENTRY } from '../../sdk/build.ts';
+import { buildAll, buildPiece, buildSdk } from '../../sdk/build.ts';
 import { compress } from '../../src/platform/http/bundle-encodings.ts';
 import { buildVendorList } from '../helpers/gvl.ts';
 import { expectProblemShape } from '../helpers/http.ts';
@@ -45,31 +45,20 @@ const MAX_TCF_GZIP_BYTES = 64 * 1024;
 
 /** sdk.js as the build makes it, but with the files matching `filter` replaced by `contents`. */
 async function sdkWith(filter: RegExp, contents: string): Promise<string> {
-  const { build } = await import('esbuild');
   const replace: Plugin = {
     name: 'replace',
     setup(b) {
       b.onLoad({ filter }, () => ({ contents, loader: 'ts' }));
     },
   };
-  const result = await build({
-    entryPoints: [SDK_ENTRY],
-    bundle: true,
-    minify: true,
-    format: 'iife',
-    target: ['es2020'],
-    legalComments: 'none',
-    write: false,
-    plugins: [replace],
-  });
-  return result.outputFiles[0].text;
+  return (await buildAll([replace])).sdk;
 }
 
 describe('TCF bundles (issue 31)', () => {
   it('sdk.js grows by at most 300 bytes gzipped for the loader and 300 with brotli for the CMP without tcf.js, and holds none of IAB’s TCF code; tcf.js is a minified IIFE of its own with no host baked in', async () => {
     const [sdk, tcf, withoutTcf, withoutAnswers] = await Promise.all([
       buildSdk(),
-      buildTcf(),
+      buildPiece('tcf'),
       sdkWith(/tcf-loader\.ts$/, 'export const TCF_TIMEOUT_MS = 0; export const loadTcf = () => null;'),
       sdkWith(/tcf-answers\.ts$/, "export const CMP_API_VERSION = '2.2'; export function answerTcf() {}"),
     ]);

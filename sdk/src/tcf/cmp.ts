@@ -1,6 +1,7 @@
 import { CmpApi, CmpApiModel } from '@iabtechlabtcf/cmpapi';
 import { GVL, TCString } from '@iabtechlabtcf/core';
 import installStub from '@iabtechlabtcf/stub';
+import { BANNER_WORDS } from '../../../src/shared/banner-words.ts';
 import { readConsent } from '../storage.ts';
 import { stringsFor, type UiStrings } from '../strings.ts';
 import { CMP_API_VERSION } from '../tcf-answers.ts';
@@ -60,7 +61,7 @@ async function fetchVendorList(ctx: TcfStart, tcf: TcfConfig, asked = ctx.langua
 
 /** The banner's words the layers use, in the layers' language (tcf.js carries those sdk.js lacks). */
 const layerUiStrings = (language: string): UiStrings => ({
-  ...stringsFor(language),
+  ...stringsFor(language, BANNER_WORDS),
   ...tcfStringsFor(language).ui,
 });
 
@@ -113,7 +114,7 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
   /** The control that reopens the preferences, after a decision (unless the channel set "none"). */
   const reopenable = () => {
     if (tcf.reopenControl !== 'none')
-      whenBody(() => reopen.show(stringsFor(ctx.language).choices, ctx.language));
+      whenBody(() => reopen.show(stringsFor(ctx.language, BANNER_WORDS).choices, ctx.language));
   };
 
   /**

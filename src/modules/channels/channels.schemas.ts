@@ -1,5 +1,6 @@
-import { Type } from '@sinclair/typebox';
+import { type TString, Type } from '@sinclair/typebox';
 import { ApiDate, NullableApiDate } from '../../platform/http/schemas.ts';
+import { BANNER_WORDS, type UiStrings } from '../../shared/banner-words.ts';
 import { ConsentMaxAgeDays, Regime, RegionRules, ResolvedRegion } from '../regions/regions.schemas.ts';
 import { GoogleAdditionalConsent, SiteGoogleAdditionalConsent } from '../tcf/additional-consent.schemas.ts';
 import { CmpImports, CookieDomain, CrossDomain, FirstPartyPath } from './first-party.schemas.ts';
@@ -331,6 +332,15 @@ export const VisitorConfig = Type.Object(
  * The public config answer (`GET /v1/public/sites/:siteKey/config`): the snapshot, resolved for
  * the visitor's region (docs/regions.md).
  */
+/** The banner's words in one language (src/shared/banner-words.ts): every member a string. */
+const BannerWords = Type.Object(
+  Object.fromEntries(Object.keys(BANNER_WORDS.de).map((key) => [key, Type.String()])) as Record<
+    keyof UiStrings,
+    TString
+  >,
+  { additionalProperties: false },
+);
+
 export const SiteConfig = Type.Composite(
   [
     Type.Omit(VisitorConfig, ['tcf']),
@@ -398,6 +408,10 @@ export const SiteConfig = Type.Composite(
           ],
         },
       ),
+      bannerWords: Type.Record(Type.String({ pattern: '^[a-z]{2,3}(-[a-z0-9]{1,8})*$' }), BannerWords, {
+        description:
+          'The banner’s own words (buttons, titles, notices) in each of the channel’s `languages` the SDK has words for other than English, by lower-case language tag; English is built into the SDK. {} for a channel in English alone',
+      }),
     }),
   ],
   { $id: 'SiteConfig' },

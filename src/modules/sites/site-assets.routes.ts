@@ -6,11 +6,39 @@ import { Envelope, envelope, NotModified, Problem } from '../../platform/http/sc
 import type { App } from '../../platform/http/types.ts';
 import { configResponse, regionalCacheControl } from './config-response.ts';
 import { COOKIE_CACHE_CONTROL } from './decision-cookie.ts';
-import { gppBundle, type SdkBundle, tcfBundle } from './sdk-bundle.ts';
+import { pieceBundle, type SdkBundle, type SdkPiece } from './sdk-bundle.ts';
 import { locationOf, publicProblems, siteOf, tags } from './site-requests.ts';
 import { RegionQuery, SiteConfigSchema, SiteParams, Snippet } from './sites.schemas.ts';
 import { requestPlace, type Site, type SitesService } from './sites.service.ts';
 
+/** The SDK's lazily loaded pieces (sdk/src/bundle-urls.ts): what each is and when the SDK loads it. */
+const PIECE_ROUTES: Array<[SdkPiece, string, string]> = [
+  [
+    'gpp',
+    'getGppBundle',
+    'The IAB GPP CMP API (application/javascript), which the SDK loads for visitors of US opt-out regions when the channel has a gppCmpId',
+  ],
+  [
+    'tcf',
+    'getTcfBundle',
+    'The IAB TCF CMP API and its two layers (application/javascript), which the SDK loads for visitors of opt-in regions when the channel has tcf',
+  ],
+  [
+    'notice',
+    'getNoticeBundle',
+    'The notice and the "Your Privacy Choices" button (application/javascript), which the SDK loads for visitors of notice-only and opt-out regions',
+  ],
+  [
+    'handoff',
+    'getHandoffBundle',
+    'The handoff of a choice to the channel’s sibling domains (application/javascript), which the SDK loads on channels with crossDomain and origins on several registrable domains',
+  ],
+  [
+    'import',
+    'getImportBundle',
+    'The reader of another CMP’s cookie (application/javascript), which the SDK loads on channels with imports, for a visitor with no decision and such a cookie',
+  ],
+];
 const STATIC_CACHE_CONTROL = 'public, max-age=300';
 /** A bundle asked for by its version (`?v=`, its content hash): that URL never names other bytes. */
 const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
@@ -261,18 +289,7 @@ export function siteAssetsRoutes(
       return sendScript(request, reply as FastifyReply, script, encoding);
     },
   );
-  bundleRoute(
-    'gpp.js',
-    'getGppBundle',
-    'The IAB GPP CMP API (application/javascript), which the SDK loads for visitors of US opt-out regions when the channel has a gppCmpId',
-    'The GPP bundle',
-    gppBundle,
-  );
-  bundleRoute(
-    'tcf.js',
-    'getTcfBundle',
-    'The IAB TCF CMP API and its two layers (application/javascript), which the SDK loads for visitors of opt-in regions when the channel has tcf',
-    'The TCF bundle',
-    tcfBundle,
-  );
+  for (const [piece, operationId, summary] of PIECE_ROUTES) {
+    bundleRoute(`${piece}.js`, operationId, summary, `The ${piece}.js bundle`, () => pieceBundle(piece));
+  }
 }
