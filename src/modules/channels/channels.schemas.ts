@@ -146,6 +146,12 @@ const NullableTcfInput = Type.Union(
   { description: 'IAB TCF v2.3 settings, replaced as a whole; null turns TCF off' },
 );
 
+/** Set on create only: a web channel has origins, an app channel app ids (docs/guides/apps.md). */
+const Platform = Type.Union([Type.Literal('web'), Type.Literal('app')], {
+  description:
+    'Where the channel is shown: "web" (pages on its origins) or "app" (apps by their app ids, whose public calls send X-Consent-App instead of an Origin). Set on create; default "web"',
+});
+
 export const Channel = Type.Object(
   {
     id: Type.String({ examples: ['ch_4kF9x2mQ7pL1vN8sR3tY6w'] }),
@@ -173,6 +179,7 @@ export const Channel = Type.Object(
     cookieDomain: CookieDomain,
     crossDomain: CrossDomain,
     imports: CmpImports,
+    platform: Platform,
     createdAt: ApiDate,
     updatedAt: ApiDate,
     archivedAt: NullableApiDate,
@@ -214,12 +221,18 @@ export const CreateChannelBody = Type.Object(
     cookieDomain: Type.Optional(CookieDomain),
     crossDomain: Type.Optional(CrossDomain),
     imports: Type.Optional(CmpImports),
+    platform: Type.Optional(Platform),
   },
   { additionalProperties: false },
 );
 
-/** Every member optional; privacyPolicy is merged member by member. */
-export const UpdateChannelBody = Type.Partial(CreateChannelBody, { additionalProperties: false });
+/**
+ * Every member optional; privacyPolicy is merged member by member. No platform: origins or app ids
+ * registered under one would mean nothing under the other.
+ */
+export const UpdateChannelBody = Type.Partial(Type.Omit(CreateChannelBody, ['platform']), {
+  additionalProperties: false,
+});
 
 const Translation = Type.Object(
   { name: Name, description: Type.Union([Type.String({ maxLength: 2000 }), Type.Null()]) },

@@ -152,12 +152,12 @@ export function siteAssetsRoutes(
         summary: 'The HTML that loads the SDK for this site',
         params: SiteParams,
         response: {
+          ...publicProblems,
           200: {
             description: 'The snippet',
             headers: { 'Cache-Control': Type.String() },
             content: { 'application/json': { schema: Envelope(Snippet) } },
           },
-          ...publicProblems,
         },
       },
     },
@@ -180,6 +180,7 @@ export function siteAssetsRoutes(
         params: SiteParams,
         querystring: RegionQuery,
         response: {
+          ...publicProblems,
           200: {
             description: 'The config of the current version for the visitor’s region',
             headers: configCacheHeaders,
@@ -187,7 +188,6 @@ export function siteAssetsRoutes(
           },
           304: { ...NotModified, headers: configCacheHeaders },
           422: Problem,
-          ...publicProblems,
         },
       },
     },
@@ -231,13 +231,13 @@ export function siteAssetsRoutes(
           params: SiteParams,
           querystring: BundleQuery,
           response: {
+            ...publicProblems,
             200: {
               description: what,
               headers: bundleHeaders,
               content: { 'application/javascript': { schema: Type.String() } },
             },
             304: { ...NotModified, headers: { ...cacheHeaders, Vary: bundleHeaders.Vary } },
-            ...publicProblems,
           },
         },
       },
@@ -257,13 +257,13 @@ export function siteAssetsRoutes(
           "The browser SDK (application/javascript), with the site's config for the visitor's region in front of it: the banner needs no further request",
         params: SiteParams,
         response: {
+          ...publicProblems,
           200: {
             description: 'The SDK and the config',
             headers: sdkHeaders,
             content: { 'application/javascript': { schema: Type.String() } },
           },
           304: { ...NotModified, headers: { ...cacheHeaders, ...refreshHeader, Vary: sdkHeaders.Vary } },
-          ...publicProblems,
         },
       },
     },
