@@ -331,7 +331,8 @@ function begin(s: Live) {
   settle(s);
   for (const fn of s.whenReady.splice(0)) fn(s);
   // Sibling domains: handoff.js hands the choice over on links to them, loaded once the page is idle.
-  if (s.config.siblingDomains?.length)
+  // Not for a TCF visitor: a handoff carries no TC string, so the layers would ask there all the same.
+  if (s.config.siblingDomains?.length && !s.tcf)
     whenIdle(() =>
       loadHandoff(s.site).then((h) =>
         h?.followLinks({
@@ -363,7 +364,8 @@ function start(i: Instance, config: SiteConfig) {
   // A visitor who comes with their choice, from a sibling domain (#cs_handoff=) or from the app
   // whose WebView this is (#cs_app=): that choice first.
   const subjectId = storedOf(s)?.s || randomId(16);
-  const handoffLoad = handoffArrived(!!config.crossDomain) ? redeemHandoff(site, subjectId) : null;
+  const handoffLoad =
+    !config.tcf && handoffArrived(!!config.crossDomain) ? redeemHandoff(site, subjectId) : null;
   // No decision of ours yet, and a cookie of the previous CMP: its choice, unless TCF asks here.
   const importLoad = storedOf(s)?.d || config.tcf ? null : loadImport(site, config);
   if (!gppLoad && !tcfLoad && !accountLoad && !handoffLoad && !importLoad) return begin(s);
