@@ -8,7 +8,7 @@ import { type Dialog, dialog } from './dom.ts';
 import { fetchConfig } from './fetch-config.ts';
 import { loadGpp } from './gpp-loader.ts';
 import { handoffArrived, loadHandoff, redeemHandoff } from './handoff-loader.ts';
-import { type AccountChoice, fetchAccountChoice, reconcile } from './identity.ts';
+import { type SignedIn, signInWith } from './identity-loader.ts';
 import { loadImport } from './import-loader.ts';
 import { sendImpression } from './impression.ts';
 import { integrationDefaults, signalIntegrations } from './integrations.ts';
@@ -41,6 +41,7 @@ import type {
   TcfHandle,
   TcSent,
 } from './types.ts';
+import { postToApp } from './webview-bridge.ts';
 import { whenBody, whenIdle } from './when.ts';
 
 export interface ConsentOptions {
@@ -98,6 +99,8 @@ interface Instance {
    * first-party path: its answer is still on the way); null: read the cookie.
    */
   kept: StoredConsent | null;
+  /** The IAB strings of the decision this page recorded last (an app's WebView hears of them). */
+  strings: { tcString?: string; gppString?: string };
   /** A choice read from the site's previous CMP's cookie, waiting to be recorded (import.js). */
   imported: ImportedChoice | null;
   /** The IAB GPP CMP API (gpp.js), for US opt-out visitors of channels with a gppCmpId; else null. */
@@ -155,6 +158,7 @@ function emit(s: Live) {
   }
   const detail = { decisions: copy, configVersion: s.config.configVersion };
   document.dispatchEvent(new CustomEvent('consentservice:change', { detail }));
+  postToApp({ ...detail, ...s.strings });
 }
 
 /** Makes `next` the state of the page: the tags' consent signals first, so tags activated next see them. */
@@ -191,6 +195,7 @@ function record(
     ...(source === 'gpc' && { g: 1 as const }),
   });
   const gppString = s.gpp?.update(next, config.purposes, s.gpc);
+  s.strings = { tcString: tc?.tcString, gppString: gppString || undefined };
   // The notice, the choices link or the preferences say so whenever a decision honours GPC here.
   const gpcHonoredShown = honored(s, next);
   s.sender.enqueue({
@@ -326,7 +331,8 @@ function begin(s: Live) {
   settle(s);
   for (const fn of s.whenReady.splice(0)) fn(s);
   // Sibling domains: handoff.js hands the choice over on links to them, loaded once the page is idle.
-  if (s.config.siblingDomains?.length)
+  // Not for a TCF visitor: a handoff carries no TC string, so the layers would ask there all the same.
+  if (s.config.siblingDomains?.length && !s.tcf)
     whenIdle(() =>
       loadHandoff(s.site).then((h) =>
         h?.followLinks({
@@ -354,10 +360,12 @@ function start(i: Instance, config: SiteConfig) {
   const gppLoad = loadGpp(base, siteKey, config);
   const tcfLoad = loadTcf({ site, siteKey, config, language });
   // A signed-in visitor: the account's choice first, so a current one never flashes the banner.
-  const accountLoad = identityToken ? fetchAccountChoice(site, identityToken) : null;
-  // A visitor who comes from a sibling domain with its choice (#cs_handoff=): that choice first.
+  const accountLoad = identityToken ? signInWith(site, identityToken) : null;
+  // A visitor who comes with their choice, from a sibling domain (#cs_handoff=) or from the app
+  // whose WebView this is (#cs_app=): that choice first.
   const subjectId = storedOf(s)?.s || randomId(16);
-  const handoffLoad = config.crossDomain && handoffArrived() ? redeemHandoff(site, subjectId) : null;
+  const handoffLoad =
+    !config.tcf && handoffArrived(!!config.crossDomain) ? redeemHandoff(site, subjectId) : null;
   // No decision of ours yet, and a cookie of the previous CMP: its choice, unless TCF asks here.
   const importLoad = storedOf(s)?.d || config.tcf ? null : loadImport(site, config);
   if (!gppLoad && !tcfLoad && !accountLoad && !handoffLoad && !importLoad) return begin(s);
@@ -380,11 +388,12 @@ function start(i: Instance, config: SiteConfig) {
  * this device's own when it is newer, which is then recorded for the account). `undefined`: the
  * token was refused, and the visitor is treated as not signed in.
  */
-function signIn(s: Live, account: AccountChoice | null | undefined) {
-  if (account === undefined) {
+function signIn(s: Live, signed: SignedIn | null) {
+  if (!signed || signed.account === undefined) {
     s.identityToken = null;
     return;
   }
+  const { account, reconcile } = signed;
   const device = storedOf(s);
   const { stored, upload } = reconcile(device, account);
   if (!stored) return;
@@ -472,6 +481,7 @@ export function createConsent(options: ConsentOptions): ConsentApi {
     identityToken: options.identityToken || null,
     decisions: null,
     kept: null,
+    strings: {},
     imported: null,
     gpp: null,
     tcf: null,
@@ -528,10 +538,10 @@ export function createConsent(options: ConsentOptions): ConsentApi {
     identify: (token: string) =>
       new Promise<boolean>((resolve) =>
         later(i, async (s) => {
-          const account = await fetchAccountChoice(site, token);
-          if (account === undefined) return resolve(false);
+          const signed = await signInWith(site, token);
+          if (!signed || signed.account === undefined) return resolve(false);
           s.identityToken = token;
-          signIn(s, account);
+          signIn(s, signed);
           s.banner.close(false);
           settle(s);
           resolve(true);

@@ -3,7 +3,7 @@ import { GVL, TCString } from '@iabtechlabtcf/core';
 import installStub from '@iabtechlabtcf/stub';
 import { BANNER_WORDS } from '../../../src/shared/banner-words.ts';
 import { readConsent } from '../storage.ts';
-import { stringsFor, type UiStrings } from '../strings.ts';
+import { type SdkWords, stringsFor } from '../strings.ts';
 import { CMP_API_VERSION } from '../tcf-answers.ts';
 import type { TcfStart } from '../tcf-loader.ts';
 import type { Decisions, TcfConfig, TcfDone, TcfHandle } from '../types.ts';
@@ -60,7 +60,7 @@ async function fetchVendorList(ctx: TcfStart, tcf: TcfConfig, asked = ctx.langua
 }
 
 /** The banner's words the layers use, in the layers' language (tcf.js carries those sdk.js lacks). */
-const layerUiStrings = (language: string): UiStrings => ({
+const layerUiStrings = (language: string): SdkWords => ({
   ...stringsFor(language, BANNER_WORDS),
   ...tcfStringsFor(language).ui,
 });

@@ -1,4 +1,4 @@
-import type { Decisions, StoredConsent } from './types.ts';
+import type { Decisions, StoredConsent } from '../types.ts';
 
 /** The account's current choice, as `POST …/identity` answers it; null: the account has none yet. */
 export interface AccountChoice {
