@@ -167,6 +167,8 @@ function apply(s: Live, next: Decisions | null) {
   s.decisions = next;
   s.gpp?.update(next, config.purposes, s.gpc);
   const state = consentModeState(config.purposes, next || {});
+  // On a TCF channel Google reads its consent from the TC string: Consent Mode says the same.
+  if (next) Object.assign(state, s.tcf?.consentMode());
   updateConsentMode(state);
   signalIntegrations(config, state, next);
   deactivateDenied(next || {});
