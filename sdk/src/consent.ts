@@ -12,7 +12,7 @@ import { type SignedIn, signInWith } from './identity-loader.ts';
 import { loadImport } from './import-loader.ts';
 import { sendImpression } from './impression.ts';
 import { integrationDefaults, signalIntegrations } from './integrations.ts';
-import type { Notice } from './notice/notice.ts';
+import type { NoticeUi } from './notice/passive.ts';
 import { lazyNotice } from './notice-loader.ts';
 import { runsHere } from './page-origin.ts';
 import {
@@ -26,7 +26,7 @@ import {
 } from './regime.ts';
 import { deactivateDenied } from './revoke.ts';
 import { createSender } from './sender.ts';
-import { noticeSeen, randomId, readConsent, receiptUrl, writeConsent } from './storage.ts';
+import { forgetNotice, randomId, readConsent, receiptUrl, writeConsent } from './storage.ts';
 import { stringsFor } from './strings.ts';
 import { loadTcf } from './tcf-loader.ts';
 import type {
@@ -113,7 +113,7 @@ interface Instance {
   observer: MutationObserver | null;
   /** The banner's dialog root (banner.ts draws into it). */
   banner: Dialog;
-  notice: Notice;
+  notice: NoticeUi;
 }
 
 /**
@@ -167,6 +167,8 @@ function apply(s: Live, next: Decisions | null) {
   s.decisions = next;
   s.gpp?.update(next, config.purposes, s.gpc);
   const state = consentModeState(config.purposes, next || {});
+  // On a TCF channel Google reads its consent from the TC string: Consent Mode says the same.
+  if (next) Object.assign(state, s.tcf?.consentMode());
   updateConsentMode(state);
   signalIntegrations(config, state, next);
   deactivateDenied(next || {});
@@ -218,36 +220,23 @@ function record(
 }
 
 /**
- * The non-blocking UI of opt-out and notice-only: the notice until the visitor dismisses it (or
- * decides through the preferences), then, in opt-out, the "Your Privacy Choices" button.
+ * The non-blocking UI of opt-out and notice-only (notice.js): the notice until the visitor dismisses
+ * it (or decides through the preferences), then, in opt-out, the "Your Privacy Choices" button.
  */
 function passive(s: Live) {
   const { config, policy, language, siteKey } = s;
   if (policy.regime === 'opt-in') return;
-  const seen = noticeSeen(siteKey);
-  const stored = storedOf(s);
-  // A decision of the visitor's own means they saw the notice; the SDK's GPC record does not.
-  const noticed = (stored?.d && !stored.g) || stillHolds(seen?.v, seen?.t, policy, Date.now());
-  const strings = stringsFor(language, config.bannerWords);
-  const optOut = policy.regime === 'opt-out';
-  whenBody(() => {
-    if (!noticed) {
-      const onDismiss = () => {
-        noticeSeen(siteKey, { v: config.configVersion, t: Date.now() });
-        passive(s);
-      };
-      const gpcHonored = honored(s, s.decisions);
-      s.notice.show({
-        strings,
-        language,
-        policyUrl: config.privacyPolicy.url,
-        optOut,
-        gpcHonored,
-        onDismiss,
-      });
-      impression(s);
-    } else if (optOut)
-      s.notice.showChoicesLink(strings.choices, language, honored(s, s.decisions) ? strings.gpcHonored : '');
+  s.notice.passive({
+    siteKey,
+    configVersion: config.configVersion,
+    policy,
+    stored: storedOf(s),
+    strings: stringsFor(language, config.bannerWords),
+    language,
+    policyUrl: config.privacyPolicy.url,
+    optOut: policy.regime === 'opt-out',
+    gpcHonored: honored(s, s.decisions),
+    onShown: () => impression(s),
   });
 }
 
@@ -269,8 +258,17 @@ function choose(s: Live, action: Action, source: Source, tc?: TcSent) {
   passive(s);
 }
 
+/**
+ * A TCF channel whose tcf.js (or its vendor list) could not be had: a decision there would carry no
+ * TC string, which vendors would read as no consent and the next page as no decision (Google's
+ * error 2.1a). So nothing is asked or recorded; the CMP API says it is in error (tcf-loader.ts), and
+ * the next page view loads tcf.js again.
+ */
+const tcfDown = (s: Live) => !!s.config.tcf && !s.tcf;
+
 function open(s: Live, view: View, source: Source) {
   const { config, language } = s;
+  if (tcfDown(s)) return;
   const locks = gpcLocks(s);
   const onAction = (action: Action, tc?: TcSent) => choose(s, action, source, tc);
   whenBody(() => {
@@ -306,7 +304,8 @@ function settle(s: Live) {
   const now = Date.now();
   const state = initialState(config, stored, gpc, now);
   s.imported = null;
-  if (gpcOptOutDue(config, stored, gpc, now) && state.decisions)
+  if (tcfDown(s)) apply(s, state.ask ? null : state.decisions);
+  else if (gpcOptOutDue(config, stored, gpc, now) && state.decisions)
     record(s, withGpcOptOut(config, state.decisions), 'gpc');
   // The previous CMP's choice (import.js): recorded as the visitor's, and not asked again.
   else if (imported)
@@ -423,7 +422,7 @@ function signIn(s: Live, signed: SignedIn | null) {
 function startOver(s: Live) {
   s.kept = null;
   writeKept(s, null);
-  noticeSeen(s.siteKey, null);
+  forgetNotice(s.siteKey);
   receiptUrl(s.siteKey, null);
   s.counted = false;
   if (s.policy.regime !== 'opt-in') return settle(s);
@@ -501,6 +500,7 @@ export function createConsent(options: ConsentOptions): ConsentApi {
   const decideByApi = (action: 'accept-all' | 'reject-all') =>
     later(i, (s) => {
       const byApi = (made: Action, tc?: TcSent) => choose(s, made, 'api', tc);
+      if (tcfDown(s)) return open(s, 'banner', 'api');
       return s.tcf ? s.tcf.decide(action, byApi) : byApi(action);
     });
   const preferences = () => later(i, (s) => open(s, 'customize', 'preference_center'));
