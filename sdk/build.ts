@@ -1,9 +1,9 @@
 /**
- * Builds the browser SDK (sdk/src) with esbuild into three minified IIFEs: sdk/dist/sdk.js, the file
- * `GET /v1/public/sites/:siteKey/sdk.js` serves; sdk/dist/gpp.js (sdk/src/gpp), the IAB GPP CMP
- * API that `…/gpp.js` serves and the SDK loads only for US opt-out visitors (it is larger than the
- * SDK's whole budget); and sdk/dist/tcf.js (sdk/src/tcf), the IAB TCF CMP API and its two layers,
- * which `…/tcf.js` serves and the SDK loads only for opt-in visitors of TCF channels.
+ * Builds the browser SDK (sdk/src) with esbuild into minified IIFEs: sdk/dist/sdk.js, the file
+ * `GET /v1/public/sites/:siteKey/sdk.js` serves, and one bundle per lazily loaded piece
+ * (sdk/src/bundle-urls.ts): gpp.js (sdk/src/gpp, the IAB GPP CMP API, larger than the SDK's whole
+ * budget), tcf.js (sdk/src/tcf, the IAB TCF CMP API and its two layers), notice.js, handoff.js,
+ * import.js and identity.js, which `…/<piece>.js` serves and the SDK loads only where they apply.
  * src/modules/sites/sdk-bundle.ts reads them. package.json runs this on `postinstall`, and on
  * `prestart` with `--if-changed` (a build only when sdk/src changed since the last one), so
  * `npm install && npm start` serves the current source with no extra step; `npm run build:sdk` runs
@@ -13,26 +13,40 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Plugin } from 'esbuild';
 import {
   compress,
   contentVersion,
   ENCODING_SUFFIX,
   ENCODINGS,
 } from '../src/platform/http/bundle-encodings.ts';
+import type { Piece } from './src/bundle-urls.ts';
 
 const SDK_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const SDK_ENTRY = path.join(SDK_DIR, 'src', 'index.ts');
 export const SDK_BUNDLE_FILE = path.join(SDK_DIR, 'dist', 'sdk.js');
-export const GPP_ENTRY = path.join(SDK_DIR, 'src', 'gpp', 'index.ts');
-export const GPP_BUNDLE_FILE = path.join(SDK_DIR, 'dist', 'gpp.js');
-export const TCF_ENTRY = path.join(SDK_DIR, 'src', 'tcf', 'index.ts');
-export const TCF_BUNDLE_FILE = path.join(SDK_DIR, 'dist', 'tcf.js');
+
+/** Each lazily loaded piece's entry, and the pieces it loads itself (tcf.js loads gpp.js). */
+const PIECES: Record<Piece, { entry: string; loads: Piece[] }> = {
+  gpp: { entry: path.join(SDK_DIR, 'src', 'gpp', 'index.ts'), loads: [] },
+  tcf: { entry: path.join(SDK_DIR, 'src', 'tcf', 'index.ts'), loads: ['gpp'] },
+  notice: { entry: path.join(SDK_DIR, 'src', 'notice', 'index.ts'), loads: [] },
+  handoff: { entry: path.join(SDK_DIR, 'src', 'handoff', 'index.ts'), loads: [] },
+  import: { entry: path.join(SDK_DIR, 'src', 'import', 'index.ts'), loads: [] },
+  identity: { entry: path.join(SDK_DIR, 'src', 'identity', 'index.ts'), loads: [] },
+};
+export const PIECE_NAMES = Object.keys(PIECES) as Piece[];
+export const pieceFile = (piece: Piece) => path.join(SDK_DIR, 'dist', `${piece}.js`);
 
 /**
  * A bundle's text: ASCII only (esbuild escapes the rest), so the page's charset cannot garble it.
  * `define`: the versions of the bundles it loads (sdk/src/bundle-urls.ts).
  */
-async function bundle(entry: string, define: Record<string, string> = {}): Promise<string> {
+async function bundle(
+  entry: string,
+  define: Record<string, string> = {},
+  plugins: Plugin[] = [],
+): Promise<string> {
   // Loaded lazily: esbuild is a dev dependency here and a dependency of tsx, which runs the service.
   const { build } = await import('esbuild');
   const result = await build({
@@ -44,31 +58,41 @@ async function bundle(entry: string, define: Record<string, string> = {}): Promi
     target: ['es2020'],
     legalComments: 'none',
     define,
+    plugins,
     write: false,
     logLevel: 'silent',
   });
   return result.outputFiles[0].text;
 }
 
-const versionOf = (source: string) => JSON.stringify(contentVersion(source));
+/** The versions (content hashes) of `pieces`, for esbuild's `define` of sdk/src/bundle-urls.ts. */
+const versionsOf = (built: Partial<Record<Piece, string>>, pieces: Piece[]) => ({
+  __CONSENT_VERSIONS__: JSON.stringify(
+    Object.fromEntries(pieces.map((piece) => [piece, contentVersion(built[piece] as string)])),
+  ),
+});
 
 /**
- * The three bundles, in the order their URLs need: gpp.js first, then tcf.js (which loads gpp.js),
- * then sdk.js (which loads both), each given the versions of those it loads.
+ * Every bundle: the pieces first, in the order their URLs need (a piece that loads another is built
+ * after it, and given its version), then sdk.js, given every piece's. `sdkPlugins`: esbuild plugins
+ * for sdk.js alone (a test measures what a part of it weighs by replacing that part).
  */
-export async function buildAll(): Promise<{ sdk: string; gpp: string; tcf: string }> {
-  const gpp = await bundle(GPP_ENTRY);
-  const tcf = await bundle(TCF_ENTRY, { __CONSENT_GPP_VERSION__: versionOf(gpp) });
-  const sdk = await bundle(SDK_ENTRY, {
-    __CONSENT_GPP_VERSION__: versionOf(gpp),
-    __CONSENT_TCF_VERSION__: versionOf(tcf),
-  });
-  return { sdk, gpp, tcf };
+export async function buildAll(
+  sdkPlugins: Plugin[] = [],
+): Promise<{ sdk: string; pieces: Record<Piece, string> }> {
+  const built: Partial<Record<Piece, string>> = {};
+  const pending = [...PIECE_NAMES];
+  while (pending.length > 0) {
+    const at = pending.findIndex((piece) => PIECES[piece].loads.every((loaded) => built[loaded]));
+    const [piece] = pending.splice(at, 1);
+    built[piece] = await bundle(PIECES[piece].entry, versionsOf(built, PIECES[piece].loads));
+  }
+  const sdk = await bundle(SDK_ENTRY, versionsOf(built, PIECE_NAMES), sdkPlugins);
+  return { sdk, pieces: built as Record<Piece, string> };
 }
 
 export const buildSdk = async (): Promise<string> => (await buildAll()).sdk;
-export const buildGpp = (): Promise<string> => bundle(GPP_ENTRY);
-export const buildTcf = async (): Promise<string> => (await buildAll()).tcf;
+export const buildPiece = async (piece: Piece): Promise<string> => (await buildAll()).pieces[piece];
 
 export interface BundleSize {
   file: string;
@@ -97,10 +121,10 @@ function write(file: string, code: string): BundleSize {
   return { file, bytes: Buffer.byteLength(code), gzipBytes: gzip.length, brBytes: br.length };
 }
 
-/** Builds and writes the three bundles (sdk.js, gpp.js, tcf.js). */
+/** Builds and writes every bundle (sdk.js and the pieces). */
 export async function writeSdkBundle(): Promise<BundleSize[]> {
-  const { sdk, gpp, tcf } = await buildAll();
-  return [write(SDK_BUNDLE_FILE, sdk), write(GPP_BUNDLE_FILE, gpp), write(TCF_BUNDLE_FILE, tcf)];
+  const { sdk, pieces } = await buildAll();
+  return [write(SDK_BUNDLE_FILE, sdk), ...PIECE_NAMES.map((piece) => write(pieceFile(piece), pieces[piece]))];
 }
 
 /** Where the hash of the sources the bundles were last built from is kept. */
@@ -128,10 +152,7 @@ async function sourcesHash(): Promise<string> {
 export async function writeSdkBundleIfChanged(ifChanged: boolean): Promise<BundleSize[] | null> {
   const hash = await sourcesHash();
   const current =
-    fs.existsSync(SDK_BUNDLE_FILE) &&
-    fs.existsSync(GPP_BUNDLE_FILE) &&
-    fs.existsSync(TCF_BUNDLE_FILE) &&
-    fs.existsSync(STAMP_FILE) &&
+    [SDK_BUNDLE_FILE, ...PIECE_NAMES.map(pieceFile), STAMP_FILE].every((file) => fs.existsSync(file)) &&
     fs.readFileSync(STAMP_FILE, 'utf8') === hash;
   if (ifChanged && current) return null;
   const sizes = await writeSdkBundle();

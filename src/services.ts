@@ -161,7 +161,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     baseUrl: deps.config.baseUrl,
   });
   // A visitor's choice handed over between the channel's registrable domains (docs/guides/keep-the-choice.md).
-  const handoffs = createHandoffsService({ store, clock, evidence, consent });
+  const handoffs = createHandoffsService({ store, clock, evidence, consent, sites });
   // The verifiable evidence ledger (docs/decisions/ledger.md): sealer, signing keys, proofs.
   const ledger = createLedgerService({
     store,

@@ -1,6 +1,7 @@
 import { gpcBlocks, initialToggle, purposeText } from './decisions.ts';
 import { addStyle, button, type Dialog, h } from './dom.ts';
-import type { UiStrings } from './strings.ts';
+import { siblingHosts } from './siblings.ts';
+import type { SdkWords } from './strings.ts';
 import { CSS } from './styles.ts';
 import type { Decisions, SiteConfig } from './types.ts';
 
@@ -10,7 +11,7 @@ export type Action = 'accept-all' | 'reject-all' | Record<string, boolean>;
 export interface BannerContext {
   config: SiteConfig;
   language: string;
-  strings: UiStrings;
+  strings: SdkWords;
   /** GPC locks gpcOptOut purposes off (opt-in and notice-only: the signal is the visitor's answer). */
   gpc: boolean;
   /**
@@ -38,6 +39,12 @@ function intro(ctx: BannerContext, title: string, body: string) {
   }
   if (ctx.signedIn)
     nodes.push(h('p', { class: 'cs-note', 'data-consent-signed-in': true }, strings.signedIn));
+  // Sibling domains (crossDomain): the visitor is told where else this choice will hold.
+  const hosts = siblingHosts(config, location.origin);
+  if (hosts.length)
+    nodes.push(
+      h('p', { class: 'cs-note', 'data-consent-siblings': true }, `${strings.alsoOn} ${hosts.join(', ')}`),
+    );
   return nodes;
 }
 

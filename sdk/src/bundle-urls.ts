@@ -1,24 +1,27 @@
 /**
- * The content hashes of the lazily loaded bundles this build goes with, put here by the build
- * (sdk/build.ts, esbuild's `define`): `…/gpp.js?v=<hash>` is then one immutable version that a
- * browser keeps for a year and never revalidates; a new build names a new URL. Built without them
- * (a bundler of the npm package), the plain URL is used, which caches for minutes.
+ * The lazily loaded pieces of the SDK, each a bundle of its own that `…/<piece>.js` serves
+ * (sdk/build.ts builds them): sdk.js carries none of their bytes, and loads each only for the
+ * visitors and channels that need it.
+ *
+ * - gpp: the IAB GPP CMP API, for US opt-out visitors of channels with a gppCmpId;
+ * - tcf: the IAB TCF CMP API and its layers, for opt-in visitors of TCF channels;
+ * - notice: the notice and the "Your Privacy Choices" button of the notice-only and opt-out regimes;
+ * - handoff: the choice handed to a sibling domain, and taken from one (crossDomain);
+ * - import: another CMP's cookie read into a decision (imports);
+ * - identity: a signed-in visitor's account choice (docs/guides/signed-in-visitors.md).
  */
-declare const __CONSENT_GPP_VERSION__: string | undefined;
-declare const __CONSENT_TCF_VERSION__: string | undefined;
+export type Piece = 'gpp' | 'tcf' | 'notice' | 'handoff' | 'import' | 'identity';
 
-const versioned = (url: string, version: string | undefined) => (version ? `${url}?v=${version}` : url);
+/**
+ * The content hashes of the pieces this build goes with, put here by the build (esbuild's
+ * `define`): `…/gpp.js?v=<hash>` is then one immutable version that a browser keeps for a year and
+ * never revalidates; a new build names a new URL. Built without them (a bundler of the npm
+ * package), the plain URL is used, which caches for minutes.
+ */
+declare const __CONSENT_VERSIONS__: Partial<Record<Piece, string>> | undefined;
 
-/** gpp.js for a site (`site`: `…/v1/public/sites/<siteKey>`). */
-export const gppUrl = (site: string) =>
-  versioned(
-    `${site}/gpp.js`,
-    typeof __CONSENT_GPP_VERSION__ === 'string' ? __CONSENT_GPP_VERSION__ : undefined,
-  );
-
-/** tcf.js for a site. */
-export const tcfUrl = (site: string) =>
-  versioned(
-    `${site}/tcf.js`,
-    typeof __CONSENT_TCF_VERSION__ === 'string' ? __CONSENT_TCF_VERSION__ : undefined,
-  );
+/** A piece's URL for a site (`site`: `…/v1/public/sites/<siteKey>`). */
+export function pieceUrl(site: string, piece: Piece): string {
+  const version = typeof __CONSENT_VERSIONS__ === 'object' ? __CONSENT_VERSIONS__[piece] : undefined;
+  return `${site}/${piece}.js${version ? `?v=${version}` : ''}`;
+}

@@ -1,15 +1,19 @@
 import { type Action, showBanner, type View } from './banner.ts';
 import { activateBlocked, watchBlocked } from './blocking.ts';
+import { CHOICES } from './choices.ts';
 import { setConsentDefaults, updateConsentMode } from './consent-mode.ts';
 import { consentModeState, decide, decidedByGpc, pickLanguage } from './decisions.ts';
 import { regionQuery } from './declared-region.ts';
 import { type Dialog, dialog } from './dom.ts';
 import { fetchConfig } from './fetch-config.ts';
 import { loadGpp } from './gpp-loader.ts';
-import { type AccountChoice, fetchAccountChoice, reconcile } from './identity.ts';
+import { handoffArrived, loadHandoff, redeemHandoff } from './handoff-loader.ts';
+import { type SignedIn, signInWith } from './identity-loader.ts';
+import { loadImport } from './import-loader.ts';
 import { sendImpression } from './impression.ts';
 import { integrationDefaults, signalIntegrations } from './integrations.ts';
-import { CHOICES, createNotice, type Notice } from './notice.ts';
+import type { NoticeUi } from './notice/passive.ts';
+import { lazyNotice } from './notice-loader.ts';
 import { runsHere } from './page-origin.ts';
 import {
   gpcOptOutDue,
@@ -22,7 +26,7 @@ import {
 } from './regime.ts';
 import { deactivateDenied } from './revoke.ts';
 import { createSender } from './sender.ts';
-import { noticeSeen, randomId, readConsent, receiptUrl, writeConsent } from './storage.ts';
+import { forgetNotice, randomId, readConsent, receiptUrl, writeConsent } from './storage.ts';
 import { stringsFor } from './strings.ts';
 import { loadTcf } from './tcf-loader.ts';
 import type {
@@ -30,11 +34,14 @@ import type {
   ConsentListener,
   Decisions,
   GppHandle,
+  ImportedChoice,
   SiteConfig,
   Source,
+  StoredConsent,
   TcfHandle,
   TcSent,
 } from './types.ts';
+import { postToApp } from './webview-bridge.ts';
 import { whenBody, whenIdle } from './when.ts';
 
 export interface ConsentOptions {
@@ -87,6 +94,15 @@ interface Instance {
   /** The signed-in visitor's token; null: not signed in (or the service refused the token). */
   identityToken: string | null;
   decisions: Decisions | null;
+  /**
+   * The decision cookie as this page last set it, when the service sets the cookie itself (the
+   * first-party path: its answer is still on the way); null: read the cookie.
+   */
+  kept: StoredConsent | null;
+  /** The IAB strings of the decision this page recorded last (an app's WebView hears of them). */
+  strings: { tcString?: string; gppString?: string };
+  /** A choice read from the site's previous CMP's cookie, waiting to be recorded (import.js). */
+  imported: ImportedChoice | null;
   /** The IAB GPP CMP API (gpp.js), for US opt-out visitors of channels with a gppCmpId; else null. */
   gpp: GppHandle | null;
   /** The IAB TCF CMP (tcf.js), for opt-in visitors of TCF channels: it shows its layers, not the banner. */
@@ -97,7 +113,29 @@ interface Instance {
   observer: MutationObserver | null;
   /** The banner's dialog root (banner.ts draws into it). */
   banner: Dialog;
-  notice: Notice;
+  notice: NoticeUi;
+}
+
+/**
+ * Whether the service sets the decision cookie on its answers: this SDK came through the channel's
+ * first-party path on the page's own origin (docs/guides/keep-the-choice.md). Then the SDK writes
+ * no cookie itself (WebKit keeps a cookie the site's server set, and deletes one a script wrote
+ * after 7 days without a visit), unless a decision cannot be delivered (sender.ts).
+ */
+const serverSetsCookie = (s: Live) =>
+  !!s.config.firstPartyPath && s.base === location.origin + s.config.firstPartyPath;
+
+/** The visitor's decision as this page knows it: the one it set last, else the cookie. */
+const storedOf = (s: Instance): StoredConsent | null => s.kept || readConsent(s.siteKey);
+
+/** Writes the decision cookie from the page, with the channel's cookieDomain. */
+const writeKept = (s: Live, value: StoredConsent | null) =>
+  writeConsent(s.siteKey, value, s.policy.maxAgeDays, s.config.cookieDomain ?? null);
+
+/** Keeps a decision: through the service's Set-Cookie on the first-party path, else in the page's cookie. */
+function keep(s: Live, value: StoredConsent) {
+  if (serverSetsCookie(s)) s.kept = value;
+  else writeKept(s, value);
 }
 
 function impression(s: Live) {
@@ -120,6 +158,7 @@ function emit(s: Live) {
   }
   const detail = { decisions: copy, configVersion: s.config.configVersion };
   document.dispatchEvent(new CustomEvent('consentservice:change', { detail }));
+  postToApp({ ...detail, ...s.strings });
 }
 
 /** Makes `next` the state of the page: the tags' consent signals first, so tags activated next see them. */
@@ -128,6 +167,8 @@ function apply(s: Live, next: Decisions | null) {
   s.decisions = next;
   s.gpp?.update(next, config.purposes, s.gpc);
   const state = consentModeState(config.purposes, next || {});
+  // On a TCF channel Google reads its consent from the TC string: Consent Mode says the same.
+  if (next) Object.assign(state, s.tcf?.consentMode());
   updateConsentMode(state);
   signalIntegrations(config, state, next);
   deactivateDenied(next || {});
@@ -138,21 +179,25 @@ function apply(s: Live, next: Decisions | null) {
   emit(s);
 }
 
-function record(s: Live, next: Decisions, source: Source, tc?: TcSent) {
+function record(
+  s: Live,
+  next: Decisions,
+  source: Source,
+  tc?: TcSent,
+  importedFrom?: ImportedChoice['importedFrom'],
+) {
   const { config } = s;
-  const subjectId = readConsent(s.siteKey)?.s || randomId(16);
-  writeConsent(
-    s.siteKey,
-    {
-      s: subjectId,
-      d: next,
-      v: config.configVersion,
-      t: Date.now(),
-      ...(source === 'gpc' && { g: 1 as const }),
-    },
-    s.policy.maxAgeDays,
-  );
+  const subjectId = storedOf(s)?.s || randomId(16);
+  keep(s, {
+    s: subjectId,
+    d: next,
+    v: config.configVersion,
+    // An imported choice is as old as it was there: importing it does not start its lifetime again.
+    t: importedFrom ? Date.parse(importedFrom.recordedAt) : Date.now(),
+    ...(source === 'gpc' && { g: 1 as const }),
+  });
   const gppString = s.gpp?.update(next, config.purposes, s.gpc);
+  s.strings = { tcString: tc?.tcString, gppString: gppString || undefined };
   // The notice, the choices link or the preferences say so whenever a decision honours GPC here.
   const gpcHonoredShown = honored(s, next);
   s.sender.enqueue({
@@ -168,42 +213,30 @@ function record(s: Live, next: Decisions, source: Source, tc?: TcSent) {
       ...(gppString && { gppString }),
       ...tc,
       ...(gpcHonoredShown && { gpcHonoredShown }),
+      ...(importedFrom && { importedFrom }),
     },
   });
   apply(s, next);
 }
 
 /**
- * The non-blocking UI of opt-out and notice-only: the notice until the visitor dismisses it (or
- * decides through the preferences), then, in opt-out, the "Your Privacy Choices" button.
+ * The non-blocking UI of opt-out and notice-only (notice.js): the notice until the visitor dismisses
+ * it (or decides through the preferences), then, in opt-out, the "Your Privacy Choices" button.
  */
 function passive(s: Live) {
   const { config, policy, language, siteKey } = s;
   if (policy.regime === 'opt-in') return;
-  const seen = noticeSeen(siteKey);
-  const stored = readConsent(siteKey);
-  // A decision of the visitor's own means they saw the notice; the SDK's GPC record does not.
-  const noticed = (stored?.d && !stored.g) || stillHolds(seen?.v, seen?.t, policy, Date.now());
-  const strings = stringsFor(language);
-  const optOut = policy.regime === 'opt-out';
-  whenBody(() => {
-    if (!noticed) {
-      const onDismiss = () => {
-        noticeSeen(siteKey, { v: config.configVersion, t: Date.now() });
-        passive(s);
-      };
-      const gpcHonored = honored(s, s.decisions);
-      s.notice.show({
-        strings,
-        language,
-        policyUrl: config.privacyPolicy.url,
-        optOut,
-        gpcHonored,
-        onDismiss,
-      });
-      impression(s);
-    } else if (optOut)
-      s.notice.showChoicesLink(strings.choices, language, honored(s, s.decisions) ? strings.gpcHonored : '');
+  s.notice.passive({
+    siteKey,
+    configVersion: config.configVersion,
+    policy,
+    stored: storedOf(s),
+    strings: stringsFor(language, config.bannerWords),
+    language,
+    policyUrl: config.privacyPolicy.url,
+    optOut: policy.regime === 'opt-out',
+    gpcHonored: honored(s, s.decisions),
+    onShown: () => impression(s),
   });
 }
 
@@ -225,8 +258,17 @@ function choose(s: Live, action: Action, source: Source, tc?: TcSent) {
   passive(s);
 }
 
+/**
+ * A TCF channel whose tcf.js (or its vendor list) could not be had: a decision there would carry no
+ * TC string, which vendors would read as no consent and the next page as no decision (Google's
+ * error 2.1a). So nothing is asked or recorded; the CMP API says it is in error (tcf-loader.ts), and
+ * the next page view loads tcf.js again.
+ */
+const tcfDown = (s: Live) => !!s.config.tcf && !s.tcf;
+
 function open(s: Live, view: View, source: Source) {
   const { config, language } = s;
+  if (tcfDown(s)) return;
   const locks = gpcLocks(s);
   const onAction = (action: Action, tc?: TcSent) => choose(s, action, source, tc);
   whenBody(() => {
@@ -239,11 +281,11 @@ function open(s: Live, view: View, source: Source) {
         {
           config,
           language,
-          strings: stringsFor(language),
+          strings: stringsFor(language, config.bannerWords),
           gpc: locks,
           gpcHonored: honored(s, s.decisions),
           // Read when the preferences are drawn, not before the banner: they prefill its toggles.
-          previous: () => s.decisions || readConsent(s.siteKey)?.d || null,
+          previous: () => s.decisions || storedOf(s)?.d || null,
           receipt: () => receiptUrl(s.siteKey),
           signedIn: s.identityToken !== null,
           onAction,
@@ -257,12 +299,23 @@ function open(s: Live, view: View, source: Source) {
 
 /** Applies the stored decision or the regime's defaults, and shows what the regime asks for. */
 function settle(s: Live) {
-  const { config, tcf, gpc } = s;
-  const stored = readConsent(s.siteKey);
+  const { config, tcf, gpc, imported } = s;
+  const stored = storedOf(s);
   const now = Date.now();
   const state = initialState(config, stored, gpc, now);
-  if (gpcOptOutDue(config, stored, gpc, now) && state.decisions)
+  s.imported = null;
+  if (tcfDown(s)) apply(s, state.ask ? null : state.decisions);
+  else if (gpcOptOutDue(config, stored, gpc, now) && state.decisions)
     record(s, withGpcOptOut(config, state.decisions), 'gpc');
+  // The previous CMP's choice (import.js): recorded as the visitor's, and not asked again.
+  else if (imported)
+    record(
+      s,
+      decide(config.purposes, imported.choice, gpcLocks(s)),
+      'import',
+      undefined,
+      imported.importedFrom,
+    );
   // A TCF visitor's decision holds only with its TC string (tcf.js keeps it; then `tcloaded`).
   else if (!state.ask && (!tcf || tcf.restore())) apply(s, state.decisions);
   // GPC makes no TC string: a TCF visitor is asked in the layers.
@@ -276,6 +329,18 @@ function begin(s: Live) {
   s.live = s;
   settle(s);
   for (const fn of s.whenReady.splice(0)) fn(s);
+  // Sibling domains: handoff.js hands the choice over on links to them, loaded once the page is idle.
+  // Not for a TCF visitor: a handoff carries no TC string, so the layers would ask there all the same.
+  if (s.config.siblingDomains?.length && !s.tcf)
+    whenIdle(() =>
+      loadHandoff(s.site).then((h) =>
+        h?.followLinks({
+          site: s.site,
+          config: s.config,
+          subjectId: () => (storedOf(s)?.d ? (storedOf(s) as StoredConsent).s : null),
+        }),
+      ),
+    );
 }
 
 /**
@@ -294,14 +359,27 @@ function start(i: Instance, config: SiteConfig) {
   const gppLoad = loadGpp(base, siteKey, config);
   const tcfLoad = loadTcf({ site, siteKey, config, language });
   // A signed-in visitor: the account's choice first, so a current one never flashes the banner.
-  const accountLoad = identityToken ? fetchAccountChoice(site, identityToken) : null;
-  if (!gppLoad && !tcfLoad && !accountLoad) return begin(s);
-  void Promise.all([gppLoad, tcfLoad, accountLoad]).then(([g, t, account]) => {
-    s.gpp = g;
-    s.tcf = t;
-    if (accountLoad) signIn(s, account);
-    begin(s);
-  });
+  const accountLoad = identityToken ? signInWith(site, identityToken) : null;
+  // A visitor who comes with their choice, from a sibling domain (#cs_handoff=) or from the app
+  // whose WebView this is (#cs_app=): that choice first.
+  const subjectId = storedOf(s)?.s || randomId(16);
+  const handoffLoad =
+    !config.tcf && handoffArrived(!!config.crossDomain) ? redeemHandoff(site, subjectId) : null;
+  // No decision of ours yet, and a cookie of the previous CMP: its choice, unless TCF asks here.
+  const importLoad = storedOf(s)?.d || config.tcf ? null : loadImport(site, config);
+  if (!gppLoad && !tcfLoad && !accountLoad && !handoffLoad && !importLoad) return begin(s);
+  void Promise.all([gppLoad, tcfLoad, accountLoad, handoffLoad, importLoad]).then(
+    ([g, t, account, handed, imported]) => {
+      s.gpp = g;
+      s.tcf = t;
+      if (accountLoad) signIn(s, account);
+      // The redeem recorded it on this domain (and, through the first-party path, set the cookie).
+      if (handed)
+        keep(s, { s: subjectId, d: handed.decisions, v: handed.configVersion, t: handed.recordedAt });
+      else s.imported = imported;
+      begin(s);
+    },
+  );
 }
 
 /**
@@ -309,16 +387,17 @@ function start(i: Instance, config: SiteConfig) {
  * this device's own when it is newer, which is then recorded for the account). `undefined`: the
  * token was refused, and the visitor is treated as not signed in.
  */
-function signIn(s: Live, account: AccountChoice | null | undefined) {
-  if (account === undefined) {
+function signIn(s: Live, signed: SignedIn | null) {
+  if (!signed || signed.account === undefined) {
     s.identityToken = null;
     return;
   }
-  const device = readConsent(s.siteKey);
+  const { account, reconcile } = signed;
+  const device = storedOf(s);
   const { stored, upload } = reconcile(device, account);
   if (!stored) return;
   const subjectId = stored.s || randomId(16);
-  if (stored !== device) writeConsent(s.siteKey, { ...stored, s: subjectId }, s.policy.maxAgeDays);
+  if (stored !== device) keep(s, { ...stored, s: subjectId });
   // A TCF channel: the account's TC string comes with its choice; this device's (with its AC
   // string) goes with its own.
   const tc = s.tcf?.signIn(account);
@@ -341,8 +420,9 @@ function signIn(s: Live, account: AccountChoice | null | undefined) {
 
 /** Forgets this device's decision, notice and receipt, and asks again (reset, sign-out). */
 function startOver(s: Live) {
-  writeConsent(s.siteKey, null);
-  noticeSeen(s.siteKey, null);
+  s.kept = null;
+  writeKept(s, null);
+  forgetNotice(s.siteKey);
   receiptUrl(s.siteKey, null);
   s.counted = false;
   if (s.policy.regime !== 'opt-in') return settle(s);
@@ -388,18 +468,27 @@ export function createConsent(options: ConsentOptions): ConsentApi {
     site,
     region,
     gpc: (navigator as Navigator & { globalPrivacyControl?: boolean }).globalPrivacyControl === true,
-    sender: createSender(`${site}/preferences${region}`, siteKey, () => i.identityToken),
+    sender: createSender(
+      `${site}/preferences${region}`,
+      siteKey,
+      () => i.identityToken,
+      // Not delivered yet: the page keeps the decision itself meanwhile, so the next page has it.
+      () => i.kept && i.live && writeKept(i.live, i.kept),
+    ),
     listeners: [],
     whenReady: [],
     identityToken: options.identityToken || null,
     decisions: null,
+    kept: null,
+    strings: {},
+    imported: null,
     gpp: null,
     tcf: null,
     counted: false,
     observer: null,
     live: null,
     banner: dialog(),
-    notice: createNotice(),
+    notice: lazyNotice(site),
   };
   // Decisions a previous page could not deliver: they wait until the page is idle, off the banner's path.
   whenIdle(() => void i.sender.flush());
@@ -411,6 +500,7 @@ export function createConsent(options: ConsentOptions): ConsentApi {
   const decideByApi = (action: 'accept-all' | 'reject-all') =>
     later(i, (s) => {
       const byApi = (made: Action, tc?: TcSent) => choose(s, made, 'api', tc);
+      if (tcfDown(s)) return open(s, 'banner', 'api');
       return s.tcf ? s.tcf.decide(action, byApi) : byApi(action);
     });
   const preferences = () => later(i, (s) => open(s, 'customize', 'preference_center'));
@@ -443,15 +533,15 @@ export function createConsent(options: ConsentOptions): ConsentApi {
     acceptAll: () => decideByApi('accept-all'),
     rejectAll: () => decideByApi('reject-all'),
     getReceiptUrl: () => receiptUrl(siteKey),
-    getSubjectId: () => readConsent(siteKey)?.s ?? null,
+    getSubjectId: () => storedOf(i)?.s ?? null,
     reset: () => later(i, startOver),
     identify: (token: string) =>
       new Promise<boolean>((resolve) =>
         later(i, async (s) => {
-          const account = await fetchAccountChoice(site, token);
-          if (account === undefined) return resolve(false);
+          const signed = await signInWith(site, token);
+          if (!signed || signed.account === undefined) return resolve(false);
           s.identityToken = token;
-          signIn(s, account);
+          signIn(s, signed);
           s.banner.close(false);
           settle(s);
           resolve(true);

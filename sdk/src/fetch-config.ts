@@ -7,7 +7,7 @@ import type { SiteConfig } from './types.ts';
 export async function fetchConfig(url: string): Promise<SiteConfig> {
   for (let attempt = 0; ; attempt++) {
     try {
-      const res = await fetch(url, { credentials: 'omit' });
+      const res = await fetch(url, { credentials: 'same-origin' });
       if (res.ok) return (await res.json()).data;
       if (res.status < 500 && res.status !== 429) throw new Error(`HTTP ${res.status}`);
     } catch (error) {

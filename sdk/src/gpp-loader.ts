@@ -1,4 +1,4 @@
-import { gppUrl } from './bundle-urls.ts';
+import { pieceUrl } from './bundle-urls.ts';
 import { gppApplies } from './gpp-applies.ts';
 import { loadBundle } from './load-bundle.ts';
 import type { GppHandle, SiteConfig } from './types.ts';
@@ -17,7 +17,7 @@ type Registered = { start(cmpId: number, sections?: string, region?: string | nu
  */
 export function loadGpp(base: string, siteKey: string, config: SiteConfig): Promise<GppHandle | null> | null {
   if (!gppApplies(config)) return null;
-  const src = gppUrl(`${base}/v1/public/sites/${encodeURIComponent(siteKey)}`);
+  const src = pieceUrl(`${base}/v1/public/sites/${encodeURIComponent(siteKey)}`, 'gpp');
   return loadBundle(src, '__consentServiceGpp', GPP_TIMEOUT_MS, (gpp: Registered) =>
     gpp.start(config.gppCmpId as number, config.gppSections, config.region?.code),
   );

@@ -9,6 +9,10 @@ const MAX_BACKOFF_MS = 60_000;
  * is the same request and the service records it exactly once. Network failures, 408, 409 (the same
  * key still running), 429 and 5xx are retried with exponential backoff; other answers end the attempt.
  *
+ * Through the channel's first-party path the 201 sets the decision cookie (`credentials:
+ * 'same-origin'` lets the browser take it; to the service's own address it sends no cookie); a
+ * decision not delivered calls `undelivered`, so the page keeps it itself until it is.
+ *
  * The 201 of a delivered decision carries its receipt URL (a replay of the same key
  * answers the same 201, so a retry still gets it). It replaces the previous one once no later decision
  * is waiting: a queued decision has no receipt yet, and the previous one no longer describes the
@@ -18,6 +22,7 @@ export function createSender(
   endpoint: string,
   siteKey: string,
   identityToken: () => string | null = () => null,
+  undelivered: () => void = () => {},
 ) {
   // Read from localStorage on first use (the idle flush, or a decision), not while the banner is drawn.
   let stored: PendingPost[] | null = null;
@@ -41,7 +46,7 @@ export function createSender(
         method: 'POST',
         headers: { 'Content-Type': 'application/json', 'Idempotency-Key': item.key },
         body: JSON.stringify(token ? { ...item.body, identityToken: token } : item.body),
-        credentials: 'omit',
+        credentials: 'same-origin',
       });
     } catch {
       return false;
@@ -78,6 +83,7 @@ export function createSender(
     try {
       while (pending().length) {
         if (!(await send(pending()[0]))) {
+          undelivered();
           timer = setTimeout(flush, Math.min(MAX_BACKOFF_MS, 1000 * 2 ** failures++));
           return;
         }

@@ -36,12 +36,28 @@ export function readConsent(siteKey: string): StoredConsent | null {
   return readDecisionCookie(document.cookie, siteKey);
 }
 
-export function writeConsent(siteKey: string, consent: StoredConsent | null, maxAgeDays = 180) {
+/**
+ * Writes (or, with null, deletes) the decision cookie from the page. `domain`: the channel's
+ * cookieDomain, so one decision holds on every subdomain; host-only when the page is not under it.
+ * A host-only copy left from before the channel had one is deleted, since the browser would send
+ * both and the older, host-only one comes first.
+ */
+export function writeConsent(
+  siteKey: string,
+  consent: StoredConsent | null,
+  maxAgeDays = 180,
+  domain: string | null = null,
+) {
+  const name = names(siteKey).cookie;
+  const host = location.hostname;
+  const shared = domain && (host === domain || host.endsWith(`.${domain}`)) ? `; Domain=${domain}` : '';
   const secure = location.protocol === 'https:' ? '; Secure' : '';
   const value = consent ? encodeDecisionCookie(consent) : '';
   const maxAge = consent ? maxAgeDays * DAY_S : 0;
   // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is missing from Firefox and older Safari.
-  document.cookie = `${names(siteKey).cookie}=${value}; Path=/; Max-Age=${maxAge}; SameSite=Lax${secure}`;
+  if (shared || !consent) document.cookie = `${name}=; Path=/; Max-Age=0`;
+  // biome-ignore lint/suspicious/noDocumentCookie: as above.
+  document.cookie = `${name}=${value}; Path=/; Max-Age=${maxAge}; SameSite=Lax${secure}${shared}`;
 }
 
 /** localStorage can be absent or throw (privacy modes); the queue then lives only in memory. */
@@ -78,6 +94,15 @@ export function noticeSeen(siteKey: string, value?: { v: number; t: number } | n
     // No storage: the notice shows on each page, which is safe.
   }
   return null;
+}
+
+/** Forgets the dismissed notice (reset, sign-out): the notice shows again where a regime has one. */
+export function forgetNotice(siteKey: string) {
+  try {
+    localStorage.removeItem(names(siteKey).notice);
+  } catch {
+    // No storage: nothing was kept.
+  }
 }
 
 /** Receipt URLs this page could not put in localStorage (absent, or throwing in a privacy mode). */

@@ -1,40 +1,19 @@
-/**
- * The banner's own words. The channel config carries only purpose texts, so the SDK ships these for
- * the common languages and picks them by the language chosen for the purposes (English otherwise).
- */
-export interface UiStrings {
-  title: string;
-  body: string;
-  accept: string;
-  reject: string;
-  customize: string;
-  prefsTitle: string;
-  prefsBody: string;
-  save: string;
-  required: string;
-  gpcOff: string;
-  usedBy: string;
-  policy: string;
-  gpc: string;
-  /**
-   * Opt-out regions: the GPC signal was recorded as an opt-out (the visitor may still opt back in);
-   * California's regulations (§7025(c)(6)) ask for these words, on the choices link and the preferences.
-   */
-  gpcHonored: string;
-  /** The notice (notice-only and opt-out regimes) and the opt-out link. */
-  choices: string;
-  noticeTitle: string;
-  notice: string;
-  optOut: string;
-  dismiss: string;
-  /** The preferences view's link to the receipt of the visitor's last decision. */
-  receipt: string;
-  newTab: string;
-  /** A signed-in visitor's first layer: the choice is the account's (docs/guides/signed-in-visitors.md). */
-  signedIn: string;
-}
+import type { UiStrings } from '../../src/shared/banner-words.ts';
 
-const en: UiStrings = {
+export type { UiStrings };
+
+/**
+ * The banner's own words (the config's purposes carry their own texts). English is in sdk.js; the
+ * other languages are not, since most visitors of a channel never need them: the service puts the
+ * ones the channel speaks in its config (`bannerWords`, from src/shared/banner-words.ts), and the
+ * SDK picks them by the language chosen for the purposes, English otherwise.
+ */
+/** The notice's words (noticeTitle, notice, optOut, dismiss) are notice.js's (sdk/src/notice/words.ts). */
+export type NoticeWords = Pick<UiStrings, 'noticeTitle' | 'notice' | 'optOut' | 'dismiss'>;
+/** The banner's words as sdk.js has them: every member but the notice's, which notice.js brings. */
+export type SdkWords = Omit<UiStrings, keyof NoticeWords> & Partial<NoticeWords>;
+
+export const en: SdkWords = {
   title: 'Your privacy choices',
   body: 'We use cookies and similar technologies for the purposes listed under "Customize". Nothing optional runs unless you allow it. You can change your choice at any time.',
   accept: 'Accept all',
@@ -50,102 +29,17 @@ const en: UiStrings = {
   gpc: 'Your browser sends a Global Privacy Control signal, so the purposes it covers stay off.',
   gpcHonored: 'Opt-Out Request Honored',
   choices: 'Your Privacy Choices',
-  noticeTitle: 'Cookies on this site',
-  notice: 'We use cookies and similar technologies for the purposes described in our privacy policy.',
-  optOut: 'They are on unless you opt out, which you can do at any time under "Your Privacy Choices".',
-  dismiss: 'Close',
   receipt: 'Your receipt',
   newTab: '(opens in a new tab)',
   signedIn: 'You are signed in: your choice applies on every device where you are signed in.',
+  alsoOn: 'Your choice also applies on:',
 };
 
-const de: UiStrings = {
-  title: 'Ihre Datenschutz-Einstellungen',
-  body: 'Wir verwenden Cookies und ähnliche Technologien für die unter „Anpassen“ aufgeführten Zwecke. Optionales läuft nur mit Ihrer Erlaubnis. Sie können Ihre Wahl jederzeit ändern.',
-  accept: 'Alle akzeptieren',
-  reject: 'Alle ablehnen',
-  customize: 'Anpassen',
-  prefsTitle: 'Datenschutz-Einstellungen',
-  prefsBody:
-    'Wählen Sie, welche Zwecke Sie erlauben. Erforderliche halten die Website funktionsfähig und sind immer aktiv.',
-  save: 'Auswahl speichern',
-  required: '(immer aktiv)',
-  gpcOff: '(aus: Global Privacy Control)',
-  usedBy: 'Verwendet von',
-  policy: 'Datenschutzerklärung',
-  gpc: 'Ihr Browser sendet ein Global-Privacy-Control-Signal, daher bleiben die betroffenen Zwecke aus.',
-  gpcHonored: 'Opt-out-Anfrage berücksichtigt',
-  choices: 'Ihre Datenschutzoptionen',
-  noticeTitle: 'Cookies auf dieser Website',
-  notice:
-    'Wir verwenden Cookies und ähnliche Technologien für die in unserer Datenschutzerklärung beschriebenen Zwecke.',
-  optOut:
-    'Sie sind aktiv, solange Sie nicht widersprechen; das können Sie jederzeit unter „Ihre Datenschutzoptionen“.',
-  dismiss: 'Schließen',
-  receipt: 'Ihre Quittung',
-  newTab: '(öffnet in einem neuen Tab)',
-  signedIn: 'Sie sind angemeldet: Ihre Wahl gilt auf jedem Gerät, auf dem Sie angemeldet sind.',
-};
-
-const fr: UiStrings = {
-  title: 'Vos choix de confidentialité',
-  body: 'Nous utilisons des cookies et des technologies similaires pour les finalités listées sous « Personnaliser ». Rien d’optionnel ne fonctionne sans votre accord. Vous pouvez changer d’avis à tout moment.',
-  accept: 'Tout accepter',
-  reject: 'Tout refuser',
-  customize: 'Personnaliser',
-  prefsTitle: 'Préférences de confidentialité',
-  prefsBody:
-    'Choisissez les finalités que vous autorisez. Les finalités requises font fonctionner le site et restent actives.',
-  save: 'Enregistrer mes choix',
-  required: '(toujours actif)',
-  gpcOff: '(désactivé : Global Privacy Control)',
-  usedBy: 'Utilisé par',
-  policy: 'Politique de confidentialité',
-  gpc: 'Votre navigateur envoie un signal Global Privacy Control : les finalités concernées restent donc désactivées.',
-  gpcHonored: 'Demande d’opposition respectée',
-  choices: 'Vos choix en matière de confidentialité',
-  noticeTitle: 'Cookies sur ce site',
-  notice:
-    'Nous utilisons des cookies et des technologies similaires pour les finalités décrites dans notre politique de confidentialité.',
-  optOut:
-    'Ils sont actifs sauf si vous vous y opposez, ce que vous pouvez faire à tout moment via « Vos choix en matière de confidentialité ».',
-  dismiss: 'Fermer',
-  receipt: 'Votre reçu',
-  newTab: '(s’ouvre dans un nouvel onglet)',
-  signedIn: 'Vous êtes connecté : votre choix s’applique sur chaque appareil où vous êtes connecté.',
-};
-
-const es: UiStrings = {
-  title: 'Sus opciones de privacidad',
-  body: 'Usamos cookies y tecnologías similares para los fines indicados en «Personalizar». Nada opcional se ejecuta sin su permiso. Puede cambiar su elección en cualquier momento.',
-  accept: 'Aceptar todo',
-  reject: 'Rechazar todo',
-  customize: 'Personalizar',
-  prefsTitle: 'Preferencias de privacidad',
-  prefsBody:
-    'Elija qué fines permite. Los necesarios mantienen el sitio en funcionamiento y están siempre activos.',
-  save: 'Guardar selección',
-  required: '(siempre activo)',
-  gpcOff: '(desactivado: Global Privacy Control)',
-  usedBy: 'Usado por',
-  policy: 'Política de privacidad',
-  gpc: 'Su navegador envía una señal Global Privacy Control, por lo que los fines afectados quedan desactivados.',
-  gpcHonored: 'Solicitud de exclusión respetada',
-  choices: 'Sus opciones de privacidad',
-  noticeTitle: 'Cookies en este sitio',
-  notice:
-    'Usamos cookies y tecnologías similares para los fines descritos en nuestra política de privacidad.',
-  optOut:
-    'Están activas salvo que se oponga, lo que puede hacer en cualquier momento en «Sus opciones de privacidad».',
-  dismiss: 'Cerrar',
-  receipt: 'Su recibo',
-  newTab: '(se abre en una pestaña nueva)',
-  signedIn: 'Ha iniciado sesión: su elección se aplica en todos los dispositivos donde haya iniciado sesión.',
-};
-
-const STRINGS: Record<string, UiStrings> = { en, de, fr, es };
-
-export function stringsFor(language: string): UiStrings {
+/**
+ * The words for `language` (exact, then its primary subtag) among `words` (the config's
+ * bannerWords, or every translation in tcf.js), else English.
+ */
+export function stringsFor(language: string, words: Record<string, UiStrings> = {}): SdkWords {
   const lang = language.toLowerCase();
-  return STRINGS[lang] || STRINGS[lang.split('-')[0]] || en;
+  return words[lang] || words[lang.split('-')[0]] || en;
 }

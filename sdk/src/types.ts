@@ -1,7 +1,8 @@
+import type { UiStrings } from './strings.ts';
 /** The shapes the SDK reads from `GET …/config` (built by the service's buildVisitorConfig). */
 export type Decision = 'granted' | 'denied';
 export type Decisions = Record<string, Decision>;
-export type Source = 'banner' | 'preference_center' | 'api' | 'gpc';
+export type Source = 'banner' | 'preference_center' | 'api' | 'gpc' | 'import';
 /** What the law of the visitor's region asks of the page (docs/regions.md). */
 export type Regime = 'opt-in' | 'opt-out' | 'notice-only';
 
@@ -65,6 +66,8 @@ export interface SiteConfig {
    * origins (wildcards as `https://*.example.com`); [] or absent otherwise.
    */
   siblingDomains?: Array<{ domain: string; origins: string[] }>;
+  /** The banner's words in the channel's languages other than English (src/shared/banner-words.ts). */
+  bannerWords?: Record<string, UiStrings>;
 }
 
 /** The CMP the CMP API names, and whether GDPR applies to this visitor. */
@@ -165,7 +168,15 @@ export interface PendingPost {
     tcString?: string;
     /** The page showed that the GPC signal was honoured ("Opt-Out Request Honored"). */
     gpcHonoredShown?: boolean;
+    /** Source "import": the previous CMP's cookie the decision was read from (import.js). */
+    importedFrom?: ImportedChoice['importedFrom'];
   };
+}
+
+/** A choice read from the site's previous CMP's cookie (sdk/src/import): per optional purpose. */
+export interface ImportedChoice {
+  choice: Record<string, boolean>;
+  importedFrom: { cmp: 'onetrust' | 'cookiebot' | 'tcf'; recordedAt: string; value: string };
 }
 
 /** What tcf.js reports of a decision: the choice for the channel's purposes, and the TC string made. */
@@ -179,6 +190,8 @@ export interface TcSent {
 
 /** The TCF CMP started by tcf.js (sdk/src/tcf): on TCF channels it takes the banner's place. */
 export interface TcfHandle {
+  /** Consent Mode's advertising signals from the visitor's TC string (tcf/consent-mode.ts); null: none yet. */
+  consentMode(): Record<string, Decision> | null;
   /**
    * A returning visitor: when the TC string kept for this configVersion still holds, makes it the
    * CMP API's (`tcloaded`), closes any open layers and returns true; false means ask again.

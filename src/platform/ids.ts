@@ -70,6 +70,7 @@ export type IdPrefix =
   | 'pur'
   | 'tec'
   | 'ori'
+  | 'app'
   | 'evt'
   | 'exp'
   | 'scn'

@@ -49,6 +49,7 @@ describe('POST /v1/channels', () => {
         'cookieDomain',
         'crossDomain',
         'imports',
+        'platform',
         'createdAt',
         'updatedAt',
         'archivedAt',
@@ -56,6 +57,7 @@ describe('POST /v1/channels', () => {
     );
     // Region defaults: opt-in everywhere, a decision asked again after 180 days.
     expect(channel.regionRules).toEqual([{ regions: ['*'], regime: 'opt-in' }]);
+    expect(channel.platform).toBe('web');
     expect(channel.consentMaxAgeDays).toBe(180);
     expect(channel.gppCmpId).toBeNull();
     expect(channel.gppSections).toBe('usnat');

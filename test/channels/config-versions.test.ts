@@ -199,6 +199,8 @@ describe('config versions', () => {
       // Where its pages may run: none registered, and a test channel runs on localhost.
       origins: ['http://localhost:*', 'http://127.0.0.1:*'],
       siblingDomains: [],
+      // An English channel: the SDK has its words.
+      bannerWords: {},
     });
     // A decision may answer any version the channel had, and no other.
     const decide = await decisionsFrom(t, tenant.testKey, channel);

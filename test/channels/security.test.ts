@@ -106,6 +106,19 @@ const routes: Route[] = [
     path: () => `/v1/channels/${ids.channel}/origins/${ids.origin}/archive`,
     scope: 'channels:manage',
   },
+  // App ids (docs/guides/apps.md): the channel is a web one, so the POST is a 422 after the scope check.
+  { method: 'GET', path: () => `/v1/channels/${ids.channel}/apps`, scope: 'channels:read' },
+  {
+    method: 'POST',
+    path: () => `/v1/channels/${ids.channel}/apps`,
+    scope: 'channels:manage',
+    body: () => ({ appId: 'com.example.shop', store: 'apple' }),
+  },
+  {
+    method: 'POST',
+    path: () => `/v1/channels/${ids.channel}/apps/app_none/archive`,
+    scope: 'channels:manage',
+  },
   { method: 'GET', path: () => `/v1/channels/${ids.channel}/config-versions`, scope: 'channels:read' },
   { method: 'GET', path: () => `/v1/channels/${ids.channel}/config-versions/1`, scope: 'channels:read' },
 ];

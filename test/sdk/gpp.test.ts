@@ -1,7 +1,7 @@
 import { GppModel } from '@iabgpp/cmpapi';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { gppBundle } from '../../src/modules/sites/sdk-bundle.ts';
+import { pieceBundle } from '../../src/modules/sites/sdk-bundle.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import { action, BANNER, sdkFixture } from './fixture.ts';
 import { browserSkipReason, shopPage } from './harness.ts';
@@ -146,7 +146,7 @@ describe.skipIf(browserSkipReason !== null)('GPP CMP API (issue 19)', () => {
         page,
         urls,
         posts,
-        gppJs: `GET /v1/public/sites/${site.siteKey}/gpp.js?v=${gppBundle().version}`,
+        gppJs: `GET /v1/public/sites/${site.siteKey}/gpp.js?v=${pieceBundle('gpp').version}`,
       };
     }
 

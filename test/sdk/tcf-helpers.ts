@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { TCString } from '@iabtechlabtcf/core';
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { tcfBundle } from '../../src/modules/sites/sdk-bundle.ts';
+import { pieceBundle } from '../../src/modules/sites/sdk-bundle.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { writeAtpFile } from '../helpers/atp.ts';
 import type { VendorListServer } from '../helpers/gvl.ts';
@@ -186,7 +186,7 @@ export function tcfFixture() {
         page,
         urls,
         posts,
-        tcfJs: `GET /v1/public/sites/${site.siteKey}/tcf.js?v=${tcfBundle().version}`,
+        tcfJs: `GET /v1/public/sites/${site.siteKey}/tcf.js?v=${pieceBundle('tcf').version}`,
       };
     },
 

@@ -17,13 +17,14 @@ const ENTRY = `
 import { GVL } from '@iabtechlabtcf/core';
 import { createTcfLayers } from './sdk/src/tcf/layers/index.ts';
 import { stringsFor } from './sdk/src/strings.ts';
+import { BANNER_WORDS } from './src/shared/banner-words.ts';
 window.tcfChoices = [];
 const layers = createTcfLayers();
 window.startTcfLayers = (o) => layers.show({
   gvl: new GVL(o.list),
   config: o.config,
   language: o.language,
-  strings: stringsFor(o.language),
+  strings: stringsFor(o.language, BANNER_WORDS),
   previous: o.previous,
   view: o.view,
   onChoice(choice, action) {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SITE_CACHE_NOTIFIED_TTL_MS } from '../../src/modules/sites/site-cache.ts';
+import { BANNER_WORDS } from '../../src/shared/banner-words.ts';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import {
@@ -65,6 +66,8 @@ describe('GET …/config', () => {
         origins: expect.arrayContaining([SITE_ORIGIN, WILDCARD_ORIGIN]),
         // crossDomain is off: no sibling domains.
         siblingDomains: [],
+        // A purpose has German words: the banner's own German words come with them.
+        bannerWords: { de: BANNER_WORDS.de },
       },
       meta: {},
       error: null,

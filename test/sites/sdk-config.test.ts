@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gppBundle, tcfBundle } from '../../src/modules/sites/sdk-bundle.ts';
+import { pieceBundle } from '../../src/modules/sites/sdk-bundle.ts';
 import { carriedConfig } from '../../src/modules/sites/sdk-with-config.ts';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
@@ -88,8 +88,8 @@ describe('lazily loaded bundles: immutable versioned URLs', () => {
   it('gpp.js and tcf.js by their own version are kept a year; by another version or none, minutes', async () => {
     const site = await createReadySite(t, tenant.testKey);
     for (const [file, bundle] of [
-      ['gpp.js', gppBundle()],
-      ['tcf.js', tcfBundle()],
+      ['gpp.js', pieceBundle('gpp')],
+      ['tcf.js', pieceBundle('tcf')],
     ] as const) {
       const get = (query: string) => t.http.get(`/v1/public/sites/${site.siteKey}/${file}${query}`);
       const current = await get(`?v=${bundle.version}`);

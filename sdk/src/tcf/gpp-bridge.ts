@@ -1,4 +1,4 @@
-import { gppUrl } from '../bundle-urls.ts';
+import { pieceUrl } from '../bundle-urls.ts';
 import type { GppSection, TcfGppHandle } from '../gpp/cmp.ts';
 import { GPP_TIMEOUT_MS } from '../gpp-loader.ts';
 import { loadBundle } from '../load-bundle.ts';
@@ -16,7 +16,7 @@ type Registered = { start(cmpId: number, section: GppSection): TcfGppHandle };
 export function gppForTcf(ctx: TcfStart): Promise<TcfGppHandle | null> {
   const cmpId = ctx.config.gppCmpId;
   if (!cmpId) return Promise.resolve(null);
-  return loadBundle(gppUrl(ctx.site), '__consentServiceGpp', GPP_TIMEOUT_MS, (gpp: Registered) =>
+  return loadBundle(pieceUrl(ctx.site, 'gpp'), '__consentServiceGpp', GPP_TIMEOUT_MS, (gpp: Registered) =>
     gpp.start(cmpId, 'tcfeuv2'),
   );
 }

@@ -4,7 +4,7 @@ import { readQuery, rowsOf } from '../../platform/db/rows.ts';
 import type { Db, Tx } from '../../platform/db/store.ts';
 
 export type Interval = 'day' | 'week' | 'month';
-export type GroupBy = 'region' | 'regime' | 'configVersion';
+export type GroupBy = 'region' | 'regime' | 'configVersion' | 'platform';
 
 export interface AnalyticsScope {
   organizationId: string;

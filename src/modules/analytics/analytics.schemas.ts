@@ -19,10 +19,18 @@ export const AnalyticsQuery = Type.Object(
       Type.Union([Type.Literal('day'), Type.Literal('week'), Type.Literal('month')], { default: 'day' }),
     ),
     groupBy: Type.Optional(
-      Type.Union([Type.Literal('region'), Type.Literal('regime'), Type.Literal('configVersion')], {
-        description:
-          'At most 50 groups are returned: those with the most decisions in the range, then the most impressions, then by key. The rest are summed into one group `"other"` in each period.',
-      }),
+      Type.Union(
+        [
+          Type.Literal('region'),
+          Type.Literal('regime'),
+          Type.Literal('configVersion'),
+          Type.Literal('platform'),
+        ],
+        {
+          description:
+            'At most 50 groups are returned: those with the most decisions in the range, then the most impressions, then by key. The rest are summed into one group `"other"` in each period.',
+        },
+      ),
     ),
   },
   { additionalProperties: false },
@@ -65,6 +73,12 @@ export const AnalyticsRow = Type.Object(
     configVersion: Type.Optional(
       Type.Union([Type.Integer(), Type.Literal('other')], {
         description: `With groupBy=configVersion: the version the visitor saw, or "other". ${OTHER}`,
+      }),
+    ),
+    platform: Type.Optional(
+      Type.String({
+        description:
+          'With groupBy=platform: "web" (a web channel’s pages), or the app’s X-Consent-Platform: ios, android, other (docs/guides/apps.md). Four keys at most, so never summed into "other"',
       }),
     ),
     ...Counts,

@@ -26,7 +26,8 @@ export const LAST_DAY = '9999-12-31';
 /**
  * The group summing every group an answer leaves out (beyond MAX_GROUPS, analytics.repo.ts). No
  * real key can be "other": regions are upper-case ISO 3166 codes (or null, unknown), regimes are
- * `opt-in`, `opt-out` and `notice-only`, config versions are integers.
+ * `opt-in`, `opt-out` and `notice-only`, config versions are integers. Platforms have a real
+ * "other" (an app that named none), but there are four of them, far below MAX_GROUPS: never summed.
  */
 export const OTHER_GROUP = 'other';
 

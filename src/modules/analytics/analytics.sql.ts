@@ -11,9 +11,10 @@
 /** The key of a daily aggregate row, as computed from an evidence event `e`. */
 const dayKey = (e: string) => `${e}.organization_id, ${e}.environment, ${e}.channel_id,
     (${e}.recorded_at AT TIME ZONE 'UTC')::date AS day, coalesce(${e}.region, '') AS region,
-    coalesce(${e}.regime, '') AS regime, ${e}.config_version`;
-const KEY_COLUMNS = 'organization_id, environment, channel_id, day, region, regime, config_version';
-const CONFLICT = 'organization_id, channel_id, day, region, regime, config_version, shard';
+    coalesce(${e}.regime, '') AS regime, ${e}.config_version,
+    coalesce(${e}.app ->> 'platform', 'web') AS platform`;
+const KEY_COLUMNS = 'organization_id, environment, channel_id, day, region, regime, config_version, platform';
+const CONFLICT = 'organization_id, channel_id, day, region, regime, config_version, platform, shard';
 /**
  * Rows per day key (migration 0020): each statement counts into one of them, picked at random once
  * per statement, so batches committing concurrently rarely wait on each other's row lock.
@@ -45,15 +46,15 @@ analytics_purposes AS (
   INSERT INTO consent_analytics_purposes AS a (${KEY_COLUMNS}, purpose_key, shard, granted, denied)
   SELECT ${dayKey('ev')}, d.key, ${SHARD}, count(*) FILTER (WHERE d.value = 'granted'), count(*) FILTER (WHERE d.value = 'denied')
   FROM ${events} ev CROSS JOIN LATERAL jsonb_each_text(ev.decisions) AS d(key, value)
-  GROUP BY 1, 2, 3, 4, 5, 6, 7, d.key
+  GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, d.key
   ON CONFLICT (${CONFLICT}, purpose_key) DO UPDATE SET granted = a.granted + excluded.granted,
     denied = a.denied + excluded.denied
 )`;
 }
 
-/** One flush of counted impressions: $1–$8 are parallel arrays (the key columns as text, then counts). */
+/** One flush of counted impressions: $1–$9 are parallel arrays (the key columns as text, then counts). */
 export const IMPRESSIONS_UPSERT = `INSERT INTO consent_analytics_daily AS a (${KEY_COLUMNS}, shard, impressions)
-  SELECT organization_id, environment, channel_id, day::date, region, regime, config_version::integer, ${SHARD}, n::bigint
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
-    AS i(organization_id, environment, channel_id, day, region, regime, config_version, n)
+  SELECT organization_id, environment, channel_id, day::date, region, regime, config_version::integer, platform, ${SHARD}, n::bigint
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+    AS i(organization_id, environment, channel_id, day, region, regime, config_version, platform, n)
   ON CONFLICT (${CONFLICT}) DO UPDATE SET impressions = a.impressions + excluded.impressions`;

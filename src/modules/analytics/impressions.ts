@@ -10,6 +10,8 @@ export interface ImpressionKey {
   region: string | null;
   regime: string;
   configVersion: number;
+  /** "web", or the app's X-Consent-Platform (docs/guides/apps.md). */
+  platform: string;
 }
 
 /** How long counted impressions wait in memory before they are written together. */
@@ -36,15 +38,22 @@ export function createImpressionCounter(store: Store) {
       column((e) => e.key.region ?? ''),
       column((e) => e.key.regime),
       column((e) => String(e.key.configVersion)),
+      column((e) => e.key.platform),
       column((e) => String(e.n)),
     ];
     await store.statement({ name: null, text: IMPRESSIONS_UPSERT }, values);
   }
 
   const idOf = (key: ImpressionKey) =>
-    [key.organizationId, key.channelId, key.day, key.region ?? '', key.regime, key.configVersion].join(
-      '\u0000',
-    );
+    [
+      key.organizationId,
+      key.channelId,
+      key.day,
+      key.region ?? '',
+      key.regime,
+      key.configVersion,
+      key.platform,
+    ].join('\u0000');
 
   function add(key: ImpressionKey, n: number) {
     const id = idOf(key);

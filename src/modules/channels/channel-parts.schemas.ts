@@ -137,7 +137,34 @@ export const CreateOriginBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** A bundle id (iOS) or package name (Android): reverse-domain, at least two labels. */
+export const APP_ID_PATTERN = '^[A-Za-z][A-Za-z0-9_-]*(\\.[A-Za-z0-9_-]+)+$';
+const AppId = Type.String({
+  pattern: APP_ID_PATTERN,
+  maxLength: 255,
+  description: 'The bundle id (iOS) or package name (Android) the app sends as X-Consent-App',
+  examples: ['com.example.shop'],
+});
+const AppStore = Type.Union([Type.Literal('apple'), Type.Literal('google'), Type.Literal('other')], {
+  description: 'Where the app is published',
+});
+
+export const App = Type.Object(
+  {
+    id: Type.String({ examples: ['app_4kF9x2mQ7pL1vN8sR3tY6w'] }),
+    channelId: Type.String(),
+    appId: AppId,
+    store: AppStore,
+    status: Status,
+    createdAt: ApiDate,
+  },
+  { $id: 'App' },
+);
+
+export const CreateAppBody = Type.Object({ appId: AppId, store: AppStore }, { additionalProperties: false });
+
 const id = Type.String({ minLength: 1, maxLength: 64 });
 export const PurposeParams = Type.Object({ id, purposeId: id });
 export const TechnologyParams = Type.Object({ id, technologyId: id });
 export const OriginParams = Type.Object({ id, originId: id });
+export const AppParams = Type.Object({ id, appRecordId: id });

@@ -1,4 +1,5 @@
 import { apiDate } from '../../platform/http/dates.ts';
+import type { AppRow } from './apps.repo.ts';
 import type { ChannelRow, ConfigVersionRow, OriginRow, PurposeRow, TechnologyRow } from './channels.repo.ts';
 import { snapshotConfig } from './visitor-config.ts';
 
@@ -36,6 +37,7 @@ export function presentChannel(channel: ChannelRow) {
     cookieDomain: channel.cookieDomain,
     crossDomain: channel.crossDomain,
     imports: channel.imports,
+    platform: channel.platform,
     createdAt: apiDate(channel.createdAt),
     updatedAt: apiDate(channel.updatedAt),
     archivedAt: apiDate(channel.archivedAt),
@@ -81,6 +83,17 @@ export function presentOrigin(origin: OriginRow) {
     origin: origin.origin,
     status: origin.status,
     createdAt: apiDate(origin.createdAt),
+  };
+}
+
+export function presentApp(app: AppRow) {
+  return {
+    id: app.id,
+    channelId: app.channelId,
+    appId: app.appId,
+    store: app.store,
+    status: app.status,
+    createdAt: apiDate(app.createdAt),
   };
 }
 

@@ -12,6 +12,7 @@ import {
 } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { absentBodyAsEmpty } from '../../platform/http/validation.ts';
+import { appsRoutes } from './apps.routes.ts';
 import type { ChannelRoutesDeps } from './channel-sub-resource.ts';
 import { presentChannel } from './channels.presenters.ts';
 import {
@@ -133,5 +134,6 @@ export function channelsRoutes(app: App, deps: ChannelRoutesDeps) {
   purposesRoutes(app, deps);
   technologiesRoutes(app, deps);
   originsRoutes(app, deps);
+  appsRoutes(app, deps);
   configVersionsRoutes(app, deps);
 }

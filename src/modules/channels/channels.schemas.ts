@@ -1,5 +1,6 @@
-import { Type } from '@sinclair/typebox';
+import { type TString, Type } from '@sinclair/typebox';
 import { ApiDate, NullableApiDate } from '../../platform/http/schemas.ts';
+import { BANNER_WORDS, type UiStrings } from '../../shared/banner-words.ts';
 import { ConsentMaxAgeDays, Regime, RegionRules, ResolvedRegion } from '../regions/regions.schemas.ts';
 import { GoogleAdditionalConsent, SiteGoogleAdditionalConsent } from '../tcf/additional-consent.schemas.ts';
 import { CmpImports, CookieDomain, CrossDomain, FirstPartyPath } from './first-party.schemas.ts';
@@ -157,6 +158,12 @@ const NullableTcfInput = Type.Union(
   { description: 'IAB TCF v2.3 settings, replaced as a whole; null turns TCF off' },
 );
 
+/** Set on create only: a web channel has origins, an app channel app ids (docs/guides/apps.md). */
+const Platform = Type.Union([Type.Literal('web'), Type.Literal('app')], {
+  description:
+    'Where the channel is shown: "web" (pages on its origins) or "app" (apps by their app ids, whose public calls send X-Consent-App instead of an Origin). Set on create; default "web"',
+});
+
 export const Channel = Type.Object(
   {
     id: Type.String({ examples: ['ch_4kF9x2mQ7pL1vN8sR3tY6w'] }),
@@ -184,6 +191,7 @@ export const Channel = Type.Object(
     cookieDomain: CookieDomain,
     crossDomain: CrossDomain,
     imports: CmpImports,
+    platform: Platform,
     createdAt: ApiDate,
     updatedAt: ApiDate,
     archivedAt: NullableApiDate,
@@ -225,12 +233,18 @@ export const CreateChannelBody = Type.Object(
     cookieDomain: Type.Optional(CookieDomain),
     crossDomain: Type.Optional(CrossDomain),
     imports: Type.Optional(CmpImports),
+    platform: Type.Optional(Platform),
   },
   { additionalProperties: false },
 );
 
-/** Every member optional; privacyPolicy is merged member by member. */
-export const UpdateChannelBody = Type.Partial(CreateChannelBody, { additionalProperties: false });
+/**
+ * Every member optional; privacyPolicy is merged member by member. No platform: origins or app ids
+ * registered under one would mean nothing under the other.
+ */
+export const UpdateChannelBody = Type.Partial(Type.Omit(CreateChannelBody, ['platform']), {
+  additionalProperties: false,
+});
 
 const Translation = Type.Object(
   { name: Name, description: Type.Union([Type.String({ maxLength: 2000 }), Type.Null()]) },
@@ -332,6 +346,15 @@ export const VisitorConfig = Type.Object(
  * The public config answer (`GET /v1/public/sites/:siteKey/config`): the snapshot, resolved for
  * the visitor's region (docs/regions.md).
  */
+/** The banner's words in one language (src/shared/banner-words.ts): every member a string. */
+const BannerWords = Type.Object(
+  Object.fromEntries(Object.keys(BANNER_WORDS.de).map((key) => [key, Type.String()])) as Record<
+    keyof UiStrings,
+    TString
+  >,
+  { additionalProperties: false },
+);
+
 export const SiteConfig = Type.Composite(
   [
     Type.Omit(VisitorConfig, ['tcf']),
@@ -399,6 +422,10 @@ export const SiteConfig = Type.Composite(
           ],
         },
       ),
+      bannerWords: Type.Record(Type.String({ pattern: '^[a-z]{2,3}(-[a-z0-9]{1,8})*$' }), BannerWords, {
+        description:
+          'The banner’s own words (buttons, titles, notices) in each of the channel’s `languages` the SDK has words for other than English, by lower-case language tag; English is built into the SDK. {} for a channel in English alone',
+      }),
     }),
   ],
   { $id: 'SiteConfig' },

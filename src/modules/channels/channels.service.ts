@@ -21,6 +21,8 @@ import {
   tcfSettings,
 } from '../tcf/tcf.service.ts';
 import type { EventsService } from '../webhooks/events.service.ts';
+import { appsRepo } from './apps.repo.ts';
+import { createAppsService } from './apps.service.ts';
 import { createChannelChanges } from './channel-changes.ts';
 import { type ChannelRow, type ChannelUpdate, channelsRepo, configVersionsRepo } from './channels.repo.ts';
 import type { CreateChannelBody, UpdateChannelBody } from './channels.schemas.ts';
@@ -109,6 +111,7 @@ export function createChannelsService(deps: {
       cookieDomain: input.cookieDomain ?? null,
       crossDomain: input.crossDomain ?? false,
       imports: input.imports ?? [],
+      platform: input.platform ?? 'web',
       createdAt: now,
       updatedAt: now,
       archivedAt: null,
@@ -174,6 +177,7 @@ export function createChannelsService(deps: {
     purposes: createPurposesService(parts),
     technologies: createTechnologiesService(parts),
     origins: createOriginsService(parts),
+    apps: createAppsService(parts),
 
     async create(db: DbScope, context: AuditContext, input: CreateChannelInput): Promise<ChannelRow> {
       // 24 base62 characters make a collision practically impossible; one retry covers the rest.
@@ -324,6 +328,10 @@ export function createChannelsService(deps: {
      */
     activeOrigins: (channel: ChannelRow, db: Db = store.db): Promise<string[]> =>
       originsRepo.active(db, channel),
+
+    /** An app channel's active app ids (docs/guides/apps.md); [] for a web channel. */
+    activeApps: (channel: ChannelRow, db: Db = store.db): Promise<string[]> =>
+      channel.platform === 'app' ? appsRepo.active(db, channel) : Promise.resolve([]),
   };
 }
 

@@ -84,6 +84,13 @@ export const channels = pgTable(
     crossDomain: boolean('cross_domain').notNull().default(false),
     /** Previous CMPs whose cookies the SDK imports decisions from. */
     imports: jsonb('imports').$type<ChannelImport[]>().notNull().default(sql`'[]'::jsonb`),
+    /**
+     * Where the channel's visitors are (docs/guides/apps.md): "web" pages on registered origins, or
+     * "app" ids (channel_apps) whose public calls carry X-Consent-App instead of an Origin.
+     */
+    platform: text('platform', { enum: ['web', 'app'] })
+      .notNull()
+      .default('web'),
     createdAt: at('created_at').notNull(),
     updatedAt: at('updated_at').notNull(),
     archivedAt: at('archived_at'),
@@ -176,6 +183,33 @@ export const origins = pgTable(
       .on(t.organizationId, t.channelId, t.origin)
       .where(sql`status = 'active'`),
     index('origins_list_idx').on(t.organizationId, t.channelId, t.createdAt, t.id),
+  ],
+);
+
+/**
+ * The apps of an app channel (docs/guides/apps.md): what origins are to a web channel. `appId` is a
+ * bundle id or package name, compared exactly (apps send it as their platform knows it).
+ */
+export const channelApps = pgTable(
+  'channel_apps',
+  {
+    organizationId: text('organization_id').notNull(),
+    id: text('id').notNull(),
+    environment: text('environment', { enum: ['test', 'live'] }).notNull(),
+    channelId: text('channel_id').notNull(),
+    appId: text('app_id').notNull(),
+    store: text('store', { enum: ['apple', 'google', 'other'] }).notNull(),
+    status: text('status', { enum: ['active', 'archived'] }).notNull(),
+    createdAt: at('created_at').notNull(),
+    archivedAt: at('archived_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.id] }),
+    // Only active app ids must be unique: an archived one may be registered again.
+    uniqueIndex('channel_apps_channel_app_key')
+      .on(t.organizationId, t.channelId, t.appId)
+      .where(sql`status = 'active'`),
+    index('channel_apps_list_idx').on(t.organizationId, t.channelId, t.createdAt, t.id),
   ],
 );
 

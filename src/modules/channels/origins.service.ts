@@ -24,6 +24,12 @@ export function createOriginsService({ store, clock, audit, changes }: ChannelPa
     ): Promise<OriginRow> {
       return db.write(async (tx) => {
         const channel = await changes.lockActive(tx, context, channelId, 'share');
+        if (channel.platform === 'app') {
+          throw validationFailed(
+            [{ path: '/origin', message: 'the channel is an app channel: it has app ids, not origins' }],
+            'Origins belong to web channels only: register the app ids on this channel (POST /v1/channels/:id/apps), and the WebView pages’ origins on a web channel.',
+          );
+        }
         const normalized = normalizeOrigin(input.origin, { environment: channel.environment });
         if (!normalized.ok) {
           throw new AppError('invalid_origin', `The origin is not valid: ${normalized.reason}.`, {

@@ -8,6 +8,7 @@ import { siteIdempotencyOwner } from '../../platform/idempotency/idempotency.sco
 import type { DecisionOutcome, Metrics } from '../../platform/metrics/metrics.ts';
 import { DecisionCookieHeaders, RegionQuery, SiteParams } from '../sites/sites.schemas.ts';
 import {
+  callerOf,
   locationOf,
   preflightRoute,
   publicProblems,
@@ -95,6 +96,7 @@ export function consentRoutes(
         querystring: RegionQuery,
         body: PreferencesBody,
         response: {
+          ...publicProblems,
           201: {
             description: 'Recorded',
             headers: DecisionCookieHeaders,
@@ -107,7 +109,6 @@ export function consentRoutes(
           413: Problem,
           415: Problem,
           422: PreferencesProblem,
-          ...publicProblems,
         },
       },
     },
@@ -117,7 +118,7 @@ export function consentRoutes(
         siteOf(request),
         request.body,
         {
-          origin: new URL(request.headers.origin as string).origin,
+          ...callerOf(request),
           userAgent: typeof userAgent === 'string' && userAgent !== '' ? userAgent : null,
           ipPrefix: ipPrefix(request.ip),
           location: locationOf(request),

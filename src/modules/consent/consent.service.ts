@@ -8,7 +8,7 @@ import type { EvidenceService, RecordedEvent, RecordInput } from '../evidence/ev
 import type { DecisionOutcome, EvidenceRow, EvidenceTcf } from '../evidence/evidence.tables.ts';
 import { createGppDecoder, type GppDecoder, gppDecodeError, tcfEuSection } from '../gpp/gpp.service.ts';
 import type { IdentityService } from '../identity/identity.service.ts';
-import type { Site, SitesService } from '../sites/sites.service.ts';
+import type { AppCaller, Site, SitesService } from '../sites/sites.service.ts';
 import { type TcStringContext, type TcStringProblem, visitorRegime } from '../tcf/tcf.service.ts';
 import type { PreferencesBody } from './consent.schemas.ts';
 import { createDecisionStringChecks } from './decision-strings.ts';
@@ -19,7 +19,9 @@ export type PreferencesInput = Static<typeof PreferencesBody>;
 
 /** What the request itself tells about a decision (never from the body). */
 export interface RequestFacts {
-  origin: string;
+  /** The browser's registered Origin; null on an app channel, whose calls carry `app` instead. */
+  origin: string | null;
+  app: AppCaller | null;
   userAgent: string | null;
   ipPrefix: string | null;
   /** Where the visitor is (the sites service resolves the region from it). */
@@ -160,6 +162,7 @@ export function createConsentService(deps: {
         language: input.language ?? null,
         gpc,
         origin: facts.origin,
+        app: facts.app,
         userAgent: facts.userAgent,
         ipPrefix: facts.ipPrefix,
         region,
@@ -187,7 +190,7 @@ export function createConsentService(deps: {
     async recordHandoff(
       site: Site,
       handed: EvidenceRow,
-      fromOrigin: string,
+      from: { fromOrigin: string } | { fromApp: string },
       facts: RequestFacts,
     ): Promise<RecordedDecision> {
       const notice = await sites.noticeAnswered(site, handed.configVersion as number);
@@ -213,7 +216,8 @@ export function createConsentService(deps: {
         tcString: null,
         tcf: null,
         outcome: decisionOutcome(notice.purposes, decisions),
-        handoff: { fromOrigin, eventId: handed.id },
+        app: facts.app,
+        handoff: { ...from, eventId: handed.id },
       };
       const event = await evidence.write(decision);
       return { ...event, outcome: decision.outcome, receiptUrl: receiptUrl(event) };

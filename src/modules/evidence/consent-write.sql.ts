@@ -54,6 +54,7 @@ const EVENT_COLUMNS = [
   'gpc_honored_shown',
   'handoff',
   'imported_from',
+  'app',
   'outcome',
   'recorded_at',
   'receipt_hash',
@@ -66,6 +67,7 @@ const CASTS: Record<string, string> = {
   tcf: 'jsonb',
   handoff: 'jsonb',
   imported_from: 'jsonb',
+  app: 'jsonb',
   config_version: 'integer',
   gpc: 'boolean',
   gpc_honored_shown: 'boolean',
@@ -107,7 +109,8 @@ function maskedEventJsonb(e: string): string {
     || CASE WHEN ${e}.subject_kind IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('subjectKind', ${e}.subject_kind) END
     || CASE WHEN ${e}.gpc_honored_shown IS TRUE THEN jsonb_build_object('gpcHonoredShown', true) ELSE '{}'::jsonb END
     || CASE WHEN ${e}.handoff IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('handoff', ${e}.handoff) END
-    || CASE WHEN ${e}.imported_from IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('importedFrom', ${e}.imported_from) END`;
+    || CASE WHEN ${e}.imported_from IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('importedFrom', ${e}.imported_from) END
+    || CASE WHEN ${e}.app IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('app', ${e}.app) END`;
 }
 
 /** How the outbox rows are made: the webhooks module's attempt job (omitted when no outbox is wired). */

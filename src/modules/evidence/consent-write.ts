@@ -60,6 +60,7 @@ function eventValues(e: EvidenceRow): Array<string | null> {
     e.gpcHonoredShown === true ? 'true' : null,
     e.handoff == null ? null : JSON.stringify(e.handoff),
     e.importedFrom == null ? null : JSON.stringify(e.importedFrom),
+    e.app == null ? null : JSON.stringify(e.app),
     e.outcome ?? null,
     iso(e.recordedAt),
     e.receiptHash,

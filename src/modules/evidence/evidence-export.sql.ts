@@ -37,8 +37,8 @@ const jsonText = (column: string) => `coalesce(to_json(${column})::text, 'null')
  * tcf's members in the presenter's fixed order, its id lists as jsonb writes integer arrays with the
  * spaces removed, the members kept since the TC string rules only where the event has them. subjectKind (docs/guides/signed-in-visitors.md) last, only on events recorded
  * since accounts exist, as the presenter writes it; its value is a service-made word. handoff and
- * importedFrom (docs/guides/keep-the-choice.md) after it, each only on events that have it, their
- * members in the presenter's order, every string through to_json.
+ * importedFrom (docs/guides/keep-the-choice.md) after it, then app (docs/guides/apps.md), each only
+ * on events that have it, their members in the presenter's order, every string through to_json.
  */
 const LINE = `'{"id":"' || e.id || '","type":"consent.recorded","channelId":"' || e.channel_id
     || '","environment":"' || e.environment
@@ -75,11 +75,17 @@ const LINE = `'{"id":"' || e.id || '","type":"consent.recorded","channelId":"' |
       || '}' END
     || CASE WHEN e.subject_kind IS NULL THEN '' ELSE ',"subjectKind":"' || e.subject_kind || '"' END
     || CASE WHEN e.gpc_honored_shown IS TRUE THEN ',"gpcHonoredShown":true' ELSE '' END
-    || CASE WHEN e.handoff IS NULL THEN '' ELSE ',"handoff":{"fromOrigin":' || ${jsonText("e.handoff->>'fromOrigin'")}
+    || CASE WHEN e.handoff IS NULL THEN '' WHEN e.handoff->>'fromApp' IS NOT NULL
+      THEN ',"handoff":{"fromApp":' || ${jsonText("e.handoff->>'fromApp'")}
+      || ',"eventId":' || ${jsonText("e.handoff->>'eventId'")} || '}'
+      ELSE ',"handoff":{"fromOrigin":' || ${jsonText("e.handoff->>'fromOrigin'")}
       || ',"eventId":' || ${jsonText("e.handoff->>'eventId'")} || '}' END
     || CASE WHEN e.imported_from IS NULL THEN '' ELSE ',"importedFrom":{"cmp":' || ${jsonText("e.imported_from->>'cmp'")}
       || ',"recordedAt":' || ${jsonText("e.imported_from->>'recordedAt'")}
       || ',"value":' || ${jsonText("e.imported_from->>'value'")} || '}' END
+    || CASE WHEN e.app IS NULL THEN '' ELSE ',"app":{"appId":' || ${jsonText("e.app->>'appId'")}
+      || ',"platform":' || ${jsonText("e.app->>'platform'")}
+      || ',"sdkVersion":' || coalesce(${jsonText("e.app->>'sdkVersion'")}, 'null') || '}' END
     || '}'`;
 
 /**

@@ -1,5 +1,5 @@
 import { apiDate } from '../../platform/http/dates.ts';
-import type { EvidenceRow } from './evidence.tables.ts';
+import type { EvidenceHandoff, EvidenceRow } from './evidence.tables.ts';
 import { maskPseudonym } from './pseudonym.ts';
 
 /**
@@ -137,15 +137,16 @@ function gpcHonoredMember(row: EvidenceRow) {
 }
 
 /**
- * `handoff` (a decision handed over from a sibling domain) and `importedFrom` (one imported from the
- * previous CMP), docs/guides/keep-the-choice.md, each only on an event that has it: every other
+ * `handoff` (a decision handed over from a sibling domain or an app) and `importedFrom` (one imported
+ * from the previous CMP), docs/guides/keep-the-choice.md, and `app` (an app channel's decision,
+ * docs/guides/apps.md), each only on an event that has it: every other
  * event's canonical form lacks them, so events recorded before them keep their bytes and leaf hashes.
  * Members in a fixed order (the export's COPY writes the same).
  */
 function originMembers(row: EvidenceRow) {
-  const { handoff, importedFrom } = row;
+  const { handoff, importedFrom, app } = row;
   return {
-    ...(handoff == null ? {} : { handoff: { fromOrigin: handoff.fromOrigin, eventId: handoff.eventId } }),
+    ...(handoff == null ? {} : { handoff: handoffMember(handoff) }),
     ...(importedFrom == null
       ? {}
       : {
@@ -155,8 +156,14 @@ function originMembers(row: EvidenceRow) {
             value: importedFrom.value,
           },
         }),
+    ...(app == null ? {} : { app: { appId: app.appId, platform: app.platform, sdkVersion: app.sdkVersion } }),
   };
 }
+
+const handoffMember = (handoff: EvidenceHandoff) =>
+  'fromApp' in handoff
+    ? { fromApp: handoff.fromApp, eventId: handoff.eventId }
+    : { fromOrigin: handoff.fromOrigin, eventId: handoff.eventId };
 
 /** The event of `GET /v1/evidence/:id`: masked, with its receipt. */
 export function presentEvidence(row: EvidenceRow) {

@@ -22,6 +22,8 @@ export interface EvidenceFilters {
   /** A country matches itself and its subdivisions; a subdivision only itself. */
   region?: string;
   regime?: NonNullable<EvidenceRow['regime']>;
+  /** An app channel's events by the app that sent them (docs/guides/apps.md). */
+  appId?: string;
   subjectPseudonym?: string;
 }
 
@@ -34,6 +36,7 @@ const FILTERS = [
   'source',
   'region',
   'regime',
+  'appId',
   'from',
   'to',
   'purpose',
@@ -68,6 +71,8 @@ const listQuery = preparedQueries('evidence_list', (db, name, variant) => {
           ? sql`(${e.region} = ${value('region')} or (length(${value('region')}) = 2 and ${e.region} like ${value('region')} || '-%'))`
           : undefined,
         has.has('regime') ? eq(e.regime, value('regime')) : undefined,
+        // No index of its own: app ids are few per tenant, and a channelId filter narrows the walk.
+        has.has('appId') ? sql`${e.app} ->> 'appId' = ${value('appId')}` : undefined,
         has.has('from') ? gte(e.recordedAt, value('from')) : undefined,
         has.has('to') ? lte(e.recordedAt, value('to')) : undefined,
         decided,

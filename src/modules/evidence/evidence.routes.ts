@@ -59,6 +59,7 @@ export function evidenceRoutes(app: App, deps: { evidence: EvidenceService; curs
         source: query.source,
         region: query.region,
         regime: query.regime,
+        appId: query.appId,
         subjectId: query.subjectId,
       };
       // The cursor binds the filters; the subject enters it pseudonymized, never as the raw id.

@@ -97,14 +97,41 @@ export const EvidenceEvent = Type.Object(
       }),
     ),
     handoff: Type.Optional(
+      Type.Union(
+        [
+          Type.Object({
+            fromOrigin: Type.String({ description: 'The origin the visitor came from' }),
+            eventId: Type.String({
+              description: 'The event of the decision handed over (the visitor’s own)',
+            }),
+          }),
+          Type.Object({
+            fromApp: Type.String({ description: 'The app id whose WebView opened the page' }),
+            eventId: Type.String({
+              description: 'The app channel’s event of the decision handed over (the visitor’s own)',
+            }),
+          }),
+        ],
+        {
+          description:
+            'Source "handoff": the decision was handed over from another registrable domain of the channel (docs/guides/keep-the-choice.md), or from an app into its WebView (docs/guides/apps.md); absent otherwise',
+        },
+      ),
+    ),
+    app: Type.Optional(
       Type.Object(
         {
-          fromOrigin: Type.String({ description: 'The origin the visitor came from' }),
-          eventId: Type.String({ description: 'The event of the decision handed over (the visitor’s own)' }),
+          appId: Type.String({ description: 'X-Consent-App: an active app id of the channel' }),
+          platform: Type.Union([Type.Literal('ios'), Type.Literal('android'), Type.Literal('other')], {
+            description: 'X-Consent-Platform ("other" when none was sent)',
+          }),
+          sdkVersion: Type.Union([Type.String(), Type.Null()], {
+            description: 'X-Consent-Sdk-Version, or null when none was sent',
+          }),
         },
         {
           description:
-            'Source "handoff": the decision was handed over from another registrable domain of the channel (docs/guides/keep-the-choice.md); absent otherwise',
+            'An app channel’s decision: the app that sent it, in place of an origin (docs/guides/apps.md); absent otherwise',
         },
       ),
     ),
@@ -157,6 +184,10 @@ export const EvidenceQuery = Type.Object(
       description: 'Events recorded in this region; a country also matches its subdivisions (US: US-CA…)',
     }),
     regime: Type.Optional(Regime),
+    appId: Filter({
+      maxLength: 255,
+      description: 'Events an app of an app channel sent, by its app id (docs/guides/apps.md)',
+    }),
     subjectId: Filter({
       maxLength: 128,
       description: "The visitor's raw id; pseudonymized server-side, never stored",

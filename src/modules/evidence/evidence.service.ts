@@ -16,6 +16,7 @@ import { type EvidenceFilters, type EvidenceScope, evidenceRepo } from './eviden
 import type {
   Decision,
   DecisionOutcome,
+  EvidenceApp,
   EvidenceHandoff,
   EvidenceImport,
   EvidenceRow,
@@ -74,10 +75,12 @@ export interface RecordInput {
   gpcHonoredShown?: boolean;
   /** How the consent analytics count the decision (computed by the consent module, stored as is). */
   outcome: DecisionOutcome;
-  /** Source handoff: the sibling domain's origin and the event handed over. */
+  /** Source handoff: the sibling domain's origin (or the app's id) and the event handed over. */
   handoff?: EvidenceHandoff;
   /** Source import: the previous CMP's cookie the decision was imported from. */
   importedFrom?: EvidenceImport;
+  /** An app channel's decision: the app that sent it (origin is null then). */
+  app?: EvidenceApp | null;
 }
 
 export type ListFilters = Omit<EvidenceFilters, 'subjectPseudonym'> & { subjectId?: string };
@@ -216,6 +219,7 @@ export function createEvidenceService(deps: {
         gpcHonoredShown: input.gpcHonoredShown === true ? true : null,
         handoff: input.handoff ?? null,
         importedFrom: input.importedFrom ?? null,
+        app: input.app ?? null,
         outcome: input.outcome,
         recordedAt: new Date(Math.floor(now.getTime() / 1000) * 1000),
         receiptHash: '',

@@ -40,9 +40,19 @@ export interface EvidenceTcf {
  * Where a decision handed over from a sibling domain came from (docs/guides/keep-the-choice.md): the
  * origin the visitor left, and the event of the decision handed over (the visitor's own).
  */
-export interface EvidenceHandoff {
-  fromOrigin: string;
-  eventId: string;
+export type EvidenceHandoff =
+  | { fromOrigin: string; eventId: string }
+  /** From an app of another channel into a WebView page (docs/guides/apps.md): the app's id. */
+  | { fromApp: string; eventId: string };
+
+/**
+ * The app that sent a decision of an app channel (docs/guides/apps.md), as its headers said:
+ * X-Consent-App (checked against the channel's apps), X-Consent-Platform, X-Consent-Sdk-Version.
+ */
+export interface EvidenceApp {
+  appId: string;
+  platform: 'ios' | 'android' | 'other';
+  sdkVersion: string | null;
 }
 
 /**
@@ -122,6 +132,11 @@ export const evidenceEvents = pgTable(
      */
     importedFrom: jsonb('imported_from').$type<EvidenceImport>(),
     /**
+     * The app of an app channel's decision, in place of `origin` (null then); null otherwise, and on
+     * every event before apps, whose canonical form lacks it.
+     */
+    app: jsonb('app').$type<EvidenceApp>(),
+    /**
      * How the consent analytics count the decision (src/modules/consent/decisions.ts): accept_all,
      * reject_all or custom, computed once when it is recorded (events recorded before the column by
      * migration 0032). Not part of the canonical event.
@@ -180,18 +195,19 @@ export const evidenceEvents = pgTable(
 
 /**
  * An event as the code handles it. `seq` is left to SQL: only the consent state's ordering reads it.
- * `subjectKind`, `gpcHonoredShown`, `outcome`, `handoff` and `importedFrom` may be left out where an
+ * `subjectKind`, `gpcHonoredShown`, `outcome`, `handoff`, `importedFrom` and `app` may be left out where an
  * event from before them is made (they read as null).
  */
 export type EvidenceRow = Omit<
   typeof evidenceEvents.$inferSelect,
-  'seq' | 'subjectKind' | 'gpcHonoredShown' | 'outcome' | 'handoff' | 'importedFrom'
+  'seq' | 'subjectKind' | 'gpcHonoredShown' | 'outcome' | 'handoff' | 'importedFrom' | 'app'
 > & {
   subjectKind?: (typeof evidenceEvents.$inferSelect)['subjectKind'];
   gpcHonoredShown?: boolean | null;
   outcome?: DecisionOutcome | null;
   handoff?: EvidenceHandoff | null;
   importedFrom?: EvidenceImport | null;
+  app?: EvidenceApp | null;
 };
 
 /** How the consent analytics count a decision (the `outcome` column). */

@@ -39,6 +39,7 @@ const PURGED_COLUMNS = [
   e.gpcHonoredShown,
   e.handoff,
   e.importedFrom,
+  e.app,
   e.outcome,
   e.receiptTokenHash,
 ];

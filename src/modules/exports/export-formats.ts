@@ -46,13 +46,20 @@ export const CSV_COLUMNS = [
   'subjectKind',
   // true when the page showed that the visitor's GPC signal was honoured; empty otherwise.
   'gpcHonoredShown',
-  // Source handoff: the origin the visitor came from and the event handed over; empty otherwise.
+  // Source handoff: the origin (or, into a WebView, the app) the visitor came from and the event
+  // handed over; empty otherwise.
   'handoff.fromOrigin',
   'handoff.eventId',
   // Source import: the previous CMP, when the visitor chose there, its raw cookie; empty otherwise.
   'importedFrom.cmp',
   'importedFrom.recordedAt',
   'importedFrom.value',
+  // An app channel's decision: the app that sent it (docs/guides/apps.md); empty otherwise.
+  'app.appId',
+  'app.platform',
+  'app.sdkVersion',
+  // Last, so the columns before it keep their places: set on a handoff from an app.
+  'handoff.fromApp',
 ] as const;
 
 export const CONTENT_TYPES: Record<ExportFormat, string> = {

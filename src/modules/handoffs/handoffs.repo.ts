@@ -64,6 +64,14 @@ export const handoffsRepo = {
     return row;
   },
 
+  /** Links a redeemed token to the event its redeem recorded (a handoff from an app). */
+  async setHanded(tx: Tx, channel: ChannelRef, tokenHash: string, eventId: string): Promise<void> {
+    await tx
+      .update(h)
+      .set({ handedEventId: eventId })
+      .where(and(eq(h.organizationId, channel.organizationId), eq(h.tokenHash, tokenHash)));
+  },
+
   /** Gives a redeemed token back (its event could not be written): a retry may redeem it. */
   async release(tx: Tx, channel: ChannelRef, tokenHash: string): Promise<void> {
     await tx

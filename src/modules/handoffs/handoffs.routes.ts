@@ -1,11 +1,13 @@
 import type { onRequestHookHandler } from 'fastify';
 import { PUBLIC_BODY } from '../../platform/http/body-limits.ts';
 import { apiDate } from '../../platform/http/dates.ts';
+import { validationFailed } from '../../platform/http/errors.ts';
 import { ipPrefix } from '../../platform/http/ip.ts';
 import { Envelope, envelope, Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { DecisionCookieHeaders, SiteParams } from '../sites/sites.schemas.ts';
 import {
+  callerOf,
   locationOf,
   preflightRoute,
   publicProblems,
@@ -14,11 +16,19 @@ import {
   siteOf,
   tags,
 } from '../sites/sites.service.ts';
-import { Handoff, HandoffBody, RedeemBody, RedeemedChoice } from './handoffs.schemas.ts';
+import {
+  AppHandoffBody,
+  AppHeaders,
+  Handoff,
+  HandoffBody,
+  RedeemBody,
+  RedeemedChoice,
+} from './handoffs.schemas.ts';
 import type { HandoffsService } from './handoffs.service.ts';
 
 const HANDOFFS = '/v1/public/sites/:siteKey/handoffs';
 const REDEEM = '/v1/public/sites/:siteKey/handoffs/redeem';
+const APP_HANDOFFS = '/v1/public/sites/:siteKey/app-handoffs';
 
 /**
  * A visitor's choice, handed over between the channel's registrable domains
@@ -29,7 +39,7 @@ const REDEEM = '/v1/public/sites/:siteKey/handoffs/redeem';
 export function handoffsRoutes(
   app: App,
   deps: {
-    handoffs: Pick<HandoffsService, 'create' | 'redeem'>;
+    handoffs: Pick<HandoffsService, 'create' | 'createForApp' | 'redeem'>;
     sites: Pick<SitesService, 'setDecisionCookie'>;
     publicHooks: onRequestHookHandler[];
   },
@@ -56,6 +66,12 @@ export function handoffsRoutes(
       },
     },
     async (request, reply) => {
+      if (request.consentApp) {
+        throw validationFailed(
+          [{ path: '/target', message: 'an app hands its choice to a WebView page with app-handoffs' }],
+          'An app channel has no origins to hand a choice between: POST …/app-handoffs gives the token for a WebView page.',
+        );
+      }
       const origin = new URL(request.headers.origin as string).origin;
       const { token, expiresAt } = await handoffs.create(siteOf(request), request.body, origin);
       reply.code(201);
@@ -91,7 +107,7 @@ export function handoffsRoutes(
     async (request, reply) => {
       const userAgent = request.headers['user-agent'];
       const { decision } = await handoffs.redeem(siteOf(request), request.body, {
-        origin: new URL(request.headers.origin as string).origin,
+        ...callerOf(request),
         userAgent: typeof userAgent === 'string' && userAgent !== '' ? userAgent : null,
         ipPrefix: ipPrefix(request.ip),
         location: locationOf(request),
@@ -107,6 +123,38 @@ export function handoffsRoutes(
         ...(decision.source === 'gpc' && { g: 1 as const }),
       });
       return envelope({ decisions, configVersion, recordedAt: apiDate(decision.recordedAt) });
+    },
+  );
+
+  app.post(
+    APP_HANDOFFS,
+    {
+      config: { auth: 'public', idempotency: false },
+      ...PUBLIC_BODY,
+      // An app channel's hook checked the app (X-Consent-App) with the site; no browser gets here.
+      onRequest: publicHooks,
+      schema: {
+        operationId: 'createAppHandoff',
+        tags,
+        summary:
+          'From an app (X-Consent-App): a single-use token (120 s) that takes the visitor’s choice into a WebView page, on a registered origin of a web channel of the same organization, opened with `#cs_app=<token>` and redeemed there with …/handoffs/redeem',
+        params: SiteParams,
+        headers: AppHeaders,
+        body: AppHandoffBody,
+        response: { 201: Envelope(Handoff), ...problems, ...publicProblems },
+      },
+    },
+    async (request, reply) => {
+      const app = request.consentApp;
+      if (!app) {
+        throw validationFailed(
+          [{ path: '/targetSiteKey', message: 'app-handoffs are asked for by the apps of an app channel' }],
+          'This is a web channel: only an app channel’s apps ask for app-handoffs; a page hands its choice over with …/handoffs.',
+        );
+      }
+      const { token, expiresAt } = await handoffs.createForApp(siteOf(request), request.body, app);
+      reply.code(201);
+      return envelope({ token, expiresAt: apiDate(expiresAt) });
     },
   );
 }

@@ -6,7 +6,8 @@ import { randomBase62 } from '../../platform/ids.ts';
 import { originMatches } from '../channels/channels.service.ts';
 import type { ConsentService, RequestFacts } from '../consent/consent.service.ts';
 import type { EvidenceService, RecordedEvent } from '../evidence/evidence.service.ts';
-import { domainOfOrigin, type Site } from '../sites/sites.service.ts';
+import { type AppCaller, domainOfOrigin, type Site, type SitesService } from '../sites/sites.service.ts';
+import { checkedWebViewTarget, decisionForPage } from './app-handoffs.ts';
 import { handoffsRepo } from './handoffs.repo.ts';
 import type { HandoffRow } from './handoffs.tables.ts';
 
@@ -49,13 +50,16 @@ export function createHandoffsService(deps: {
   clock: Clock;
   evidence: Pick<EvidenceService, 'pseudonymize' | 'newestDecisionOf' | 'findEvent'>;
   consent: Pick<ConsentService, 'recordHandoff'>;
+  /** The page's site of an app handoff (docs/guides/apps.md). */
+  sites: Pick<SitesService, 'resolve'>;
 }) {
   const { store, clock, evidence } = deps;
   const channelRef = (site: Site) => site.channel;
 
   /** The visitor's own decision an event stands for: a handed-over one stands for the one it hands. */
   async function ownDecision(event: EvidenceRow | null, site: Site): Promise<EvidenceRow | null> {
-    if (event?.source !== 'handoff' || !event.handoff) return event;
+    // A handoff from an app stands for itself: the app's event decided another channel's purposes.
+    if (event?.source !== 'handoff' || !event.handoff || 'fromApp' in event.handoff) return event;
     return evidence.findEvent(site.channel, event.handoff.eventId);
   }
 
@@ -77,6 +81,84 @@ export function createHandoffsService(deps: {
     const { consentMaxAgeDays, rejectCooldownDays } = site.config;
     const age = clock.now().getTime() - decision.recordedAt.getTime();
     return age <= Math.max(consentMaxAgeDays, rejectCooldownDays) * DAY_MS && decision.decisions !== null;
+  }
+
+  /** Stores a new token (its hash only) for the visitor `subjectId` of `from`, to redeem on `page`. */
+  async function issue(
+    from: Site,
+    page: Site,
+    subjectId: string,
+    target: string,
+    source: { fromOrigin: string } | { fromApp: string },
+  ): Promise<{ token: string; expiresAt: Date }> {
+    const token = randomBase62(TOKEN_LENGTH);
+    const now = clock.now();
+    const row: HandoffRow = {
+      organizationId: page.channel.organizationId,
+      tokenHash: tokenHash(token),
+      environment: page.channel.environment,
+      channelId: page.channel.id,
+      subjectPseudonym: await evidence.pseudonymize(from.channel.organizationId, subjectId),
+      fromOrigin: 'fromOrigin' in source ? source.fromOrigin : null,
+      fromApp: 'fromApp' in source ? source.fromApp : null,
+      fromChannelId: 'fromApp' in source ? from.channel.id : null,
+      targetOrigin: target,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + HANDOFF_TTL_MS),
+      redeemedAt: null,
+      redeemedPseudonym: null,
+      handedEventId: null,
+    };
+    await store.tx((tx) => handoffsRepo.insert(tx, row));
+    return { token, expiresAt: row.expiresAt };
+  }
+
+  /**
+   * The redeem of an app's token on its WebView page: the app visitor's newest decision on the app
+   * channel, as the page's notice decides it (decisionForPage), unless the page visitor's own is
+   * newer. Recorded on the page (source "handoff", handoff.fromApp); the token's row then links the
+   * page visitor to that event, so the choice travels on from the page as any recorded one does.
+   */
+  async function redeemFromApp(
+    site: Site,
+    row: HandoffRow,
+    input: { token: string; subjectId: string },
+    facts: RequestFacts,
+  ): Promise<RedeemedChoice> {
+    const hash = row.tokenHash;
+    const now = clock.now();
+    const redeemedPseudonym = await evidence.pseudonymize(site.channel.organizationId, input.subjectId);
+    const appChoice = await evidence.newestDecisionOf(
+      site.channel,
+      row.fromChannelId as string,
+      row.subjectPseudonym,
+    );
+    const forPage = appChoice && holds(site, appChoice) ? decisionForPage(site, appChoice) : null;
+    const own = forPage ? await choiceOf(site, redeemedPseudonym) : null;
+    const ownWins = own !== null && forPage !== null && own.recordedAt > forPage.recordedAt;
+    const spent = await store.tx((tx) =>
+      handoffsRepo.redeem(tx, channelRef(site), hash, {
+        targetOrigin: row.targetOrigin,
+        now,
+        redeemedPseudonym,
+        handedEventId: null,
+      }),
+    );
+    if (!spent || !forPage) throw handoffNotFound();
+    if (ownWins) return { decision: own as EvidenceRow, recorded: false };
+    try {
+      const recorded = await deps.consent.recordHandoff(
+        site,
+        forPage,
+        { fromApp: row.fromApp as string },
+        facts,
+      );
+      await store.tx((tx) => handoffsRepo.setHanded(tx, channelRef(site), hash, recorded.row.id));
+    } catch (error) {
+      await store.tx((tx) => handoffsRepo.release(tx, channelRef(site), hash));
+      throw error;
+    }
+    return { decision: forPage, recorded: true };
   }
 
   return {
@@ -111,24 +193,22 @@ export function createHandoffsService(deps: {
           },
         ]);
       }
-      const token = randomBase62(TOKEN_LENGTH);
-      const now = clock.now();
-      const row: HandoffRow = {
-        organizationId: site.channel.organizationId,
-        tokenHash: tokenHash(token),
-        environment: site.channel.environment,
-        channelId: site.channel.id,
-        subjectPseudonym: await evidence.pseudonymize(site.channel.organizationId, input.subjectId),
-        fromOrigin: origin,
-        targetOrigin: target,
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + HANDOFF_TTL_MS),
-        redeemedAt: null,
-        redeemedPseudonym: null,
-        handedEventId: null,
-      };
-      await store.tx((tx) => handoffsRepo.insert(tx, row));
-      return { token, expiresAt: row.expiresAt };
+      return issue(site, site, input.subjectId, target, { fromOrigin: origin });
+    },
+
+    /**
+     * A token for the visitor of an app (`app`, checked on its app channel) to take their choice
+     * into a WebView page on `target`: a registered origin of the web channel `targetSiteKey` of the
+     * same organization and environment, which redeems it (docs/guides/apps.md).
+     */
+    async createForApp(
+      site: Site,
+      input: { subjectId: string; target: string; targetSiteKey: string },
+      app: AppCaller,
+    ): Promise<{ token: string; expiresAt: Date }> {
+      const page = await deps.sites.resolve(input.targetSiteKey);
+      const target = checkedWebViewTarget(site, page, input.target);
+      return issue(site, page, input.subjectId, target, { fromApp: app.appId });
     },
 
     /**
@@ -150,6 +230,7 @@ export function createHandoffsService(deps: {
       if (!row || row.redeemedAt !== null || row.expiresAt <= now || row.targetOrigin !== facts.origin) {
         throw handoffNotFound();
       }
+      if (row.fromApp !== null) return redeemFromApp(site, row, input, facts);
       const redeemedPseudonym = await evidence.pseudonymize(site.channel.organizationId, input.subjectId);
       const found = await choiceOf(site, row.subjectPseudonym);
       const handed = found && holds(site, found) ? found : null;
@@ -158,7 +239,7 @@ export function createHandoffsService(deps: {
         own !== null && handed !== null && (own.id === handed.id || own.recordedAt > handed.recordedAt);
       const spent = await store.tx((tx) =>
         handoffsRepo.redeem(tx, channelRef(site), hash, {
-          targetOrigin: facts.origin,
+          targetOrigin: row.targetOrigin,
           now,
           redeemedPseudonym,
           handedEventId: handed && !ownWins ? handed.id : null,
@@ -167,7 +248,7 @@ export function createHandoffsService(deps: {
       if (!spent || !handed) throw handoffNotFound();
       if (ownWins) return { decision: own as EvidenceRow, recorded: false };
       try {
-        await deps.consent.recordHandoff(site, handed, row.fromOrigin, facts);
+        await deps.consent.recordHandoff(site, handed, { fromOrigin: row.fromOrigin as string }, facts);
       } catch (error) {
         // Not recorded: the token is given back, so the SDK's retry can still redeem it.
         await store.tx((tx) => handoffsRepo.release(tx, channelRef(site), hash));

@@ -20,8 +20,14 @@ export const handoffs = pgTable(
     channelId: text('channel_id').notNull(),
     /** The pseudonym of the visitor on the page that asked for the token. */
     subjectPseudonym: text('subject_pseudonym').notNull(),
-    /** The page's origin (normalized): the evidence event's handoff.fromOrigin. */
-    fromOrigin: text('from_origin').notNull(),
+    /** The page's origin (normalized): the evidence event's handoff.fromOrigin; null from an app. */
+    fromOrigin: text('from_origin'),
+    /**
+     * From an app into a WebView page (docs/guides/apps.md): the app id (handoff.fromApp) and its
+     * app channel, whose evidence holds the decision handed; channel_id is then the page's channel.
+     */
+    fromApp: text('from_app'),
+    fromChannelId: text('from_channel_id'),
     /** The origin the token is bound to (normalized): only a redeem from it counts. */
     targetOrigin: text('target_origin').notNull(),
     createdAt: at('created_at').notNull(),

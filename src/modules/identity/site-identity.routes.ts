@@ -52,6 +52,7 @@ export function siteIdentityRoutes(
         params: SiteParams,
         body: IdentityBody,
         response: {
+          ...publicProblems,
           200: {
             description: 'The account’s current choice',
             headers: DecisionCookieHeaders,
@@ -63,7 +64,6 @@ export function siteIdentityRoutes(
           413: Problem,
           415: Problem,
           422: Problem,
-          ...publicProblems,
         },
       },
     },

@@ -120,7 +120,8 @@ export function configFastPath(deps: {
     const siteKey = url.slice(PREFIX.length, url.length - SUFFIX.length);
     if (!SITE_KEY.test(siteKey)) return false;
     const site = sites.cachedSite(siteKey);
-    if (!site) return false;
+    // An app channel's caller is checked by the Fastify route's hooks (site-requests.ts).
+    if (!site || site.channel.platform === 'app') return false;
 
     const startedAt = performance.now();
     const ip = clientAddress(req, trust);

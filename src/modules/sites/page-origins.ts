@@ -16,10 +16,14 @@ const LOCAL_PAGE = /^http:\/\/(localhost|127\.0\.0\.1)(:[1-9]\d{0,4})?$/;
 
 /** The config's `origins`: the registered origins, in the order they were added, then the local pages. */
 export function pageOrigins(site: Site): string[] {
-  return site.channel.environment === 'test' ? [...site.origins, ...LOCAL_PAGES] : site.origins;
+  return acceptsLocalPages(site) ? [...site.origins, ...LOCAL_PAGES] : site.origins;
 }
+
+/** An app channel has no pages at all (docs/guides/apps.md): its test channels accept no local one. */
+const acceptsLocalPages = (site: Site) =>
+  site.channel.environment === 'test' && site.channel.platform === 'web';
 
 /** Whether an Origin header is a local page that the site accepts unregistered (a test channel's). */
 export function acceptsLocalPage(site: Site, origin: string): boolean {
-  return site.channel.environment === 'test' && LOCAL_PAGE.test(origin);
+  return acceptsLocalPages(site) && LOCAL_PAGE.test(origin);
 }

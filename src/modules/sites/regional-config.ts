@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { envelope } from '../../platform/http/schemas.ts';
+import { bannerWordsFor } from '../../shared/banner-words.ts';
 import type { VisitorConfig } from '../channels/channels.service.ts';
 import type { PublisherRestriction } from '../channels/channels.tables.ts';
 import type { ResolvedRegion } from '../regions/regions.service.ts';
@@ -80,8 +81,8 @@ const tcfCmpOf = ({ cmpId, cmpVersion, tcfPolicyVersion }: SiteTcf, gdprApplies:
 /**
  * The body of `GET …/config` for a visitor of `region` (docs/regions.md): the snapshot of the current
  * version plus `region`, `regime` (the channel's rules resolved for that region),
- * `consentRequiredSince`, `origins` (where its pages may run: page-origins.ts) and `siblingDomains`
- * (sibling-domains.ts); on a TCF channel,
+ * `consentRequiredSince`, `origins` (where its pages may run: page-origins.ts), `siblingDomains`
+ * (sibling-domains.ts) and `bannerWords` (the banner's words in the channel's languages); on a TCF channel,
  * `tcfCmp`, and in an opt-in region `tcf` too (elsewhere the TCF does not apply: `__tcfapi` answers
  * gdprApplies false, without tcf.js). Built and hashed on the first request from each region and kept
  * with the site's cache entry, which lives as long as its configVersion and origins, within the byte
@@ -104,6 +105,7 @@ export function regionalConfig(site: Site, region: ResolvedRegion): RegionalConf
     consentRequiredSince: site.consentRequiredSince,
     origins: pageOrigins(site),
     siblingDomains: siblingDomains(site),
+    bannerWords: bannerWordsFor(site.config.languages),
   };
   // Its own memory, not a slice of Buffer's shared 8 KB pool: a kept slice holds its whole slab,
   // so a thousand kept answers of about 1 KB would each hold most of 8 KB.

@@ -11,22 +11,28 @@ import {
 } from '../../platform/http/bundle-encodings.ts';
 
 /**
- * Where the browser SDK's built bundles are served from: `sdk/dist/sdk.js`, `sdk/dist/gpp.js` and
- * `sdk/dist/tcf.js` at the repository root (the SDK build, sdk/build.ts, writes them). Until one exists, a placeholder
- * script is served instead. Each is read once per process, on its first request: rebuild, then
- * restart to serve a new bundle.
+ * Where the browser SDK's built bundles are served from: `sdk/dist/sdk.js` and one file per lazily
+ * loaded piece (`sdk/dist/gpp.js`, `tcf.js`, `notice.js`, `handoff.js`, `import.js`, `identity.js`) at the
+ * repository root (the SDK build, sdk/build.ts, writes them). Until one exists, a placeholder script
+ * is served instead. Each is read once per process, on its first request: rebuild, then restart to
+ * serve a new bundle.
  */
 export const SDK_BUNDLE_PATH = fileURLToPath(new URL('../../../sdk/dist/sdk.js', import.meta.url));
-export const GPP_BUNDLE_PATH = fileURLToPath(new URL('../../../sdk/dist/gpp.js', import.meta.url));
-export const TCF_BUNDLE_PATH = fileURLToPath(new URL('../../../sdk/dist/tcf.js', import.meta.url));
 const PLACEHOLDER_PATH = fileURLToPath(new URL('./sdk-placeholder.js', import.meta.url));
+
+/** The SDK's lazily loaded pieces, each served as `…/<piece>.js` (sdk/src/bundle-urls.ts). */
+export const SDK_PIECES = ['gpp', 'tcf', 'notice', 'handoff', 'import', 'identity'] as const;
+export type SdkPiece = (typeof SDK_PIECES)[number];
+const piecePath = (piece: SdkPiece) =>
+  fileURLToPath(new URL(`../../../sdk/dist/${piece}.js`, import.meta.url));
+
 /**
- * gpp.js not built: it registers nothing, so the SDK's loader gives up after its timeout and the
- * page runs without the GPP CMP API (the snippet's stub keeps answering as a stub).
+ * A piece not built registers nothing, so the SDK's loader gives up after its timeout and the page
+ * goes on without it (without gpp.js the snippet's stub keeps answering as a stub; without tcf.js
+ * the CMP API says it is in error).
  */
-const GPP_PLACEHOLDER = '/* consent-service: gpp.js is not built (npm run build:sdk) */\n';
-/** tcf.js not built: the same, and the SDK shows its own banner (no TC string) after the timeout. */
-const TCF_PLACEHOLDER = '/* consent-service: tcf.js is not built (npm run build:sdk) */\n';
+const piecePlaceholder = (piece: SdkPiece) =>
+  `/* consent-service: ${piece}.js is not built (npm run build:sdk) */\n`;
 
 export interface SdkBundle {
   source: string;
@@ -72,8 +78,6 @@ function read(path: string, placeholder: () => string): SdkBundle {
 export const sdkBundle = (): SdkBundle =>
   read(SDK_BUNDLE_PATH, () => fs.readFileSync(PLACEHOLDER_PATH, 'utf8'));
 
-/** The IAB GPP CMP API the SDK loads for US opt-out visitors (`…/gpp.js`). */
-export const gppBundle = (): SdkBundle => read(GPP_BUNDLE_PATH, () => GPP_PLACEHOLDER);
-
-/** The IAB TCF CMP API and layers the SDK loads for opt-in visitors of TCF channels (`…/tcf.js`). */
-export const tcfBundle = (): SdkBundle => read(TCF_BUNDLE_PATH, () => TCF_PLACEHOLDER);
+/** A lazily loaded piece of the SDK (`…/gpp.js`, `…/tcf.js`, …). */
+export const pieceBundle = (piece: SdkPiece): SdkBundle =>
+  read(piecePath(piece), () => piecePlaceholder(piece));

@@ -6,11 +6,44 @@ import { Envelope, envelope, NotModified, Problem } from '../../platform/http/sc
 import type { App } from '../../platform/http/types.ts';
 import { configResponse, regionalCacheControl } from './config-response.ts';
 import { COOKIE_CACHE_CONTROL } from './decision-cookie.ts';
-import { gppBundle, type SdkBundle, tcfBundle } from './sdk-bundle.ts';
+import { pieceBundle, type SdkBundle, type SdkPiece } from './sdk-bundle.ts';
 import { locationOf, publicProblems, siteOf, tags } from './site-requests.ts';
 import { RegionQuery, SiteConfigSchema, SiteParams, Snippet } from './sites.schemas.ts';
 import { requestPlace, type Site, type SitesService } from './sites.service.ts';
 
+/** The SDK's lazily loaded pieces (sdk/src/bundle-urls.ts): what each is and when the SDK loads it. */
+const PIECE_ROUTES: Array<[SdkPiece, string, string]> = [
+  [
+    'gpp',
+    'getGppBundle',
+    'The IAB GPP CMP API (application/javascript), which the SDK loads for visitors of US opt-out regions when the channel has a gppCmpId',
+  ],
+  [
+    'tcf',
+    'getTcfBundle',
+    'The IAB TCF CMP API and its two layers (application/javascript), which the SDK loads for visitors of opt-in regions when the channel has tcf',
+  ],
+  [
+    'notice',
+    'getNoticeBundle',
+    'The notice and the "Your Privacy Choices" button (application/javascript), which the SDK loads for visitors of notice-only and opt-out regions',
+  ],
+  [
+    'handoff',
+    'getHandoffBundle',
+    'The handoff of a choice to the channel’s sibling domains (application/javascript), which the SDK loads on channels with crossDomain and origins on several registrable domains',
+  ],
+  [
+    'import',
+    'getImportBundle',
+    'The reader of another CMP’s cookie (application/javascript), which the SDK loads on channels with imports, for a visitor with no decision and such a cookie',
+  ],
+  [
+    'identity',
+    'getIdentityBundle',
+    'The sign-in of a visitor with an identity token (application/javascript), which the SDK loads for signed-in visitors (docs/guides/signed-in-visitors.md)',
+  ],
+];
 const STATIC_CACHE_CONTROL = 'public, max-age=300';
 /** A bundle asked for by its version (`?v=`, its content hash): that URL never names other bytes. */
 const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
@@ -124,12 +157,12 @@ export function siteAssetsRoutes(
         summary: 'The HTML that loads the SDK for this site',
         params: SiteParams,
         response: {
+          ...publicProblems,
           200: {
             description: 'The snippet',
             headers: { 'Cache-Control': Type.String() },
             content: { 'application/json': { schema: Envelope(Snippet) } },
           },
-          ...publicProblems,
         },
       },
     },
@@ -152,6 +185,7 @@ export function siteAssetsRoutes(
         params: SiteParams,
         querystring: RegionQuery,
         response: {
+          ...publicProblems,
           200: {
             description: 'The config of the current version for the visitor’s region',
             headers: configCacheHeaders,
@@ -159,7 +193,6 @@ export function siteAssetsRoutes(
           },
           304: { ...NotModified, headers: configCacheHeaders },
           422: Problem,
-          ...publicProblems,
         },
       },
     },
@@ -203,13 +236,13 @@ export function siteAssetsRoutes(
           params: SiteParams,
           querystring: BundleQuery,
           response: {
+            ...publicProblems,
             200: {
               description: what,
               headers: bundleHeaders,
               content: { 'application/javascript': { schema: Type.String() } },
             },
             304: { ...NotModified, headers: { ...cacheHeaders, Vary: bundleHeaders.Vary } },
-            ...publicProblems,
           },
         },
       },
@@ -229,13 +262,13 @@ export function siteAssetsRoutes(
           "The browser SDK (application/javascript), with the site's config for the visitor's region in front of it: the banner needs no further request",
         params: SiteParams,
         response: {
+          ...publicProblems,
           200: {
             description: 'The SDK and the config',
             headers: sdkHeaders,
             content: { 'application/javascript': { schema: Type.String() } },
           },
           304: { ...NotModified, headers: { ...cacheHeaders, ...refreshHeader, Vary: sdkHeaders.Vary } },
-          ...publicProblems,
         },
       },
     },
@@ -261,18 +294,7 @@ export function siteAssetsRoutes(
       return sendScript(request, reply as FastifyReply, script, encoding);
     },
   );
-  bundleRoute(
-    'gpp.js',
-    'getGppBundle',
-    'The IAB GPP CMP API (application/javascript), which the SDK loads for visitors of US opt-out regions when the channel has a gppCmpId',
-    'The GPP bundle',
-    gppBundle,
-  );
-  bundleRoute(
-    'tcf.js',
-    'getTcfBundle',
-    'The IAB TCF CMP API and its two layers (application/javascript), which the SDK loads for visitors of opt-in regions when the channel has tcf',
-    'The TCF bundle',
-    tcfBundle,
-  );
+  for (const [piece, operationId, summary] of PIECE_ROUTES) {
+    bundleRoute(`${piece}.js`, operationId, summary, `The ${piece}.js bundle`, () => pieceBundle(piece));
+  }
 }

@@ -11,6 +11,8 @@ export interface Site {
   channel: ChannelRow;
   /** Active origins, normalized. */
   origins: string[];
+  /** An app channel's active app ids (docs/guides/apps.md); [] for a web channel. */
+  apps: string[];
   /** The visitor config of channel.configVersion. */
   config: VisitorConfig;
   /** The newest version that asked visitors again (the config's `consentRequiredSince`). */
@@ -44,7 +46,10 @@ const MAX_SITES = 10_000;
  * one load; unknown site keys are not cached, and the map holds at most MAX_SITES entries.
  */
 export interface SiteCacheDeps {
-  channels: Pick<ChannelsService, 'findActiveChannelBySiteKey' | 'activeOrigins' | 'currentNotice'>;
+  channels: Pick<
+    ChannelsService,
+    'findActiveChannelBySiteKey' | 'activeOrigins' | 'activeApps' | 'currentNotice'
+  >;
   clock: Clock;
   listen: Store['listen'];
   /** BASE_URL: the config's links (the TCF vendor list) are absolute. */
@@ -69,6 +74,7 @@ export function createSiteCache(deps: SiteCacheDeps) {
       return null;
     }
     const origins = await channels.activeOrigins(channel);
+    const apps = await channels.activeApps(channel);
     let site: Site;
     if (
       previous &&
@@ -77,7 +83,7 @@ export function createSiteCache(deps: SiteCacheDeps) {
     ) {
       // The answers name the origins (the config's `origins`): other origins, other answers.
       const regional = sameList(previous.origins, origins) ? previous.regional : deps.answers.forSite();
-      site = { ...previous, channel, origins, regional, checkedAtMs: clock.now().getTime() };
+      site = { ...previous, channel, origins, apps, regional, checkedAtMs: clock.now().getTime() };
     } else {
       const notice = await channels.currentNotice(channel);
       if (!notice)
@@ -85,6 +91,7 @@ export function createSiteCache(deps: SiteCacheDeps) {
       site = {
         channel,
         origins,
+        apps,
         config: notice.config,
         consentRequiredSince: notice.consentRequiredSince,
         tcf: publicTcf(notice.config, deps.baseUrl),

@@ -71,13 +71,13 @@ export function siteImpressionsRoutes(
           },
         },
         response: {
+          ...publicProblems,
           204: Type.Null({ description: 'Counted' }),
           400: Problem,
           403: Problem,
           413: Problem,
           415: Problem,
           422: Problem,
-          ...publicProblems,
         },
       },
     },
@@ -98,6 +98,7 @@ export function siteImpressionsRoutes(
         region: region.code,
         regime: visitorRegime(site.config.regionRules, region.code, site.config.tcf),
         configVersion,
+        platform: request.consentApp?.platform ?? 'web',
       });
       metrics.impressionCounted();
       return (reply as FastifyReply).code(204).send();

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onRequest
 import { AppError } from '../../platform/http/errors.ts';
 import { Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
+import type { AppCaller } from './app-callers.ts';
 import { allowedOrigin, setCorsHeaders, setPreflightHeaders } from './cors.ts';
 import { publicProblems, siteOf, tags } from './site-requests.ts';
 import { SiteParams } from './sites.schemas.ts';
@@ -25,8 +26,19 @@ export function originNotAllowed(request: FastifyRequest): AppError {
   );
 }
 
-/** The route's onRequest hook: 403 unless the Origin is registered; CORS headers for it. */
+/**
+ * Who made a public call, as the evidence keeps it: the browser's Origin (registered: the route's
+ * requireAllowedOrigin checked it), or on an app channel the app (docs/guides/apps.md).
+ */
+export function callerOf(request: FastifyRequest): { origin: string | null; app: AppCaller | null } {
+  if (request.consentApp) return { origin: null, app: request.consentApp };
+  return { origin: new URL(request.headers.origin as string).origin, app: null };
+}
+
+/** The route's onRequest hook: 403 unless the Origin is registered (or an app's call); CORS headers for it. */
 export const requireAllowedOrigin: onRequestAsyncHookHandler = async (request, reply) => {
+  // An app channel's caller was checked with its site (site-requests.ts): an app, no CORS.
+  if (request.consentApp) return;
   const origin = allowedOrigin(siteOf(request), request.headers.origin);
   if (!origin) throw originNotAllowed(request);
   setCorsHeaders(reply, origin);
@@ -50,9 +62,9 @@ export function preflightRoute(
         summary: 'CORS preflight: 204 with CORS headers for registered origins only, else 403',
         params: SiteParams,
         response: {
+          ...publicProblems,
           204: Type.Null({ description: 'Preflight accepted' }),
           403: Problem,
-          ...publicProblems,
         },
       },
     },

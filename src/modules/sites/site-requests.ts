@@ -1,6 +1,7 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
-import { notFound } from '../../platform/http/errors.ts';
+import { AppError, notFound } from '../../platform/http/errors.ts';
 import { Problem } from '../../platform/http/schemas.ts';
+import { appCaller } from './app-callers.ts';
 import { SITE_KEY } from './config-response.ts';
 import type { Site } from './site-cache.ts';
 import type { SitesService } from './sites.service.ts';
@@ -12,9 +13,12 @@ declare module 'fastify' {
   }
 }
 
-/** What every public site route shares: its OpenAPI tag and the problems any of them may answer. */
+/**
+ * What every public site route shares: its OpenAPI tag and the problems any of them may answer
+ * (on an app channel, 403 for a caller that is not one of its apps, 422 for malformed app headers).
+ */
 export const tags = ['Public site endpoints'];
-export const publicProblems = { 404: Problem, 429: Problem };
+export const publicProblems = { 403: Problem, 404: Problem, 422: Problem, 429: Problem };
 
 /** The site a public route's first hook resolved (the route never runs without one). */
 export const siteOf = (request: FastifyRequest) => request.site as Site;
@@ -23,6 +27,19 @@ export const siteOf = (request: FastifyRequest) => request.site as Site;
 export function locationOf(request: FastifyRequest) {
   const { region } = request.query as { region?: string };
   return { declared: region, headers: request.headers, ip: request.ip };
+}
+
+/**
+ * An app channel answers its apps alone, on every public route (docs/guides/apps.md): the app is
+ * checked here, where the site is resolved, so no route can forget it. A web channel's routes
+ * check the Origin themselves (the reads answer any page; the writes, registered origins only).
+ */
+function callerError(request: FastifyRequest, site: Site): AppError | undefined {
+  if (site.channel.platform !== 'app') return undefined;
+  const caller = appCaller(site, request.headers);
+  if (caller instanceof AppError) return caller;
+  request.consentApp = caller;
+  return undefined;
 }
 
 /**
@@ -36,11 +53,11 @@ export function siteResolver(sites: Pick<SitesService, 'cachedSite' | 'resolve'>
     const cached = sites.cachedSite(siteKey);
     if (cached) {
       request.site = cached;
-      return done();
+      return done(callerError(request, cached));
     }
     sites.resolve(siteKey).then((site) => {
       request.site = site;
-      done();
+      done(callerError(request, site));
     }, done);
   };
 }

@@ -33,6 +33,7 @@ export function siteAuditContextOf(request: FastifyRequest): AuditContext | null
 export function sitesRoutes(app: App, deps: { sites: SitesService }): onRequestHookHandler[] {
   const { sites } = deps;
   app.decorateRequest('site', null);
+  app.decorateRequest('consentApp', null);
   app.addHook('onClose', () => sites.close());
 
   const publicHooks: onRequestHookHandler[] = [app.publicRateLimit, siteResolver(sites)];

@@ -31,6 +31,7 @@ import {
 } from './sdk-scripts.ts';
 import { createSiteCache, type Site, type SiteCacheDeps } from './site-cache.ts';
 
+export type { AppCaller } from './app-callers.ts';
 /** What the public site routes of other modules (consent, identity, tcf) share with this one's. */
 export { allowedOrigin, corsHeaders } from './cors.ts';
 export type { RequestPlace, StoredDecision } from './decision-cookie.ts';
@@ -38,7 +39,7 @@ export type { RequestPlace, StoredDecision } from './decision-cookie.ts';
 export { carriedConfig } from './sdk-with-config.ts';
 export { domainOfOrigin } from './sibling-domains.ts';
 export type { Site } from './site-cache.ts';
-export { preflightRoute, requireAllowedOrigin } from './site-origin-hooks.ts';
+export { callerOf, preflightRoute, requireAllowedOrigin } from './site-origin-hooks.ts';
 export { locationOf, publicProblems, siteOf, siteResolver, tags } from './site-requests.ts';
 
 /** What of a public request locates the visitor (docs/regions.md). */

@@ -20,13 +20,17 @@ const ERROR_HELP: Record<ErrorCode, string> = {
   insufficient_scope: 'The API key is valid but lacks the scope this operation needs; detail names it.',
   scope_not_allowed:
     'The requested scopes are in the catalogue but the member’s role may not hold them, or the calling key does not hold them itself.',
-  origin_not_allowed: 'The Origin of the browser request is not an active origin of the channel.',
+  origin_not_allowed:
+    'The Origin of the browser request is not an active origin of the channel; on an app channel, a browser Origin is never allowed (its apps send X-Consent-App).',
+  app_not_allowed:
+    'The channel is an app channel: its public calls must send X-Consent-App with an active app id of the channel (POST /v1/channels/:id/apps registers one); the header was missing, or names an app that is unknown or archived (docs/guides/apps.md).',
   not_found: 'No such resource in this organization and environment, or no such route.',
   handoff_not_found:
     'The handoff token cannot be redeemed here: it is unknown, already used, expired (tokens last 120 seconds), of another site, or bound to another origin; or the visitor it was made for has no decision that still holds. One answer for all of them: start over from the page the visitor came from (docs/guides/keep-the-choice.md).',
   method_not_allowed:
     'The path exists but not with this method; the Allow header lists the methods it takes.',
   origin_duplicate: 'The origin is already registered on the channel.',
+  app_duplicate: 'The app id is already an active app of the channel; archive it first to register it again.',
   purpose_duplicate: 'A purpose with this key already exists on the channel.',
   invalid_state:
     'The resource is not in a state that allows this change (for example, archiving something already archived).',

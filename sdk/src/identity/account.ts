@@ -1,4 +1,4 @@
-import type { Decisions, StoredConsent } from './types.ts';
+import type { Decisions, StoredConsent } from '../types.ts';
 
 /** The account's current choice, as `POST …/identity` answers it; null: the account has none yet. */
 export interface AccountChoice {
@@ -24,7 +24,7 @@ export async function fetchAccountChoice(
   try {
     const res = await fetch(`${site}/identity`, {
       method: 'POST',
-      credentials: 'omit',
+      credentials: 'same-origin',
       referrerPolicy: 'no-referrer',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ token }),

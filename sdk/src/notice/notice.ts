@@ -1,15 +1,17 @@
-import { addStyle, button, floating, h } from './dom.ts';
-import type { UiStrings } from './strings.ts';
-import { CSS, DARK, LIGHT, R } from './styles.ts';
+import { CHOICES } from '../choices.ts';
+import { addStyle, button, floating, h } from '../dom.ts';
+import type { SdkWords } from '../strings.ts';
+import { CSS, DARK, LIGHT, R } from '../styles.ts';
+import { NOTICE_EN } from './words.ts';
 
 /**
  * The non-blocking UI of the notice-only and opt-out regimes: an informational notice,
  * dismissible, and in opt-out a persistent "Your Privacy Choices" button. Neither takes focus on
  * its own (they ask nothing); both are in the tab order and take the banner's `--consent-*` theme.
+ * It is notice.js, loaded by sdk.js only for visitors of those regimes (notice-loader.ts).
  */
 const NOTICE = '[data-consent-notice]';
 const LINK = '[data-consent-choices]';
-export const CHOICES = '[data-consent-action="privacy-choices"]';
 
 const LINK_CSS = `${LINK}{${LIGHT};position:fixed;z-index:2147483646;left:12px;bottom:12px;min-height:44px;margin:0;padding:8px 14px;border:2px solid var(--cs-border);border-radius:var(--consent-radius,6px);background:var(--cs-bg);color:var(--cs-link);font:600 14px/1.3 var(--consent-font,system-ui,sans-serif);text-decoration:underline;cursor:pointer;box-shadow:0 2px 8px rgba(0,0,0,.25)}
 @media (prefers-color-scheme:dark){${LINK}{${DARK}}}
@@ -29,7 +31,7 @@ const OPT_OUT_ICON =
 const style = () => addStyle('cs-notice-style', CSS.split(R).join(NOTICE) + LINK_CSS);
 
 export interface NoticeContext {
-  strings: UiStrings;
+  strings: SdkWords;
   language: string;
   policyUrl: string | null;
   /** opt-out: the notice says optional purposes run until the visitor opts out, and offers the choices. */
@@ -67,7 +69,7 @@ export function createNotice(): Notice {
   };
   return {
     show(ctx) {
-      const s = ctx.strings;
+      const s = { ...NOTICE_EN, ...ctx.strings };
       style();
       hide();
       const text = h('p', {}, s.notice);
