@@ -82,8 +82,18 @@ function compliant(): { tcString: string; gppString: string } {
   return { tcString, gppString: gpp.encode() };
 }
 
-const decide = (on: ReadySite, overrides: Record<string, unknown>) =>
-  postPreferences(t, on.siteKey, preferencesBody(on, overrides));
+/**
+ * A decision, sent again as a client would while the service says its GPP checkers are busy (503
+ * with Retry-After): on a loaded machine the checkers' first start can take longer than a string
+ * may wait for one. Only the final answer is the test's.
+ */
+async function decide(on: ReadySite, overrides: Record<string, unknown>): Promise<TestResponse> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await postPreferences(t, on.siteKey, preferencesBody(on, overrides));
+    if (res.status !== 503 || attempt === 5) return res;
+    await new Promise((resolve) => setTimeout(resolve, Number(res.headers.get('retry-after') ?? 1) * 1000));
+  }
+}
 
 async function evidenceCount(on: ReadySite): Promise<number> {
   const res = await t.http.get(`/v1/evidence?channelId=${on.channelId}&limit=100`, { key: tenant.testKey });
