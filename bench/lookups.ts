@@ -84,11 +84,16 @@ async function measure(baseUrl: string, channelId: string) {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${fixture.liveKey}` },
       body: payload,
     });
-    const json = (await res.json()) as { data: Array<{ state: { tcString: string | null } | null }> };
+    const json = (await res.json()) as {
+      data: Array<{ state: { tcString: string | null; tcStringRecorded?: string | null } | null }>;
+    };
     if (res.status !== 200 || json.data.some((entry) => entry.state === null))
       throw new Error('lookup failed');
     const expected = channelId === tcfChannel ? tcf.tcString : null;
-    if (json.data.some((entry) => entry.state?.tcString !== expected)) throw new Error('wrong tcString');
+    // The recorded string; a side from before tcStringRecorded existed gave it as tcString.
+    const recorded = (state: { tcString: string | null; tcStringRecorded?: string | null } | null) =>
+      state?.tcStringRecorded === undefined ? state?.tcString : state.tcStringRecorded;
+    if (json.data.some((entry) => recorded(entry.state) !== expected)) throw new Error('wrong tcString');
   });
 }
 

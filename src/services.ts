@@ -107,6 +107,17 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     organizations,
     events,
     findChannel: channels.findChannel,
+    // What a backend reads of a subject's TC string is what vendors on the page read: the string
+    // re-encoded against the channel's current config (docs/guides/tcf.md, "Consent state").
+    servedTcStrings: async (scope, channelId, recorded) => {
+      const channel = await channels.findChannel(scope.organizationId, scope.environment, channelId);
+      const notice = channel ? await channels.currentNotice(channel) : null;
+      const current = notice?.config;
+      if (!current?.tcf) return recorded.map(() => null);
+      const configKey = `${current.channelId}:${current.configVersion}`;
+      const purposeKeys = current.purposes.map((p) => p.key);
+      return tcf.servedTcStrings(store.db, { configKey, tcf: current.tcf, purposeKeys }, recorded);
+    },
     retentionObserver: metrics.retention,
   });
   // Signed-in visitors (docs/guides/signed-in-visitors.md): identity secrets, sealed like webhook
@@ -144,8 +155,7 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     identity,
     // A decision's TC string, decoded with IAB's library against the versions the mirror holds.
     tcStrings: createTcStringCheck({
-      vendorListPolicyVersion: async (version) =>
-        (await tcf.vendorList(store.db, version))?.tcfPolicyVersion ?? null,
+      vendorListFacts: (version) => tcf.vendorListFacts(version),
     }),
     clock,
     baseUrl: deps.config.baseUrl,

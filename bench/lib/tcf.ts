@@ -8,6 +8,7 @@
 import { GVL, TCModel, TCString } from '@iabtechlabtcf/core';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import { TCF_RELEASE } from '../../src/modules/tcf/tcf.service.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 import { createServices } from '../../src/services.ts';
 import { buildVendorList, serveVendorList, TEST_VENDORS } from '../../test/helpers/gvl.ts';
@@ -74,7 +75,11 @@ export async function prepareTcf(
     await app.close();
     const tc = new TCModel(new GVL(list as never));
     tc.cmpId = CMP_ID;
-    tc.cmpVersion = 1;
+    // What the channel's config carries (it pins none), as the service checks (tc_channel_mismatch).
+    tc.cmpVersion = TCF_RELEASE;
+    // The channel's purposes in the Publisher TC segment, as tcf.js writes it (none granted: a
+    // string may grant less than the decisions, never more).
+    tc.numCustomPurposes = model.length;
     tc.isServiceSpecific = true;
     tc.publisherCountryCode = 'DE';
     tc.setAllPurposeConsents();

@@ -2,6 +2,7 @@
  * Google's Additional Consent string, version 2 (Google's "Additional Consent technical
  * specification"): `2~<consented provider ids>~dv.<disclosed provider ids>`, each list of ATP ids
  * separated by dots and possibly empty; a consented provider is not listed again as disclosed.
+ * With no disclosed ids, Google's specification allows the string to end at `~dv` (no dot).
  * Shared by tcf.js, which makes and reads back the visitor's string, and the service, which checks
  * a posted one (docs/guides/tcf.md, "Google Additional Consent"): one format, written once.
  */
@@ -12,7 +13,7 @@ export interface AcString {
 }
 
 const IDS = '(?:[1-9][0-9]{0,8}(?:\\.[1-9][0-9]{0,8})*)?';
-const FORMAT = new RegExp(`^2~(${IDS})~dv\\.(${IDS})$`);
+const FORMAT = new RegExp(`^2~(${IDS})~dv(?:\\.(${IDS}))?$`);
 
 const idsOf = (text: string): number[] => (text === '' ? [] : text.split('.').map(Number));
 
@@ -21,7 +22,7 @@ export function parseAcString(value: string): AcString | null {
   const match = FORMAT.exec(value);
   if (!match) return null;
   const consented = idsOf(match[1]);
-  const disclosed = idsOf(match[2]);
+  const disclosed = idsOf(match[2] ?? '');
   const all = [...consented, ...disclosed];
   if (new Set(all).size !== all.length) return null;
   return { consented, disclosed };

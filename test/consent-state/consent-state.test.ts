@@ -63,6 +63,7 @@ describe('consent state', () => {
       regime: 'opt-in',
       // Not a TCF channel: no decision carried a TC string.
       tcString: null,
+      tcStringRecorded: null,
     });
     expect(first.id).not.toBe(second.id);
     // The masked pseudonym is the one evidence reads show for the subject; the raw id appears nowhere.

@@ -184,6 +184,7 @@ describe.skipIf(browserSkipReason !== null)('console IAB TCF section in Chromium
         purposeOneTreatment: false,
         publisherRestrictions: [],
         googleAdditionalConsent: null,
+        unknownRegion: 'gdpr',
       });
       expect(channel.configVersion).toBeGreaterThan(site.configVersion);
 

@@ -106,6 +106,7 @@ describe('guide "Run as an IAB TCF CMP"', () => {
       cmpVersion: null,
       publisherRestrictions: [],
       googleAdditionalConsent: null,
+      unknownRegion: 'gdpr',
     });
 
     // cmpId 2–4095; vendorIds 1–1000 of them; two letters of country.

@@ -9,6 +9,8 @@
  * then `await refreshVendorList(t)` stores the next version; `gvl.fail(503)` makes fetches fail.
  * `gvl.close()` may be called on its own (it is idempotent); `t.close()` calls it too.
  */
+import { Segment, SegmentEncoder, type TCModel } from '@iabtechlabtcf/core';
+import { TCF_RELEASE } from '../../src/modules/tcf/tcf-release.ts';
 import { startTestApp, type TestApp } from './app.ts';
 import { buildVendorList, serveVendorList, type VendorListServer } from './gvl.ts';
 
@@ -90,4 +92,31 @@ export async function useTcf(t: TestApp): Promise<void> {
     body: { name: 'Uses TCF', tcf: { cmpId: 300, vendorIds: [1], publisherCountryCode: 'FR' } },
   });
   if (res.status !== 201) throw new Error(`TCF channel not created: ${res.status} ${res.text}`);
+}
+
+/**
+ * What tcf.js writes in every string besides the visitor's choice (sdk/src/tcf/tc-model.ts), so a
+ * test's hand-made string keeps the server's rules: the service's TCF release as CmpVersion (the
+ * channel pins none) and a Publisher TC segment with the notice's purposes as custom purposes
+ * (createReadySite's three; none granted unless the test sets them, and granting less than the
+ * decisions is allowed). Call it before the test sets anything of its own.
+ */
+export function asTcfJsWrites(model: TCModel, purposes = 3): TCModel {
+  model.cmpVersion = TCF_RELEASE;
+  model.numCustomPurposes = purposes;
+  return model;
+}
+
+/**
+ * A hostile string: `model` encoded by IAB's SegmentEncoder segment by segment (joined with '.'),
+ * never by TCString.encode, whose semantic pass would quietly make it compliant (drop a vendor's
+ * undeclared signals, unset legitimate interest for purposes 3–6, write LastUpdated and the
+ * consent language itself). By default the segments tcf.js writes: core, DisclosedVendors,
+ * Publisher TC.
+ */
+export function segmentEncoded(
+  model: TCModel,
+  segments: Segment[] = [Segment.CORE, Segment.VENDORS_DISCLOSED, Segment.PUBLISHER_TC],
+): string {
+  return segments.map((segment) => SegmentEncoder.encode(model, segment)).join('.');
 }

@@ -122,6 +122,7 @@ const KNOWN_SERVICE_REEXPORTS = [
   'modules/sites/sites.service.ts re-exports modules/sites/site-requests.ts',
   'modules/tcf/tcf.service.ts re-exports modules/tcf/tc-string-rules.ts',
   'modules/tcf/tcf.service.ts re-exports modules/tcf/tc-string.ts',
+  'modules/tcf/tcf.service.ts re-exports modules/tcf/tcf-regime.ts',
   'modules/tcf/tcf.service.ts re-exports modules/tcf/tcf-release.ts',
   'modules/tcf/tcf.service.ts re-exports modules/tcf/tcf-settings.ts',
   'modules/tcf/tcf.service.ts re-exports modules/tcf/tcf-stub.ts',

@@ -14,7 +14,7 @@ import {
   type ReadySite,
   SITES_TEST_ENV,
 } from '../helpers/sites.ts';
-import { startTcfTestApp } from '../helpers/tcf.ts';
+import { asTcfJsWrites, startTcfTestApp } from '../helpers/tcf.ts';
 
 /**
  * Issue 41 item 10 (docs/guides/tcf.md, "Google Additional Consent"): a channel's
@@ -34,7 +34,7 @@ const PROVIDERS = [89, 1301, 2822];
 function tcString() {
   const model = new TCModel(new GVL(buildVendorList({ version: 100 }) as never));
   model.cmpId = CMP_ID;
-  model.cmpVersion = 1;
+  asTcfJsWrites(model);
   model.isServiceSpecific = true;
   model.publisherCountryCode = 'FR';
   model.purposeConsents.set([1, 2]);
@@ -88,6 +88,9 @@ describe('the AC string format (Google’s Additional Consent specification, ver
       disclosed: [9, 21, 81],
     });
     expect(parseAcString('2~~dv.')).toEqual({ consented: [], disclosed: [] });
+    // Google's specification allows `~dv` to end the string when nothing is left to disclose.
+    expect(parseAcString('2~1.35~dv')).toEqual({ consented: [1, 35], disclosed: [] });
+    expect(parseAcString('2~~dv')).toEqual({ consented: [], disclosed: [] });
     for (const bad of [
       '1~1.35',
       '2~1.35',
@@ -217,6 +220,14 @@ describe('a decision’s addtlConsent', () => {
     for (const { receipt, ...rest } of lines) expect(evidenceLeafHash(rest)).toBe(receipt.hash);
   });
 
+  it('takes `2~…~dv` with no trailing dot when every provider is consented (Google’s specification allows it)', async () => {
+    const value = '2~89.1301.2822~dv';
+    const res = await decide(site, { tcString: tcString(), addtlConsent: value });
+    expect(res.status, res.text).toBe(201);
+    const event = (await t.http.get(`/v1/evidence/${res.body.data.id}`, { key: tenant.testKey })).body.data;
+    expect(event.tcf.addtlConsent).toBe(value);
+  });
+
   it('refuses another format (ac_invalid), a provider not chosen (ac_provider_not_selected), no tcString or no AC on the channel (ac_not_expected)', async () => {
     const codes = async (target: ReadySite, body: Record<string, unknown>) => {
       const problem = expectProblemShape(await decide(target, body), 422, 'validation_failed');
@@ -230,6 +241,19 @@ describe('a decision’s addtlConsent', () => {
       '/addtlConsent ac_provider_not_selected',
     ]);
     expect(await codes(site, { addtlConsent: '2~89~dv.' })).toEqual(['/addtlConsent ac_not_expected']);
+    // A provider the layers showed left out of both lists: Google could not tell it was disclosed.
+    for (const partial of ['2~89~dv.1301', '2~89.2822~dv', '2~~dv.'])
+      expect(await codes(site, { tcString: tcString(), addtlConsent: partial })).toEqual([
+        '/addtlConsent ac_invalid',
+      ]);
+    const problem = expectProblemShape(
+      await decide(site, { tcString: tcString(), addtlConsent: '2~89~dv.1301' }),
+      422,
+      'validation_failed',
+    );
+    expect(problem.errors[0].message).toBe(
+      "leaves out provider 2822, which the channel's googleAdditionalConsent shows: list every provider, consented or after ~dv.",
+    );
     expect(await codes(plainTcf, { tcString: tcString(), addtlConsent: '2~89~dv.' })).toEqual([
       '/addtlConsent ac_not_expected',
     ]);

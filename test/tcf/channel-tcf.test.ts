@@ -48,6 +48,8 @@ describe('channel tcf', () => {
       purposeOneTreatment: false,
       publisherRestrictions: [],
       googleAdditionalConsent: null,
+      // An unknown region is one the GDPR may cover (unknown-region.test.ts).
+      unknownRegion: 'gdpr',
     };
     expect(channel.tcf).toEqual(expected);
     const read = await t.http.get(`/v1/channels/${channel.id}`, { key: tenant.testKey });

@@ -13,7 +13,7 @@ import {
   type ReadySite,
   SITES_TEST_ENV,
 } from '../helpers/sites.ts';
-import { startTcfTestApp } from '../helpers/tcf.ts';
+import { asTcfJsWrites, startTcfTestApp } from '../helpers/tcf.ts';
 
 /**
  * Issue 41 item 10 (docs/guides/tcf.md, "The channel's own purposes in the string"): a TC string
@@ -31,7 +31,7 @@ const CMP_ID = 300;
 function tcString(customConsents: number[], numCustomPurposes = 3) {
   const model = new TCModel(new GVL(buildVendorList({ version: 100 }) as never));
   model.cmpId = CMP_ID;
-  model.cmpVersion = 1;
+  asTcfJsWrites(model);
   model.isServiceSpecific = true;
   model.publisherCountryCode = 'FR';
   model.purposeConsents.set([1, 2]);
@@ -98,11 +98,21 @@ describe('the channel’s purposes in the Publisher TC segment', () => {
     expect(row?.['tcf.publisherCustomConsents']).toBe('[1,2]');
   });
 
-  it('a string without custom purposes keeps no such member', async () => {
-    const res = await decide({ tcString: tcString([], 0) });
-    expect(res.status, res.text).toBe(201);
-    const event = (await t.http.get(`/v1/evidence/${res.body.data.id}`, { key: tenant.testKey })).body.data;
-    expect(event.tcf).not.toHaveProperty('publisherCustomConsents');
+  it('a string without the Publisher TC segment, or with too few custom purposes: 422 tc_contradicts_decisions', async () => {
+    // The channel has optional purposes of its own: a string that leaves them out carries no choice of them.
+    for (const [value, message] of [
+      [tcString([], 0), /^has no Publisher TC segment/],
+      [tcString([1], 2), /^carries 2 custom purposes in its Publisher TC segment, fewer than the notice's 3/],
+    ] as const) {
+      expect(TCString.decode(value).numCustomPurposes).toBeLessThan(3);
+      const problem = expectProblemShape(await decide({ tcString: value }), 422, 'validation_failed');
+      expect(problem.errors).toEqual([
+        { path: '/tcString', code: 'tc_contradicts_decisions', message: expect.stringMatching(message) },
+      ]);
+      expect(problem.detail).toMatch(
+        /encode them as custom purposes|custom purpose n is the notice's n-th purpose/,
+      );
+    }
   });
 
   it('a string granting a purpose the decisions deny: 422 tc_contradicts_decisions', async () => {

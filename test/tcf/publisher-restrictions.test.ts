@@ -10,7 +10,7 @@ import {
   type ReadySite,
   SITES_TEST_ENV,
 } from '../helpers/sites.ts';
-import { startTcfTestApp } from '../helpers/tcf.ts';
+import { asTcfJsWrites, startTcfTestApp } from '../helpers/tcf.ts';
 
 /**
  * Issue 41 item 10 (docs/guides/tcf.md, "Publisher restrictions"): a channel's
@@ -35,7 +35,7 @@ const RESTRICTIONS = [
 function encoded(restrictions: Array<[vendorId: number, purposeId: number, type: RestrictionType]>): string {
   const model = new TCModel(new GVL(buildVendorList({ version: 100 }) as never));
   model.cmpId = CMP_ID;
-  model.cmpVersion = 1;
+  asTcfJsWrites(model);
   model.isServiceSpecific = true;
   model.publisherCountryCode = 'FR';
   model.consentScreen = 1;

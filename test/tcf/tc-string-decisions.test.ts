@@ -16,7 +16,7 @@ import {
   type ReadySite,
   SITES_TEST_ENV,
 } from '../helpers/sites.ts';
-import { startTcfTestApp } from '../helpers/tcf.ts';
+import { asTcfJsWrites, startTcfTestApp } from '../helpers/tcf.ts';
 
 /**
  * Decisions with a TC string (docs/guides/tcf.md): checked with IAB's library, kept with what was
@@ -35,7 +35,7 @@ const CMP_ID = 300;
 function tcString(options: { cmpId?: number; vendorListVersion?: number; vendorConsents?: number[] } = {}) {
   const model = new TCModel(new GVL(buildVendorList({ version: options.vendorListVersion ?? 100 }) as never));
   model.cmpId = options.cmpId ?? CMP_ID;
-  model.cmpVersion = 1;
+  asTcfJsWrites(model);
   model.isServiceSpecific = true;
   model.publisherCountryCode = 'FR';
   model.consentLanguage = 'EN';
@@ -87,6 +87,7 @@ describe('a decision with a TC string', () => {
       vendorsDisclosed: [1, 2, 8],
       policyVersion: 5,
       consentScreen: 0,
+      publisherCustomConsents: [],
     });
     expect(event.receipt.hash).toBe(res.body.data.receipt.hash);
 
@@ -104,14 +105,16 @@ describe('a decision with a TC string', () => {
       key: tenant.testKey,
     });
     expect(state.status, state.text).toBe(200);
-    expect(state.body.data.tcString).toBe(value);
+    expect(state.body.data.tcStringRecorded).toBe(value);
+    // What tcf.js would serve now: re-encoded (test/consent-state/served-tc-string.test.ts).
+    expect(state.body.data.tcString).toEqual(expect.any(String));
     const newer = tcString({ vendorConsents: [1] });
     expect((await decide(site, { subjectId, tcString: newer })).status).toBe(201);
     const lookups = await t.http.post('/v1/consent-state/lookups', {
       key: tenant.testKey,
       body: { channelId: site.channelId, subjectIds: [subjectId] },
     });
-    expect(lookups.body.data[0].state.tcString).toBe(newer);
+    expect(lookups.body.data[0].state.tcStringRecorded).toBe(newer);
     const other = newSubjectId();
     expect((await decide(site, { subjectId: other })).status).toBe(201);
     const otherState = await t.http.get(`/v1/consent-state?channelId=${site.channelId}&subjectId=${other}`, {
@@ -156,14 +159,16 @@ describe('a decision with a TC string', () => {
 });
 
 describe('a TC string that is refused: 422 validation_failed, nothing recorded', () => {
-  const refused = async (target: ReadySite, value: string, message: RegExp) => {
+  const refused = async (target: ReadySite, value: string, message: RegExp, code?: string) => {
     const subjectId = newSubjectId();
     const problem = expectProblemShape(
       await decide(target, { subjectId, tcString: value }),
       422,
       'validation_failed',
     );
-    expect(problem.errors).toEqual([{ path: '/tcString', message: expect.stringMatching(message) }]);
+    expect(problem.errors).toEqual([
+      { path: '/tcString', ...(code ? { code } : {}), message: expect.stringMatching(message) },
+    ]);
     const state = await t.http.get(`/v1/consent-state?channelId=${target.channelId}&subjectId=${subjectId}`, {
       key: tenant.testKey,
     });
@@ -176,7 +181,12 @@ describe('a TC string that is refused: 422 validation_failed, nothing recorded',
   });
 
   it('another CMP id, an unknown vendor list version', async () => {
-    await refused(site, tcString({ cmpId: 301 }), /^names CMP id 301, not this channel's \(300\)$/);
+    await refused(
+      site,
+      tcString({ cmpId: 301 }),
+      /^names CMP id 301, not this channel's \(300\)$/,
+      'tc_channel_mismatch',
+    );
     await refused(
       site,
       tcString({ vendorListVersion: 99 }),
@@ -226,7 +236,7 @@ describe('an event recorded before the evidence kept legitimate interests and Di
     expect(line).toContain(`"tcf":${JSON.stringify(old)}`);
     const newer = lines.find((l) => l.includes('"consentScreen"'));
     expect(newer).toMatch(
-      /"tcf":\{"vendorListVersion":100,"purposeConsents":\[[\d,]*\],"vendorConsents":\[[\d,]*\],"specialFeatureOptins":\[[\d,]*\],"purposeLegitimateInterests":\[[\d,]*\],"vendorLegitimateInterests":\[[\d,]*\],"vendorsDisclosed":\[[\d,]*\],"policyVersion":5,"consentScreen":0\}/,
+      /"tcf":\{"vendorListVersion":100,"purposeConsents":\[[\d,]*\],"vendorConsents":\[[\d,]*\],"specialFeatureOptins":\[[\d,]*\],"purposeLegitimateInterests":\[[\d,]*\],"vendorLegitimateInterests":\[[\d,]*\],"vendorsDisclosed":\[[\d,]*\],"policyVersion":5,"consentScreen":0,"publisherCustomConsents":\[[\d,]*\]\}/,
     );
     for (const text of lines) {
       const { receipt, ...event } = JSON.parse(text);

@@ -13,7 +13,7 @@ import {
   type ReadySite,
   SITES_TEST_ENV,
 } from '../helpers/sites.ts';
-import { startTcfTestApp } from '../helpers/tcf.ts';
+import { asTcfJsWrites, startTcfTestApp } from '../helpers/tcf.ts';
 import { LOCAL_WEBHOOKS_ENV, subscribeWebhook } from '../helpers/webhooks.ts';
 
 /**
@@ -54,7 +54,7 @@ function modelOf(choice: Choice = {}): TCModel {
   const list = buildVendorList({ version: 100, tcfPolicyVersion: choice.listPolicyVersion ?? 5 });
   const model = new TCModel(new GVL(list as never));
   model.cmpId = CMP_ID;
-  model.cmpVersion = 1;
+  asTcfJsWrites(model);
   model.isServiceSpecific = choice.isServiceSpecific ?? true;
   model.publisherCountryCode = 'FR';
   model.consentScreen = choice.consentScreen ?? 1;
@@ -65,10 +65,13 @@ function modelOf(choice: Choice = {}): TCModel {
   model.specialFeatureOptins.set([1]);
   model.vendorsDisclosed.set(choice.vendorsDisclosed ?? CHANNEL_VENDORS);
   if (choice.customConsents) {
-    model.numCustomPurposes = choice.numCustomPurposes ?? Math.max(...choice.customConsents);
+    model.numCustomPurposes = choice.numCustomPurposes ?? Math.max(3, ...choice.customConsents);
     model.publisherCustomConsents.set(choice.customConsents);
   }
-  if (choice.created) model.created = choice.created;
+  if (choice.created) {
+    model.created = choice.created;
+    model.lastUpdated = choice.created;
+  }
   return model;
 }
 
@@ -160,7 +163,12 @@ describe('a 51-character string naming vendors 1..19,999 (issue 40 item 2)', () 
 
 describe('what the TCF policy and the channel forbid: 422 naming the rule (issue 41 item 5)', () => {
   it('tc_not_service_specific: a global-scope string', async () => {
-    await refusedWith(encoded({ isServiceSpecific: false }), ['tc_not_service_specific']);
+    // IAB's encoder writes no Publisher TC segment in a global-scope string: the channel's own
+    // optional purposes are then carried nowhere either.
+    await refusedWith(encoded({ isServiceSpecific: false }), [
+      'tc_not_service_specific',
+      'tc_contradicts_decisions',
+    ]);
   });
 
   it('tc_policy_version: older than the policy of the vendor list it names', async () => {
@@ -192,8 +200,11 @@ describe('what the TCF policy and the channel forbid: 422 naming the rule (issue
       'tc_vendor_not_disclosed',
     ]);
     await refusedWith(encoded({ vendorsDisclosed: [2, 8, 21] }), ['tc_vendor_not_disclosed']);
-    // No DisclosedVendors segment at all: nothing is disclosed.
-    await refusedWith(rawEncoded({}, [Segment.CORE]), ['tc_vendor_not_disclosed']);
+    // No DisclosedVendors segment at all: nothing is disclosed (and no Publisher TC segment).
+    await refusedWith(rawEncoded({}, [Segment.CORE]), [
+      'tc_vendor_not_disclosed',
+      'tc_contradicts_decisions',
+    ]);
   });
 
   it('tc_created_out_of_range: more than a day ahead, or older than the channel’s consentMaxAgeDays', async () => {
@@ -202,10 +213,14 @@ describe('what the TCF policy and the channel forbid: 422 naming the rule (issue
       new Date(today.getTime() + 2 * DAY),
       new Date(today.getTime() + 3 * 365 * DAY),
       new Date(today.getTime() - (MAX_AGE_DAYS + 1) * DAY),
-      new Date(today.getTime() - 4 * 365 * DAY),
     ]) {
       await refusedWith(encoded({ created }), ['tc_created_out_of_range']);
     }
+    // Four years ago is also a LastUpdated more than 13 months old.
+    await refusedWith(encoded({ created: new Date(today.getTime() - 4 * 365 * DAY) }), [
+      'tc_created_out_of_range',
+      'tc_last_updated',
+    ]);
     // Within the bounds: the channel's age to the day, and the next day (clocks differ).
     for (const created of [new Date(today.getTime() - MAX_AGE_DAYS * DAY), new Date(today.getTime() + DAY)]) {
       const res = await decide({ tcString: encoded({ created }) });
@@ -251,6 +266,8 @@ describe('a valid string: the evidence keeps the decoded summary (issue 41 item 
       vendorsDisclosed: CHANNEL_VENDORS,
       policyVersion: 5,
       consentScreen: 2,
+      // The Publisher TC segment tcf.js writes, no custom purpose granted.
+      publisherCustomConsents: [],
     };
     const [event] = await evidenceOf(subjectId);
     expect(event.tcString).toBe(value);

@@ -1126,6 +1126,8 @@ export interface components {
                     /** @description Provider ids of Google’s Ad Tech Providers list */
                     providerIds: number[];
                 } | null;
+                /** @description Visitors whose region the service cannot resolve (no GeoIP database, a private or unknown address): "gdpr" (the default) treats them as visitors the GDPR covers (the TCF layers, opt-in, gdprApplies true), since they may be in the EEA or the UK; "not_applicable" lets the channel’s regionRules decide, as for a channel without TCF (docs/guides/tcf.md). Always in answers; a PATCH that leaves it out keeps the channel’s */
+                unknownRegion?: "gdpr" | "not_applicable";
             } | null;
             integrations: {
                 /** @description Push UET's consent mode (ad_storage) to window.uetq: a default before any tag, an update on every change */
@@ -1322,6 +1324,8 @@ export interface components {
                         policyUrl: string | null;
                     }[];
                 } | null;
+                /** @description Visitors whose region the service cannot resolve (no GeoIP database, a private or unknown address): "gdpr" (the default) treats them as visitors the GDPR covers (the TCF layers, opt-in, gdprApplies true), since they may be in the EEA or the UK; "not_applicable" lets the channel’s regionRules decide, as for a channel without TCF (docs/guides/tcf.md). Always in answers; a PATCH that leaves it out keeps the channel’s */
+                unknownRegion?: "gdpr" | "not_applicable";
                 vendorListVersion: number;
                 tcfPolicyVersion: number;
                 /** @description On a TCF channel, what a visitor in an opt-in region keeps after a decision to reopen the preferences: "floating" (the default), a persistent, labelled "Your Privacy Choices" button at the bottom left, themable with the banner’s --consent-* variables; "none", only the page’s own links (any element with data-consent-action="privacy-choices", or ConsentService.showPreferences()). Channels without tcf keep the setting but show no control */
@@ -1886,8 +1890,10 @@ export interface components {
             /** @description Where the subject was at their newest decision (null: unknown, or recorded before regions) */
             region: string | null;
             regime: ("opt-in" | "opt-out" | "notice-only") | null;
-            /** @description The IAB TC string of the subject’s newest decision that carried one (TCF channels); null when none did */
+            /** @description The IAB TC string as the SDK (tcf.js) would serve it now: tcStringRecorded re-encoded against the channel’s current vendors, vendor list and TCF settings (a vendor removed or deleted keeps no signal and is no longer disclosed; the dates, language and consent screen stay the choice’s). Null when none was recorded, when the channel no longer has TCF, or when the recorded string names another CMP id or TCF policy version than the current ones (the SDK then asks again) */
             tcString: string | null;
+            /** @description The IAB TC string of the subject’s newest decision that carried one, as the evidence keeps it (TCF channels); null when none did */
+            tcStringRecorded: string | null;
         };
         ConsentStateLookupResult: {
             /** @description When subjectIds were sent */
@@ -3867,6 +3873,8 @@ export interface operations {
                             /** @description Provider ids of Google’s Ad Tech Providers list */
                             providerIds: number[];
                         } | null;
+                        /** @description Visitors whose region the service cannot resolve (no GeoIP database, a private or unknown address): "gdpr" (the default) treats them as visitors the GDPR covers (the TCF layers, opt-in, gdprApplies true), since they may be in the EEA or the UK; "not_applicable" lets the channel’s regionRules decide, as for a channel without TCF (docs/guides/tcf.md). Always in answers; a PATCH that leaves it out keeps the channel’s */
+                        unknownRegion?: "gdpr" | "not_applicable";
                     } | null;
                     integrations?: {
                         /** @description Push UET's consent mode (ad_storage) to window.uetq: a default before any tag, an update on every change */
@@ -4313,6 +4321,8 @@ export interface operations {
                             /** @description Provider ids of Google’s Ad Tech Providers list */
                             providerIds: number[];
                         } | null;
+                        /** @description Visitors whose region the service cannot resolve (no GeoIP database, a private or unknown address): "gdpr" (the default) treats them as visitors the GDPR covers (the TCF layers, opt-in, gdprApplies true), since they may be in the EEA or the UK; "not_applicable" lets the channel’s regionRules decide, as for a channel without TCF (docs/guides/tcf.md). Always in answers; a PATCH that leaves it out keeps the channel’s */
+                        unknownRegion?: "gdpr" | "not_applicable";
                     } | null;
                     integrations?: {
                         /** @description Push UET's consent mode (ad_storage) to window.uetq: a default before any tag, an update on every change */
@@ -9329,9 +9339,13 @@ export interface operations {
              *     - `tc_vendor_not_selected`: a vendor the channel did not choose, in its vendor consents, legitimate interests or DisclosedVendors
              *     - `tc_vendor_not_disclosed`: consent or legitimate interest for a vendor its DisclosedVendors segment does not list
              *     - `tc_created_out_of_range`: Created more than a day ahead, or more than the channel’s consentMaxAgeDays days ago (UTC days)
-             *     - `tc_contradicts_decisions`: a custom purpose of its Publisher TC segment granted (consent or legitimate interest) whose purpose the recorded decisions deny, or that the notice does not have; custom purpose n is the notice’s n-th purpose
+             *     - `tc_contradicts_decisions`: a custom purpose of its Publisher TC segment granted (consent or legitimate interest) whose purpose the recorded decisions deny, or that the notice does not have; or no Publisher TC segment (or too few custom purposes) on a channel with optional purposes of its own; custom purpose n is the notice’s n-th purpose
              *     - `tc_publisher_restrictions`: publisher restrictions (purpose, type, vendors) other than the channel’s publisherRestrictions, one missing, added or of another type
-             *     A refused `addtlConsent` (Google Additional Consent) gives `path` "/addtlConsent" and `code` `ac_invalid` (not a version 2 AC string), `ac_provider_not_selected` (a provider the channel’s googleAdditionalConsent does not list) or `ac_not_expected` (no tcString sent, or the channel has no googleAdditionalConsent).
+             *     - `tc_last_updated`: LastUpdated differs from Created, or is more than 13 months ago
+             *     - `tc_channel_mismatch`: a CMP id, CmpVersion, PublisherCC or PurposeOneTreatment other than the channel’s as its config served them, or a ConsentLanguage that is not one of the channel’s languages (nor English, the layers’ fallback)
+             *     - `tc_out_of_range`: UseNonStandardTexts set, a purpose above the vendor list’s highest, a special feature above 2, or a ConsentScreen tcf.js does not write (0 page call, 1 first layer, 2 second layer)
+             *     - `tc_signal_not_declared`: a vendor consent for a vendor that declares no purpose on consent nor special feature, or a vendor legitimate interest for one that declares no purpose that may rest on it (one declaring only special purposes has none)
+             *     A refused `addtlConsent` (Google Additional Consent) gives `path` "/addtlConsent" and `code` `ac_invalid` (not a version 2 AC string, or one that leaves out a provider the channel shows), `ac_provider_not_selected` (a provider the channel’s googleAdditionalConsent does not list) or `ac_not_expected` (no tcString sent, or the channel has no googleAdditionalConsent).
              *     An event that would be larger than 65,536 bytes in canonical form is refused with `code` `evidence_event_too_large` (path "").
              */
             422: {
@@ -9361,7 +9375,7 @@ export interface operations {
                             path: string;
                             message: string;
                             /** @description The rule broken (see the response description) */
-                            code?: "tc_not_service_specific" | "tc_policy_version" | "tc_purpose_li_forbidden" | "tc_vendor_not_selected" | "tc_vendor_not_disclosed" | "tc_created_out_of_range" | "tc_contradicts_decisions" | "tc_publisher_restrictions" | "ac_invalid" | "ac_provider_not_selected" | "ac_not_expected" | "evidence_event_too_large";
+                            code?: "tc_not_service_specific" | "tc_policy_version" | "tc_purpose_li_forbidden" | "tc_vendor_not_selected" | "tc_vendor_not_disclosed" | "tc_created_out_of_range" | "tc_contradicts_decisions" | "tc_publisher_restrictions" | "tc_last_updated" | "tc_channel_mismatch" | "tc_out_of_range" | "tc_signal_not_declared" | "ac_invalid" | "ac_provider_not_selected" | "ac_not_expected" | "evidence_event_too_large";
                         }[];
                     };
                 };

@@ -30,6 +30,7 @@ export function presentChannel(channel: ChannelRow) {
       ...channel.tcf,
       publisherRestrictions: channel.tcf.publisherRestrictions ?? [],
       googleAdditionalConsent: channel.tcf.googleAdditionalConsent ?? null,
+      unknownRegion: channel.tcf.unknownRegion ?? 'gdpr',
     },
     integrations: channel.integrations,
     firstPartyPath: channel.firstPartyPath,

@@ -120,13 +120,24 @@ const TcfFields = {
   }),
   publisherRestrictions: PublisherRestrictions,
   googleAdditionalConsent: GoogleAdditionalConsent,
+  unknownRegion: Type.Union([Type.Literal('gdpr'), Type.Literal('not_applicable')], {
+    description:
+      'Visitors whose region the service cannot resolve (no GeoIP database, a private or unknown address): "gdpr" (the default) treats them as visitors the GDPR covers (the TCF layers, opt-in, gdprApplies true), since they may be in the EEA or the UK; "not_applicable" lets the channel’s regionRules decide, as for a channel without TCF (docs/guides/tcf.md). Always in answers; a PATCH that leaves it out keeps the channel’s',
+  }),
 };
 
-/** The channel's IAB TCF settings; null: not a TCF CMP. */
-const NullableTcf = Type.Union([Type.Object(TcfFields), Type.Null()], {
-  description:
-    'IAB TCF v2.3 settings: when set, visitors in opt-in regions get the TCF layers and a TC string',
-});
+/**
+ * The channel's IAB TCF settings; null: not a TCF CMP. `unknownRegion` is always sent, but
+ * declared optional: clients typed from this document before it existed (the console's TCF form)
+ * build settings without it, and the service keeps the channel's own when a PATCH leaves it out.
+ */
+const NullableTcf = Type.Union(
+  [Type.Object({ ...TcfFields, unknownRegion: Type.Optional(TcfFields.unknownRegion) }), Type.Null()],
+  {
+    description:
+      'IAB TCF v2.3 settings: when set, visitors in opt-in regions get the TCF layers and a TC string',
+  },
+);
 
 /** As written: cmpVersion defaults to null (follow the release), purposeOneTreatment to false; PATCH replaces the whole. */
 const NullableTcfInput = Type.Union(
@@ -138,6 +149,7 @@ const NullableTcfInput = Type.Union(
         purposeOneTreatment: Type.Optional(TcfFields.purposeOneTreatment),
         publisherRestrictions: Type.Optional(TcfFields.publisherRestrictions),
         googleAdditionalConsent: Type.Optional(TcfFields.googleAdditionalConsent),
+        unknownRegion: Type.Optional(TcfFields.unknownRegion),
       },
       { additionalProperties: false },
     ),
@@ -262,6 +274,8 @@ const SnapshotTcf = Type.Union([
     // Snapshots made before Additional Consent lack it: none. A snapshot keeps the providers' names
     // and policies as Google's ATP list gave them then, as the site config serves them.
     googleAdditionalConsent: Type.Optional(SiteGoogleAdditionalConsent),
+    // Snapshots made before it lack it: "gdpr".
+    unknownRegion: Type.Optional(TcfFields.unknownRegion),
     vendorListVersion: Type.Integer(),
     tcfPolicyVersion: Type.Integer(),
     // Absent from snapshots made before it: "floating".

@@ -235,7 +235,17 @@ export function createChannelsService(deps: {
         if (input.cookieDomain !== undefined) update.cookieDomain = input.cookieDomain;
         if (input.crossDomain !== undefined) update.crossDomain = input.crossDomain;
         if (input.imports !== undefined) update.imports = input.imports;
-        if (input.tcf !== undefined) update.tcf = await checkedTcf(tx, input.tcf, channel.environment);
+        if (input.tcf !== undefined) {
+          // PATCH replaces tcf as a whole, but for unknownRegion: left out, the channel keeps its
+          // own, so a client that does not know the field (a console of before it) never turns a
+          // "not_applicable" back into "gdpr" by saving the other settings.
+          const kept = channel.tcf?.unknownRegion;
+          const tcf =
+            input.tcf && input.tcf.unknownRegion === undefined && kept
+              ? { ...input.tcf, unknownRegion: kept }
+              : input.tcf;
+          update.tcf = await checkedTcf(tx, tcf, channel.environment);
+        }
         const updated = await channelsRepo.update(tx, channel, update);
         await audit.record(tx, context, { action: 'channel.updated', target: { type: 'channel', id } });
         return changes.publish(tx, updated, { changed: true });

@@ -113,9 +113,16 @@ const TC_RULE_TEXT: Record<TcStringRule, string> = {
   tc_created_out_of_range:
     'Created more than a day ahead, or more than the channel’s consentMaxAgeDays days ago (UTC days)',
   tc_contradicts_decisions:
-    'a custom purpose of its Publisher TC segment granted (consent or legitimate interest) whose purpose the recorded decisions deny, or that the notice does not have; custom purpose n is the notice’s n-th purpose',
+    'a custom purpose of its Publisher TC segment granted (consent or legitimate interest) whose purpose the recorded decisions deny, or that the notice does not have; or no Publisher TC segment (or too few custom purposes) on a channel with optional purposes of its own; custom purpose n is the notice’s n-th purpose',
   tc_publisher_restrictions:
     'publisher restrictions (purpose, type, vendors) other than the channel’s publisherRestrictions, one missing, added or of another type',
+  tc_last_updated: 'LastUpdated differs from Created, or is more than 13 months ago',
+  tc_channel_mismatch:
+    'a CMP id, CmpVersion, PublisherCC or PurposeOneTreatment other than the channel’s as its config served them, or a ConsentLanguage that is not one of the channel’s languages (nor English, the layers’ fallback)',
+  tc_out_of_range:
+    'UseNonStandardTexts set, a purpose above the vendor list’s highest, a special feature above 2, or a ConsentScreen tcf.js does not write (0 page call, 1 first layer, 2 second layer)',
+  tc_signal_not_declared:
+    'a vendor consent for a vendor that declares no purpose on consent nor special feature, or a vendor legitimate interest for one that declares no purpose that may rest on it (one declaring only special purposes has none)',
 };
 
 /**
@@ -126,7 +133,7 @@ export const PreferencesProblem = {
   description: [
     'Validation failed (validation_failed, unknown_purpose, idempotency_key_reused). A refused `tcString` gives one entry per rule it breaks, `path` "/tcString" and `code` naming the rule:',
     ...TC_STRING_RULES.map((rule) => `- \`${rule}\`: ${TC_RULE_TEXT[rule]}`),
-    'A refused `addtlConsent` (Google Additional Consent) gives `path` "/addtlConsent" and `code` `ac_invalid` (not a version 2 AC string), `ac_provider_not_selected` (a provider the channel’s googleAdditionalConsent does not list) or `ac_not_expected` (no tcString sent, or the channel has no googleAdditionalConsent).',
+    'A refused `addtlConsent` (Google Additional Consent) gives `path` "/addtlConsent" and `code` `ac_invalid` (not a version 2 AC string, or one that leaves out a provider the channel shows), `ac_provider_not_selected` (a provider the channel’s googleAdditionalConsent does not list) or `ac_not_expected` (no tcString sent, or the channel has no googleAdditionalConsent).',
     'An event that would be larger than 65,536 bytes in canonical form is refused with `code` `evidence_event_too_large` (path "").',
   ].join('\n'),
   content: {

@@ -8,9 +8,8 @@ import type { EvidenceService, RecordedEvent, RecordInput } from '../evidence/ev
 import type { DecisionOutcome, EvidenceRow, EvidenceTcf } from '../evidence/evidence.tables.ts';
 import { createGppDecoder, type GppDecoder, gppDecodeError, tcfEuSection } from '../gpp/gpp.service.ts';
 import type { IdentityService } from '../identity/identity.service.ts';
-import { resolveRegime } from '../regions/regions.service.ts';
 import type { AppCaller, Site, SitesService } from '../sites/sites.service.ts';
-import type { TcStringContext, TcStringProblem } from '../tcf/tcf.service.ts';
+import { type TcStringContext, type TcStringProblem, visitorRegime } from '../tcf/tcf.service.ts';
 import type { PreferencesBody } from './consent.schemas.ts';
 import { createDecisionStringChecks } from './decision-strings.ts';
 import { decisionOutcome, resolveDecisions } from './decisions.ts';
@@ -133,7 +132,7 @@ export function createConsentService(deps: {
         input.gppString === undefined ? null : await checkGppString(site, notice, input.gppString);
       const region = sites.regionOf(site, facts.location);
       // The regime of the notice the visitor answered, where the visitor was.
-      const regime = resolveRegime(notice.regionRules, region.code);
+      const regime = visitorRegime(notice.regionRules, region.code, notice.tcf);
       const gpc = (input.gpc ?? false) || facts.secGpc;
       const source = input.source ?? 'banner';
       const decisions = resolveDecisions(notice, {
@@ -212,7 +211,7 @@ export function createConsentService(deps: {
         userAgent: facts.userAgent,
         ipPrefix: facts.ipPrefix,
         region,
-        regime: resolveRegime(notice.regionRules, region.code),
+        regime: visitorRegime(notice.regionRules, region.code, notice.tcf),
         gppString: null,
         tcString: null,
         tcf: null,

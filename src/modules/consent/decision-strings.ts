@@ -2,7 +2,7 @@ import type { Clock } from '../../platform/clock.ts';
 import { validationFailed } from '../../platform/http/errors.ts';
 import type { VisitorConfig } from '../channels/channels.service.ts';
 import { acStringProblems } from '../tcf/additional-consent.service.ts';
-import type { TcStringContext } from '../tcf/tcf.service.ts';
+import { TCF_RELEASE, type TcStringContext } from '../tcf/tcf.service.ts';
 import type { TcStringChecker } from './consent.service.ts';
 
 /** What the evidence keeps of a TC string (evidence_events.tcf), as the checker gives it. */
@@ -56,6 +56,14 @@ export function createDecisionStringChecks(deps: { tcStrings: TcStringChecker; c
       purposes: notice.purposes,
       decisions,
       publisherRestrictions: notice.tcf.publisherRestrictions ?? [],
+      channel: {
+        // The version the visitor's config carried (regional-config.ts): pinned, or the release.
+        cmpVersion: notice.tcf.cmpVersion ?? TCF_RELEASE,
+        publisherCountryCode: notice.tcf.publisherCountryCode,
+        purposeOneTreatment: notice.tcf.purposeOneTreatment,
+        languages: notice.languages,
+        vendors: notice.tcf.vendors,
+      },
       now: clock.now(),
     });
     if (checked.problems !== undefined) {

@@ -47,7 +47,11 @@ export const ConsentState = Type.Object(
     regime: Type.Union([Regime, Type.Null()]),
     tcString: Type.Union([Type.String(), Type.Null()], {
       description:
-        'The IAB TC string of the subject’s newest decision that carried one (TCF channels); null when none did',
+        'The IAB TC string as the SDK (tcf.js) would serve it now: tcStringRecorded re-encoded against the channel’s current vendors, vendor list and TCF settings (a vendor removed or deleted keeps no signal and is no longer disclosed; the dates, language and consent screen stay the choice’s). Null when none was recorded, when the channel no longer has TCF, or when the recorded string names another CMP id or TCF policy version than the current ones (the SDK then asks again)',
+    }),
+    tcStringRecorded: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'The IAB TC string of the subject’s newest decision that carried one, as the evidence keeps it (TCF channels); null when none did',
     }),
   },
   { $id: 'ConsentState' },

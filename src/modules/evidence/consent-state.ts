@@ -20,12 +20,18 @@ const newestRow = (rows: StatePurposeRow[]) =>
       : b,
   );
 
-/** A subject's consent state on a channel, as `GET /v1/consent-state` shows it. */
+/**
+ * A subject's consent state on a channel, as `GET /v1/consent-state` shows it: `tcString` as tcf.js
+ * would serve it now, `tcStringRecorded` the one the evidence keeps.
+ */
 export function presentState(
   channelId: string,
   rows: StatePurposeRow[],
   now: Date,
-  tcString: string | null = null,
+  strings: { tcString: string | null; tcStringRecorded: string | null } = {
+    tcString: null,
+    tcStringRecorded: null,
+  },
 ) {
   const sorted = [...rows].sort((a, b) => a.purposeKey.localeCompare(b.purposeKey));
   // The newest event among the purposes gives lastRecordedAt and where the subject was then.
@@ -51,7 +57,8 @@ export function presentState(
     expired: now.getTime() >= expiresAt.getTime(),
     region: newest.region,
     regime: newest.regime,
-    tcString,
+    tcString: strings.tcString,
+    tcStringRecorded: strings.tcStringRecorded,
   };
 }
 
@@ -92,8 +99,37 @@ export function createConsentStateReader(deps: {
   /** A subject's pseudonym: devices' and accounts' are keyed apart (pseudonym.ts). */
   pseudonymize: (organizationId: string, id: string, kind: SubjectKind) => Promise<string>;
   findChannel: ChannelsService['findChannel'];
+  /**
+   * Recorded TC strings of subjects on a channel as tcf.js would serve them now (the tcf module's
+   * re-encoding against the channel's current vendors and vendor list), in order; null where it
+   * would serve none. Absent: the recorded strings are served as they are.
+   */
+  servedTcStrings?: (
+    scope: EvidenceScope,
+    channelId: string,
+    recorded: Array<{ tcString: string; decisions: Record<string, 'granted' | 'denied'> }>,
+  ) => Promise<Array<string | null>>;
 }) {
   const { store, clock } = deps;
+
+  /** Each subject's recorded string and the one served now, by pseudonym. */
+  async function tcStringsOf(
+    scope: EvidenceScope,
+    channelId: string,
+    recorded: Map<string, string>,
+    bySubject: Map<string, StatePurposeRow[]>,
+  ) {
+    const subjects = [...recorded.keys()];
+    const items = subjects.map((p) => ({
+      tcString: recorded.get(p) as string,
+      decisions: Object.fromEntries((bySubject.get(p) ?? []).map((r) => [r.purposeKey, r.decision])),
+    }));
+    const served =
+      deps.servedTcStrings && items.length > 0
+        ? await deps.servedTcStrings(scope, channelId, items)
+        : items.map((i) => i.tcString);
+    return new Map(subjects.map((p, i) => [p, { tcString: served[i], tcStringRecorded: items[i].tcString }]));
+  }
   let backfilled = false;
 
   /** The state rows of the pseudonyms on the channel, from the table once the backfill is done. */
@@ -132,18 +168,23 @@ export function createConsentStateReader(deps: {
         else bySubject.set(row.subjectPseudonym, [row]);
       }
       // The state's own TC strings once backfilled; before, the replay walks the subjects' events.
-      const tcStrings =
+      const recorded =
         bySubject.size === 0
           ? new Map<string, string>()
           : backfilled
-            ? new Map([...bySubject].map(([p, subjectRows]) => [p, subjectRows[0].tcString ?? null]))
+            ? new Map(
+                [...bySubject].flatMap(([p, subjectRows]) =>
+                  subjectRows[0].tcString ? [[p, subjectRows[0].tcString] as const] : [],
+                ),
+              )
             : await store.heavyReads.turn(scope.organizationId, () =>
                 consentStateRepo.newestTcStrings(store.replica, scope, channelId, [...bySubject.keys()]),
               );
+      const tcStrings = await tcStringsOf(scope, channelId, recorded, bySubject);
       const now = clock.now();
       return pseudonyms.map((p) => {
         const subjectRows = bySubject.get(p);
-        return subjectRows ? presentState(channelId, subjectRows, now, tcStrings.get(p) ?? null) : null;
+        return subjectRows ? presentState(channelId, subjectRows, now, tcStrings.get(p)) : null;
       });
     },
 

@@ -143,6 +143,8 @@ export function createEvidenceService(deps: {
   events: EventOutbox;
   /** The consent state's 404 for an unknown channel. */
   findChannel: ChannelsService['findChannel'];
+  /** The consent state's TC strings as tcf.js would serve them now (consent-state.ts). */
+  servedTcStrings?: Parameters<typeof createConsentStateReader>[0]['servedTcStrings'];
   /** Told what each retention run leaves for the next one (the metrics). */
   retentionObserver?: RetentionObserver;
 }) {
@@ -333,6 +335,7 @@ export function createEvidenceService(deps: {
       pseudonymize: (organizationId: string, id: string, kind: RecordInput['subjectKind']): Promise<string> =>
         service.pseudonymize(organizationId, id, kind),
       findChannel: deps.findChannel,
+      servedTcStrings: deps.servedTcStrings,
     }),
   };
   return service;

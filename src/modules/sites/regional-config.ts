@@ -3,8 +3,8 @@ import { envelope } from '../../platform/http/schemas.ts';
 import { bannerWordsFor } from '../../shared/banner-words.ts';
 import type { VisitorConfig } from '../channels/channels.service.ts';
 import type { PublisherRestriction } from '../channels/channels.tables.ts';
-import { type ResolvedRegion, resolveRegime } from '../regions/regions.service.ts';
-import { type SnapshotTcf, TCF_RELEASE } from '../tcf/tcf.service.ts';
+import type { ResolvedRegion } from '../regions/regions.service.ts';
+import { type SnapshotTcf, TCF_RELEASE, visitorRegime } from '../tcf/tcf.service.ts';
 import { pageOrigins } from './page-origins.ts';
 import { siblingDomains } from './sibling-domains.ts';
 import type { Site } from './site-cache.ts';
@@ -94,7 +94,8 @@ export function regionalConfig(site: Site, region: ResolvedRegion): RegionalConf
   if (cached) return cached;
   // The snapshot's tcf keeps the vendors' declarations (material changes); visitors get site.tcf.
   const { tcf: _declarations, ...shown } = site.config;
-  const regime = resolveRegime(site.config.regionRules, region.code);
+  // On a TCF channel an unknown region is one the GDPR may cover (tcf.unknownRegion).
+  const regime = visitorRegime(site.config.regionRules, region.code, site.config.tcf);
   const body = {
     ...shown,
     ...(regime === 'opt-in' && site.tcf ? { tcf: site.tcf } : {}),

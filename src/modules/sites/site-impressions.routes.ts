@@ -6,7 +6,7 @@ import { Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import type { Metrics } from '../../platform/metrics/metrics.ts';
 import { type AnalyticsService, ImpressionBody } from '../analytics/analytics.service.ts';
-import { resolveRegime } from '../regions/regions.service.ts';
+import { visitorRegime } from '../tcf/tcf.service.ts';
 import { preflightRoute, requireAllowedOrigin } from './site-origin-hooks.ts';
 import { locationOf, publicProblems, siteOf, tags } from './site-requests.ts';
 import { RegionQuery, SiteParams } from './sites.schemas.ts';
@@ -96,7 +96,7 @@ export function siteImpressionsRoutes(
         environment: site.channel.environment,
         channelId: site.channel.id,
         region: region.code,
-        regime: resolveRegime(site.config.regionRules, region.code),
+        regime: visitorRegime(site.config.regionRules, region.code, site.config.tcf),
         configVersion,
         platform: request.consentApp?.platform ?? 'web',
       });

@@ -30,7 +30,7 @@ export function acStringProblems(value: string, providerIds: readonly number[] |
       {
         rule: 'ac_invalid',
         message:
-          'is not a version 2 Additional Consent string (2~<consented ids>~dv.<disclosed ids>, ids dot-separated, none twice)',
+          'is not a version 2 Additional Consent string (2~<consented ids>~dv.<disclosed ids>, ids dot-separated, none twice; `~dv` may end the string when no id is left to disclose)',
       },
     ];
   }
@@ -43,6 +43,19 @@ export function acStringProblems(value: string, providerIds: readonly number[] |
       {
         rule: 'ac_provider_not_selected',
         message: `names provider ${shown}, which this channel's googleAdditionalConsent does not list`,
+      },
+    ];
+  }
+  // Every provider the layers showed is in the string, consented or disclosed: one left out reads,
+  // to Google, as a provider never shown, so its consent could not be told from no disclosure.
+  const named = new Set([...parsed.consented, ...parsed.disclosed]);
+  const left = providerIds.filter((id) => !named.has(id));
+  if (left.length > 0) {
+    const shown = left.slice(0, 5).join(', ') + (left.length > 5 ? ` and ${left.length - 5} more` : '');
+    return [
+      {
+        rule: 'ac_invalid',
+        message: `leaves out provider ${shown}, which the channel's googleAdditionalConsent shows: list every provider, consented or after ~dv.`,
       },
     ];
   }

@@ -1,4 +1,10 @@
 import type { TCModel } from '@iabtechlabtcf/core';
+import {
+  CHANNEL_RULES,
+  channelRuleBreaches,
+  type ListFacts,
+  type TcChannelFacts,
+} from './tc-string-channel-rules.ts';
 
 /**
  * What a decoded TC string must satisfy to be recorded for a channel (docs/guides/tcf.md, "What the
@@ -16,6 +22,7 @@ export const TC_STRING_RULES = [
   'tc_created_out_of_range',
   'tc_contradicts_decisions',
   'tc_publisher_restrictions',
+  ...CHANNEL_RULES,
 ] as const;
 export type TcStringRule = (typeof TC_STRING_RULES)[number];
 
@@ -31,11 +38,13 @@ export interface TcStringContext {
   vendorIds: readonly number[];
   consentMaxAgeDays: number;
   /** The notice's purposes, in its order: custom purpose n of the Publisher TC segment is the n-th. */
-  purposes: readonly { key: string }[];
+  purposes: readonly { key: string; required?: boolean }[];
   /** The decisions as they will be recorded (resolveDecisions: every purpose of the notice). */
   decisions: Readonly<Record<string, 'granted' | 'denied'>>;
   /** The notice's publisher restrictions (`tcf.publisherRestrictions`; absent in older notices: none). */
   publisherRestrictions?: readonly RestrictionSetting[];
+  /** The notice's TCF settings and vendor declarations (tc-string-channel-rules.ts). */
+  channel: TcChannelFacts;
   now: Date;
 }
 
@@ -82,15 +91,15 @@ export type SelectedVendors = ReadonlySet<number>;
 
 /**
  * The rules' breaches, in the order of TC_STRING_RULES, one entry per rule broken; empty when the
- * string may be recorded. `listPolicyVersion`: the tcfPolicyVersion of the vendor list version the
- * string names.
+ * string may be recorded. `list`: what the rules read of the vendor list version the string names.
  */
 export function tcStringBreaches(
   model: TCModel,
   context: TcStringContext,
   selected: SelectedVendors,
-  listPolicyVersion: number,
+  list: ListFacts,
 ): TcStringBreach[] {
+  const listPolicyVersion = list.policyVersion;
   const breaches: TcStringBreach[] = [];
   const breach = (rule: TcStringRule, message: string) => breaches.push({ rule, message });
 
@@ -151,10 +160,18 @@ export function tcStringBreaches(
   }
 
   const contradictions = contradictedPurposes(model, context);
-  if (contradictions.length > 0) {
+  const uncarried = uncarriedPurposes(model, context);
+  if (contradictions.length > 0 || uncarried !== null) {
     breach(
       'tc_contradicts_decisions',
-      `grants custom purpose ${some(contradictions)} in its Publisher TC segment, which the decision denies or the notice does not have (custom purpose n is the notice's n-th purpose)`,
+      [
+        contradictions.length > 0
+          ? `grants custom purpose ${some(contradictions)} in its Publisher TC segment, which the decision denies or the notice does not have (custom purpose n is the notice's n-th purpose)`
+          : null,
+        uncarried,
+      ]
+        .filter((part) => part !== null)
+        .join('; '),
     );
   }
 
@@ -165,7 +182,27 @@ export function tcStringBreaches(
       `carries publisher restrictions that differ from the channel's, for ${restrictionMismatch.slice(0, 5).join(', ')}${restrictionMismatch.length > 5 ? ` and ${restrictionMismatch.length - 5} more` : ''}`,
     );
   }
+  for (const { rule, message } of channelRuleBreaches(model, context.channel, list, context.now, selected)) {
+    breach(rule, message);
+  }
   return breaches;
+}
+
+/**
+ * A string without a Publisher TC segment (or with fewer custom purposes than the notice's last
+ * optional purpose) cannot carry the visitor's choice of the channel's own optional purposes,
+ * which tcf.js writes there (docs/guides/tcf.md, "Your purposes in the Publisher TC segment"): ad
+ * tech reading it would see no choice at all.
+ * Why, or null when it carries them. Required purposes need no choice, so a notice of required
+ * purposes only needs no segment.
+ */
+function uncarriedPurposes(model: TCModel, context: TcStringContext): string | null {
+  const lastOptional = context.purposes.reduce((last, p, i) => (p.required ? last : i + 1), 0);
+  const carried = Number(model.numCustomPurposes) || 0;
+  if (lastOptional === 0 || carried >= lastOptional) return null;
+  return carried === 0
+    ? `has no Publisher TC segment, or one without custom purposes, so it cannot carry the visitor's choice of the channel's own optional purposes: encode them as custom purposes (custom purpose n is the notice's n-th purpose, ${context.purposes.length} in all)`
+    : `carries ${carried} custom purposes in its Publisher TC segment, fewer than the notice's ${context.purposes.length}: encode one per purpose of the notice (custom purpose n is the notice's n-th purpose)`;
 }
 
 /**

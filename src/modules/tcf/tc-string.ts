@@ -1,5 +1,6 @@
 import { TCModel, TCString } from '@iabtechlabtcf/core';
 import { tcStringBoundsError } from './tc-string-bounds.ts';
+import type { ListFacts } from './tc-string-channel-rules.ts';
 import { setIds, type TcStringContext, type TcStringRule, tcStringBreaches } from './tc-string-rules.ts';
 
 export { TC_STRING_RULES, type TcStringContext, type TcStringRule } from './tc-string-rules.ts';
@@ -67,14 +68,14 @@ function decode(value: string, highestVendorId: number): TCModel | TcStringProbl
 
 export function createTcStringCheck(deps: {
   /**
-   * The tcfPolicyVersion of a vendor list version the mirror holds, null when it holds none
-   * (versions are never removed, and a version never changes).
+   * The tcfPolicyVersion and highest purpose id of a vendor list version the mirror holds, null
+   * when it holds none (versions are never removed, and a version never changes).
    */
-  vendorListPolicyVersion: (vendorListVersion: number) => Promise<number | null>;
+  vendorListFacts: (vendorListVersion: number) => Promise<ListFacts | null>;
 }) {
   // Versions known once are known for good: a decision with a TC string asks the store once per
   // version. A string's version has 12 bits, so this holds at most 4,096 entries.
-  const policyOf = new Map<number, number>();
+  const factsOf = new Map<number, ListFacts>();
   // The channel's vendors as a set and their highest id, once per notice object (the site cache
   // keeps the notices it serves; an older config version is read again, and its set made again).
   const selection = new WeakMap<readonly number[], { set: ReadonlySet<number>; highest: number }>();
@@ -96,22 +97,27 @@ export function createTcStringCheck(deps: {
       // The model's getters are typed string | number; a decoded string sets numbers.
       if (Number(model.cmpId) !== context.cmpId) {
         return {
-          problems: [{ message: `names CMP id ${model.cmpId}, not this channel's (${context.cmpId})` }],
+          problems: [
+            {
+              rule: 'tc_channel_mismatch',
+              message: `names CMP id ${model.cmpId}, not this channel's (${context.cmpId})`,
+            },
+          ],
         };
       }
       const version = Number(model.vendorListVersion);
-      let listPolicy = policyOf.get(version);
-      if (listPolicy === undefined) {
-        const found = Number.isInteger(version) ? await deps.vendorListPolicyVersion(version) : null;
+      let listFacts = factsOf.get(version);
+      if (listFacts === undefined) {
+        const found = Number.isInteger(version) ? await deps.vendorListFacts(version) : null;
         if (found === null) {
           return {
             problems: [{ message: `names vendor list version ${version}, which this service does not hold` }],
           };
         }
-        listPolicy = found;
-        policyOf.set(version, listPolicy);
+        listFacts = found;
+        factsOf.set(version, listFacts);
       }
-      const breaches = tcStringBreaches(model, context, selected.set, listPolicy);
+      const breaches = tcStringBreaches(model, context, selected.set, listFacts);
       if (breaches.length > 0) return { problems: breaches };
       // Every vendor below is one of the channel's (tc_vendor_not_selected); the filter keeps it so.
       const own = (ids: number[]) => ids.filter((id) => selected.set.has(id));

@@ -2,6 +2,7 @@ import { AppError, type FieldError, validationFailed } from '../../platform/http
 import { isAssignedIsoCountry } from '../regions/regions.service.ts';
 import { CONSENT_ONLY_PURPOSES } from './tc-string-rules.ts';
 import type { VendorListRow } from './tcf.repo.ts';
+import type { UnknownRegion } from './tcf-regime.ts';
 import { isSampleVendorList } from './vendor-list-shape.ts';
 import { type GvlVendor, isDeleted, VENDOR_ID_LISTS } from './vendor-list-view.ts';
 
@@ -23,6 +24,8 @@ export interface ChannelTcf {
   publisherRestrictions?: PublisherRestriction[];
   /** Google Additional Consent's providers; absent in channels saved before it: null. */
   googleAdditionalConsent?: { providerIds: number[] } | null;
+  /** Visitors whose region is unknown (tcf-regime.ts); absent in channels saved before it: "gdpr". */
+  unknownRegion?: UnknownRegion;
 }
 
 export interface PublisherRestriction {
@@ -80,6 +83,7 @@ export function tcfSettings(input: {
   purposeOneTreatment?: boolean;
   publisherRestrictions?: PublisherRestriction[];
   googleAdditionalConsent?: { providerIds: number[] } | null;
+  unknownRegion?: UnknownRegion;
 }): ChannelTcf {
   return {
     cmpId: input.cmpId,
@@ -95,6 +99,7 @@ export function tcfSettings(input: {
     googleAdditionalConsent: input.googleAdditionalConsent
       ? { providerIds: [...input.googleAdditionalConsent.providerIds].sort((a, b) => a - b) }
       : null,
+    unknownRegion: input.unknownRegion ?? 'gdpr',
   };
 }
 

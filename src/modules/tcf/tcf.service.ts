@@ -4,6 +4,8 @@ import type { JobQueue } from '../../platform/jobs/job-queue.ts';
 import { createLoadingCache, type Loaded } from '../../platform/loading-cache.ts';
 import { type AtpListMirrorDeps, type AtpListRow, atpRepo, createAtpListMirror } from './atp-list-mirror.ts';
 import type { AtpProvider } from './atp-list-shape.ts';
+import type { ListFacts } from './tc-string-channel-rules.ts';
+import { createServedTcStrings } from './tc-string-served.ts';
 import { type MirrorStateRow, tcfRepo, type VendorListLanguageRow, type VendorListRow } from './tcf.repo.ts';
 import {
   createVendorListMirror,
@@ -12,6 +14,9 @@ import {
   vendorListLanguage,
 } from './vendor-list-mirror.ts';
 import { checkVendorList } from './vendor-list-shape.ts';
+
+/** The purposes GVL v3 defines, for a list that lists none (every purpose bit then counts as known). */
+const GVL_V3_PURPOSES = 11;
 
 /** The ATP list mirror's recurring job (Additional Consent): it wakes every minute, fetches when due and wanted. */
 export const ATP_LIST_JOB = 'tcf.atp-list';
@@ -25,6 +30,7 @@ export {
 } from './tc-string.ts';
 export { CONSENT_ONLY_PURPOSES } from './tc-string-rules.ts';
 export type { MirrorStateRow, VendorListLanguageRow, VendorListRow } from './tcf.repo.ts';
+export { UNKNOWN_REGIONS, type UnknownRegion, visitorRegime } from './tcf-regime.ts';
 export { TCF_RELEASE } from './tcf-release.ts';
 export {
   assertAtpProviders,
@@ -181,6 +187,21 @@ export function createTcfService(
     /** One version of the vendor list; null when the mirror never fetched it. */
     vendorList,
     /**
+     * What a decision's TC string is checked against of the vendor list version it names: its
+     * policy version and its highest purpose id (GVL v3 defines 11); null when not held.
+     */
+    async vendorListFacts(version: number): Promise<ListFacts | null> {
+      const list = await vendorList(deps.store.db, version);
+      if (!list) return null;
+      const purposeIds = Object.keys((list.body.purposes ?? {}) as object)
+        .map(Number)
+        .filter(Number.isInteger);
+      return {
+        policyVersion: list.tcfPolicyVersion,
+        highestPurposeId: purposeIds.length > 0 ? Math.max(...purposeIds) : GVL_V3_PURPOSES,
+      };
+    },
+    /**
      * The translations of a version in `language` (a BCP 47 tag: `fr-CA` reads `fr`); null when
      * the mirror holds none (English is the list itself: always null).
      */
@@ -199,6 +220,8 @@ export function createTcfService(
       for (const row of rows) if (row.body) held.set(row.vendorId, row.body);
       return { held, tried: new Set(rows.map((r) => r.vendorId)) };
     },
+    /** Recorded TC strings as tcf.js would serve them today (tc-string-served.ts). */
+    servedTcStrings: createServedTcStrings({ vendorList }),
     /** When the mirror fetches next, its last success and its last error. */
     mirrorState(db: Db): Promise<MirrorStateRow | null> {
       return tcfRepo.state(db);

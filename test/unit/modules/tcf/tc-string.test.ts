@@ -15,7 +15,8 @@ import {
   MAX_VISITED_IDS,
   tcStringBoundsError,
 } from '../../../../src/modules/tcf/tc-string-bounds.ts';
-import { buildVendorList } from '../../../helpers/gvl.ts';
+import { TCF_RELEASE } from '../../../../src/modules/tcf/tcf-release.ts';
+import { buildVendorList, TEST_VENDORS } from '../../../helpers/gvl.ts';
 
 /** The library's range encoder (declared private in its types, public in its code). */
 const rangeEncoding = (ranges: number[][]): string =>
@@ -27,7 +28,7 @@ const rangeEncoding = (ranges: number[][]): string =>
 function encoded(options: { cmpId?: number; vendorListVersion?: number; vendors?: number[] } = {}) {
   const model = new TCModel(new GVL(buildVendorList({ version: options.vendorListVersion ?? 100 }) as never));
   model.cmpId = options.cmpId ?? 300;
-  model.cmpVersion = 1;
+  model.cmpVersion = TCF_RELEASE;
   model.isServiceSpecific = true;
   model.publisherCountryCode = 'FR';
   model.purposeConsents.set([1, 2, 4]);
@@ -159,14 +160,33 @@ describe('tcStringBoundsError', () => {
 
 describe('createTcStringCheck', () => {
   const check = createTcStringCheck({
-    vendorListPolicyVersion: async (version) => (version === 100 ? 5 : null),
+    vendorListFacts: async (version: number) =>
+      version === 100 ? { policyVersion: 5, highestPurposeId: 11 } : null,
   }).check;
+  const vendors = TEST_VENDORS.map((v) => ({
+    id: v.id,
+    purposes: v.purposes ?? [],
+    legIntPurposes: v.legIntPurposes ?? [],
+    flexiblePurposes: v.flexiblePurposes ?? [],
+    specialFeatures: v.specialFeatures ?? [],
+  }));
   const context = (overrides: Partial<TcStringContext> = {}): TcStringContext => ({
     cmpId: 300,
     vendorIds: [1, 2, 8, 21, 32],
     consentMaxAgeDays: 180,
-    purposes: [{ key: 'necessary' }, { key: 'analytics' }],
-    decisions: { necessary: 'granted', analytics: 'denied' },
+    // Required purposes only: the string needs no Publisher TC segment to carry a choice of them.
+    purposes: [
+      { key: 'necessary', required: true },
+      { key: 'security', required: true },
+    ],
+    decisions: { necessary: 'granted', security: 'granted' },
+    channel: {
+      cmpVersion: TCF_RELEASE,
+      publisherCountryCode: 'FR',
+      purposeOneTreatment: false,
+      languages: ['en'],
+      vendors,
+    },
     now: new Date(),
     ...overrides,
   });
@@ -195,7 +215,7 @@ describe('createTcStringCheck', () => {
     ]);
     expect((await problems('CAAAAAAA'))?.[0].message).toMatch(/^is not a TC string that decodes: /);
     expect(await problems(encoded({ cmpId: 301 }))).toEqual([
-      { message: "names CMP id 301, not this channel's (300)" },
+      { rule: 'tc_channel_mismatch', message: "names CMP id 301, not this channel's (300)" },
     ]);
     expect(await problems(encoded({ vendorListVersion: 99 }))).toEqual([
       { message: 'names vendor list version 99, which this service does not hold' },
@@ -225,6 +245,8 @@ describe('createTcStringCheck', () => {
     // The publisher's own legitimate interest for a consent-only purpose (the library's encoder keeps it).
     const publisherLi = new TCModel(new GVL(buildVendorList() as never));
     publisherLi.cmpId = 300;
+    publisherLi.cmpVersion = TCF_RELEASE;
+    publisherLi.publisherCountryCode = 'FR';
     publisherLi.publisherLegitimateInterests.set([2, 4]);
     expect(await check(TCString.encode(publisherLi), context())).toEqual({
       problems: [
@@ -237,6 +259,7 @@ describe('createTcStringCheck', () => {
     const tooOld = context({ now: new Date(Date.now() + 400 * 86_400_000), consentMaxAgeDays: 30 });
     expect((await check(encoded(), tooOld)).problems?.map((p) => p.rule)).toEqual([
       'tc_created_out_of_range',
+      'tc_last_updated',
     ]);
   });
 });
