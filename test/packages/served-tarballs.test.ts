@@ -49,6 +49,7 @@ describe('the npm packages served as tarballs at /packages/', () => {
     expect(listed.map((p) => p.name).sort()).toEqual([
       '@consent-service/browser',
       '@consent-service/client',
+      '@consent-service/core',
       '@consent-service/react',
     ]);
     for (const entry of listed) {
