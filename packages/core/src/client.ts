@@ -3,7 +3,17 @@ import { type Choice, decide as decideFor, pickLanguage } from '../../../sdk/src
 import { initialState } from '../../../sdk/src/regime.ts';
 import type { Decisions, SiteConfig, Source, StoredConsent } from '../../../sdk/src/types.ts';
 import { createDeliveryQueue } from './delivery-queue.ts';
-import { readConsent, writeConsent } from './stored-state.ts';
+import { cmpKeys, type IabKeys, tcStringKeys, writeKeys } from './iab-keys.ts';
+import {
+  readConsent,
+  readIabKeys,
+  readTc,
+  type StoredTc,
+  writeConsent,
+  writeIabKeys,
+  writeTc,
+} from './stored-state.ts';
+import { loadTcf, type TcfContext, tcStillValid, tcStringFor } from './tcf.ts';
 import { createTransport, randomId } from './transport.ts';
 import type {
   ChangeListener,
@@ -17,6 +27,8 @@ import type {
 interface Loaded {
   config: SiteConfig;
   language: string;
+  /** TCF channels, in opt-in regions: the vendor list slice the TC strings are made on. */
+  tcf: TcfContext | null;
 }
 
 /**
@@ -33,6 +45,7 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
   const listeners: ChangeListener[] = [];
   let loaded: Loaded | null = null;
   let stored: StoredConsent | null = null;
+  let storedTc: StoredTc | null = null;
   let decisions: Decisions | null = null;
   let ask = false;
 
@@ -51,28 +64,63 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
     }
   }
 
-  /** What holds now for the stored decision, by the web's rules (regime.ts). */
-  function settle() {
-    const state = initialState(ready().config, stored, false, Date.now());
-    decisions = state.decisions;
-    ask = state.ask;
+  /**
+   * What holds now for the stored decision, by the web's rules (regime.ts). On TCF channels a
+   * decision holds only with the TC string made with it, still valid for the channel, as on the web.
+   */
+  async function settle() {
+    const { config } = ready();
+    const state = initialState(config, stored, false, Date.now());
+    const tcHolds = !config.tcf || (storedTc !== null && tcStillValid(storedTc.tc, config.tcf));
+    decisions = tcHolds ? state.decisions : null;
+    ask = state.ask || !tcHolds;
+    await publishKeys();
     emit();
   }
 
+  /**
+   * The IABTCF_ keys for the app's writer: the CMP's own on every TCF channel, the string's once a
+   * decision holds; every key written before and not now is removed.
+   */
+  async function publishKeys() {
+    const writer = options.defaultsWriter;
+    if (!writer) return;
+    const { config } = ready();
+    let next: IabKeys = {};
+    if (config.tcfCmp) {
+      const tc = decisions && config.tcf ? storedTc : null;
+      next = tc ? tcStringKeys(tc.tc, config.tcfCmp, tc.ac) : cmpKeys(config.tcfCmp);
+    }
+    const written = await writeKeys(writer, next, await readIabKeys(storage, siteKey));
+    await writeIabKeys(storage, siteKey, written);
+  }
+
   async function record(choice: Choice, source: Source): Promise<Decisions> {
-    const { config, language } = ready();
+    const { config, language, tcf } = ready();
     const next = decideFor(config.purposes, choice, false);
     const subjectId = stored?.s || randomId(16);
+    const tc = tcf ? tcStringFor(tcf, config, choice, next, source) : undefined;
     stored = { s: subjectId, d: next, v: config.configVersion, t: Date.now() };
+    storedTc = tc ? { tc: tc.tcString, ...(tc.addtlConsent && { ac: tc.addtlConsent }) } : null;
     // Stored before it is sent: a decision the app is killed on is still this device's, and sent later.
     await writeConsent(storage, siteKey, stored);
+    await writeTc(storage, siteKey, storedTc);
     await queue.enqueue({
       key: randomId(16),
       ...(identityToken && { account: 1 as const }),
-      body: { subjectId, decisions: next, configVersion: config.configVersion, source, language, gpc: false },
+      body: {
+        subjectId,
+        decisions: next,
+        configVersion: config.configVersion,
+        source,
+        language,
+        gpc: false,
+        ...tc,
+      },
     });
     decisions = next;
     ask = false;
+    await publishKeys();
     emit();
     return { ...next };
   }
@@ -92,10 +140,16 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
 
   return {
     async load() {
-      const [config, kept] = await Promise.all([fetchConfig(), readConsent(storage, siteKey)]);
-      loaded = { config, language: pickLanguage(config, options.language) };
+      const [config, kept, keptTc] = await Promise.all([
+        fetchConfig(),
+        readConsent(storage, siteKey),
+        readTc(storage, siteKey),
+      ]);
+      const tcf = await loadTcf(transport, config);
+      loaded = { config, language: pickLanguage(config, options.language), tcf };
       stored = kept;
-      settle();
+      storedTc = keptTc;
+      await settle();
       // Decisions an earlier run could not deliver.
       void queue.flush();
     },
@@ -140,14 +194,16 @@ export function createConsentClient(options: ConsentClientOptions): ConsentClien
             },
           });
       }
-      settle();
+      await settle();
       return true;
     },
     async forget() {
       identityToken = null;
       stored = null;
+      storedTc = null;
       await writeConsent(storage, siteKey, null);
-      if (loaded) settle();
+      await writeTc(storage, siteKey, null);
+      if (loaded) await settle();
     },
     getSubjectId: () => stored?.s ?? null,
     flush: () => queue.flush(),

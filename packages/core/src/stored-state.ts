@@ -8,7 +8,12 @@ import type { ConsentStorage } from './types.ts';
  */
 export function storageKeys(siteKey: string) {
   const safe = siteKey.replace(/[^A-Za-z0-9_-]/g, '');
-  return { consent: `cs_consent_${safe}`, pending: `cs_pending_${safe}`, tc: `cs_tc_${safe}` };
+  return {
+    consent: `cs_consent_${safe}`,
+    pending: `cs_pending_${safe}`,
+    tc: `cs_tc_${safe}`,
+    iabKeys: `cs_iab_keys_${safe}`,
+  };
 }
 
 /** A stored value that does not parse (another app's key, a truncated write) reads as absent. */
@@ -40,5 +45,34 @@ export async function readPending(storage: ConsentStorage, siteKey: string): Pro
 export async function writePending(storage: ConsentStorage, siteKey: string, queue: PendingPost[]) {
   const key = storageKeys(siteKey).pending;
   if (queue.length) await storage.setItem(key, JSON.stringify(queue));
+  else await storage.removeItem(key);
+}
+
+/** The TC string made with the stored decision (and its AC string), on TCF channels. */
+export interface StoredTc {
+  tc: string;
+  ac?: string;
+}
+
+export async function readTc(storage: ConsentStorage, siteKey: string): Promise<StoredTc | null> {
+  const value = await readJson<StoredTc>(storage, storageKeys(siteKey).tc);
+  return value && typeof value.tc === 'string' ? value : null;
+}
+
+export async function writeTc(storage: ConsentStorage, siteKey: string, value: StoredTc | null) {
+  const key = storageKeys(siteKey).tc;
+  if (value) await storage.setItem(key, JSON.stringify(value));
+  else await storage.removeItem(key);
+}
+
+/** The IAB keys written last: kept so a restarted app still removes those it no longer sets. */
+export async function readIabKeys(storage: ConsentStorage, siteKey: string): Promise<string[]> {
+  const value = await readJson<string[]>(storage, storageKeys(siteKey).iabKeys);
+  return Array.isArray(value) ? value : [];
+}
+
+export async function writeIabKeys(storage: ConsentStorage, siteKey: string, keys: string[]) {
+  const key = storageKeys(siteKey).iabKeys;
+  if (keys.length) await storage.setItem(key, JSON.stringify(keys));
   else await storage.removeItem(key);
 }

@@ -6,6 +6,8 @@ import { SDK_VERSION } from './version.ts';
 export interface Transport {
   /** `…/v1/public/sites/<siteKey>/<path>` with the declared region's query. */
   url(path: string): string;
+  /** GET a path of the service (`/v1/…`, such as the config's vendor list URL) with the app's headers. */
+  get(path: string): Promise<FetchResponse>;
   send(
     path: string,
     method: 'GET' | 'POST',
@@ -40,6 +42,7 @@ export function createTransport(options: ConsentClientOptions): Transport {
   const call: FetchLike = (url, init) => (options.fetch ?? fetch)(url, init);
   return {
     url: (path) => `${site}/${path}${query}`,
+    get: (path) => call(`${base}${path}`, { method: 'GET', headers }),
     send(path, method, body, extra = {}) {
       const json: Record<string, string> = body === undefined ? {} : { 'Content-Type': 'application/json' };
       return call(`${site}/${path}${query}`, {
