@@ -7,6 +7,7 @@ import {
 } from '../../../packages/core/src/index.ts';
 import { startTestApp, type Tenant, type TestApp } from '../../helpers/app.ts';
 import { SITES_TEST_ENV } from '../../helpers/sites.ts';
+import { createIdentitySecret, mintToken } from '../../identity/identity-helpers.ts';
 import { APP_ID, createAppChannel, evidenceOf, memoryStorage } from './app-channel.ts';
 
 /**
@@ -157,5 +158,33 @@ describe('@consent-service/core against the service', () => {
     expect(client.getSubjectId()).not.toBe(before);
     expect(await evidenceOf(t, tenant.testKey, channel.id)).toHaveLength(2);
     client.close();
+  });
+
+  it('signs in: the choice of the account, made on one device, holds on another without asking', async () => {
+    const { channel, options } = await setup();
+    const { secret } = await createIdentitySecret(t, tenant.testKey, channel.id);
+    const token = await mintToken(t, secret, channel.siteKey, { sub: 'account-7' });
+    const phone = createConsentClient(options());
+    await phone.load();
+    expect(await phone.identify(`${token}x`)).toBe(false);
+    expect(await phone.identify(token)).toBe(true);
+    await phone.decide({ marketing: true });
+    expect(await phone.flush()).toBe(true);
+    phone.close();
+
+    const tablet = createConsentClient(options({ storage: memoryStorage() }));
+    await tablet.load();
+    expect(tablet.shouldAsk()).toBe(true);
+    expect(await tablet.identify(token)).toBe(true);
+    expect(tablet.shouldAsk()).toBe(false);
+    expect(tablet.getDecisions()).toEqual({
+      necessary: 'granted',
+      analytics: 'denied',
+      marketing: 'granted',
+    });
+    expect(await tablet.flush()).toBe(true);
+    // The tablet took the account's choice; it recorded nothing of its own.
+    expect(await evidenceOf(t, tenant.testKey, channel.id)).toHaveLength(1);
+    tablet.close();
   });
 });
