@@ -54,6 +54,13 @@ export const PACKAGES: Record<string, PackageSpec> = {
     // Its components hold state and effects: Next.js's App Router may render them only on the client.
     banner: "'use client';",
   },
+  // Type-checked against react-native's own types; react-native-web renders it in the tests.
+  'react-native': {
+    entry: 'packages/react-native/src/index.tsx',
+    platform: 'neutral',
+    external: ['react', 'react/jsx-runtime', 'react-native', '@consent-service/core'],
+    imports: ['core'],
+  },
 };
 
 /**
