@@ -87,13 +87,22 @@ describe.skipIf(browserSkipReason !== null)('@consent-service/react-native throu
     await accept.waitFor();
     expect(await page.getByRole('alert', { name: 'Privacy choices' }).isVisible()).toBe(true);
     // As prominent: the same size, colours and type.
+    // Run in the page; the test's own types have no DOM, so the page's globals are reached untyped.
     const look = (button: typeof accept) =>
-      button.evaluate(`(el) => {
-        const s = getComputedStyle(el);
-        const text = getComputedStyle(el.firstElementChild);
+      button.evaluate((el: any) => {
+        const style = (globalThis as any).getComputedStyle;
+        const s = style(el);
+        const text = style(el.firstElementChild);
         const box = el.getBoundingClientRect();
-        return [s.backgroundColor, text.color, text.fontSize, text.fontWeight, Math.round(box.height), Math.round(box.width)];
-      }`);
+        return [
+          s.backgroundColor,
+          text.color,
+          text.fontSize,
+          text.fontWeight,
+          Math.round(box.height),
+          Math.round(box.width),
+        ];
+      });
     expect(await look(accept)).toEqual([
       'rgb(26, 86, 219)',
       'rgb(255, 255, 255)',
