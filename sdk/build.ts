@@ -2,8 +2,8 @@
  * Builds the browser SDK (sdk/src) with esbuild into minified IIFEs: sdk/dist/sdk.js, the file
  * `GET /v1/public/sites/:siteKey/sdk.js` serves, and one bundle per lazily loaded piece
  * (sdk/src/bundle-urls.ts): gpp.js (sdk/src/gpp, the IAB GPP CMP API, larger than the SDK's whole
- * budget), tcf.js (sdk/src/tcf, the IAB TCF CMP API and its two layers), notice.js, handoff.js and
- * import.js, which `…/<piece>.js` serves and the SDK loads only where they apply.
+ * budget), tcf.js (sdk/src/tcf, the IAB TCF CMP API and its two layers), notice.js, handoff.js,
+ * import.js and identity.js, which `…/<piece>.js` serves and the SDK loads only where they apply.
  * src/modules/sites/sdk-bundle.ts reads them. package.json runs this on `postinstall`, and on
  * `prestart` with `--if-changed` (a build only when sdk/src changed since the last one), so
  * `npm install && npm start` serves the current source with no extra step; `npm run build:sdk` runs
@@ -33,6 +33,7 @@ const PIECES: Record<Piece, { entry: string; loads: Piece[] }> = {
   notice: { entry: path.join(SDK_DIR, 'src', 'notice', 'index.ts'), loads: [] },
   handoff: { entry: path.join(SDK_DIR, 'src', 'handoff', 'index.ts'), loads: [] },
   import: { entry: path.join(SDK_DIR, 'src', 'import', 'index.ts'), loads: [] },
+  identity: { entry: path.join(SDK_DIR, 'src', 'identity', 'index.ts'), loads: [] },
 };
 export const PIECE_NAMES = Object.keys(PIECES) as Piece[];
 export const pieceFile = (piece: Piece) => path.join(SDK_DIR, 'dist', `${piece}.js`);

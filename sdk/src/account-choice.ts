@@ -2,7 +2,7 @@ import type { Decisions, StoredConsent } from './types.ts';
 
 /*
  * The pure half of signing in, shared by the web SDK and the headless core (packages/core): what
- * the account's choice is, and which choice holds on a device. identity.ts does the web's fetch.
+ * the account's choice is, and which choice holds on a device. identity/account.ts does the web's fetch.
  */
 
 /** The account's current choice, as `POST …/identity` answers it; null: the account has none yet. */

@@ -1,7 +1,7 @@
 import { gpcBlocks, initialToggle, purposeText } from './decisions.ts';
 import { addStyle, button, type Dialog, h } from './dom.ts';
 import { siblingHosts } from './siblings.ts';
-import type { UiStrings } from './strings.ts';
+import type { SdkWords } from './strings.ts';
 import { CSS } from './styles.ts';
 import type { Decisions, SiteConfig } from './types.ts';
 
@@ -11,7 +11,7 @@ export type Action = 'accept-all' | 'reject-all' | Record<string, boolean>;
 export interface BannerContext {
   config: SiteConfig;
   language: string;
-  strings: UiStrings;
+  strings: SdkWords;
   /** GPC locks gpcOptOut purposes off (opt-in and notice-only: the signal is the visitor's answer). */
   gpc: boolean;
   /**

@@ -7,9 +7,10 @@
  * - tcf: the IAB TCF CMP API and its layers, for opt-in visitors of TCF channels;
  * - notice: the notice and the "Your Privacy Choices" button of the notice-only and opt-out regimes;
  * - handoff: the choice handed to a sibling domain, and taken from one (crossDomain);
- * - import: another CMP's cookie read into a decision (imports).
+ * - import: another CMP's cookie read into a decision (imports);
+ * - identity: a signed-in visitor's account choice (docs/guides/signed-in-visitors.md).
  */
-export type Piece = 'gpp' | 'tcf' | 'notice' | 'handoff' | 'import';
+export type Piece = 'gpp' | 'tcf' | 'notice' | 'handoff' | 'import' | 'identity';
 
 /**
  * The content hashes of the pieces this build goes with, put here by the build (esbuild's

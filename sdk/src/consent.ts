@@ -8,11 +8,11 @@ import { type Dialog, dialog } from './dom.ts';
 import { fetchConfig } from './fetch-config.ts';
 import { loadGpp } from './gpp-loader.ts';
 import { handoffArrived, loadHandoff, redeemHandoff } from './handoff-loader.ts';
-import { type AccountChoice, fetchAccountChoice, reconcile } from './identity.ts';
+import { type SignedIn, signInWith } from './identity-loader.ts';
 import { loadImport } from './import-loader.ts';
 import { sendImpression } from './impression.ts';
 import { integrationDefaults, signalIntegrations } from './integrations.ts';
-import type { Notice } from './notice/notice.ts';
+import type { NoticeUi } from './notice/passive.ts';
 import { lazyNotice } from './notice-loader.ts';
 import { runsHere } from './page-origin.ts';
 import {
@@ -26,7 +26,7 @@ import {
 } from './regime.ts';
 import { deactivateDenied } from './revoke.ts';
 import { createSender } from './sender.ts';
-import { noticeSeen, randomId, readConsent, receiptUrl, writeConsent } from './storage.ts';
+import { forgetNotice, randomId, readConsent, receiptUrl, writeConsent } from './storage.ts';
 import { stringsFor } from './strings.ts';
 import { loadTcf } from './tcf-loader.ts';
 import type {
@@ -41,6 +41,7 @@ import type {
   TcfHandle,
   TcSent,
 } from './types.ts';
+import { postToApp } from './webview-bridge.ts';
 import { whenBody, whenIdle } from './when.ts';
 
 export interface ConsentOptions {
@@ -98,6 +99,8 @@ interface Instance {
    * first-party path: its answer is still on the way); null: read the cookie.
    */
   kept: StoredConsent | null;
+  /** The IAB strings of the decision this page recorded last (an app's WebView hears of them). */
+  strings: { tcString?: string; gppString?: string };
   /** A choice read from the site's previous CMP's cookie, waiting to be recorded (import.js). */
   imported: ImportedChoice | null;
   /** The IAB GPP CMP API (gpp.js), for US opt-out visitors of channels with a gppCmpId; else null. */
@@ -110,7 +113,7 @@ interface Instance {
   observer: MutationObserver | null;
   /** The banner's dialog root (banner.ts draws into it). */
   banner: Dialog;
-  notice: Notice;
+  notice: NoticeUi;
 }
 
 /**
@@ -155,6 +158,7 @@ function emit(s: Live) {
   }
   const detail = { decisions: copy, configVersion: s.config.configVersion };
   document.dispatchEvent(new CustomEvent('consentservice:change', { detail }));
+  postToApp({ ...detail, ...s.strings });
 }
 
 /** Makes `next` the state of the page: the tags' consent signals first, so tags activated next see them. */
@@ -163,6 +167,8 @@ function apply(s: Live, next: Decisions | null) {
   s.decisions = next;
   s.gpp?.update(next, config.purposes, s.gpc);
   const state = consentModeState(config.purposes, next || {});
+  // On a TCF channel Google reads its consent from the TC string: Consent Mode says the same.
+  if (next) Object.assign(state, s.tcf?.consentMode());
   updateConsentMode(state);
   signalIntegrations(config, state, next);
   deactivateDenied(next || {});
@@ -191,6 +197,7 @@ function record(
     ...(source === 'gpc' && { g: 1 as const }),
   });
   const gppString = s.gpp?.update(next, config.purposes, s.gpc);
+  s.strings = { tcString: tc?.tcString, gppString: gppString || undefined };
   // The notice, the choices link or the preferences say so whenever a decision honours GPC here.
   const gpcHonoredShown = honored(s, next);
   s.sender.enqueue({
@@ -213,36 +220,23 @@ function record(
 }
 
 /**
- * The non-blocking UI of opt-out and notice-only: the notice until the visitor dismisses it (or
- * decides through the preferences), then, in opt-out, the "Your Privacy Choices" button.
+ * The non-blocking UI of opt-out and notice-only (notice.js): the notice until the visitor dismisses
+ * it (or decides through the preferences), then, in opt-out, the "Your Privacy Choices" button.
  */
 function passive(s: Live) {
   const { config, policy, language, siteKey } = s;
   if (policy.regime === 'opt-in') return;
-  const seen = noticeSeen(siteKey);
-  const stored = storedOf(s);
-  // A decision of the visitor's own means they saw the notice; the SDK's GPC record does not.
-  const noticed = (stored?.d && !stored.g) || stillHolds(seen?.v, seen?.t, policy, Date.now());
-  const strings = stringsFor(language, config.bannerWords);
-  const optOut = policy.regime === 'opt-out';
-  whenBody(() => {
-    if (!noticed) {
-      const onDismiss = () => {
-        noticeSeen(siteKey, { v: config.configVersion, t: Date.now() });
-        passive(s);
-      };
-      const gpcHonored = honored(s, s.decisions);
-      s.notice.show({
-        strings,
-        language,
-        policyUrl: config.privacyPolicy.url,
-        optOut,
-        gpcHonored,
-        onDismiss,
-      });
-      impression(s);
-    } else if (optOut)
-      s.notice.showChoicesLink(strings.choices, language, honored(s, s.decisions) ? strings.gpcHonored : '');
+  s.notice.passive({
+    siteKey,
+    configVersion: config.configVersion,
+    policy,
+    stored: storedOf(s),
+    strings: stringsFor(language, config.bannerWords),
+    language,
+    policyUrl: config.privacyPolicy.url,
+    optOut: policy.regime === 'opt-out',
+    gpcHonored: honored(s, s.decisions),
+    onShown: () => impression(s),
   });
 }
 
@@ -264,8 +258,17 @@ function choose(s: Live, action: Action, source: Source, tc?: TcSent) {
   passive(s);
 }
 
+/**
+ * A TCF channel whose tcf.js (or its vendor list) could not be had: a decision there would carry no
+ * TC string, which vendors would read as no consent and the next page as no decision (Google's
+ * error 2.1a). So nothing is asked or recorded; the CMP API says it is in error (tcf-loader.ts), and
+ * the next page view loads tcf.js again.
+ */
+const tcfDown = (s: Live) => !!s.config.tcf && !s.tcf;
+
 function open(s: Live, view: View, source: Source) {
   const { config, language } = s;
+  if (tcfDown(s)) return;
   const locks = gpcLocks(s);
   const onAction = (action: Action, tc?: TcSent) => choose(s, action, source, tc);
   whenBody(() => {
@@ -301,7 +304,8 @@ function settle(s: Live) {
   const now = Date.now();
   const state = initialState(config, stored, gpc, now);
   s.imported = null;
-  if (gpcOptOutDue(config, stored, gpc, now) && state.decisions)
+  if (tcfDown(s)) apply(s, state.ask ? null : state.decisions);
+  else if (gpcOptOutDue(config, stored, gpc, now) && state.decisions)
     record(s, withGpcOptOut(config, state.decisions), 'gpc');
   // The previous CMP's choice (import.js): recorded as the visitor's, and not asked again.
   else if (imported)
@@ -326,7 +330,8 @@ function begin(s: Live) {
   settle(s);
   for (const fn of s.whenReady.splice(0)) fn(s);
   // Sibling domains: handoff.js hands the choice over on links to them, loaded once the page is idle.
-  if (s.config.siblingDomains?.length)
+  // Not for a TCF visitor: a handoff carries no TC string, so the layers would ask there all the same.
+  if (s.config.siblingDomains?.length && !s.tcf)
     whenIdle(() =>
       loadHandoff(s.site).then((h) =>
         h?.followLinks({
@@ -354,10 +359,12 @@ function start(i: Instance, config: SiteConfig) {
   const gppLoad = loadGpp(base, siteKey, config);
   const tcfLoad = loadTcf({ site, siteKey, config, language });
   // A signed-in visitor: the account's choice first, so a current one never flashes the banner.
-  const accountLoad = identityToken ? fetchAccountChoice(site, identityToken) : null;
-  // A visitor who comes from a sibling domain with its choice (#cs_handoff=): that choice first.
+  const accountLoad = identityToken ? signInWith(site, identityToken) : null;
+  // A visitor who comes with their choice, from a sibling domain (#cs_handoff=) or from the app
+  // whose WebView this is (#cs_app=): that choice first.
   const subjectId = storedOf(s)?.s || randomId(16);
-  const handoffLoad = config.crossDomain && handoffArrived() ? redeemHandoff(site, subjectId) : null;
+  const handoffLoad =
+    !config.tcf && handoffArrived(!!config.crossDomain) ? redeemHandoff(site, subjectId) : null;
   // No decision of ours yet, and a cookie of the previous CMP: its choice, unless TCF asks here.
   const importLoad = storedOf(s)?.d || config.tcf ? null : loadImport(site, config);
   if (!gppLoad && !tcfLoad && !accountLoad && !handoffLoad && !importLoad) return begin(s);
@@ -380,11 +387,12 @@ function start(i: Instance, config: SiteConfig) {
  * this device's own when it is newer, which is then recorded for the account). `undefined`: the
  * token was refused, and the visitor is treated as not signed in.
  */
-function signIn(s: Live, account: AccountChoice | null | undefined) {
-  if (account === undefined) {
+function signIn(s: Live, signed: SignedIn | null) {
+  if (!signed || signed.account === undefined) {
     s.identityToken = null;
     return;
   }
+  const { account, reconcile } = signed;
   const device = storedOf(s);
   const { stored, upload } = reconcile(device, account);
   if (!stored) return;
@@ -414,7 +422,7 @@ function signIn(s: Live, account: AccountChoice | null | undefined) {
 function startOver(s: Live) {
   s.kept = null;
   writeKept(s, null);
-  noticeSeen(s.siteKey, null);
+  forgetNotice(s.siteKey);
   receiptUrl(s.siteKey, null);
   s.counted = false;
   if (s.policy.regime !== 'opt-in') return settle(s);
@@ -472,6 +480,7 @@ export function createConsent(options: ConsentOptions): ConsentApi {
     identityToken: options.identityToken || null,
     decisions: null,
     kept: null,
+    strings: {},
     imported: null,
     gpp: null,
     tcf: null,
@@ -491,6 +500,7 @@ export function createConsent(options: ConsentOptions): ConsentApi {
   const decideByApi = (action: 'accept-all' | 'reject-all') =>
     later(i, (s) => {
       const byApi = (made: Action, tc?: TcSent) => choose(s, made, 'api', tc);
+      if (tcfDown(s)) return open(s, 'banner', 'api');
       return s.tcf ? s.tcf.decide(action, byApi) : byApi(action);
     });
   const preferences = () => later(i, (s) => open(s, 'customize', 'preference_center'));
@@ -528,10 +538,10 @@ export function createConsent(options: ConsentOptions): ConsentApi {
     identify: (token: string) =>
       new Promise<boolean>((resolve) =>
         later(i, async (s) => {
-          const account = await fetchAccountChoice(site, token);
-          if (account === undefined) return resolve(false);
+          const signed = await signInWith(site, token);
+          if (!signed || signed.account === undefined) return resolve(false);
           s.identityToken = token;
-          signIn(s, account);
+          signIn(s, signed);
           s.banner.close(false);
           settle(s);
           resolve(true);

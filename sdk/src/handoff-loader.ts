@@ -12,8 +12,12 @@ interface Registered {
   followLinks(ctx: FollowContext): void;
 }
 
-/** Whether the address brings a handoff token (`#cs_handoff=`, from a sibling domain's page). */
-export const handoffArrived = () => location.hash.includes('cs_handoff=');
+/**
+ * Whether the address brings a token with the visitor's choice: `#cs_app=` from the app that opened
+ * this page in its WebView, or on a crossDomain channel `#cs_handoff=` from a sibling domain's page.
+ */
+export const handoffArrived = (crossDomain: boolean) =>
+  /[#&]cs_app=/.test(location.hash) || (crossDomain && /[#&]cs_handoff=/.test(location.hash));
 
 /** handoff.js, loaded (null when it cannot be had within HANDOFF_TIMEOUT_MS). */
 export const loadHandoff = (site: string) =>

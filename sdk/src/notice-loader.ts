@@ -1,6 +1,6 @@
 import { pieceUrl } from './bundle-urls.ts';
 import { loadBundle } from './load-bundle.ts';
-import type { Notice } from './notice/notice.ts';
+import type { NoticeUi } from './notice/passive.ts';
 
 /** How long the SDK waits for notice.js; without it the page runs on with the regime's defaults. */
 const NOTICE_TIMEOUT_MS = 10_000;
@@ -11,11 +11,11 @@ const NOTICE_TIMEOUT_MS = 10_000;
  * came are played in order once it has, so the notice ends in the state the last call asked for;
  * a hide with nothing shown yet loads nothing.
  */
-export function lazyNotice(site: string): Notice {
-  let notice: Notice | null = null;
-  let loading: Promise<Notice | null> | null = null;
-  const calls: Array<(n: Notice) => void> = [];
-  const call = (fn: (n: Notice) => void, load: boolean) => {
+export function lazyNotice(site: string): NoticeUi {
+  let notice: NoticeUi | null = null;
+  let loading: Promise<NoticeUi | null> | null = null;
+  const calls: Array<(n: NoticeUi) => void> = [];
+  const call = (fn: (n: NoticeUi) => void, load: boolean) => {
     if (notice) return fn(notice);
     if (!load && !loading) return;
     calls.push(fn);
@@ -23,7 +23,7 @@ export function lazyNotice(site: string): Notice {
       pieceUrl(site, 'notice'),
       '__consentServiceNotice',
       NOTICE_TIMEOUT_MS,
-      (create: () => Notice) => create(),
+      (create: () => NoticeUi) => create(),
     ).then((loaded) => {
       notice = loaded;
       for (const queued of calls.splice(0)) if (loaded) queued(loaded);
@@ -31,10 +31,8 @@ export function lazyNotice(site: string): Notice {
     });
   };
   return {
-    show: (ctx) => call((n) => n.show(ctx), true),
+    passive: (ctx) => call((n) => n.passive(ctx), true),
     hide: () => call((n) => n.hide(), false),
-    showChoicesLink: (label, language, honored) =>
-      call((n) => n.showChoicesLink(label, language, honored), true),
     hideChoicesLink: () => call((n) => n.hideChoicesLink(), false),
   };
 }

@@ -96,6 +96,15 @@ export function noticeSeen(siteKey: string, value?: { v: number; t: number } | n
   return null;
 }
 
+/** Forgets the dismissed notice (reset, sign-out): the notice shows again where a regime has one. */
+export function forgetNotice(siteKey: string) {
+  try {
+    localStorage.removeItem(names(siteKey).notice);
+  } catch {
+    // No storage: nothing was kept.
+  }
+}
+
 /** Receipt URLs this page could not put in localStorage (absent, or throwing in a privacy mode). */
 const unstored: Record<string, string | null> = {};
 

@@ -8,7 +8,12 @@ export type { UiStrings };
  * ones the channel speaks in its config (`bannerWords`, from src/shared/banner-words.ts), and the
  * SDK picks them by the language chosen for the purposes, English otherwise.
  */
-export const en: UiStrings = {
+/** The notice's words (noticeTitle, notice, optOut, dismiss) are notice.js's (sdk/src/notice/words.ts). */
+export type NoticeWords = Pick<UiStrings, 'noticeTitle' | 'notice' | 'optOut' | 'dismiss'>;
+/** The banner's words as sdk.js has them: every member but the notice's, which notice.js brings. */
+export type SdkWords = Omit<UiStrings, keyof NoticeWords> & Partial<NoticeWords>;
+
+export const en: SdkWords = {
   title: 'Your privacy choices',
   body: 'We use cookies and similar technologies for the purposes listed under "Customize". Nothing optional runs unless you allow it. You can change your choice at any time.',
   accept: 'Accept all',
@@ -24,10 +29,6 @@ export const en: UiStrings = {
   gpc: 'Your browser sends a Global Privacy Control signal, so the purposes it covers stay off.',
   gpcHonored: 'Opt-Out Request Honored',
   choices: 'Your Privacy Choices',
-  noticeTitle: 'Cookies on this site',
-  notice: 'We use cookies and similar technologies for the purposes described in our privacy policy.',
-  optOut: 'They are on unless you opt out, which you can do at any time under "Your Privacy Choices".',
-  dismiss: 'Close',
   receipt: 'Your receipt',
   newTab: '(opens in a new tab)',
   signedIn: 'You are signed in: your choice applies on every device where you are signed in.',
@@ -38,7 +39,7 @@ export const en: UiStrings = {
  * The words for `language` (exact, then its primary subtag) among `words` (the config's
  * bannerWords, or every translation in tcf.js), else English.
  */
-export function stringsFor(language: string, words: Record<string, UiStrings> = {}): UiStrings {
+export function stringsFor(language: string, words: Record<string, UiStrings> = {}): SdkWords {
   const lang = language.toLowerCase();
   return words[lang] || words[lang.split('-')[0]] || en;
 }

@@ -3,7 +3,7 @@ import { loadBundle } from './load-bundle.ts';
 import { answerTcf } from './tcf-answers.ts';
 import type { SiteConfig, TcfHandle } from './types.ts';
 
-/** How long the SDK waits for tcf.js and its vendor list before it shows its own banner instead. */
+/** How long the SDK waits for tcf.js and its vendor list before the CMP says it is in error. */
 export const TCF_TIMEOUT_MS = 8000;
 
 /** What tcf.js is started with (sdk/src/tcf/index.ts): the visitor's config and language. */
@@ -24,8 +24,9 @@ type TcfApi = (command: string, version: number, callback: () => void, value: bo
  * visitor's choice. Outside opt-in regions a TCF channel's config has only `tcfCmp`, and the
  * SDK's own small CMP answers that GDPR does not apply (tcf-answers.ts); on a channel without TCF
  * a stub left in the page is told so. Either way null at once (not a promise), so the SDK goes on
- * in the same task. Null too when tcf.js or its vendor list cannot be had in time: the visitor
- * still gets the SDK's own banner, and the CMP API says it is in error.
+ * in the same task. Null too when tcf.js or its vendor list cannot be had in time: the CMP API says
+ * it is in error (answering `ping` alone), and the SDK asks nothing and records nothing on this
+ * page (consent.ts), since a decision without its TC string would be none to vendors.
  */
 export function loadTcf(ctx: TcfStart): Promise<TcfHandle | null> | null {
   const win = window as unknown as { __tcfapi?: TcfApi };
@@ -41,7 +42,9 @@ export function loadTcf(ctx: TcfStart): Promise<TcfHandle | null> | null {
     TCF_TIMEOUT_MS,
     (registered: Registered) => registered.start(ctx),
   ).then((handle) => {
-    if (!handle && tcfCmp) answerTcf(tcfCmp, 'error');
+    if (handle) return handle;
+    console.warn('[consent-service] tcf.js did not load: nothing is asked here; the next page tries again');
+    if (tcfCmp) answerTcf(tcfCmp, 'error');
     return handle;
   });
 }

@@ -190,6 +190,8 @@ export interface TcSent {
 
 /** The TCF CMP started by tcf.js (sdk/src/tcf): on TCF channels it takes the banner's place. */
 export interface TcfHandle {
+  /** Consent Mode's advertising signals from the visitor's TC string (tcf/consent-mode.ts); null: none yet. */
+  consentMode(): Record<string, Decision> | null;
   /**
    * A returning visitor: when the TC string kept for this configVersion still holds, makes it the
    * CMP API's (`tcloaded`), closes any open layers and returns true; false means ask again.

@@ -39,6 +39,7 @@ function event(organizationId: string, overrides: Partial<EvidenceRow> = {}): Ev
     subjectKind: 'account',
     gpcHonoredShown: null,
     outcome: null,
+    app: null,
     handoff: null,
     importedFrom: null,
     recordedAt: new Date('2026-11-21T10:00:00Z'),
@@ -71,6 +72,10 @@ describe('insertRows', () => {
       event(organizationId, {
         source: 'handoff',
         handoff: { fromOrigin: 'https://example.de', eventId: newId('evt') },
+      }),
+      event(organizationId, {
+        origin: null,
+        app: { appId: 'com.example.shop', platform: 'ios', sdkVersion: '1.2.0' },
       }),
     ];
     // Live months have no DEFAULT partition: the consent writer makes a missing month before it

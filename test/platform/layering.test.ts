@@ -121,6 +121,7 @@ const KNOWN_SERVICE_REEXPORTS = [
   'modules/regions/regions.service.ts re-exports modules/regions/region-resolver.ts',
   'modules/regions/regions.service.ts re-exports modules/regions/region-rules.ts',
   'modules/scans/scans.service.ts re-exports modules/scans/scan-job.ts',
+  'modules/sites/sites.service.ts re-exports modules/sites/app-callers.ts',
   'modules/sites/sites.service.ts re-exports modules/sites/cors.ts',
   'modules/sites/sites.service.ts re-exports modules/sites/decision-cookie.ts',
   'modules/sites/sites.service.ts re-exports modules/sites/sdk-with-config.ts',

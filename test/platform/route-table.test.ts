@@ -49,6 +49,7 @@ const VALID_BODIES: Record<string, unknown> = {
   'POST /v1/channels/:id/technologies': { name: 'Pixel' },
   'PATCH /v1/channels/:id/technologies/:technologyId': { name: 'Renamed' },
   'POST /v1/channels/:id/origins': { origin: 'https://other.example.com' },
+  'POST /v1/channels/:id/apps': { appId: 'com.example.other', store: 'google' },
   'POST /v1/channels/:id/scans': { url: 'http://127.0.0.1:9/' },
   'PATCH /v1/webhook-destinations/:id': { description: 'Renamed' },
 };
@@ -91,6 +92,16 @@ async function createOwnersResources() {
   await data(t.http.post(`${channel}/origins`, { key, body: { origin: 'http://127.0.0.1:9' } }));
   ownersIds.scans = (
     await data(t.http.post(`${channel}/scans`, { key, body: { url: 'http://127.0.0.1:9/' } }))
+  ).id;
+  // An app channel's app (docs/guides/apps.md): the archive route's record id.
+  const appChannel = await data(t.http.post('/v1/channels', { key, body: { name: 'App', platform: 'app' } }));
+  ownersIds.apps = (
+    await data(
+      t.http.post(`/v1/channels/${appChannel.id}/apps`, {
+        key,
+        body: { appId: 'com.example.shop', store: 'apple' },
+      }),
+    )
   ).id;
   ownersIds['identity-secrets'] = (await data(t.http.post(`${channel}/identity-secrets`, { key }))).id;
   ownersIds.evidence = (await recordConsent(t, site)).id;

@@ -20,6 +20,7 @@ const PIECE_GZIP_BOUNDS: Record<string, number> = {
   notice: 4 * 1024,
   handoff: 4 * 1024,
   import: 4 * 1024,
+  identity: 4 * 1024,
 };
 
 const wire = (code: string) => ({ br: compress('br', code).length, gzip: compress('gzip', code).length });

@@ -50,7 +50,7 @@ const PAGES = [
 ];
 
 function site(environment: 'test' | 'live'): Site {
-  return { channel: { environment }, origins: REGISTERED } as unknown as Site;
+  return { channel: { environment, platform: 'web' }, origins: REGISTERED } as unknown as Site;
 }
 
 describe("the SDK's page check agrees with the service's Origin check", () => {

@@ -228,23 +228,38 @@ describe.skipIf(browserSkipReason !== null)('TCF CMP API (issue 31)', () => {
     await context.close();
   });
 
-  it('tcf.js unavailable: the SDK shows its own banner and records the decision without a TC string', async () => {
+  it('tcf.js unavailable: nothing is asked or recorded without a TC string, the CMP answers ping alone, and the next page view asks in the layers', async () => {
     const site = await f.tcfSite();
     const context = await f.browser.newContext({ locale: 'en-US' });
+    let blocked = true;
     await context.route(
       (url) => url.pathname.endsWith('/tcf.js'),
-      (route) => route.abort(),
+      (route) => (blocked ? route.abort() : route.continue()),
     );
     const { page, urls, posts, tcfJs } = await f.visit(site, 'FR', { context });
-    await page.locator(BANNER).waitFor();
+    // The positive signal: the CMP API has said it is in error (tcf-loader.ts gave up on tcf.js).
+    await page.waitForFunction(
+      "(() => { let status; __tcfapi('ping', 2, (p) => { status = p.cmpStatus; }); return status === 'error'; })()",
+    );
     expect(urls).toContain(tcfJs);
-    expect(await page.locator(LAYERS).count()).toBe(0);
-    await page.click(action('reject-all'));
-    const [event] = await f.recorded(context, site, 1);
-    expect(posts[0]).not.toHaveProperty('tcString');
-    expect(event.tcString ?? null).toBeNull();
-    // The CMP API says it is in error (issue 41; the answers in full: tcf-validator.test.ts).
-    expect((await tcfapi(page, 'ping')).value).toMatchObject({ cmpStatus: 'error', cmpId: CMP_ID });
+    expect(await page.locator(`${BANNER}, ${LAYERS}`).count()).toBe(0);
+    // What is on screen is what the CMP says: nothing shown.
+    expect((await tcfapi(page, 'ping')).value).toMatchObject({
+      cmpStatus: 'error',
+      cmpId: CMP_ID,
+      displayStatus: 'disabled',
+    });
+    // Every call but ping is refused, as the CMP API asks of a CMP in error.
+    for (const command of ['getTCData', 'addEventListener'])
+      expect((await tcfapi(page, command)).ok).toBe(false);
+    // The page's own buttons cannot record a TC-less decision either.
+    await page.evaluate('window.ConsentService.acceptAll()');
+    expect(await page.evaluate('window.ConsentService.getDecisions()')).toBeNull();
+    expect(posts).toEqual([]);
+
+    blocked = false;
+    await page.reload();
+    await page.locator(LAYERS).waitFor();
     await context.close();
   });
 

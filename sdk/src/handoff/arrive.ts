@@ -1,10 +1,11 @@
 import { type Handed, redeem } from './redeem.ts';
 
-const TOKEN = /(^#|&)cs_handoff=([^&]*)/;
+/** A sibling domain's token (`cs_handoff`) or an app's (`cs_app`): both are redeemed alike. */
+const TOKEN = /(^#|&)cs_(?:handoff|app)=([^&]*)/;
 
 /**
  * The handoff token the address's fragment brings (`#cs_handoff=<token>`, put there by the page of a
- * sibling domain the visitor came from), or null. It is taken out of the address bar, so it is not
+ * sibling domain the visitor came from, or `#cs_app=<token>` by the app whose WebView this is), or null. It is taken out of the address bar, so it is not
  * bookmarked, shared or redeemed twice; the rest of the fragment stays.
  */
 export function takeToken(): string | null {

@@ -1,7 +1,8 @@
 import { CHOICES } from '../choices.ts';
 import { addStyle, button, floating, h } from '../dom.ts';
-import type { UiStrings } from '../strings.ts';
+import type { SdkWords } from '../strings.ts';
 import { CSS, DARK, LIGHT, R } from '../styles.ts';
+import { NOTICE_EN } from './words.ts';
 
 /**
  * The non-blocking UI of the notice-only and opt-out regimes: an informational notice,
@@ -30,7 +31,7 @@ const OPT_OUT_ICON =
 const style = () => addStyle('cs-notice-style', CSS.split(R).join(NOTICE) + LINK_CSS);
 
 export interface NoticeContext {
-  strings: UiStrings;
+  strings: SdkWords;
   language: string;
   policyUrl: string | null;
   /** opt-out: the notice says optional purposes run until the visitor opts out, and offers the choices. */
@@ -68,7 +69,7 @@ export function createNotice(): Notice {
   };
   return {
     show(ctx) {
-      const s = ctx.strings;
+      const s = { ...NOTICE_EN, ...ctx.strings };
       style();
       hide();
       const text = h('p', {}, s.notice);

@@ -3,12 +3,13 @@ import { GVL, TCString } from '@iabtechlabtcf/core';
 import installStub from '@iabtechlabtcf/stub';
 import { BANNER_WORDS } from '../../../src/shared/banner-words.ts';
 import { readConsent } from '../storage.ts';
-import { stringsFor, type UiStrings } from '../strings.ts';
+import { type SdkWords, stringsFor } from '../strings.ts';
 import { CMP_API_VERSION } from '../tcf-answers.ts';
 import type { TcfStart } from '../tcf-loader.ts';
 import type { Decisions, TcfConfig, TcfDone, TcfHandle } from '../types.ts';
 import { whenBody } from '../when.ts';
 import { acConsentsOf, acShownOf, acStringOf } from './additional-consent.ts';
+import { googleConsentMode } from './consent-mode.ts';
 import { gppForTcf } from './gpp-bridge.ts';
 import { disclosureOf } from './layers/disclosure.ts';
 import { acceptAll, createTcfLayers, rejectAll, type TcfAction, type TcfChoice } from './layers/index.ts';
@@ -60,7 +61,7 @@ async function fetchVendorList(ctx: TcfStart, tcf: TcfConfig, asked = ctx.langua
 }
 
 /** The banner's words the layers use, in the layers' language (tcf.js carries those sdk.js lacks). */
-const layerUiStrings = (language: string): UiStrings => ({
+const layerUiStrings = (language: string): SdkWords => ({
   ...stringsFor(language, BANNER_WORDS),
   ...tcfStringsFor(language).ui,
 });
@@ -90,11 +91,16 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
   (CmpApiModel as { apiVersion: string }).apiVersion = CMP_API_VERSION;
   /** The visitor's Google Additional Consent string (channels with ATP providers); undefined: none. */
   let ac: string | undefined;
-  // TCData carries `addtlConsent` (Google's Additional Consent specification) when there is one.
+  // TCData carries `addtlConsent` (Google's Additional Consent specification) when there is one,
+  // and `enableAdvertiserConsentMode`: Google's tags infer their Consent Mode from the TC string
+  // (consent-mode.ts says the same to them). The library runs this for addEventListener too.
   const cmp = new CmpApi(tcf.cmpId, tcf.cmpVersion, true, {
     getTCData: (next: (data: unknown, ok: boolean) => void, data: unknown, ok: boolean) => {
-      if (ac !== undefined && data && typeof data === 'object')
-        (data as { addtlConsent?: string }).addtlConsent = ac;
+      if (data && typeof data === 'object') {
+        const tcData = data as { addtlConsent?: string; enableAdvertiserConsentMode?: boolean };
+        if (ac !== undefined) tcData.addtlConsent = ac;
+        tcData.enableAdvertiserConsentMode = true;
+      }
       next(data, ok);
     },
   });
@@ -152,6 +158,8 @@ export async function startTcf(ctx: TcfStart): Promise<TcfHandle> {
   };
 
   return {
+    consentMode: () => (current ? googleConsentMode(current) : null),
+
     restore() {
       // The SDK judged its kept decision still good (age, material changes); the string must be the
       // one made with that decision.

@@ -38,6 +38,11 @@ const PIECE_ROUTES: Array<[SdkPiece, string, string]> = [
     'getImportBundle',
     'The reader of another CMP’s cookie (application/javascript), which the SDK loads on channels with imports, for a visitor with no decision and such a cookie',
   ],
+  [
+    'identity',
+    'getIdentityBundle',
+    'The sign-in of a visitor with an identity token (application/javascript), which the SDK loads for signed-in visitors (docs/guides/signed-in-visitors.md)',
+  ],
 ];
 const STATIC_CACHE_CONTROL = 'public, max-age=300';
 /** A bundle asked for by its version (`?v=`, its content hash): that URL never names other bytes. */

@@ -5,4 +5,4 @@
  * validator can tell one behaviour of the CMP from another. Raise it, and add the changelog entry, in
  * the change that alters tcf.js; the docs test checks that the two agree.
  */
-export const TCF_RELEASE = 3;
+export const TCF_RELEASE = 4;

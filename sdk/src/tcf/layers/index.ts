@@ -1,6 +1,6 @@
 import type { GVL } from '@iabtechlabtcf/core';
 import { addStyle, type Dialog, dialog, h } from '../../dom.ts';
-import type { UiStrings } from '../../strings.ts';
+import type { SdkWords } from '../../strings.ts';
 import { CSS } from '../../styles.ts';
 import type { Decisions, SiteConfig } from '../../types.ts';
 import { acceptAll, rejectAll } from './all-or-nothing.ts';
@@ -26,7 +26,7 @@ export interface TcfLayersContext {
   gvl: GVL;
   config: SiteConfig;
   language: string;
-  strings: UiStrings;
+  strings: SdkWords;
   /** The visitor's earlier choice, to prefill "Manage options"; null: defaults. */
   previous: TcfChoice | null;
   view: 'banner' | 'customize';
