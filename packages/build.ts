@@ -1,7 +1,7 @@
 /**
  * Builds the npm packages under packages/ into each package's dist/: the ESM bundle with esbuild
  * (the bundler that already builds sdk.js) and the `.d.ts` declarations with tsc. Each package's
- * `npm run build` runs it with the package's name; `npm run packages:build` builds all three.
+ * `npm run build` runs it with the package's name; `npm run packages:build` builds them all.
  *
  * The browser package is bundled from sdk/src/consent.ts, the same source as the snippet's sdk.js,
  * and the client package from clients/typescript/src, where `npm run client:generate` writes the
@@ -44,6 +44,8 @@ export const PACKAGES: Record<string, PackageSpec> = {
     external: ['openapi-fetch'],
     copyTypes: [{ from: 'clients/typescript/src/schema.d.ts', to: 'dist/types/schema.d.ts' }],
   },
+  // No DOM: React Native (Hermes), Node and browsers; the web SDK's decision logic bundled in.
+  core: { entry: 'packages/core/src/index.ts', platform: 'neutral', external: [] },
   react: {
     entry: 'packages/react/src/index.tsx',
     platform: 'browser',
@@ -51,6 +53,13 @@ export const PACKAGES: Record<string, PackageSpec> = {
     imports: ['browser'],
     // Its components hold state and effects: Next.js's App Router may render them only on the client.
     banner: "'use client';",
+  },
+  // Type-checked against react-native's own types; react-native-web renders it in the tests.
+  'react-native': {
+    entry: 'packages/react-native/src/index.tsx',
+    platform: 'neutral',
+    external: ['react', 'react/jsx-runtime', 'react-native', '@consent-service/core'],
+    imports: ['core'],
   },
 };
 

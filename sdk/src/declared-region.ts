@@ -6,10 +6,16 @@
  */
 export function regionQuery(siteKey: string, region: string | null): string {
   if (region === null) return '';
+  const query = declaredRegionQuery(siteKey, region);
+  if (!query)
+    console.warn(`[consent-service] data-region="${region}" ignored: test channels only, ISO 3166 codes`);
+  return query;
+}
+
+/** The rule itself, shared with the headless core (packages/core): the query, or '' when not sent. */
+export function declaredRegionQuery(siteKey: string, region: string): string {
   const code = region.trim().toUpperCase();
-  if (siteKey.startsWith('site_test_') && /^[A-Z]{2}(-[A-Z0-9]{1,3})?$/.test(code)) {
-    return `?region=${code}`;
-  }
-  console.warn(`[consent-service] data-region="${region}" ignored: test channels only, ISO 3166 codes`);
-  return '';
+  return siteKey.startsWith('site_test_') && /^[A-Z]{2}(-[A-Z0-9]{1,3})?$/.test(code)
+    ? `?region=${code}`
+    : '';
 }

@@ -214,7 +214,7 @@ export function docExamples(markdownFiles: string[]): Record<string, string> {
     [...fs.readFileSync(file, 'utf8').matchAll(/^```tsx?\n([\s\S]*?)^```/gm)].map((m) => m[1]),
   );
   const usable = blocks.filter(
-    (code) => /@consent-service\/(browser|react)'/.test(code) && !/from '(next\/|\.\/)/.test(code),
+    (code) => /@consent-service\/(browser|react|core)'/.test(code) && !/from '(next\/|\.\/)/.test(code),
   );
   return Object.fromEntries(usable.map((code, i) => [`doc-${i + 1}.tsx`, DOC_GLOBALS + code]));
 }

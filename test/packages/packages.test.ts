@@ -13,7 +13,13 @@ import { installThrowawayApp, type ThrowawayApp } from './throwaway-app.ts';
  * the repository, then type-checked, rendered on the server, and run in Chromium against the service.
  */
 /** The docs whose TypeScript examples are type-checked against the installed packages. */
-const DOCS = ['docs/guides/bundlers-and-react.md', 'packages/browser/README.md', 'packages/react/README.md'];
+const DOCS = [
+  'docs/guides/bundlers-and-react.md',
+  'packages/browser/README.md',
+  'packages/react/README.md',
+  'packages/core/README.md',
+  'docs/guides/apps.md',
+];
 const examples = docExamples(DOCS.map((file) => path.resolve(import.meta.dirname, '../..', file)));
 
 describe.skipIf(browserSkipReason !== null)('npm packages installed from their tarballs', () => {
@@ -40,12 +46,12 @@ describe.skipIf(browserSkipReason !== null)('npm packages installed from their t
 
   // tsc over the three packages and the examples: about 20 CPU-seconds, longer beside other files.
   it('type-checks, strict, an example that uses every export of the three packages, and the docs examples', async () => {
-    expect(Object.keys(examples)).toHaveLength(5);
+    expect(Object.keys(examples)).toHaveLength(7);
     const { code, output } = await app.typecheck();
     expect(output).toBe('');
     expect(code).toBe(0);
     // The packages came from the tarballs, not from the repository's workspace links.
-    for (const name of ['browser', 'client', 'react']) {
+    for (const name of ['browser', 'client', 'core', 'react']) {
       const installed = path.join(app.dir, 'node_modules/@consent-service', name);
       expect(fs.lstatSync(installed).isSymbolicLink(), name).toBe(false);
       expect(fs.existsSync(path.join(installed, 'dist/index.js')), name).toBe(true);

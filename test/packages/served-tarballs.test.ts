@@ -49,10 +49,12 @@ describe('the npm packages served as tarballs at /packages/', () => {
     expect(listed.map((p) => p.name).sort()).toEqual([
       '@consent-service/browser',
       '@consent-service/client',
+      '@consent-service/core',
       '@consent-service/react',
+      '@consent-service/react-native',
     ]);
     for (const entry of listed) {
-      expect(entry.url).toMatch(/\/packages\/consent-service-[a-z]+-\d+\.\d+\.\d+\.tgz$/);
+      expect(entry.url).toMatch(/\/packages\/consent-service-[a-z-]+-\d+\.\d+\.\d+\.tgz$/);
       expect(entry.integrity).toMatch(/^sha512-/);
       expect(entry.install).toBe(`npm install ${entry.url}`);
     }

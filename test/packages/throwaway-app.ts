@@ -32,7 +32,13 @@ export interface ThrowawayApp {
 }
 
 /**
- * Builds and packs the packages (all three by default), then installs the tarballs into a new app in
+ * The packages a web app installs: the React Native one (whose react-native peer npm would fetch
+ * from the registry) is tested through react-native-web from its source (react-native.test.ts).
+ */
+const WEB_PACKAGES = ['browser', 'client', 'core', 'react'];
+
+/**
+ * Builds and packs the packages (the web ones by default), then installs the tarballs into a new app in
  * the temp directory, with React from the registry unless `registry` says otherwise.
  */
 export async function installThrowawayApp(
@@ -40,7 +46,7 @@ export async function installThrowawayApp(
 ): Promise<ThrowawayApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cs-packages-'));
   // Built and packed from copies (packages/pack.ts), so test files running at once never share a dist.
-  const packed = await packPackages(path.join(dir, 'staged'), dir, options.packages);
+  const packed = await packPackages(path.join(dir, 'staged'), dir, options.packages ?? WEB_PACKAGES);
   const tarballs = packed.map((p) => path.join(dir, p.file));
   const app = path.join(dir, 'app');
   fs.mkdirSync(app);

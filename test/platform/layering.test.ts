@@ -65,7 +65,16 @@ const ALLOWED_EDGES: Array<{ from: string; to: string; why: string }> = [
     to: 'sdk/src/tcf/layers/',
     why: "the console's TCF preview renders the SDK's own layers, so what it shows is what visitors see",
   },
-  { from: 'packages/', to: 'sdk/src/', why: 'the browser package is the SDK as a module' },
+  {
+    from: 'packages/',
+    to: 'sdk/src/',
+    why: 'the browser package is the SDK as a module; the core shares its decision logic (one client core)',
+  },
+  {
+    from: 'packages/core/',
+    to: 'src/shared/',
+    why: 'the core makes the Additional Consent string by the rule the service checks it with',
+  },
   { from: 'test/', to: '', why: 'tests drive every part' },
   { from: 'bench/', to: 'src/', why: 'benchmarks start the service' },
   {

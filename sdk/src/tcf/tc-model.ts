@@ -1,8 +1,8 @@
 import { type GVL, PurposeRestriction, TCModel, TCString } from '@iabtechlabtcf/core';
 import type { TcfConfig } from '../types.ts';
 import { CONSENT_ONLY_PURPOSES, disclosureOf } from './layers/disclosure.ts';
-import type { TcfChoice } from './layers/index.ts';
 import { restrictedList } from './layers/restrictions.ts';
+import type { TcfChoice } from './layers/types.ts';
 
 /**
  * The visitor's choice in the layers as a TC string, encoded by IAB Tech Lab's own library

@@ -3,6 +3,7 @@ import { addStyle, type Dialog, dialog, h } from '../../dom.ts';
 import type { SdkWords } from '../../strings.ts';
 import { CSS } from '../../styles.ts';
 import type { Decisions, SiteConfig } from '../../types.ts';
+import { acceptAll, rejectAll } from './all-or-nothing.ts';
 import { type Disclosure, disclosureOf } from './disclosure.ts';
 import { firstLayer } from './first-layer.ts';
 import { secondLayer } from './second-layer.ts';
@@ -11,6 +12,7 @@ import { TCF_CSS } from './styles.ts';
 import type { TcfChoice } from './types.ts';
 
 export type { TcfChoice };
+export { acceptAll, rejectAll };
 
 /**
  * The two TCF layers (IAB TCF policy, Appendix B): the first layer a visitor sees, and "Manage
@@ -39,37 +41,6 @@ export interface TcfLayersContext {
 export interface LayerContext extends TcfLayersContext {
   disclosure: Disclosure;
   t: TcfStrings;
-}
-
-const ownDecisions = (config: SiteConfig, grant: boolean): Decisions =>
-  Object.fromEntries(config.purposes.map((p) => [p.key, p.required || grant ? 'granted' : 'denied']));
-
-/** "Accept all": everything disclosed, including every legitimate interest (nothing objected to). */
-export function acceptAll(d: Disclosure, config: SiteConfig): TcfChoice {
-  return {
-    purposeConsents: d.consentPurposes,
-    purposeLegitimateInterests: d.liPurposes,
-    vendorConsents: d.consentVendors,
-    vendorLegitimateInterests: d.liVendors,
-    specialFeatureOptins: d.specialFeatures,
-    decisions: ownDecisions(config, true),
-    acConsents: config.tcf?.googleAdditionalConsent?.providerIds ?? [],
-  };
-}
-
-/**
- * "Reject all" refuses every consent and also objects to every legitimate interest: a visitor who
- * rejects everything expects nothing optional to happen, and the first layer says so in words.
- */
-export function rejectAll(config: SiteConfig): TcfChoice {
-  return {
-    purposeConsents: [],
-    purposeLegitimateInterests: [],
-    vendorConsents: [],
-    vendorLegitimateInterests: [],
-    specialFeatureOptins: [],
-    decisions: ownDecisions(config, false),
-  };
 }
 
 /** The ids of the checked boxes carrying `attr` (a toggle that is absent is not allowed). */
