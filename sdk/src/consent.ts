@@ -15,15 +15,7 @@ import { integrationDefaults, signalIntegrations } from './integrations.ts';
 import type { NoticeUi } from './notice/passive.ts';
 import { lazyNotice } from './notice-loader.ts';
 import { runsHere } from './page-origin.ts';
-import {
-  gpcOptOutDue,
-  honorsGpc,
-  initialState,
-  type Policy,
-  policyOf,
-  stillHolds,
-  withGpcOptOut,
-} from './regime.ts';
+import { gpcOptOutDue, honorsGpc, initialState, type Policy, policyOf, withGpcOptOut } from './regime.ts';
 import { deactivateDenied } from './revoke.ts';
 import { createSender } from './sender.ts';
 import { forgetNotice, randomId, readConsent, receiptUrl, writeConsent } from './storage.ts';

@@ -28,7 +28,11 @@ const GOOGLE = {
 async function lastUpdate(page: Page) {
   const calls = (await page.evaluate('window.gtagCalls')) as unknown[][];
   const updates = calls.filter((c) => c[0] === 'consent' && c[1] === 'update');
-  const { ad_storage, ad_user_data, ad_personalization } = updates.at(-1)?.[2] as Record<string, string>;
+  expect(updates.length, 'a Consent Mode update').toBeGreaterThan(0);
+  const { ad_storage, ad_user_data, ad_personalization } = updates[updates.length - 1][2] as Record<
+    string,
+    string
+  >;
   return { ad_storage, ad_user_data, ad_personalization };
 }
 
