@@ -122,7 +122,8 @@ describe.skipIf(browserSkipReason !== null)('@consent-service/react-native throu
       source: 'banner',
       decisions: { analytics: 'granted', marketing: 'granted' },
     });
-    expect(await accept.count()).toBe(0);
+    // The banner's Modal closes after its own fade: wait until it has gone.
+    await accept.waitFor({ state: 'detached' });
 
     await page.getByRole('button', { name: 'Privacy settings' }).click();
     const analytics = page.getByRole('switch', { name: 'Analytics', exact: true });
