@@ -1,20 +1,20 @@
 import { TCString } from '@iabtechlabtcf/core';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { nginxAvailable } from '../helpers/nginx.ts';
-import { SITES_TEST_ENV } from '../helpers/sites.ts';
+import type { Tenant, TestApp } from '../helpers/app.ts';
 import { cookiebot, oneTrust, tcString } from './cmp-cookie-builders.ts';
 import { BANNER } from './fixture.ts';
-import { browserSkipReason } from './harness.ts';
 import {
+  closeKeepTheChoiceRun,
   createChannel,
+  DECIDED,
   evidenceOf,
   firstPartySdk,
   HOSTS,
   type ProxiedSite,
+  proxiedSkipReason,
   sitePage,
-  startProxiedSite,
+  startKeepTheChoiceRun,
 } from './keep-the-choice-helpers.ts';
 
 /**
@@ -22,16 +22,12 @@ import {
  * in Chromium: a visitor with a valid cookie of the old CMP is not asked, and the evidence says
  * what it was imported from; an unmapped purpose, an old or a hostile cookie asks as before.
  */
-const skipReason =
-  browserSkipReason ??
-  (!nginxAvailable() && process.env.CI !== 'true' ? 'no nginx (apt-get install -y nginx-light)' : null);
-if (skipReason) console.warn(skipReason);
+const skipReason = proxiedSkipReason;
 
 let t: TestApp;
 let tenant: Tenant;
 let site: ProxiedSite;
 let channel: { id: string; siteKey: string };
-const DECIDED = 'window.ConsentService && window.ConsentService.getDecisions() !== null';
 const TEN_DAYS_AGO = new Date(Date.now() - 10 * 86_400_000);
 /** An API time, at whole seconds (TC strings keep days: IAB's library rounds LastUpdated to one). */
 const wholeSeconds = (at: Date) =>
@@ -39,9 +35,7 @@ const wholeSeconds = (at: Date) =>
 
 beforeAll(async () => {
   if (skipReason) return;
-  t = await startTestApp({ env: { ...SITES_TEST_ENV, TRUST_PROXY: '127.0.0.1' } });
-  tenant = await t.tenant();
-  site = await startProxiedSite(t);
+  ({ t, tenant, site } = await startKeepTheChoiceRun());
   channel = await createChannel(t, tenant.testKey, [site.origin(HOSTS.www)], {
     firstPartyPath: '/consent',
     imports: [
@@ -52,10 +46,7 @@ beforeAll(async () => {
   });
   site.setPage('/import', sitePage(firstPartySdk(channel.siteKey), channel.siteKey));
 }, 60_000);
-afterAll(async () => {
-  await site?.close();
-  await t?.close();
-});
+afterAll(() => closeKeepTheChoiceRun({ t, site }));
 
 /** A visitor whose browser has `name=value` on the site's host. */
 async function visitorWith(name: string, value: string): Promise<{ context: BrowserContext; page: Page }> {

@@ -3,10 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 import { expect } from 'vitest';
 import { nginxLocation } from '../../src/shared/first-party-proxy.ts';
-import type { TestApp } from '../helpers/app.ts';
+import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { CHROMIUM_ARGS } from '../helpers/chromium-global.ts';
-import { type RunningNginx, startNginx } from '../helpers/nginx.ts';
-import { CHROMIUM_PATH } from './harness.ts';
+import { nginxAvailable, type RunningNginx, startNginx } from '../helpers/nginx.ts';
+import { SITES_TEST_ENV } from '../helpers/sites.ts';
+import { browserSkipReason, CHROMIUM_PATH } from './harness.ts';
 
 /**
  * A site as a customer runs one with the first-party path: a real nginx on loopback in front of
@@ -125,4 +126,35 @@ export async function evidenceOf(t: TestApp, key: string, channelId: string, sub
   const res = await t.http.get(`/v1/evidence?${new URLSearchParams({ channelId, subjectId })}`, { key });
   expect(res.status, res.text).toBe(200);
   return res.body.data as Array<Record<string, any>>;
+}
+
+/**
+ * Why these browser tests skip here: no Chromium, or no nginx off CI (`.ci/run` installs both, so
+ * there a missing one fails the run); null: they run.
+ */
+export const proxiedSkipReason =
+  browserSkipReason ??
+  (!nginxAvailable() && process.env.CI !== 'true' ? 'no nginx (apt-get install -y nginx-light)' : null);
+if (proxiedSkipReason) console.warn(proxiedSkipReason);
+
+/** A page's SDK has applied a decision (with or without a banner). */
+export const DECIDED = 'window.ConsentService && window.ConsentService.getDecisions() !== null';
+
+/** What a file of these tests runs on: the service (trusting the loopback nginx), a tenant, the site. */
+export interface KeepTheChoiceRun {
+  t: TestApp;
+  tenant: Tenant;
+  site: ProxiedSite;
+}
+
+/** Starts a file's service, tenant and proxied site (TRUST_PROXY: the nginx on loopback). */
+export async function startKeepTheChoiceRun(): Promise<KeepTheChoiceRun> {
+  const t = await startTestApp({ env: { ...SITES_TEST_ENV, TRUST_PROXY: '127.0.0.1' } });
+  return { t, tenant: await t.tenant(), site: await startProxiedSite(t) };
+}
+
+/** Closes what startKeepTheChoiceRun started (what of it there is). */
+export async function closeKeepTheChoiceRun(run: Partial<KeepTheChoiceRun>) {
+  await run.site?.close();
+  await run.t?.close();
 }

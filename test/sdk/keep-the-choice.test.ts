@@ -1,19 +1,19 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decisionCookieName, readDecisionCookie } from '../../src/shared/decision-cookie.ts';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { nginxAvailable } from '../helpers/nginx.ts';
-import { SITES_TEST_ENV } from '../helpers/sites.ts';
+import type { Tenant, TestApp } from '../helpers/app.ts';
 import { action, BANNER } from './fixture.ts';
-import { browserSkipReason } from './harness.ts';
 import {
+  closeKeepTheChoiceRun,
   createChannel,
+  DECIDED,
   evidenceOf,
   firstPartySdk,
   HOSTS,
   type ProxiedSite,
+  proxiedSkipReason,
   sitePage,
-  startProxiedSite,
+  startKeepTheChoiceRun,
 } from './keep-the-choice-helpers.ts';
 
 /**
@@ -22,26 +22,17 @@ import {
  * one decision hold on `www.` and `shop.`; a sibling domain gets the choice by a handoff token in the
  * link's fragment, once; and a page calling the service at its own address gets no cookie from it.
  */
-const skipReason =
-  browserSkipReason ??
-  (!nginxAvailable() && process.env.CI !== 'true' ? 'no nginx (apt-get install -y nginx-light)' : null);
-if (skipReason) console.warn(skipReason);
+const skipReason = proxiedSkipReason;
 
 let t: TestApp;
 let tenant: Tenant;
 let site: ProxiedSite;
-const DECIDED = 'window.ConsentService && window.ConsentService.getDecisions() !== null';
 
 beforeAll(async () => {
   if (skipReason) return;
-  t = await startTestApp({ env: { ...SITES_TEST_ENV, TRUST_PROXY: '127.0.0.1' } });
-  tenant = await t.tenant();
-  site = await startProxiedSite(t);
+  ({ t, tenant, site } = await startKeepTheChoiceRun());
 }, 60_000);
-afterAll(async () => {
-  await site?.close();
-  await t?.close();
-});
+afterAll(() => closeKeepTheChoiceRun({ t, site }));
 
 /** Opens `path` on `host` and waits for the banner, or for a decision applied without one. */
 async function open(page: Page, host: string, path: string) {

@@ -1,18 +1,18 @@
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { nginxAvailable } from '../helpers/nginx.ts';
-import { SITES_TEST_ENV } from '../helpers/sites.ts';
+import type { Tenant, TestApp } from '../helpers/app.ts';
 import { action, BANNER } from './fixture.ts';
-import { browserSkipReason } from './harness.ts';
 import {
+  closeKeepTheChoiceRun,
   createChannel,
+  DECIDED,
   evidenceOf,
   firstPartySdk,
   HOSTS,
   type ProxiedSite,
+  proxiedSkipReason,
   sitePage,
-  startProxiedSite,
+  startKeepTheChoiceRun,
 } from './keep-the-choice-helpers.ts';
 
 /**
@@ -20,10 +20,7 @@ import {
  * through whichever bridge the app exposes, and a page the app opens with `#cs_app=<token>` (from
  * `…/app-handoffs`) takes the app's choice without asking.
  */
-const skipReason =
-  browserSkipReason ??
-  (!nginxAvailable() && process.env.CI !== 'true' ? 'no nginx (apt-get install -y nginx-light)' : null);
-if (skipReason) console.warn(skipReason);
+const skipReason = proxiedSkipReason;
 
 const APP_ID = 'com.example.shop';
 const APP_HEADERS = {
@@ -36,7 +33,6 @@ let t: TestApp;
 let tenant: Tenant;
 let site: ProxiedSite;
 let web: { id: string; siteKey: string };
-const DECIDED = 'window.ConsentService && window.ConsentService.getDecisions() !== null';
 
 /** The three bridges an app may expose, each recording what it was given (window.fromPage). */
 const BRIDGES = `window.fromPage = [];
@@ -46,16 +42,11 @@ window.webkit = { messageHandlers: { consentService: { postMessage: (m) => fromP
 
 beforeAll(async () => {
   if (skipReason) return;
-  t = await startTestApp({ env: { ...SITES_TEST_ENV, TRUST_PROXY: '127.0.0.1' } });
-  tenant = await t.tenant();
-  site = await startProxiedSite(t);
+  ({ t, tenant, site } = await startKeepTheChoiceRun());
   web = await createChannel(t, tenant.testKey, [site.origin(HOSTS.www)], { firstPartyPath: '/consent' });
   site.setPage('/webview', sitePage(firstPartySdk(web.siteKey), web.siteKey));
 }, 60_000);
-afterAll(async () => {
-  await site?.close();
-  await t?.close();
-});
+afterAll(() => closeKeepTheChoiceRun({ t, site }));
 
 async function webview(): Promise<BrowserContext> {
   const context = await site.visitor();
