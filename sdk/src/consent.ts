@@ -492,7 +492,8 @@ export function createConsent(options: ConsentOptions): ConsentApi {
   const decideByApi = (action: 'accept-all' | 'reject-all') =>
     later(i, (s) => {
       const byApi = (made: Action, tc?: TcSent) => choose(s, made, 'api', tc);
-      if (tcfDown(s)) return open(s, 'banner', 'api');
+      // tcf.js could not be had: no TC string, so the page's own buttons record nothing either.
+      if (tcfDown(s)) return;
       return s.tcf ? s.tcf.decide(action, byApi) : byApi(action);
     });
   const preferences = () => later(i, (s) => open(s, 'customize', 'preference_center'));
