@@ -55,7 +55,7 @@ export function writeConsent(
   const value = consent ? encodeDecisionCookie(consent) : '';
   const maxAge = consent ? maxAgeDays * DAY_S : 0;
   // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is missing from Firefox and older Safari.
-  if (shared || !consent) document.cookie = `${name}=; Path=/; Max-Age=0`;
+  if (shared) document.cookie = `${name}=; Path=/; Max-Age=0`;
   // biome-ignore lint/suspicious/noDocumentCookie: as above.
   document.cookie = `${name}=${value}; Path=/; Max-Age=${maxAge}; SameSite=Lax${secure}${shared}`;
 }
