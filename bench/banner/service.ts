@@ -42,8 +42,20 @@ async function waitForHealth(baseUrl: string, exited: () => boolean) {
   }
 }
 
+/** What a bench asks of the channel beyond the article's three purposes. */
+export interface ChannelOptions {
+  /** The service's extra environment (a vendor list's address, a GeoIP database). */
+  env?: NodeJS.ProcessEnv;
+  /** `tcf` of `POST /v1/channels`: the channel runs IAB's TCF. */
+  tcf?: object;
+}
+
 /** Builds the checkout's SDK if its sources changed (what `npm start` does first), then serves. */
-export async function startBannerService(root: string, pageOrigin: string): Promise<BannerService> {
+export async function startBannerService(
+  root: string,
+  pageOrigin: string,
+  options: ChannelOptions = {},
+): Promise<BannerService> {
   await run(process.execPath, ['--import', 'tsx', 'sdk/build.ts', '--if-changed'], { cwd: root });
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'consent-bench-banner-'));
@@ -56,6 +68,7 @@ export async function startBannerService(root: string, pageOrigin: string): Prom
     LOG_LEVEL: 'silent',
     RATE_LIMIT_PER_MINUTE: '1000000',
     PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000',
+    ...options.env,
   };
   const child = spawn(process.execPath, [path.join(root, 'bin/consent-service.mjs'), 'serve'], {
     cwd: root,
@@ -85,7 +98,7 @@ export async function startBannerService(root: string, pageOrigin: string): Prom
         '--json',
       ]),
     );
-    const snippet = await setUpChannel(baseUrl, org.apiKeys.live, pageOrigin);
+    const snippet = await setUpChannel(baseUrl, org.apiKeys.live, pageOrigin, options.tcf);
     return { baseUrl, snippet, stop };
   } catch (error) {
     await stop();
@@ -93,7 +106,7 @@ export async function startBannerService(root: string, pageOrigin: string): Prom
   }
 }
 
-async function setUpChannel(baseUrl: string, key: string, pageOrigin: string): Promise<string> {
+async function setUpChannel(baseUrl: string, key: string, pageOrigin: string, tcf?: object): Promise<string> {
   const call = async (method: 'GET' | 'POST', url: string, body?: object) => {
     const res = await fetch(`${baseUrl}${url}`, {
       method,
@@ -103,10 +116,14 @@ async function setUpChannel(baseUrl: string, key: string, pageOrigin: string): P
     if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
     return ((await res.json()) as { data: any }).data;
   };
-  const channel = await call('POST', '/v1/channels', {
+  const body = {
     name: 'Riverside News',
     privacyPolicy: { url: PRIVACY_POLICY_URL, version: '2026-01' },
-  });
+    ...(tcf ? { tcf } : {}),
+  };
+  const channel = tcf
+    ? await untilVendorListFetched(() => call('POST', '/v1/channels', body))
+    : await call('POST', '/v1/channels', body);
   for (const c of CATEGORIES) {
     await call('POST', `/v1/channels/${channel.id}/purposes`, {
       key: c.key,
@@ -118,4 +135,20 @@ async function setUpChannel(baseUrl: string, key: string, pageOrigin: string): P
   await call('POST', `/v1/channels/${channel.id}/origins`, { origin: pageOrigin });
   const { html } = await call('GET', `/v1/public/sites/${channel.siteKey}/snippet`);
   return html as string;
+}
+
+/**
+ * A TCF channel can be made once the service has fetched the vendor list, which it does just
+ * after its start: until then the call is refused, and asked again.
+ */
+async function untilVendorListFetched<T>(attempt: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
 }
