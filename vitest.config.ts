@@ -2,14 +2,27 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: [
-      'test/helpers/global-setup.ts',
-      'test/helpers/openapi-global.ts',
-      'test/helpers/sdk-bundles-global.ts',
-      'test/helpers/chromium-global.ts',
+    // Two projects. "unit": tests of pure code (test/unit), with no setup at all, so
+    // `npm run test:unit` answers in seconds. "service": everything else, against real stores,
+    // services and browsers; the resources they share are made the first time a file asks for one
+    // (test/helpers/lazy-resources-global.ts), so a file pays only for what it uses.
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'service',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/unit/**', '**/node_modules/**'],
+          globalSetup: ['test/helpers/lazy-resources-global.ts', 'test/helpers/openapi-global.ts'],
+          setupFiles: [
+            'test/helpers/per-file-database.ts',
+            'test/helpers/sdk-bundles-setup.ts',
+            'test/helpers/openapi-setup.ts',
+          ],
+        },
+      },
     ],
-    setupFiles: ['test/helpers/per-file-database.ts', 'test/helpers/openapi-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',

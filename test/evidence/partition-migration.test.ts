@@ -7,7 +7,7 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stageAndCopy } from '../../scripts/evidence-partitions-online.ts';
-import { withDatabase } from '../helpers/global-setup.ts';
+import { withDatabase } from '../helpers/store-templates.ts';
 
 /**
  * The partitioning of a filled evidence_events on PostgreSQL, the way the guide tells an operator to do

@@ -1,4 +1,3 @@
-import { inject } from 'vitest';
 import { type BuiltApp, buildApp } from '../../src/app.ts';
 import { bootstrapOrganization } from '../../src/cli/bootstrap.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
@@ -14,6 +13,7 @@ import type { JobRunner } from '../../src/platform/jobs/job-runner.ts';
 import { createWorker } from '../../src/worker.ts';
 import { leaseEmbedded } from './embedded-instances.ts';
 import { createClient, type HttpClient } from './http.ts';
+import { resource } from './lazy-resources.ts';
 
 export interface TestApp {
   app: BuiltApp;
@@ -47,7 +47,7 @@ export async function openTestStore(): Promise<Store> {
   // and PostgreSQL, and once a file's first connection took over the service's 5 s.
   if (process.env.DATABASE_URL)
     return createPostgresStore(process.env.DATABASE_URL, { max: 5, connectTimeoutMs: 30_000 });
-  return createEmbeddedStore({ open: await leaseEmbedded(inject('pgliteTemplate')) });
+  return createEmbeddedStore({ open: await leaseEmbedded(await resource('pglite-template')) });
 }
 
 /**

@@ -26,7 +26,7 @@ export const STORE_ENTRIES = [
   'src/platform/db/migrate.ts',
   'test/helpers/app.ts',
   'test/helpers/per-file-database.ts',
-  'test/helpers/global-setup.ts',
+  'test/helpers/store-templates.ts',
   'test/helpers/processes.ts',
   'test/helpers/pg-cluster.ts',
 ];

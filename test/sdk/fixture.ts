@@ -118,7 +118,7 @@ export function sdkFixture() {
 
   beforeAll(async () => {
     // The service serves sdk/dist/sdk.js, built from the source under test once per run
-    // (test/helpers/sdk-bundles-global.ts), not once per file.
+    // (test/helpers/sdk-bundles-setup.ts), not once per file.
     fs.mkdirSync(SHOTS, { recursive: true });
     [f.t, f.pages, f.browser] = await Promise.all([
       startTestApp({ env: SITES_TEST_ENV }),

@@ -2,17 +2,14 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
-import { expect, inject } from 'vitest';
+import { expect } from 'vitest';
 import type { TestApp } from '../helpers/app.ts';
-import { CHROMIUM_ARGS } from '../helpers/chromium-global.ts';
+import { resource } from '../helpers/lazy-resources.ts';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/shared-chromium.ts';
 import { createReadySite, type ReadySite } from '../helpers/sites.ts';
 
-/**
- * The Chromium the browser tests drive: CHROMIUM_PATH, else the one the service's scans use
- * (SCANNER_CHROMIUM_PATH), else Debian's.
- */
-export const CHROMIUM_PATH =
-  process.env.CHROMIUM_PATH || process.env.SCANNER_CHROMIUM_PATH || '/usr/bin/chromium';
+/** The Chromium the browser tests drive: CHROMIUM_PATH, else the scans' (SCANNER_CHROMIUM_PATH), else Debian's. */
+export { CHROMIUM_PATH };
 
 /**
  * Without Debian's chromium the browser tests skip, with the reason, on a developer's machine only:
@@ -25,13 +22,13 @@ export const browserSkipReason =
 if (browserSkipReason) console.warn(browserSkipReason);
 
 /**
- * The run's shared Chromium (test/helpers/chromium-global.ts), connected to: each file gets a
- * connection of its own, and works in contexts of its own; `close()` closes them and disconnects,
- * leaving the browser to the other files. Without a shared one (a run without the global setup,
- * SHARED_CHROMIUM=0) it launches a Chromium for the file, as before.
+ * The run's shared Chromium (test/helpers/shared-chromium.ts, started when the first file asks),
+ * connected to: each file gets a connection of its own, and works in contexts of its own; `close()`
+ * closes them and disconnects, leaving the browser to the other files. Without a shared one
+ * (SHARED_CHROMIUM=0) it launches a Chromium for the file.
  */
-export function launchChromium(): Promise<Browser> {
-  const wsEndpoint = inject('chromiumWsEndpoint');
+export async function launchChromium(): Promise<Browser> {
+  const wsEndpoint = await resource('chromium');
   if (wsEndpoint) return chromium.connect(wsEndpoint);
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 }

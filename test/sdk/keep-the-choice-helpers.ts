@@ -4,8 +4,8 @@ import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 import { expect } from 'vitest';
 import { nginxLocation } from '../../src/shared/first-party-proxy.ts';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { CHROMIUM_ARGS } from '../helpers/chromium-global.ts';
 import { nginxAvailable, type RunningNginx, startNginx } from '../helpers/nginx.ts';
+import { CHROMIUM_ARGS } from '../helpers/shared-chromium.ts';
 import { SITES_TEST_ENV } from '../helpers/sites.ts';
 import { browserSkipReason, CHROMIUM_PATH } from './harness.ts';
 

@@ -219,7 +219,7 @@ export function tcfFixture() {
 
   beforeAll(async () => {
     // The service serves sdk/dist, built from the sources under test once per run
-    // (test/helpers/sdk-bundles-global.ts), not once per file.
+    // (test/helpers/sdk-bundles-setup.ts), not once per file.
     fs.mkdirSync(SHOTS, { recursive: true });
     const [tcf, pages, browser] = await Promise.all([
       // Google's ATP list from a file: fetched only once a test asks for it (loadAtpList).

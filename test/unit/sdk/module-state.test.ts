@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const SDK_SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../sdk/src');
+const SDK_SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../sdk/src');
 
 /**
  * The lines of `source` that declare module-level mutable state: a `let` or `var` at the top level

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AuditContext, createAuditService } from '../../../../src/modules/audit/audit.service.ts';
-import { channelsRepo } from '../../../../src/modules/channels/channels.repo.ts';
-import { createChannelsService } from '../../../../src/modules/channels/channels.service.ts';
-import type { WebhookEvent } from '../../../../src/modules/webhooks/events.service.ts';
-import type { Store, Tx } from '../../../../src/platform/db/store.ts';
-import { apiDate } from '../../../../src/platform/http/dates.ts';
-import { AppError } from '../../../../src/platform/http/errors.ts';
-import { newId } from '../../../../src/platform/ids.ts';
-import { openTestStore } from '../../../helpers/app.ts';
+import { type AuditContext, createAuditService } from '../../src/modules/audit/audit.service.ts';
+import { channelsRepo } from '../../src/modules/channels/channels.repo.ts';
+import { createChannelsService } from '../../src/modules/channels/channels.service.ts';
+import type { WebhookEvent } from '../../src/modules/webhooks/events.service.ts';
+import type { Store, Tx } from '../../src/platform/db/store.ts';
+import { apiDate } from '../../src/platform/http/dates.ts';
+import { AppError } from '../../src/platform/http/errors.ts';
+import { newId } from '../../src/platform/ids.ts';
+import { openTestStore } from '../helpers/app.ts';
 
 // Channel changes and their webhook events, on the real service and a real database, with a fake
 // outbox: each change hands its event to `events.emit` inside the change's own transaction, so

@@ -1,12 +1,12 @@
 import { GppModel } from '@iabgpp/cmpapi';
 import { GVL, TCModel, TCString } from '@iabtechlabtcf/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { startGpp, type TcfGppHandle } from '../../sdk/src/gpp/cmp.ts';
-import { optedOut, usnatFields } from '../../sdk/src/gpp/usnat.ts';
-import { gppApplies } from '../../sdk/src/gpp-applies.ts';
-import type { Decisions, Purpose, SiteConfig } from '../../sdk/src/types.ts';
-import { gppStub } from '../../src/modules/gpp/gpp-stub.ts';
-import { buildVendorList } from '../helpers/gvl.ts';
+import { startGpp, type TcfGppHandle } from '../../../sdk/src/gpp/cmp.ts';
+import { optedOut, usnatFields } from '../../../sdk/src/gpp/usnat.ts';
+import { gppApplies } from '../../../sdk/src/gpp-applies.ts';
+import type { Decisions, Purpose, SiteConfig } from '../../../sdk/src/types.ts';
+import { gppStub } from '../../../src/modules/gpp/gpp-stub.ts';
+import { buildVendorList } from '../../helpers/gvl.ts';
 
 /**
  * The pure parts of the GPP CMP API (docs/regions.md, issue 19): the usnat fields the SDK reports, the

@@ -1,7 +1,7 @@
 import { GVL, PurposeRestriction, RestrictionType, TCModel, TCString } from '@iabtechlabtcf/core';
 import { describe, expect, it } from 'vitest';
-import { bitString, cmpKeys, tcStringKeys, writeKeys } from '../../../packages/core/src/iab-keys.ts';
-import { buildVendorList } from '../../helpers/gvl.ts';
+import { bitString, cmpKeys, tcStringKeys, writeKeys } from '../../../../packages/core/src/iab-keys.ts';
+import { buildVendorList } from '../../../helpers/gvl.ts';
 
 /**
  * The IABTCF_ keys of IAB's CMP API for mobile, from TC strings made by IAB's own encoder

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { regionQuery } from '../../sdk/src/declared-region.ts';
+import { regionQuery } from '../../../sdk/src/declared-region.ts';
 import {
   gpcOptOutDue,
   honorsGpc,
@@ -8,8 +8,8 @@ import {
   policyOf,
   stillHolds,
   withGpcOptOut,
-} from '../../sdk/src/regime.ts';
-import type { Purpose, SiteConfig, StoredConsent } from '../../sdk/src/types.ts';
+} from '../../../sdk/src/regime.ts';
+import type { Purpose, SiteConfig, StoredConsent } from '../../../sdk/src/types.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const NOW = Date.UTC(2026, 5, 1);

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
  * Help, version, exit codes and a taken port: what the CLI answers before it touches a database.
  * Exit codes everywhere: 0 done, 1 failed, 2 usage (or configuration) error.
  */
-const ROOT = path.resolve(import.meta.dirname, '../..');
+const ROOT = path.resolve(import.meta.dirname, '../../..');
 const BIN = path.join(ROOT, 'bin/consent-service.mjs');
 const VERSION = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
 /** Each CLI child costs about a second on a loaded two-core machine, those loading tsx several. */

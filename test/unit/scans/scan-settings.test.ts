@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../../src/config.ts';
 
 describe('SCAN_MEMORY_LIMIT_MB', () => {
   it('is 1024 by default, and a whole number of MB from 256 to 65536', () => {

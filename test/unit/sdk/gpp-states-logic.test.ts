@@ -1,17 +1,17 @@
 import { GppModel, Sections, UsNat } from '@iabgpp/cmpapi';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { startGpp } from '../../sdk/src/gpp/cmp.ts';
-import { STATE_SECTION_CLASSES, sectionShape } from '../../sdk/src/gpp/us/sections.ts';
-import { stateFields } from '../../sdk/src/gpp/us/state-fields.ts';
-import { usnatFields } from '../../sdk/src/gpp/usnat.ts';
-import type { Decisions, Purpose } from '../../sdk/src/types.ts';
-import { gppStub } from '../../src/modules/gpp/gpp-stub.ts';
+import { startGpp } from '../../../sdk/src/gpp/cmp.ts';
+import { STATE_SECTION_CLASSES, sectionShape } from '../../../sdk/src/gpp/us/sections.ts';
+import { stateFields } from '../../../sdk/src/gpp/us/state-fields.ts';
+import { usnatFields } from '../../../sdk/src/gpp/usnat.ts';
+import type { Decisions, Purpose } from '../../../sdk/src/types.ts';
+import { gppStub } from '../../../src/modules/gpp/gpp-stub.ts';
 import {
   gppSectionFor,
   supportedUsApis,
   US_STATE_SECTIONS,
   USNAT_SECTION,
-} from '../../src/shared/us-gpp-sections.ts';
+} from '../../../src/shared/us-gpp-sections.ts';
 
 /**
  * Issue 43 item 1, the pure parts: the table of state sections against the library's own, the fields

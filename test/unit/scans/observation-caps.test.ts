@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { capName, MAX_NAME_LENGTH, PhaseObservations } from '../../src/modules/scans/browser/observations.ts';
+import {
+  capName,
+  MAX_NAME_LENGTH,
+  PhaseObservations,
+} from '../../../src/modules/scans/browser/observations.ts';
 
 describe('names a scan records', () => {
   it('keeps a name of up to 256 characters as it is', () => {

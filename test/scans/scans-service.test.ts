@@ -1,14 +1,14 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditContext } from '../../../../src/modules/audit/audit.service.ts';
-import type { ChannelRow } from '../../../../src/modules/channels/channels.service.ts';
-import { createScansService, MAX_ACTIVE_SCANS } from '../../../../src/modules/scans/scans.service.ts';
-import type { ScanRow } from '../../../../src/modules/scans/scans.tables.ts';
-import type { Environment } from '../../../../src/platform/auth/scopes.ts';
-import type { Store } from '../../../../src/platform/db/store.ts';
-import { AppError } from '../../../../src/platform/http/errors.ts';
-import { newId } from '../../../../src/platform/ids.ts';
-import { openTestStore } from '../../../helpers/app.ts';
+import type { AuditContext } from '../../src/modules/audit/audit.service.ts';
+import type { ChannelRow } from '../../src/modules/channels/channels.service.ts';
+import { createScansService, MAX_ACTIVE_SCANS } from '../../src/modules/scans/scans.service.ts';
+import type { ScanRow } from '../../src/modules/scans/scans.tables.ts';
+import type { Environment } from '../../src/platform/auth/scopes.ts';
+import type { Store } from '../../src/platform/db/store.ts';
+import { AppError } from '../../src/platform/http/errors.ts';
+import { newId } from '../../src/platform/ids.ts';
+import { openTestStore } from '../helpers/app.ts';
 
 // The organization's cap on queued or running scans, on the real service and a real database; the
 // channels it scans, the job queue, the audit log and the webhook outbox are fakes, so every channel

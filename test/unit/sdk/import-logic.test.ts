@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { readCookiebot, readOneTrust, readTcf } from '../../sdk/src/import/cmp-cookies.ts';
-import { readImport } from '../../sdk/src/import/read-import.ts';
-import type { SiteConfig } from '../../sdk/src/types.ts';
-import { cookiebot, oneTrust, tcString } from './cmp-cookie-builders.ts';
+import { readCookiebot, readOneTrust, readTcf } from '../../../sdk/src/import/cmp-cookies.ts';
+import { readImport } from '../../../sdk/src/import/read-import.ts';
+import type { SiteConfig } from '../../../sdk/src/types.ts';
+import { cookiebot, oneTrust, tcString } from '../../sdk/cmp-cookie-builders.ts';
 
 /**
  * import.js's readers of other CMPs' cookies, pure: what each format gives, and that hostile or

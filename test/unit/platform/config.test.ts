@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../../src/config.ts';
 
 /**
  * The documented defaults (README "Configuration"), read from an empty environment, and how bad settings are

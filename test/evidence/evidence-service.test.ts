@@ -1,20 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChannelRow } from '../../../../src/modules/channels/channels.service.ts';
-import { evidenceEventBody } from '../../../../src/modules/evidence/evidence.presenters.ts';
+import type { ChannelRow } from '../../src/modules/channels/channels.service.ts';
+import { evidenceEventBody } from '../../src/modules/evidence/evidence.presenters.ts';
 import {
   createEvidenceService,
   MAX_EVIDENCE_EVENT_BYTES,
-} from '../../../../src/modules/evidence/evidence.service.ts';
-import { evidenceCanonicalBytes, evidenceLeafHash } from '../../../../src/modules/evidence/leaf-hash.ts';
-import type { OrganizationsService } from '../../../../src/modules/organizations/organizations.service.ts';
-import type { Environment } from '../../../../src/platform/auth/scopes.ts';
-import { createClockCheck } from '../../../../src/platform/clock-check.ts';
-import type { Store } from '../../../../src/platform/db/store.ts';
-import { AppError } from '../../../../src/platform/http/errors.ts';
-import { newId } from '../../../../src/platform/ids.ts';
-import { openTestStore, rawSql } from '../../../helpers/app.ts';
+} from '../../src/modules/evidence/evidence.service.ts';
+import { evidenceCanonicalBytes, evidenceLeafHash } from '../../src/modules/evidence/leaf-hash.ts';
+import type { OrganizationsService } from '../../src/modules/organizations/organizations.service.ts';
+import type { Environment } from '../../src/platform/auth/scopes.ts';
+import { createClockCheck } from '../../src/platform/clock-check.ts';
+import type { Store } from '../../src/platform/db/store.ts';
+import { AppError } from '../../src/platform/http/errors.ts';
+import { newId } from '../../src/platform/ids.ts';
+import { openTestStore, rawSql } from '../helpers/app.ts';
 
 type OrganizationRow = NonNullable<Awaited<ReturnType<OrganizationsService['getOrganization']>>>;
 

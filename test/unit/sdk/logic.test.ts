@@ -7,8 +7,8 @@ import {
   initialToggle,
   pickLanguage,
   purposeText,
-} from '../../sdk/src/decisions.ts';
-import type { Purpose, SiteConfig } from '../../sdk/src/types.ts';
+} from '../../../sdk/src/decisions.ts';
+import type { Purpose, SiteConfig } from '../../../sdk/src/types.ts';
 
 function purpose(key: string, extra: Partial<Purpose> = {}): Purpose {
   return {
