@@ -100,7 +100,7 @@ describe('per-vendor choices in the TC string', () => {
     client.close();
   });
 
-  it('"Reject all" stays a refusal of everything, whatever the app passes', async () => {
+  it('"Reject all" refuses every vendor’s consent and legitimate interest', async () => {
     const { options } = await tcfChannel();
     const writer = recordingWriter();
     const client = createConsentClient(options({ defaultsWriter: writer }));
