@@ -1,8 +1,14 @@
+import { GppModel } from '@iabgpp/cmpapi';
 import { TCString } from '@iabtechlabtcf/core';
-import type { TcfCmp } from '../../../sdk/src/types.ts';
+import type { Decisions, SiteConfig, TcfCmp } from '../../../sdk/src/types.ts';
+import { type GppSection, gppStringNow } from './gpp.ts';
+import type { StoredTc } from './stored-state.ts';
 import type { DefaultsWriter } from './types.ts';
 
-/** A key's value as IAB's CMP API for mobile types it: integers as numbers, the rest as strings. */
+/**
+ * A key's value as IAB's in-app specifications type it: the TCF's integers as numbers, the rest as
+ * strings; every IABGPP_ key is a string (GPP's in-app table types them all String).
+ */
 export type IabValue = string | number;
 export type IabKeys = Record<string, IabValue>;
 
@@ -77,6 +83,44 @@ export function tcStringKeys(tcString: string, cmp: TcfCmp, addtlConsent?: strin
     keys[`IABTCF_PublisherRestrictions${purposeId}`] = out;
   }
   return keys;
+}
+
+/**
+ * The IABGPP_ keys of a GPP string (IAB GPP CMP API, in-app details), read back from the string by
+ * `@iabgpp/cmpapi`'s decoder: the header's version and section ids, the string, the sections in
+ * force (`inForce`), and each section's own string (`IABGPP_<id>_String`, the part of the string
+ * that encodes it). Lists of ids are joined with `_`, as the specification writes them ("2_7").
+ */
+export function gppKeys(gppString: string, inForce: number[]): IabKeys {
+  const header = new GppModel(gppString).getHeader() as { Version: number; SectionIds: number[] };
+  const parts = gppString.split('~');
+  const keys: IabKeys = {
+    IABGPP_HDR_Version: String(header.Version),
+    IABGPP_HDR_Sections: header.SectionIds.join('_'),
+    IABGPP_HDR_GppString: gppString,
+    IABGPP_GppSID: inForce.join('_'),
+  };
+  header.SectionIds.forEach((id, i) => {
+    keys[`IABGPP_${id}_String`] = parts[i + 1] ?? '';
+  });
+  return keys;
+}
+
+/**
+ * Every in-app key the device has now: on TCF channels the CMP's own IABTCF_ keys, and the string's
+ * once a decision holds with one (`tc`); where GPP applies, the IABGPP_ keys of the device's GPP
+ * string (its one section in force). The keys of a state that no longer holds are absent, so
+ * writeKeys removes them.
+ */
+export function keysNow(
+  config: SiteConfig,
+  gpp: GppSection | null,
+  decisions: Decisions | null,
+  tc: StoredTc | null,
+): IabKeys {
+  const tcf = config.tcfCmp ? (tc ? tcStringKeys(tc.tc, config.tcfCmp, tc.ac) : cmpKeys(config.tcfCmp)) : {};
+  const gppString = gpp && gppStringNow(gpp, config, decisions, tc?.tc ?? null);
+  return gpp && gppString ? { ...tcf, ...gppKeys(gppString, [gpp.id]) } : tcf;
 }
 
 /**

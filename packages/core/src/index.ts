@@ -17,5 +17,8 @@ export type {
   FetchResponse,
   Platform,
   SiteConfig,
+  TcfVendorChoice,
+  TcfView,
+  VendorListJson,
 } from './types.ts';
 export { SDK_VERSION } from './version.ts';

@@ -7,7 +7,12 @@
 declare function fetch(
   url: string,
   init?: { method?: string; headers?: Record<string, string>; body?: string },
-): Promise<{ ok: boolean; status: number; json(): Promise<any> }>;
+): Promise<{
+  ok: boolean;
+  status: number;
+  headers: { get(name: string): string | null };
+  json(): Promise<any>;
+}>;
 declare function setTimeout(callback: () => void, ms: number): unknown;
 declare function clearTimeout(timer: any): void;
 /** Absent from Hermes unless the app installs a polyfill (react-native-get-random-values). */

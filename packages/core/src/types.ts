@@ -19,6 +19,8 @@ export interface DefaultsWriter {
 export interface FetchResponse {
   ok: boolean;
   status: number;
+  /** Read for the vendor list's Content-Language; without it the list is asked for in English. */
+  headers?: { get(name: string): string | null };
   json(): Promise<any>;
 }
 
@@ -43,7 +45,11 @@ export interface ConsentClientOptions {
   region?: string;
   /** With appId: sent as X-Consent-Platform (default `other`). */
   platform?: Platform;
-  /** TCF channels: receives the IABTCF_ keys of IAB's CMP API for mobile. */
+  /**
+   * Receives the IAB in-app keys: the IABTCF_ keys of IAB's TCF CMP API on TCF channels, and the
+   * IABGPP_ keys of IAB's GPP CMP API where GPP applies (US opt-out regions, and TCF channels with a
+   * gppCmpId); keys no longer set are removed.
+   */
   defaultsWriter?: DefaultsWriter;
   /** Default: the global fetch. */
   fetch?: FetchLike;
@@ -55,6 +61,68 @@ export type DecisionsInput = Record<string, boolean | Decision>;
 export interface DecideOptions {
   /** What the evidence says the choice came through; default `banner`. */
   source?: Extract<Source, 'banner' | 'preference_center' | 'api'>;
+  /**
+   * TCF channels: the choice of the app's own second layer, per IAB purpose, vendor and special
+   * feature, encoded into the TC string as the web's "Manage options" encodes its toggles. Ignored
+   * where TCF does not apply.
+   */
+  tcf?: TcfVendorChoice;
+}
+
+/**
+ * A second-layer choice, in the web layers' model: the ids consented to, and the legitimate
+ * interests NOT objected to. An id the channel does not offer (see `ConsentClient.tcf().offered`)
+ * is dropped; an absent list is none.
+ */
+export interface TcfVendorChoice {
+  purposeConsents?: number[];
+  /** Purposes whose legitimate interest was not objected to (never 1 or 3 to 6: consent only). */
+  purposeLegitimateInterests?: number[];
+  vendorConsents?: number[];
+  /** Vendors whose legitimate interest was not objected to. */
+  vendorLegitimateInterests?: number[];
+  specialFeatureOptins?: number[];
+  /** Google Additional Consent providers consented to (channels with providers). */
+  acConsents?: number[];
+}
+
+/** The channel's slice of IAB's vendor list as the service serves it (declarations translated). */
+export interface VendorListJson {
+  gvlSpecificationVersion: number;
+  vendorListVersion: number;
+  tcfPolicyVersion: number;
+  lastUpdated: string;
+  purposes: Record<string, { id: number; name: string; description: string; illustrations?: string[] }>;
+  specialPurposes: Record<string, { id: number; name: string; description: string }>;
+  features: Record<string, { id: number; name: string; description: string }>;
+  specialFeatures: Record<string, { id: number; name: string; description: string }>;
+  stacks: Record<string, { id: number; name: string; description: string; purposes: number[] }>;
+  vendors: Record<
+    string,
+    {
+      id: number;
+      name: string;
+      purposes: number[];
+      legIntPurposes: number[];
+      flexiblePurposes: number[];
+      specialPurposes: number[];
+      features: number[];
+      specialFeatures: number[];
+      [field: string]: unknown;
+    }
+  >;
+  [field: string]: unknown;
+}
+
+/** What an app's own TCF second layer needs: the texts, what it may offer, and the kept choice. */
+export interface TcfView {
+  /** The language of the declarations (the service's Content-Language) and of the TC string. */
+  language: string;
+  vendorList: VendorListJson;
+  /** Every id a second layer may offer, after the channel's publisher restrictions. */
+  offered: Required<TcfVendorChoice>;
+  /** What the kept TC string (and AC string) hold, to prefill the layer; null before any. */
+  current: Required<TcfVendorChoice> | null;
 }
 
 export type ChangeListener = (decisions: Decisions | null) => void;
@@ -66,6 +134,8 @@ export interface ConsentClient {
   shouldAsk(): boolean;
   /** The channel's config for this device's region; null before load. */
   config(): SiteConfig | null;
+  /** TCF channels, in regions where TCF applies: what a second layer shows and offers; else null. */
+  tcf(): TcfView | null;
   /** Records a choice: stored at once, delivered in the background. Resolves with the decisions in force. */
   decide(decisions: DecisionsInput, options?: DecideOptions): Promise<Decisions>;
   acceptAll(options?: DecideOptions): Promise<Decisions>;

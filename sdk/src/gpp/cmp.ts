@@ -2,10 +2,8 @@ import { CmpApi, CmpStatus, SignalStatus } from '@iabgpp/cmpapi';
 import { gppSectionFor, supportedUsApis } from '../../../src/shared/us-gpp-sections.ts';
 import type { Decisions, GppHandle, Purpose } from '../types.ts';
 import { answerFrames, stubbed } from './frames.ts';
+import { setSectionFields, usSectionFields } from './section-fields.ts';
 import { TCFEUV2, TCFEUV2_ID } from './tcfeuv2.ts';
-import { sectionShape } from './us/sections.ts';
-import { stateFields } from './us/state-fields.ts';
-import { USNAT, usnatFields } from './usnat.ts';
 
 /**
  * Which GPP section a visitor gets (gpp-applies.ts): US National; under a channel's `gppSections:
@@ -28,7 +26,8 @@ const CMP_VERSION = 1;
  * ISO 3166-2 code): `CmpApi` (the IAB's own implementation) replaces the stub's `window.__gpp`,
  * answers the calls the stub queued and the listeners it registered, and from then on every `__gpp`
  * command. The string is encoded by the library from the fields of usnat.ts, or of the state's
- * section (us/state-fields.ts); nothing here encodes by hand.
+ * section (us/state-fields.ts), by section-fields.ts, which the headless core uses too; nothing here
+ * encodes by hand.
  */
 export function startGpp(
   cmpId: number,
@@ -44,21 +43,18 @@ export function startGpp(
   cmp.setSupportedAPIs(supportedUsApis(section));
   cmp.setApplicableSections([id]);
   cmp.setCmpStatus(CmpStatus.LOADED);
-  const shape = name === USNAT ? null : sectionShape(name);
   let state = '';
 
   return {
     update(decisions: Decisions | null, purposes: Purpose[], gpc: boolean): string {
-      const fields = shape
-        ? stateFields(shape, decisions, purposes, gpc)
-        : usnatFields(decisions, purposes, gpc);
+      const fields = usSectionFields(name, decisions, purposes, gpc);
       const next = JSON.stringify(fields);
       // The same state applied twice (recorded, then applied) changes nothing and fires nothing.
       if (next === state) return cmp.getGppString();
       // The spec's order: "not ready" before a section changes, then the change, then "ready".
       if (state !== '') cmp.setSignalStatus(SignalStatus.NOT_READY);
       state = next;
-      for (const [field, value] of Object.entries(fields)) cmp.setFieldValue(name, field, value);
+      setSectionFields(cmp, name, fields);
       cmp.fireSectionChange(name);
       cmp.setSignalStatus(SignalStatus.READY);
       return cmp.getGppString();

@@ -8,7 +8,7 @@ import { CMP_API_VERSION } from '../tcf-answers.ts';
 import type { TcfStart } from '../tcf-loader.ts';
 import type { Decisions, TcfConfig, TcfDone, TcfHandle } from '../types.ts';
 import { whenBody } from '../when.ts';
-import { acConsentsOf, acShownOf, acStringOf } from './additional-consent.ts';
+import { acConsentsOf, acShownOf, acStringOf } from './ac-string.ts';
 import { googleConsentMode } from './consent-mode.ts';
 import { gppForTcf } from './gpp-bridge.ts';
 import { disclosureOf } from './layers/disclosure.ts';

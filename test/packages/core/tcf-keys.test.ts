@@ -5,11 +5,13 @@ import type { Tenant, TestApp } from '../../helpers/app.ts';
 import { SITES_TEST_ENV } from '../../helpers/sites.ts';
 import { startTcfTestApp } from '../../helpers/tcf.ts';
 import { APP_ID, createAppChannel, evidenceOf, memoryStorage } from './app-channel.ts';
+import { expectSpecTypes, recordingWriter } from './in-app-spec.ts';
 
 /**
  * A TCF app channel through @consent-service/core: the client makes the TC string on the channel's
  * vendor list slice (as the web's layers do), the service accepts it, and the IABTCF_ keys the app's
- * writer gets are the string's, read back by IAB's decoder; forgetting removes them.
+ * writer gets are the string's, read back by IAB's decoder and typed as IAB's in-app table says
+ * (in-app-spec.ts); forgetting removes them.
  */
 let t: TestApp;
 let tenant: Tenant;
@@ -20,15 +22,6 @@ beforeAll(async () => {
   tenant = await t.tenant();
 });
 afterAll(() => t?.close());
-
-function recordingWriter() {
-  const keys = new Map<string, string | number>();
-  return {
-    keys,
-    set: (key: string, value: string | number) => void keys.set(key, value),
-    remove: (key: string) => void keys.delete(key),
-  };
-}
 
 describe('@consent-service/core on a TCF app channel', () => {
   it('records "Accept all" with its TC string and hands the IABTCF_ keys to the writer', async () => {
@@ -59,8 +52,12 @@ describe('@consent-service/core on a TCF app channel', () => {
       IABTCF_gdprApplies: 1,
     });
 
+    expectSpecTypes(writer.keys);
+
     await client.acceptAll();
     expect(await client.flush()).toBe(true);
+    // Every key is one of the spec's table, with the type it gives.
+    expectSpecTypes(writer.keys);
     const [event] = await evidenceOf(t, tenant.testKey, channel.id);
     const tcString = writer.keys.get('IABTCF_TCString') as string;
     expect(event.tcString).toBe(tcString);

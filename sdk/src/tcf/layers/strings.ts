@@ -1,4 +1,5 @@
 import type { UiStrings } from '../../strings.ts';
+import { primaryOf } from './language-tag.ts';
 import { CENTRAL } from './languages/central.ts';
 import { EAST } from './languages/east.ts';
 import { NORTH } from './languages/north.ts';
@@ -140,8 +141,7 @@ export function tcfStringsFor(language: string): TcfStrings {
   return TABLE[primaryOf(language)] ?? en;
 }
 
-/** `fr-CA` → `fr`, `PT_br` → `pt`. */
-export const primaryOf = (tag: string) => tag.trim().toLowerCase().split(/[-_]/)[0];
+export { primaryOf };
 
 /**
  * The language the layers are shown in: the visitor's (its primary subtag: `fr-CA` is French) when

@@ -2,6 +2,7 @@ import { GVL, PurposeRestriction, RestrictionType, TCModel, TCString } from '@ia
 import { describe, expect, it } from 'vitest';
 import { bitString, cmpKeys, tcStringKeys, writeKeys } from '../../../../packages/core/src/iab-keys.ts';
 import { buildVendorList } from '../../../helpers/gvl.ts';
+import { expectSpecTypes } from '../../../packages/core/in-app-spec.ts';
 
 /**
  * The IABTCF_ keys of IAB's CMP API for mobile, from TC strings made by IAB's own encoder
@@ -41,6 +42,7 @@ describe('IABTCF_ keys from a TC string', () => {
     const tc = encoded();
     const keys = tcStringKeys(tc, CMP, '2~1.35~dv.');
     const decoded = TCString.decode(tc);
+    expectSpecTypes(keys);
     expect(keys).toMatchObject({
       IABTCF_CmpSdkID: 300,
       IABTCF_CmpSdkVersion: 2,
@@ -77,6 +79,7 @@ describe('IABTCF_ keys from a TC string', () => {
 
   it('writes the publisher segment when the string has one, and empty bit fields when it has none', () => {
     const withPublisher = tcStringKeys(encoded(true), CMP);
+    expectSpecTypes(withPublisher);
     expect(withPublisher).toMatchObject({
       IABTCF_PublisherConsent: '101',
       IABTCF_PublisherLegitimateInterests: '01',
