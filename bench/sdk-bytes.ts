@@ -31,7 +31,9 @@ const old = before ? wire(before.sdk) : null;
 rows.push(['sdk.js', `${sdk.br}`, `${sdk.gzip}`, old ? `${old.br}` : '', old ? `${old.gzip}` : '']);
 for (const [piece, code] of Object.entries(now.pieces ?? {})) {
   const size = wire(code);
-  const was = typeof before?.[piece] === 'string' ? wire(before[piece] as string) : null;
+  // A checkout names its pieces under `pieces`; older ones returned gpp and tcf beside `sdk`.
+  const old = before?.pieces?.[piece] ?? before?.[piece];
+  const was = typeof old === 'string' ? wire(old) : null;
   rows.push([`${piece}.js`, `${size.br}`, `${size.gzip}`, was ? `${was.br}` : '', was ? `${was.gzip}` : '']);
 }
 for (const row of rows) console.log(row.map((cell, i) => (i ? cell.padStart(15) : cell.padEnd(12))).join(''));
