@@ -12,6 +12,7 @@ import {
   waitForOutput,
   waitReady,
 } from '../helpers/processes.ts';
+import { embeddedOnly, skipWith } from '../helpers/skip.ts';
 
 /**
  * The CLI while `npm start` runs on the embedded store: the server holds DATA_DIR (PGlite is
@@ -54,7 +55,7 @@ const mode = (file: string) => fs.statSync(file).mode & 0o777;
 
 // The socket exists for the embedded store only; with PostgreSQL the CLI and any number of servers
 // share the database directly (cli.test.ts runs the CLI beside a server on PostgreSQL).
-describe.skipIf(!!process.env.DATABASE_URL)('CLI while an embedded server runs', { timeout: SLOW }, () => {
+describe.skipIf(skipWith(embeddedOnly()))('CLI while an embedded server runs', { timeout: SLOW }, () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'consent-socket-'));
   const socketPath = path.join(dataDir, 'run/cli.sock');
   const lockPath = path.join(dataDir, 'consent-service.lock');
