@@ -19,7 +19,7 @@ function testFiles(): string[] {
 }
 
 /** Every way of skipping in a file that does not state its reason, as `file:line: text`. */
-export function silentSkips(file: string, text: string): string[] {
+function silentSkips(file: string, text: string): string[] {
   const found: string[] = [];
   text.split('\n').forEach((line, index) => {
     const where = `${path.relative(TEST_DIR, file)}:${index + 1}: ${line.trim()}`;
