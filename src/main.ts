@@ -23,6 +23,11 @@ async function main(argv: string[]) {
     if ((await verifyExportCommand(args, out)) > 0) process.exitCode = 1;
     return;
   }
+  if (command === 'packages') {
+    // No configuration or database: it copies the tarballs `npm install` packed.
+    const { packagesCommand } = await import('./cli/packages-command.ts');
+    return packagesCommand(args, out, process.cwd());
+  }
   if (command === 'verify-receipt') {
     // No configuration or database either: a file, or the receipt's URL fetched as JSON.
     const { verifyReceiptCommand } = await import('./cli/verify-receipt.ts');
@@ -36,7 +41,14 @@ async function main(argv: string[]) {
     return serveCommand(config, args);
   }
   const { runStoreCommand } = await import('./cli/run-command.ts');
-  await runStoreCommand(argv, { config, out, readStdin, withRuntime: (fn) => withOwnRuntime(config, fn) });
+  await runStoreCommand(argv, {
+    config,
+    out,
+    note: (line) => process.stderr.write(`consent-service: ${line}\n`),
+    readStdin,
+    cwd: process.cwd(),
+    withRuntime: (fn, options) => withOwnRuntime(config, fn, options?.create === true),
+  });
   // No server took the demo (none holds the embedded store, or the store is PostgreSQL): the page it
   // printed is served by the service, so one starts here unless one already answers on PORT.
   if (command === 'demo' && !(await serverAnswers(config))) {
@@ -64,10 +76,22 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** The store opened for this one command (no server holds it), closed after. */
-async function withOwnRuntime<T>(config: Config, fn: (runtime: Runtime) => Promise<T>): Promise<T> {
-  const { openRuntime } = await import('./cli/runtime.ts');
-  const runtime = await openRuntime(config);
+/**
+ * The store opened for this one command (no server holds it), closed after. Which store it is goes
+ * to stderr first; a command that may not create one finds out before DATA_DIR is touched.
+ */
+async function withOwnRuntime<T>(
+  config: Config,
+  fn: (runtime: Runtime) => Promise<T>,
+  create: boolean,
+): Promise<T> {
+  const [{ openRuntime }, { assertEmbeddedStoreExists, storeLine }] = await Promise.all([
+    import('./cli/runtime.ts'),
+    import('./cli/store-line.ts'),
+  ]);
+  if (!create) assertEmbeddedStoreExists(config);
+  process.stderr.write(storeLine(config));
+  const runtime = await openRuntime(config, { create });
   try {
     return await fn(runtime);
   } finally {

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import type { Config } from '../config.ts';
 import { passwordProblem } from '../modules/console/passwords.ts';
 import { OrganizationError } from '../modules/organizations/organizations.service.ts';
@@ -6,6 +5,7 @@ import { ROLES } from '../platform/auth/scopes.ts';
 import type { Tx } from '../platform/db/store.ts';
 import { bootstrapOrganization } from './bootstrap.ts';
 import { UsageError } from './errors.ts';
+import { parse, required } from './options.ts';
 import type { Runtime } from './runtime.ts';
 
 /**
@@ -16,31 +16,21 @@ import type { Runtime } from './runtime.ts';
 export interface CommandIo {
   config: Config;
   out(line: string): void;
+  /** A line for the person at the terminal, on stderr (stdout stays the command's output, --json too). */
+  note(line: string): void;
   /** All of stdin: this process's, or what the CLI read from its own stdin and forwarded. */
   readStdin(): Promise<string>;
-  /** Runs fn with a migrated store and its services. */
-  withRuntime<T>(fn: (runtime: Runtime) => Promise<T>): Promise<T>;
+  /** The directory the CLI was run in (a relative --dir is taken from there, not the server's). */
+  cwd: string;
+  /**
+   * Runs fn with a migrated store and its services, after saying on stderr which store it is.
+   * Only `create: true` (bootstrap, migrate, demo) may create one: any other command finding no
+   * store fails with "no store at …" and leaves DATA_DIR as it was.
+   */
+  withRuntime<T>(fn: (runtime: Runtime) => Promise<T>, options?: { create?: boolean }): Promise<T>;
 }
 
-export function required(values: Record<string, unknown>, name: string): string {
-  const value = values[name];
-  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
-  return value;
-}
-
-export function parse(args: string[], options: Record<string, { type: 'string' | 'boolean' }>) {
-  try {
-    return parseArgs({ args, options, allowPositionals: false, strict: true }).values as Record<
-      string,
-      unknown
-    >;
-  } catch (error) {
-    // node:util's wording ("Unknown option '--x'. To specify a positional argument…") in the CLI's own.
-    const message = (error as Error).message.split('\n')[0];
-    const unknown = /^Unknown option '([^']+)'/.exec(message);
-    throw new UsageError(unknown ? `unknown option "${unknown[1]}" (see consent-service --help)` : message);
-  }
-}
+export { parse, required } from './options.ts';
 
 /**
  * The password piped on stdin (`--password-stdin`, like `docker login`): never an argument, which
@@ -86,29 +76,32 @@ export async function bootstrapCommand(io: CommandIo, args: string[]) {
   const name = required(values, 'org');
   const ownerEmail = required(values, 'owner');
   const password = await passwordFromStdin(io, values);
-  await io.withRuntime(async (runtime) => {
-    // Running the walkthrough twice must not leave two organizations of one name to tell apart.
-    const existing = await runtime.services.organizations.findOrganizationByName(name);
-    if (existing) {
-      throw new OrganizationError(
-        `an organization named "${existing.name}" already exists: ${existing.id} (add members or keys to it, or choose another name)`,
-      );
-    }
-    const result = await bootstrapOrganization(runtime.store, runtime.services, { name, ownerEmail });
-    if (password !== null) {
-      await runtime.store.tx((tx) =>
-        runtime.services.sessions.setPassword(tx, result.organization.id, result.member.id, password),
-      );
-    }
-    if (values.json) io.out(JSON.stringify(result));
-    else {
-      io.out(`Organization ${result.organization.id} (${result.organization.name})`);
-      io.out(`Owner ${result.member.id} <${result.member.email}>`);
-      io.out(`Test key: ${result.apiKeys.test}`);
-      io.out(`Live key: ${result.apiKeys.live}`);
-      io.out('Keep these keys secret: they are shown only now.');
-    }
-  });
+  await io.withRuntime(
+    async (runtime) => {
+      // Running the walkthrough twice must not leave two organizations of one name to tell apart.
+      const existing = await runtime.services.organizations.findOrganizationByName(name);
+      if (existing) {
+        throw new OrganizationError(
+          `an organization named "${existing.name}" already exists: ${existing.id} (add members or keys to it, or choose another name)`,
+        );
+      }
+      const result = await bootstrapOrganization(runtime.store, runtime.services, { name, ownerEmail });
+      if (password !== null) {
+        await runtime.store.tx((tx) =>
+          runtime.services.sessions.setPassword(tx, result.organization.id, result.member.id, password),
+        );
+      }
+      if (values.json) io.out(JSON.stringify(result));
+      else {
+        io.out(`Organization ${result.organization.id} (${result.organization.name})`);
+        io.out(`Owner ${result.member.id} <${result.member.email}>`);
+        io.out(`Test key: ${result.apiKeys.test}`);
+        io.out(`Live key: ${result.apiKeys.live}`);
+        io.out('Keep these keys secret: they are shown only now.');
+      }
+    },
+    { create: true },
+  );
 }
 
 const MEMBERS_USAGE =
@@ -148,6 +141,8 @@ export async function membersCommand(io: CommandIo, args: string[]) {
 
 /** Sets a member's console password (their sessions end), audited in the same transaction. */
 async function setPasswordAudited(runtime: Runtime, org: string, memberRef: string, password: string) {
+  // "no member … in org_x" would send someone looking for the member when the id is what is wrong.
+  await assertOrganization(runtime, org);
   return runtime.store.tx(async (tx) => {
     const member = await runtime.services.sessions.setPassword(tx, org, memberRef, password);
     await auditOrganizationChange(runtime, tx, org, 'member.password_set', { type: 'member', id: member.id });
@@ -173,6 +168,12 @@ async function setPasswordCommand(io: CommandIo, args: string[]) {
     };
     io.out(values.json ? JSON.stringify(result) : `Password set for ${member.email} in ${org}`);
   });
+}
+
+/** An unknown organization id is its own message, before any lookup of a member in it. */
+export async function assertOrganization(runtime: Runtime, org: string): Promise<void> {
+  if (!(await runtime.services.organizations.getOrganization(org)))
+    throw new OrganizationError(`no organization ${org}`);
 }
 
 export async function keysCommand(io: CommandIo, args: string[]) {
@@ -201,7 +202,7 @@ export async function keysCommand(io: CommandIo, args: string[]) {
   const name = required(values, 'name');
   await io.withRuntime(async (runtime) => {
     const { organizations, apiKeys } = runtime.services;
-    if (!(await organizations.getOrganization(org))) throw new OrganizationError(`no organization ${org}`);
+    await assertOrganization(runtime, org);
     const member = await organizations.findMember(org, memberRef);
     if (!member) throw new OrganizationError(`no member ${memberRef} in ${org}`);
     const issued = await apiKeys.issue(
@@ -261,15 +262,29 @@ export async function orgsCommand(io: CommandIo, args: string[]) {
   });
 }
 
-export async function migrateCommand(io: CommandIo, _args: string[]) {
+export async function migrateCommand(io: CommandIo, args: string[]) {
+  parse(args, {});
   // Opening the store migrates it (a running server did so at its start).
-  await io.withRuntime(async () => {});
+  await io.withRuntime(async () => {}, { create: true });
   io.out('Migrations applied.');
 }
 
-/** `demo [--json]`: the demo organization's test channel and the page that shows its banner. */
+/**
+ * `demo [--password-stdin] [--json]`: the demo organization's test channel and the page that shows
+ * its banner; with --password-stdin the demo owner's console password too, so the decision can be
+ * seen in the console without a second command.
+ */
 export async function demoCommand(io: CommandIo, args: string[]) {
-  const values = parse(args, { json: { type: 'boolean' } });
+  const values = parse(args, { json: { type: 'boolean' }, 'password-stdin': { type: 'boolean' } });
+  const password = await passwordFromStdin(io, values);
   const { printDemoSite } = await import('./demo.ts');
-  await io.withRuntime((runtime) => printDemoSite(runtime, io, values.json === true));
+  await io.withRuntime(
+    (runtime) =>
+      printDemoSite(runtime, io, {
+        json: values.json === true,
+        setPassword:
+          password === null ? null : (org, member) => setPasswordAudited(runtime, org, member, password),
+      }),
+    { create: true },
+  );
 }

@@ -81,6 +81,6 @@ function relay(socket, argv) {
       }
       resolve(exitCode);
     });
-    send({ argv });
+    send({ argv, cwd: process.cwd() });
   });
 }

@@ -2,7 +2,7 @@
 import path from 'node:path';
 
 /** Commands that use the store: the ones a running embedded server takes over its socket. */
-export const STORE_COMMANDS = ['bootstrap', 'members', 'keys', 'orgs', 'migrate', 'demo', 'ledger'];
+export const STORE_COMMANDS = ['bootstrap', 'members', 'keys', 'orgs', 'migrate', 'demo', 'ledger', 'init'];
 
 /** The server's control socket lives in a directory of its own, owner-only (0700). */
 export const controlDir = (dataDir) => path.join(dataDir, 'run');

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { CommandIo } from './commands.ts';
@@ -7,6 +8,7 @@ import { controlDir, controlSocketPath, socketPathFits } from './control-path.mj
 import { describeError } from './errors.ts';
 import { runStoreCommand } from './run-command.ts';
 import type { Runtime } from './runtime.ts';
+import { storeLine } from './store-line.ts';
 
 /**
  * What one connection may have sent and the server not yet read, all lines together: a request line
@@ -38,9 +40,10 @@ export interface ControlServer {
  * commands here (src/cli/control-client.mjs) and they run in this process, through the same code
  * as the direct CLI, with the same output and exit codes.
  *
- * Protocol: newline-delimited JSON. The client sends {argv}; the server answers {stdout: line}
- * for each output line, {stdin: true} when the command reads stdin (the client then sends
- * {stdin: text}: a password, never logged), and finally {exit, stderr?}.
+ * Protocol: newline-delimited JSON. The client sends {argv, cwd}; the server answers {stdout: line}
+ * for each output line, {stderr: text} for a note (which store the command used), {stdin: true}
+ * when the command reads stdin (the client then sends {stdin: text}: a password, never logged),
+ * and finally {exit, stderr?}.
  *
  * Only the owner of DATA_DIR can connect: the socket is 0600 in a 0700 directory. It is opened once
  * this process holds the data directory's lock, so a socket found there is stale and replaced.
@@ -161,12 +164,18 @@ async function serveConnection(socket: net.Socket, config: Config, ready: Promis
   const io: CommandIo = {
     config,
     out: (line) => send({ stdout: line }),
+    note: (line) => send({ stderr: `consent-service: ${line}\n` }),
     readStdin: async () => {
       send({ stdin: true });
       const reply = await next();
       return typeof reply?.stdin === 'string' ? reply.stdin : '';
     },
-    withRuntime: (fn) => fn(runtime),
+    // The CLI's own directory, for a relative path it was given (init --dir).
+    cwd: typeof request?.cwd === 'string' && path.isAbsolute(request.cwd) ? request.cwd : process.cwd(),
+    withRuntime: (fn) => {
+      send({ stderr: storeLine(config, { pid: process.pid }) });
+      return fn(runtime);
+    },
   };
   try {
     await runStoreCommand(argv, io);

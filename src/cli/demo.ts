@@ -9,8 +9,11 @@ export const DEMO_ORGANIZATION = 'Demo organization';
 export const DEMO_OWNER = 'demo@example.com';
 const DEMO_CHANNEL = 'Demo channel';
 
-/** Purposes a first banner needs to look real: one a visitor cannot refuse, two they can. */
-const SAMPLE_PURPOSES: CreatePurposeInput[] = [
+/**
+ * Purposes a first banner needs to look real: one a visitor cannot refuse, two they can. `init`
+ * gives its development channel the same ones.
+ */
+export const SAMPLE_PURPOSES: CreatePurposeInput[] = [
   {
     key: 'necessary',
     name: 'Strictly necessary',
@@ -95,10 +98,15 @@ export async function ensureDemoSite(runtime: Runtime, baseUrl: string): Promise
 export async function printDemoSite(
   runtime: Runtime,
   io: { out(line: string): void; config: { baseUrl: string } },
-  json: boolean,
+  options: {
+    json: boolean;
+    /** Sets the demo owner's console password (`demo --password-stdin`), or null to leave it. */
+    setPassword: ((organizationId: string, email: string) => Promise<unknown>) | null;
+  },
 ) {
   const demo = await ensureDemoSite(runtime, io.config.baseUrl);
-  if (json) {
+  if (options.setPassword) await options.setPassword(demo.organizationId, demo.ownerEmail);
+  if (options.json) {
     const { url, channelId, siteKey, organizationId } = demo;
     io.out(JSON.stringify({ url, channelId, siteKey, organizationId }));
     return;
@@ -112,9 +120,15 @@ export async function printDemoSite(
     `  Evidence:   ${io.config.baseUrl}/console#/evidence  (sign in as ${demo.ownerEmail}, "Test data")`,
   );
   io.out('');
+  if (options.setPassword) {
+    io.out(`Open the demo page, answer the banner, then sign in as ${demo.ownerEmail} with the password you`);
+    io.out('gave to see your decision in the console.');
+    return;
+  }
   io.out('Open the demo page, answer the banner, then see your decision in the console. A console password');
   io.out(`for ${demo.ownerEmail}, if it has none yet (at least 12 characters, read from stdin):`);
   io.out(
     `  echo 'a long passphrase here' | npx consent-service members set-password --org ${demo.organizationId} --email ${demo.ownerEmail} --password-stdin`,
   );
+  io.out('(or run demo again with --password-stdin).');
 }

@@ -1,5 +1,5 @@
 import type { Environment } from '../platform/auth/scopes.ts';
-import { type CommandIo, parse, required } from './commands.ts';
+import { assertOrganization, type CommandIo, parse, required } from './commands.ts';
 import { UsageError } from './errors.ts';
 
 const LEDGER_USAGE =
@@ -43,6 +43,7 @@ export async function ledgerCommand(io: CommandIo, args: string[]) {
     throw new UsageError('--environment must be test or live');
   const scope = { organizationId: org, environment: environment as Environment };
   await io.withRuntime(async (runtime) => {
+    await assertOrganization(runtime, org);
     const accepted = await runtime.store.tx(async (tx) => {
       const forks = await runtime.services.ledger.forks.accept(tx, scope);
       for (const fork of forks)

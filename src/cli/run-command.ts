@@ -2,8 +2,8 @@ import type { CommandIo } from './commands.ts';
 import { UsageError } from './errors.ts';
 
 /**
- * Runs a store command (bootstrap, members, keys, orgs, migrate, demo, ledger): the one code path of the direct
- * CLI and of a running server's control socket.
+ * Runs a store command (bootstrap, members, keys, orgs, migrate, demo, ledger, init): the one code
+ * path of the direct CLI and of a running server's control socket.
  */
 export async function runStoreCommand(argv: string[], io: CommandIo): Promise<void> {
   const [command, ...args] = argv;
@@ -23,6 +23,8 @@ export async function runStoreCommand(argv: string[], io: CommandIo): Promise<vo
       return commands.demoCommand(io, args);
     case 'ledger':
       return (await import('./ledger-command.ts')).ledgerCommand(io, args);
+    case 'init':
+      return (await import('./init-command.ts')).initCommand(io, args);
     default:
       throw new UsageError(
         `unknown ${command?.startsWith('-') ? 'option' : 'command'} "${command}" (see consent-service --help)`,

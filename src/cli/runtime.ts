@@ -4,8 +4,10 @@ import type { Config } from '../config.ts';
 import { systemClock } from '../platform/clock.ts';
 import { protectDataDir, repairModes } from '../platform/db/data-dir.ts';
 import { runMigrations } from '../platform/db/migrate.ts';
+import { pgErrorOf } from '../platform/db/pg-errors.ts';
 import { createEmbeddedStore, createPostgresStore, lockDataDir, type Store } from '../platform/db/store.ts';
 import { createServices, type Services } from '../services.ts';
+import { assertEmbeddedStoreExists, NoStoreError, storeLine } from './store-line.ts';
 
 export interface Runtime {
   store: Store;
@@ -19,19 +21,23 @@ export interface Runtime {
  * command to that server instead). `onLocked` runs once the lock is this process's, before the
  * (slow) opening of the store: the server opens its control socket there. `progress` hears what a
  * start is doing (opening or creating the embedded store, migrating it), which takes seconds.
+ * `create: false` (the commands that only use a store): a missing embedded store, or a PostgreSQL
+ * database with no tables, is a NoStoreError, and nothing is created, not even DATA_DIR.
  */
 export async function openRuntime(
   config: Config,
-  hooks: { onLocked?: () => Promise<void>; progress?: (message: string) => void } = {},
+  hooks: { onLocked?: () => Promise<void>; progress?: (message: string) => void; create?: boolean } = {},
 ): Promise<Runtime> {
   let unlock = () => {};
   let store: Store;
   const pgdata = path.join(config.dataDir, 'pgdata');
   const firstStart = !config.databaseUrl && !fs.existsSync(pgdata);
+  if (hooks.create === false) assertEmbeddedStoreExists(config);
   if (config.databaseUrl) {
     // Export files live under DATA_DIR on PostgreSQL too: the same protection, on an existing one.
     protectDataDir(config.dataDir, { create: false });
     store = createPostgresStore(config.databaseUrl, { readUrl: config.databaseReadUrl });
+    if (hooks.create === false) await assertPostgresStoreExists(store, config);
   } else {
     protectDataDir(config.dataDir);
     unlock = lockDataDir(config.dataDir);
@@ -82,4 +88,29 @@ export async function openRuntime(
       unlock();
     },
   };
+}
+
+/** The migrations' own table is the first thing a store gets: without it the database is empty. */
+async function assertPostgresStoreExists(store: Store, config: Config): Promise<void> {
+  const exists = await store
+    .pool!.query("select to_regclass('drizzle.__drizzle_migrations') is not null as present")
+    .then((result) => result.rows[0]?.present === true)
+    .catch(async (error: unknown) => {
+      await store.close().catch(() => {});
+      // 3D000 invalid_catalog_name: the database itself does not exist.
+      if (pgErrorOf(error)?.code === '3D000') return null;
+      throw error;
+    });
+  if (exists) return;
+  if (exists !== null) await store.close();
+  const where = storeLine(config)
+    .replace(/^consent-service: store: /, '')
+    .trimEnd();
+  if (exists === null)
+    throw new NoStoreError(
+      `no store in ${where}: that database does not exist; create it (createdb) and start the service there, or set DATABASE_URL to the service's database`,
+    );
+  throw new NoStoreError(
+    `no store in ${where}: it has no tables yet; start the service (npm start) or run consent-service migrate there, or set DATABASE_URL to the service's database`,
+  );
 }

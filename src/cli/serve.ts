@@ -7,7 +7,9 @@ import { startMetricsServer } from '../platform/metrics/metrics-server.ts';
 import { createWorker } from '../worker.ts';
 import { type ControlServer, type Ready, startControlServer } from './control-server.ts';
 import { CliFailure, UsageError } from './errors.ts';
+import { optionError } from './options.ts';
 import { openRuntime } from './runtime.ts';
+import { storeLine } from './store-line.ts';
 
 const ROLES = ['api', 'worker', 'all'] as const;
 type ServeRole = (typeof ROLES)[number];
@@ -22,7 +24,7 @@ export async function serveCommand(config: Config, args: string[] = []) {
     const { values } = parseArgs({ args, options: { role: { type: 'string' } }, strict: true });
     role = (values.role ?? 'all') as ServeRole;
   } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0]);
+    throw optionError(error, ['role']);
   }
   if (!ROLES.includes(role)) throw new UsageError('--role must be api, worker or all');
   if (role !== 'all' && !config.databaseUrl) {
@@ -54,6 +56,7 @@ export async function serveCommand(config: Config, args: string[] = []) {
       'dist/server is missing or older than src/: running the TypeScript sources through tsx (slower; `node scripts/build.mjs` compiles them)',
     );
   }
+  process.stderr.write(storeLine(config));
   const runtime = await openRuntime(config, {
     progress,
     onLocked: async () => {

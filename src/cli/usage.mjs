@@ -1,6 +1,7 @@
 // Plain JavaScript on purpose: bin/consent-service.mjs answers --help and --version from here
 // without loading tsx, the app, drizzle or PGlite (a help screen must not cost seconds).
 import fs from 'node:fs';
+import { nearest } from './nearest.mjs';
 
 /** One entry per command: its synopsis lines, then what it does. */
 export const COMMAND_HELP = {
@@ -30,14 +31,33 @@ be in the catalogue and allowed to the member's role. The secret is shown only n
 
 Sets the limit all API keys of the organization share together, in place of
 ORG_RATE_LIMIT_PER_MINUTE ("default" removes it). Each key keeps its own RATE_LIMIT_PER_MINUTE too.`,
-  demo: `usage: consent-service demo [--json]
+  demo: `usage: consent-service demo [--password-stdin] [--json]
 
 Shows a banner before you write any page: creates (or reuses) the test channel "Demo channel" of
 the organization "Demo organization" (owner demo@example.com) with sample purposes, and prints the
 address of a demo page the service serves with that channel's banner, and where the decisions
 appear in the console. A running server takes the command; without one, a server starts here and
 runs until Ctrl-C.
-  --json   print {"url","channelId","siteKey","organizationId"} as JSON`,
+  --password-stdin   also set demo@example.com's console password, read from stdin
+  --json             print {"url","channelId","siteKey","organizationId"} as JSON`,
+  init: `usage: consent-service init --origin URL [--framework html|react|next] [--dir PATH] [--org ORG_ID] [--json]
+
+Sets up your project to show the banner: creates (or, run again, reuses) the test channel
+"Development channel" of the organization (--org, or the only one) with sample purposes and
+registers --origin (where your pages are served from, e.g. http://localhost:5173), then writes
+into --dir (default: the current directory):
+  html         consent-service-snippet.html, the script tag to paste into your pages' <head>
+  react, next  the provider component (consent-provider.tsx, or .jsx without TypeScript) and
+               .env.local with the site key and the service's address (no API key)
+Without --framework it is read from --dir's package.json: next, else react, else html. A file
+that exists is never overwritten: init names it and exits 1, having written nothing.
+  --json   print {"channelId","siteKey","files"} as JSON`,
+  packages: `usage: consent-service packages --out DIR [--json]
+
+Copies the npm packages' tarballs (@consent-service/browser, react, client, core, react-native;
+packed by npm install) into DIR, a folder of your project, and prints the npm install line of
+each: your package.json then names file: paths in your project instead of the service's address.
+  --json   print {"dir","packages":[{"name","version","file","install"}]} as JSON`,
   ledger: `usage: consent-service ledger forks [--json]
        consent-service ledger accept-fork --org ORG_ID --environment test|live [--json]
 
@@ -68,6 +88,8 @@ export const USAGE = `usage: consent-service <command> [options]
 
 Commands:
   demo [--json]                      a banner on a demo page served by the service, in one command
+  init --origin URL [--framework F]  a test channel and the files your project needs for its banner
+  packages --out DIR                 copy the npm packages into your project, to install from there
   serve [--role api|worker|all]      run the API and/or the worker on PORT (default 3000)
   bootstrap --org NAME --owner EMAIL  create an organization, its owner and two API keys
   members add | set-password         add a member; set a member's console password
@@ -111,9 +133,10 @@ export function answerWithoutLoading(argv) {
 
 function unknownCommand(command) {
   // `consent-service --bogus`: an option where the command goes is an unknown option, not a command.
-  const what = command.startsWith('-') ? 'option' : 'command';
+  const isOption = command.startsWith('-');
+  const guess = nearest(command, isOption ? ['--help', '--version'] : Object.keys(COMMAND_HELP));
   return {
     code: 2,
-    stderr: `consent-service: unknown ${what} "${command}" (see consent-service --help)\n`,
+    stderr: `consent-service: unknown ${isOption ? 'option' : 'command'} "${command}" (${guess ? `did you mean ${guess}? ` : ''}see consent-service --help)\n`,
   };
 }

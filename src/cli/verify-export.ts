@@ -5,6 +5,7 @@ import { evidenceLeafHash } from '../modules/evidence/leaf-hash.ts';
 import { verifyInclusion } from '../modules/ledger/merkle.ts';
 import { type TreeHead, verifyTreeHead } from '../modules/ledger/signing.ts';
 import { CliFailure, UsageError } from './errors.ts';
+import { optionError } from './options.ts';
 
 type Output = (line: string) => void;
 
@@ -22,7 +23,7 @@ export async function verifyExportCommand(args: string[], out: Output): Promise<
   try {
     parsed = parseArgs({ args, options: { key: { type: 'string' } }, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError(`${(error as Error).message.split('\n')[0]}\n${USAGE}`);
+    throw new UsageError(`${optionError(error, ['key']).message}\n${USAGE}`);
   }
   const [file, ...extra] = parsed.positionals;
   if (!file || extra.length > 0) throw new UsageError(USAGE);

@@ -5,6 +5,7 @@ import { verifyInclusion } from '../modules/ledger/merkle.ts';
 import { ledgerKeyId, type TreeHead, verifyTreeHead } from '../modules/ledger/signing.ts';
 import { receiptStatement } from '../modules/receipts/receipt-statement.ts';
 import { CliFailure, UsageError } from './errors.ts';
+import { optionError } from './options.ts';
 
 type Output = (line: string) => void;
 
@@ -71,7 +72,7 @@ export async function verifyReceiptCommand(args: string[], out: Output): Promise
       strict: true,
     });
   } catch (error) {
-    throw new UsageError(`${(error as Error).message.split('\n')[0]}\n${USAGE}`);
+    throw new UsageError(`${optionError(error, ['key']).message}\n${USAGE}`);
   }
   const [source, ...extra] = parsed.positionals;
   if (!source || extra.length > 0) throw new UsageError(USAGE);

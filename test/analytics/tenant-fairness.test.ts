@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawSql, startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { createReadySite, type ReadySite, SITE_ORIGIN, SITES_TEST_ENV } from '../helpers/sites.ts';
+import { embeddedOnly, postgresOnly, skipWith } from '../helpers/skip.ts';
 
 /**
  * One organization's heavy reads must not starve another organization's visitors. The heavy
@@ -92,7 +93,7 @@ async function decisionsUntil(done: Promise<unknown>): Promise<number[]> {
   return times;
 }
 
-describe.runIf(!process.env.DATABASE_URL)('embedded store: heavy reads take turns', () => {
+describe.skipIf(skipWith(embeddedOnly()))('embedded store: heavy reads take turns', () => {
   it('another organization’s decisions wait for a slice of a heavy read, never for the queue of them', async () => {
     const first = await yearByRegion(readers[0]);
     expect(first.status, first.text).toBe(200);
@@ -115,7 +116,7 @@ describe.runIf(!process.env.DATABASE_URL)('embedded store: heavy reads take turn
   }, 120_000);
 });
 
-describe.runIf(process.env.DATABASE_URL)('PostgreSQL: heavy reads hold a share of the pool', () => {
+describe.skipIf(skipWith(postgresOnly()))('PostgreSQL: heavy reads hold a share of the pool', () => {
   it('one organization’s heavy statements never hold more than its share of the pool at once', async () => {
     const { perOrganization } = t.store.heavyReads.limits;
     expect(perOrganization).toBeLessThan(READERS);

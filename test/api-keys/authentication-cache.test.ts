@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
+import { postgresOnly, skipWith } from '../helpers/skip.ts';
 
 /**
  * API-key principals are cached in each API process (modules/api-keys/key-authenticator.ts). These
@@ -88,7 +89,7 @@ describe('in one process', () => {
 
 // Two API replicas need two processes' worth of state on one database: PostgreSQL only (the
 // embedded store is single-process, and every change it sees is this process's own).
-describe.skipIf(!process.env.DATABASE_URL)('across replicas (PostgreSQL)', () => {
+describe.skipIf(skipWith(postgresOnly()))('across replicas (PostgreSQL)', () => {
   let replica: TestApp;
   beforeAll(async () => {
     // Its own store: its own pool and LISTEN connection, as another process would have.

@@ -3,11 +3,13 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROLE_SCOPES } from '../../src/platform/auth/scopes.ts';
 import { processStart } from '../../src/platform/db/data-dir-lock.mjs';
 import { createEmbeddedStore } from '../../src/platform/db/store.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { postgresOnly, skipWith } from '../helpers/skip.ts';
 
 /**
  * The real CLI as a child process. With DATABASE_URL it must use that database (checked over HTTP
@@ -60,10 +62,22 @@ function runCli(args: string[], env: Record<string, string>, stdin = ''): Promis
   });
 }
 
+const STORE_LINE = 'consent-service: store: ';
+
+/** The line saying which store a command used (it comes first, and at most once). */
+function storeLines(result: CliResult): string[] {
+  return result.stderr.split('\n').filter((line) => line.startsWith(STORE_LINE));
+}
+
+/** One line of error, besides the store line of a command that opened its store first. */
 function expectOneLineError(result: CliResult, pattern: RegExp) {
   expect(result.code, result.stderr).not.toBe(0);
   expect(result.stdout).toBe('');
-  const lines = result.stderr.trimEnd().split('\n');
+  expect(storeLines(result).length).toBeLessThanOrEqual(1);
+  const lines = result.stderr
+    .trimEnd()
+    .split('\n')
+    .filter((line) => !line.startsWith(STORE_LINE));
   expect(lines, result.stderr).toHaveLength(1);
   expect(lines[0]).toMatch(/^consent-service: /);
   expect(lines[0]).toMatch(pattern);
@@ -103,6 +117,7 @@ describe('CLI', () => {
     member: { id: string; email: string; role: string };
     apiKeys: { test: string; live: string };
   };
+  let bootstrapStderr: string;
   let analystId: string;
   let createdSecret: string;
 
@@ -110,7 +125,15 @@ describe('CLI', () => {
     const result = await runCli(['bootstrap', '--org', 'Acme CLI', '--owner', email, '--json'], storeEnv);
     expect(result.code, result.stderr).toBe(0);
     bootstrap = JSON.parse(result.stdout);
+    bootstrapStderr = result.stderr;
   }, SLOW);
+
+  it('says on stderr which store it used: the DATA_DIR path, or the database and its host', () => {
+    const expected = databaseUrl
+      ? `${STORE_LINE}PostgreSQL, database "${new URL(databaseUrl).pathname.slice(1)}" on ${new URL(databaseUrl).host} (DATABASE_URL)`
+      : `${STORE_LINE}embedded, in ${dataDir} (DATA_DIR)`;
+    expect(bootstrapStderr.split('\n')).toContain(expected);
+  });
 
   it('bootstrap --json prints exactly the documented shape', () => {
     expect(Object.keys(bootstrap).sort()).toEqual(['apiKeys', 'member', 'organization']);
@@ -283,7 +306,15 @@ describe('CLI', () => {
         ['members', 'add', '--org', 'org_doesnotexist', '--email', 'a@b.co', '--role', 'admin'],
         storeEnv,
       );
-      expectOneLineError(org, /no organization org_doesnotexist/);
+      expectOneLineError(org, /no organization org_doesnotexist$/);
+      // A password for a member of an organization that does not exist: the organization is what is
+      // wrong, not the member.
+      const password = await runCli(
+        ['members', 'set-password', '--org', 'org_doesnotexist', '--email', email, '--password-stdin'],
+        storeEnv,
+        `${ANALYST_PASSWORD}\n`,
+      );
+      expectOneLineError(password, /no organization org_doesnotexist$/);
       const member = await runCli(
         [
           'keys',
@@ -301,7 +332,24 @@ describe('CLI', () => {
         ],
         storeEnv,
       );
-      expectOneLineError(member, /no member nobody@example\.com/);
+      expectOneLineError(
+        member,
+        new RegExp(`no member nobody@example\\.com in ${bootstrap.organization.id}$`),
+      );
+      const stored = await runCli(
+        [
+          'members',
+          'set-password',
+          '--org',
+          bootstrap.organization.id,
+          '--email',
+          'nobody@example.com',
+          '--password-stdin',
+        ],
+        storeEnv,
+        `${ANALYST_PASSWORD}\n`,
+      );
+      expectOneLineError(stored, /no member nobody@example\.com in org_/);
     },
     SLOW,
   );
@@ -336,6 +384,17 @@ describe('CLI', () => {
         /bogus/,
       );
       expectOneLineError(await runCli(['members', 'remove'], storeEnv), /usage: members add/);
+      // An unknown option names the nearest known one.
+      const typo = await runCli(
+        ['members', 'set-password', '--org', 'org_x', '--email', 'a@b.co', '--password'],
+        storeEnv,
+      );
+      expectOneLineError(typo, /unknown option "--password" \(did you mean --password-stdin\?/);
+      expect(typo.code).toBe(2);
+      expectOneLineError(
+        await runCli(['keys', 'create', '--org', 'o', '--scope', 'a'], storeEnv),
+        /unknown option "--scope" \(did you mean --scopes\?/,
+      );
     },
     SLOW,
   );
@@ -378,6 +437,87 @@ describe('CLI', () => {
         expect(JSON.stringify(entries)).not.toContain(ANALYST_PASSWORD);
       } finally {
         await close();
+      }
+    },
+    SLOW,
+  );
+});
+
+describe('a command that only uses a store, where there is none', () => {
+  it(
+    'exits 1 with "no store at <path>" and creates nothing: not the directory, not a lock',
+    async () => {
+      const absent = path.join(tempDir(), 'data'); // does not exist
+      const env = { DATA_DIR: absent };
+      const commands = [
+        ['members', 'add', '--org', 'org_x', '--email', 'a@b.co', '--role', 'admin'],
+        [
+          'keys',
+          'create',
+          '--org',
+          'org_x',
+          '--member',
+          'a@b.co',
+          '--env',
+          'test',
+          '--scopes',
+          'a',
+          '--name',
+          'n',
+        ],
+        ['orgs', 'set-limit', '--org', 'org_x', '--per-minute', '5'],
+        ['ledger', 'forks'],
+        ['init', '--origin', 'http://localhost:5173', '--dir', tempDir()],
+      ];
+      for (const args of commands) {
+        const result = await runCli(args, env);
+        expectOneLineError(
+          result,
+          new RegExp(
+            `^consent-service: no store at ${absent.replaceAll('/', '\\/')}: start the service \\(npm start\\) or set DATA_DIR / DATABASE_URL$`,
+          ),
+        );
+        expect(result.code, args.join(' ')).toBe(1);
+        expect(fs.existsSync(absent), args.join(' ')).toBe(false);
+      }
+    },
+    SLOW,
+  );
+
+  it.skipIf(skipWith(postgresOnly()))(
+    '(PostgreSQL runs only: an empty database is made for it) an empty database is no store either: nothing is created in it, and the password in DATABASE_URL is never printed',
+    async () => {
+      const admin = new pg.Client({ connectionString: databaseUrl });
+      await admin.connect();
+      const empty = `${new URL(databaseUrl!).pathname.slice(1)}_empty`;
+      await admin.query(`create database "${empty}"`);
+      try {
+        const url = new URL(databaseUrl!);
+        url.pathname = `/${empty}`;
+        url.username = 'postgres';
+        url.password = 'not-to-be-printed';
+        const result = await runCli(['orgs', 'set-limit', '--org', 'org_x', '--per-minute', '5'], {
+          DATABASE_URL: url.toString(),
+        });
+        expectOneLineError(
+          result,
+          new RegExp(`no store in PostgreSQL, database "${empty}" on .*: it has no tables yet`),
+        );
+        expect(result.code).toBe(1);
+        expect(storeLines(result)).toEqual([
+          `${STORE_LINE}PostgreSQL, database "${empty}" on ${url.host} (DATABASE_URL)`,
+        ]);
+        expect(result.stderr).not.toContain('not-to-be-printed');
+        const tables = new pg.Client({ connectionString: url.toString() });
+        await tables.connect();
+        const { rows } = await tables.query(
+          "select count(*)::int as n from pg_tables where schemaname not in ('pg_catalog', 'information_schema')",
+        );
+        await tables.end();
+        expect(rows[0].n).toBe(0);
+      } finally {
+        await admin.query(`drop database if exists "${empty}" with (force)`);
+        await admin.end();
       }
     },
     SLOW,
@@ -438,41 +578,44 @@ describe('embedded data directory held by a process that takes no commands', () 
   );
 });
 
-describe.skipIf(!databaseUrl)('with DATABASE_URL, while a server runs on the same database', () => {
-  let server: ChildProcess | undefined;
+describe.skipIf(skipWith(postgresOnly()))(
+  'with DATABASE_URL, while a server runs on the same database',
+  () => {
+    let server: ChildProcess | undefined;
 
-  afterAll(async () => {
-    if (server && server.exitCode === null) {
-      const exited = new Promise((resolve) => server!.once('exit', resolve));
-      server.kill('SIGTERM');
-      await exited;
-    }
-  });
+    afterAll(async () => {
+      if (server && server.exitCode === null) {
+        const exited = new Promise((resolve) => server!.once('exit', resolve));
+        server.kill('SIGTERM');
+        await exited;
+      }
+    });
 
-  it(
-    'the CLI works, and the server accepts the key it issued',
-    async () => {
-      const port = await freePort();
-      server = spawn('node', [BIN, 'serve'], {
-        cwd: ROOT,
-        env: cliEnv({ DATABASE_URL: databaseUrl!, PORT: String(port) }),
-        stdio: 'ignore',
-      });
-      await waitForHealth(port, server);
-      const result = await runCli(
-        ['bootstrap', '--org', 'Live Server Co', '--owner', `o-${Date.now()}@example.com`, '--json'],
-        { DATABASE_URL: databaseUrl! },
-      );
-      expect(result.code, result.stderr).toBe(0);
-      const { apiKeys } = JSON.parse(result.stdout);
-      const res = await fetch(`http://127.0.0.1:${port}/v1/api-keys`, {
-        headers: { authorization: `Bearer ${apiKeys.test}` },
-      });
-      expect(res.status).toBe(200);
-    },
-    SLOW,
-  );
-});
+    it(
+      'the CLI works, and the server accepts the key it issued',
+      async () => {
+        const port = await freePort();
+        server = spawn('node', [BIN, 'serve'], {
+          cwd: ROOT,
+          env: cliEnv({ DATABASE_URL: databaseUrl!, PORT: String(port) }),
+          stdio: 'ignore',
+        });
+        await waitForHealth(port, server);
+        const result = await runCli(
+          ['bootstrap', '--org', 'Live Server Co', '--owner', `o-${Date.now()}@example.com`, '--json'],
+          { DATABASE_URL: databaseUrl! },
+        );
+        expect(result.code, result.stderr).toBe(0);
+        const { apiKeys } = JSON.parse(result.stdout);
+        const res = await fetch(`http://127.0.0.1:${port}/v1/api-keys`, {
+          headers: { authorization: `Bearer ${apiKeys.test}` },
+        });
+        expect(res.status).toBe(200);
+      },
+      SLOW,
+    );
+  },
+);
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

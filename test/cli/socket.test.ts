@@ -12,6 +12,7 @@ import {
   waitForOutput,
   waitReady,
 } from '../helpers/processes.ts';
+import { embeddedOnly, skipWith } from '../helpers/skip.ts';
 
 /**
  * The CLI while `npm start` runs on the embedded store: the server holds DATA_DIR (PGlite is
@@ -44,7 +45,11 @@ function cli(dataDir: string, args: string[], stdin = ''): Promise<Result> {
 function expectOneLine(result: Result, code: number, pattern: RegExp) {
   expect(result.code, result.stderr).toBe(code);
   expect(result.stdout).toBe('');
-  const lines = result.stderr.trimEnd().split('\n');
+  // Besides the line saying which store the command used, when it got that far.
+  const lines = result.stderr
+    .trimEnd()
+    .split('\n')
+    .filter((line) => !line.startsWith('consent-service: store: '));
   expect(lines, result.stderr).toHaveLength(1);
   expect(lines[0]).toMatch(/^consent-service: /);
   expect(lines[0]).toMatch(pattern);
@@ -54,7 +59,7 @@ const mode = (file: string) => fs.statSync(file).mode & 0o777;
 
 // The socket exists for the embedded store only; with PostgreSQL the CLI and any number of servers
 // share the database directly (cli.test.ts runs the CLI beside a server on PostgreSQL).
-describe.skipIf(!!process.env.DATABASE_URL)('CLI while an embedded server runs', { timeout: SLOW }, () => {
+describe.skipIf(skipWith(embeddedOnly()))('CLI while an embedded server runs', { timeout: SLOW }, () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'consent-socket-'));
   const socketPath = path.join(dataDir, 'run/cli.sock');
   const lockPath = path.join(dataDir, 'consent-service.lock');
@@ -108,7 +113,10 @@ describe.skipIf(!!process.env.DATABASE_URL)('CLI while an embedded server runs',
       '--json',
     ]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toBe('');
+    // The only stderr line says which store the server used for it.
+    expect(result.stderr).toBe(
+      `consent-service: store: embedded, in ${dataDir} (DATA_DIR), held by the running server (pid ${server.child.pid})\n`,
+    );
     org = JSON.parse(result.stdout);
     expect(Object.keys(org).sort()).toEqual(['apiKeys', 'member', 'organization']);
     expect(org.organization).toEqual({ id: expect.stringMatching(/^org_/), name: 'Socket Co' });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportWorker } from '../exports/helpers.ts';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { createReadySite, recordConsent, SITES_TEST_ENV } from '../helpers/sites.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { axeViolations, describeViolations } from '../sdk/axe.ts';
 import { webhookWorker } from '../webhooks/worker.ts';
 import {
@@ -26,7 +27,7 @@ const AXE_TEST_TIMEOUT = 120_000;
  * (a recorded consent, a finished and a queued export, a failed webhook delivery), so tables,
  * badges and row actions are checked, not only empty states.
  */
-describe.skipIf(browserSkipReason !== null)('console accessibility in Chromium (axe-core)', () => {
+describe.skipIf(skipWith(browserSkipReason))('console accessibility in Chromium (axe-core)', () => {
   let t: TestApp;
   let browser: Browser;
   let tenant: Tenant;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportWorker } from '../exports/helpers.ts';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { createReadySite, recordConsent, SITES_TEST_ENV } from '../helpers/sites.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { type Receiver, startReceiver } from '../webhooks/receiver.ts';
 import { webhookWorker } from '../webhooks/worker.ts';
 import {
@@ -16,7 +17,7 @@ import {
 } from './console-browser.ts';
 
 /** The console's write paths beyond API keys: channels, exports and webhooks, through the UI. */
-describe.skipIf(browserSkipReason !== null)('console flows in Chromium', () => {
+describe.skipIf(skipWith(browserSkipReason))('console flows in Chromium', () => {
   let t: TestApp;
   let browser: Browser;
   let tenant: Tenant;

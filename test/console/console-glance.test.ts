@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { createReadySite, type ReadySite, SITE_ORIGIN, SITES_TEST_ENV } from '../helpers/sites.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { axeViolations, describeViolations } from '../sdk/axe.ts';
 import {
   browserSkipReason,
@@ -36,7 +37,7 @@ const WIDTHS = [1280, 375];
  * versions after the first), its evidence sealed in the ledger; Overview, the channel page and an
  * opened evidence event are each checked by what they show, then by axe-core at 1280 and 375 px.
  */
-describe.skipIf(browserSkipReason !== null)('the console at a glance (Chromium)', () => {
+describe.skipIf(skipWith(browserSkipReason))('the console at a glance (Chromium)', () => {
   let t: TestApp;
   let browser: Browser;
   let tenant: Tenant;

@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { createReadySite, type ReadySite, SITE_ORIGIN, SITES_TEST_ENV } from '../helpers/sites.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { axeViolations, describeViolations } from '../sdk/axe.ts';
 import {
   browserSkipReason,
@@ -21,7 +22,7 @@ import {
  * signed with it is then refused), and rejectCooldownDays checked at its field and saved; axe-core over
  * both sections in each state.
  */
-describe.skipIf(browserSkipReason !== null)(
+describe.skipIf(skipWith(browserSkipReason))(
   'console identity secrets and refusal cooldown in Chromium',
   () => {
     let t: TestApp;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nginxLocation } from '../../src/shared/first-party-proxy.ts';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { createReadySite, type ReadySite, SITES_TEST_ENV } from '../helpers/sites.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { axeViolations, describeViolations } from '../sdk/axe.ts';
 import {
   browserSkipReason,
@@ -19,7 +20,7 @@ import {
  * PATCH; the nginx location to copy, made with the channel's path and the service's address; the
  * API's refusal (a public suffix) shown at the form; axe-core over the section.
  */
-describe.skipIf(browserSkipReason !== null)('console Keep the choice in Chromium', () => {
+describe.skipIf(skipWith(browserSkipReason))('console Keep the choice in Chromium', () => {
   let t: TestApp;
   let browser: Browser;
   let tenant: Tenant;

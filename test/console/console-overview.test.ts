@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { createReadySite, type ReadySite, SITE_ORIGIN, SITES_TEST_ENV } from '../helpers/sites.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { axeViolations, describeViolations } from '../sdk/axe.ts';
 import {
   browserSkipReason,
@@ -57,7 +58,7 @@ describe('console stylesheet', () => {
  * impressions on four days of March 2026 (two ISO weeks, three regions), recorded with the manual
  * clock; the view's tables must show exactly those counts.
  */
-describe.skipIf(browserSkipReason !== null)('console overview in Chromium', () => {
+describe.skipIf(skipWith(browserSkipReason))('console overview in Chromium', () => {
   let t: TestApp;
   let browser: Browser;
   let tenant: Tenant;

@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { createReadySite, type ReadySite, SITES_TEST_ENV } from '../helpers/sites.ts';
+import { skipWith } from '../helpers/skip.ts';
 import {
   browserSkipReason,
   eventually,
@@ -17,7 +18,7 @@ import {
  * The channel view's region rules (docs/decisions/console.md): edited through the form and saved with PATCH,
  * the API's errors shown at their rule, config versions that ask again, and the visitor preview.
  */
-describe.skipIf(browserSkipReason !== null)('console region rules in Chromium', () => {
+describe.skipIf(skipWith(browserSkipReason))('console region rules in Chromium', () => {
   let t: TestApp;
   let browser: Browser;
   let tenant: Tenant;

@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { createReadySite, type ReadySite, SITES_TEST_ENV } from '../helpers/sites.ts';
+import { skipWith } from '../helpers/skip.ts';
 import {
   type FixtureSite,
   SDK_PAGE_LABELS,
@@ -29,7 +30,7 @@ import { memberWithPassword, PASSWORD } from './console-helpers.ts';
  * undeclared finding added as a technology in one click. The scan itself drives a second Chromium
  * over a fixture site on 127.0.0.1 with the channel's real SDK.
  */
-describe.skipIf(browserSkipReason !== null)('console tracker scans in Chromium', () => {
+describe.skipIf(skipWith(browserSkipReason))('console tracker scans in Chromium', () => {
   let t: TestApp;
   let browser: Browser;
   let tenant: Tenant;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant, TestApp } from '../helpers/app.ts';
 import { buildVendorList, TEST_VENDORS, type VendorListServer } from '../helpers/gvl.ts';
 import { createReadySite, type ReadySite, SITES_TEST_ENV } from '../helpers/sites.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { refreshVendorList, startTcfTestApp } from '../helpers/tcf.ts';
 import { axeViolations, describeViolations } from '../sdk/axe.ts';
 import {
@@ -22,7 +23,7 @@ import {
  * saved with PATCH, shown again after a reload, the API's 422s at their fields and vendors, the
  * preview of both layers, and axe-core over the section in each state.
  */
-describe.skipIf(browserSkipReason !== null)('console IAB TCF section in Chromium', () => {
+describe.skipIf(skipWith(browserSkipReason))('console IAB TCF section in Chromium', () => {
   let t: TestApp;
   let gvl: VendorListServer;
   let browser: Browser;

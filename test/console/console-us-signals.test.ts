@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { createReadySite, type ReadySite, SITES_TEST_ENV } from '../helpers/sites.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { axeViolations, describeViolations } from '../sdk/axe.ts';
 import {
   browserSkipReason,
@@ -17,7 +18,7 @@ import {
  * Chromium: per region of the channel's rules, the GPP section a visitor there gets, under each mode;
  * gppSections and both integrations saved; axe-core over the section.
  */
-describe.skipIf(browserSkipReason !== null)('console US and Microsoft signals in Chromium', () => {
+describe.skipIf(skipWith(browserSkipReason))('console US and Microsoft signals in Chromium', () => {
   let t: TestApp;
   let browser: Browser;
   let tenant: Tenant;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROLE_SCOPES } from '../../src/platform/auth/scopes.ts';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { createReadySite, recordConsent, SITES_TEST_ENV } from '../helpers/sites.ts';
+import { skipWith } from '../helpers/skip.ts';
 import {
   browserSkipReason,
   eventually,
@@ -19,7 +20,7 @@ import { memberWithPassword, PASSWORD } from './console-helpers.ts';
 
 const VIEWS = ['Overview', 'API keys', 'Channels', 'Evidence', 'Exports', 'Webhooks', 'Audit log'];
 
-describe.skipIf(browserSkipReason !== null)('the console in Chromium', () => {
+describe.skipIf(skipWith(browserSkipReason))('the console in Chromium', () => {
   let t: TestApp;
   let browser: Browser;
   let tenant: Tenant;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, runCli, type ServiceProcess, startService, waitReady } from '../helpers/processes.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { browserSkipReason, launchChromium } from '../sdk/harness.ts';
 
 /**
@@ -21,7 +22,7 @@ interface DemoJson {
   organizationId: string;
 }
 
-describe.skipIf(!!browserSkipReason)('consent-service demo', { timeout: SLOW }, () => {
+describe.skipIf(skipWith(browserSkipReason))('consent-service demo', { timeout: SLOW }, () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'consent-demo-'));
   let server: ServiceProcess;
   let baseUrl: string;

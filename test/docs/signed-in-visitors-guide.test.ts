@@ -13,6 +13,7 @@ import {
   SITE_ORIGIN,
   SITES_TEST_ENV,
 } from '../helpers/sites.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { ROOT } from './markdown.ts';
 
 // "Signed-in visitors" promises token code that works: its Node (jose) and Python (PyJWT) snippets are
@@ -64,7 +65,6 @@ const pythonSkipReason =
   PYTHON === null && process.env.CI !== 'true'
     ? 'no python3 with the jwt module (apt-get install -y python3-jwt): the Python snippet is not run'
     : null;
-if (pythonSkipReason) console.warn(pythonSkipReason);
 
 /** What libfaketime reads (.ci/faked-clock.sh): passed on to the snippets when this run has them. */
 const FAKED_CLOCK_VARIABLES = ['LD_PRELOAD', 'FAKETIME', 'FAKETIME_DONT_FAKE_MONOTONIC'];
@@ -168,7 +168,7 @@ describe('guide "Signed-in visitors"', () => {
     expect(again.body.data.state?.purposes?.analytics).toBe('granted');
   }, 60_000);
 
-  it.skipIf(pythonSkipReason !== null)(
+  it.skipIf(skipWith(pythonSkipReason))(
     'the Python snippet (PyJWT) mints a token the service accepts; a tampered one is a 401',
     async () => {
       if (PYTHON === null)

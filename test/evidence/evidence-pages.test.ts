@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawSql, startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { createReadySite, recordConsent, SITES_TEST_ENV } from '../helpers/sites.ts';
+import { postgresOnly, skipWith } from '../helpers/skip.ts';
 
 /**
  * Evidence pages on the partitioned table (issue 45): live months are read newest first, and a page
@@ -90,7 +91,7 @@ describe('evidence pages over live partitions', () => {
 
   // PostgreSQL only: the embedded store runs every statement unnamed, so it is always planned with
   // its values and the setting has nothing to change there.
-  it.skipIf(!process.env.DATABASE_URL)(
+  it.skipIf(skipWith(postgresOnly()))(
     "the pool's connections run named statements (the unfiltered page) with one generic plan",
     async () => {
       // Several at once, so more than one pooled connection answers.

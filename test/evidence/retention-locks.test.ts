@@ -7,6 +7,7 @@ import { RETENTION_LOCK_TIMEOUT_MS } from '../../src/modules/evidence/retention-
 import { createPostgresStore, type Store } from '../../src/platform/db/store.ts';
 import { rawSql, startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { createReadySite, type ReadySite, recordConsent, SITES_TEST_ENV } from '../helpers/sites.ts';
+import { postgresOnly, skipWith } from '../helpers/skip.ts';
 
 /**
  * Retention beside what a tenant does: a long read of evidence (pg_dump, an export) or a partition
@@ -51,7 +52,7 @@ async function expiredHour(t: TestApp, site: ReadySite, hoursAgo: number): Promi
   return testHourOf(at);
 }
 
-describe.skipIf(!databaseUrl)(
+describe.skipIf(skipWith(postgresOnly()))(
   'retention beside a long read (PostgreSQL only: the embedded store serves one session at a time, so no read is ever open while retention runs there)',
   () => {
     let t: TestApp;
@@ -179,7 +180,12 @@ async function mayMakeRoles(): Promise<boolean> {
   }
 }
 
-describe.skipIf(!(await mayMakeRoles()))(
+describe.skipIf(
+  skipWith(
+    postgresOnly() ??
+      (!(await mayMakeRoles()) && 'the database user may not create roles (needs superuser or CREATEROLE)'),
+  ),
+)(
   'retention with a partition another database role owns (PostgreSQL only, as a user that may create roles: the embedded store has one role, which owns everything)',
   () => {
     const role = `retention_svc_${randomBytes(4).toString('hex')}`;

@@ -7,20 +7,20 @@ import { evidenceBatches } from '../../src/modules/exports/evidence-reader.ts';
 import { exportLine } from '../../src/modules/exports/export-writer.ts';
 import { rawSql, startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { createReadySite, type ReadySite, recordConsent, SITES_TEST_ENV } from '../helpers/sites.ts';
+import { postgresOnly, skipWith } from '../helpers/skip.ts';
 
 /**
  * The COPY export (PostgreSQL's path for plain JSONL) read in batches of one snapshot: no lock on
  * the evidence is held between two batches, so retention can detach and drop a partition then,
  * while the file stays one consistent set, byte for byte what the batch path writes.
  */
-const databaseUrl = process.env.DATABASE_URL;
 const HOUR = 3600_000;
 /** Lines per batch here: the 35 events make five full batches, two inside one second's events. */
 const BATCH = 7;
 
 const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
 
-describe.skipIf(!databaseUrl)(
+describe.skipIf(skipWith(postgresOnly()))(
   'exports: the COPY path in batches (PostgreSQL only: the embedded store has no COPY stream and exports through keyset batches)',
   () => {
     let t: TestApp;

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { advisoryLockId } from '../../src/platform/idempotency/fingerprint.ts';
 import { rawSql, startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape, type TestResponse } from '../helpers/http.ts';
+import { postgresOnly, skipWith } from '../helpers/skip.ts';
 
 let t: TestApp;
 
@@ -267,7 +268,7 @@ describe('Idempotency-Key on POST', () => {
 
   // On PGlite transactions run one at a time: a duplicate cannot start while the first runs (it
   // waits, then replays, as the concurrency test shows), so "in use" exists only on PostgreSQL.
-  it.skipIf(!process.env.DATABASE_URL)(
+  it.skipIf(skipWith(postgresOnly()))(
     'a duplicate while the first is still running is 409 in use, Retry-After 1',
     async () => {
       const tenant = await t.tenant();

@@ -124,7 +124,9 @@ describe('a ledger whose database was restored from before some seals', () => {
         {
           config: loadConfig(env),
           out: (line) => out.push(line),
+          note: () => {},
           readStdin: async () => '',
+          cwd: process.cwd(),
           withRuntime: (fn) =>
             fn({ store: restored.store, services: restored.app.services, close: async () => {} }),
         },

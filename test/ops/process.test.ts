@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, runCli, type ServiceProcess, startService, waitReady } from '../helpers/processes.ts';
+import { postgresOnly, skipWith } from '../helpers/skip.ts';
 
 const started: ServiceProcess[] = [];
 afterAll(() => {
@@ -65,7 +66,7 @@ function slowPost(url: string, key: string, body: string) {
   return { answered, finish: () => request.end(body.slice(half)) };
 }
 
-describe.skipIf(!process.env.DATABASE_URL)('graceful shutdown (PostgreSQL only: a child process)', () => {
+describe.skipIf(skipWith(postgresOnly()))('graceful shutdown (PostgreSQL only: a child process)', () => {
   it('SIGTERM stops accepting connections, lets the request in flight finish, and exits 0', async () => {
     const bootstrap = await runCli(
       ['bootstrap', '--org', 'Shutdown', '--owner', 'ops@example.com', '--json'],

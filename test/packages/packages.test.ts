@@ -3,6 +3,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSdk } from '../../sdk/build.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { action, BANNER, sdkFixture } from '../sdk/fixture.ts';
 import { browserSkipReason, createSite } from '../sdk/harness.ts';
 import { docExamples, EXAMPLE_TSX, MINIMAL_JS, PAGE_TSX, pageHtml, SSR_MJS, TSCONFIG } from './app-files.ts';
@@ -22,7 +23,7 @@ const DOCS = [
 ];
 const examples = docExamples(DOCS.map((file) => path.resolve(import.meta.dirname, '../..', file)));
 
-describe.skipIf(browserSkipReason !== null)('npm packages installed from their tarballs', () => {
+describe.skipIf(skipWith(browserSkipReason))('npm packages installed from their tarballs', () => {
   let installing: Promise<ThrowawayApp>;
   let app: ThrowawayApp;
   // Started first, so the install runs while the fixture starts the service and Chromium.

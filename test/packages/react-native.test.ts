@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { skipWith } from '../helpers/skip.ts';
 import { sdkFixture } from '../sdk/fixture.ts';
 import { browserSkipReason, createSite } from '../sdk/harness.ts';
 import { evidenceOf } from './core/app-channel.ts';
@@ -64,7 +65,7 @@ async function bundle(): Promise<string> {
   return result.outputFiles[0].text;
 }
 
-describe.skipIf(browserSkipReason !== null)('@consent-service/react-native through react-native-web', () => {
+describe.skipIf(skipWith(browserSkipReason))('@consent-service/react-native through react-native-web', () => {
   const f = sdkFixture();
 
   it('asks with "Accept all" and "Reject all" alike, records the choice, and the preferences change it', async () => {

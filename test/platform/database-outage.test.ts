@@ -2,11 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStore, type Store } from '../../src/platform/db/store.ts';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
+import { postgresOnly, skipWith } from '../helpers/skip.ts';
 import { createTcpProxy } from '../helpers/tcp-proxy.ts';
 
 const databaseUrl = process.env.DATABASE_URL;
 
-describe.skipIf(!databaseUrl)(
+describe.skipIf(skipWith(postgresOnly()))(
   'database outage (PostgreSQL only: the embedded store is in-process and cannot become unreachable)',
   () => {
     const target = new URL(databaseUrl ?? 'postgres://localhost');

@@ -4,6 +4,7 @@ import { readRows } from '../../src/platform/db/rows.ts';
 import type { Store } from '../../src/platform/db/store.ts';
 import { openTestStore, rawSql, startTestApp } from '../helpers/app.ts';
 import { idleEmbeddedInstances } from '../helpers/embedded-instances.ts';
+import { embeddedOnly, skipWith } from '../helpers/skip.ts';
 
 /** Every row of every table of the service's schemas and every sequence's value, as one digest. */
 async function contents(store: Store): Promise<string> {
@@ -31,7 +32,7 @@ async function contents(store: Store): Promise<string> {
 }
 
 // PostgreSQL files clone a template database each instead (per-file-database.ts): nothing to reuse.
-describe.skipIf(!!process.env.DATABASE_URL)('embedded test stores handed from file to file', () => {
+describe.skipIf(skipWith(embeddedOnly()))('embedded test stores handed from file to file', () => {
   it('a reused instance shows what a fresh one does: rows, sequences, session; the closed store fails', async () => {
     const first = await openTestStore();
     const fresh = await contents(first);

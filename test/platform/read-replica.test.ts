@@ -11,6 +11,7 @@ import {
   recordConsent,
   SITES_TEST_ENV,
 } from '../helpers/sites.ts';
+import { postgresOnly, skipWith } from '../helpers/skip.ts';
 
 /**
  * DATABASE_READ_URL: evidence lists, consent-state reads and lookups, analytics and exports read
@@ -65,7 +66,7 @@ function replicaFront(target: { host: string; port: number }) {
   };
 }
 
-describe.skipIf(!databaseUrl)(
+describe.skipIf(skipWith(postgresOnly()))(
   'DATABASE_READ_URL (PostgreSQL only: the embedded store has no replicas)',
   () => {
     const readDatabase = `${new URL(databaseUrl ?? 'postgres://x/none').pathname.slice(1)}_replica`;

@@ -5,6 +5,7 @@ import { serviceSecrets } from '../../src/platform/db/service-secrets.tables.ts'
 import type { Store, Tx } from '../../src/platform/db/store.ts';
 import { isRetryableConflict, withTxRetry } from '../../src/platform/db/tx-retry.ts';
 import { openTestStore } from '../helpers/app.ts';
+import { postgresOnly, skipWith } from '../helpers/skip.ts';
 
 let store: Store;
 beforeAll(async () => {
@@ -55,7 +56,7 @@ describe('a transaction that loses a conflict runs again, in one place (tx-retry
   });
 
   // PGlite runs one transaction at a time: two cannot interleave, so no serialization failure.
-  it.skipIf(!process.env.DATABASE_URL)(
+  it.skipIf(skipWith(postgresOnly()))(
     'two concurrent SERIALIZABLE store.tx that each read what the other writes: one fails with 40001 and its rerun commits',
     async () => {
       const prefix = `retry-${Math.random().toString(36).slice(2)}-`;

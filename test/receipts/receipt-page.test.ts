@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { createReadySite, type ReadySite, recordConsent, SITES_TEST_ENV } from '../helpers/sites.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { newSigningKey } from '../ledger/ledger-helpers.ts';
 import { axeViolations, describeViolations } from '../sdk/axe.ts';
 import { browserSkipReason, launchChromium } from '../sdk/harness.ts';
@@ -57,7 +58,7 @@ async function verdictOf(page: Page) {
   })`) as Promise<{ state: string; verdict: string; detail: string; checks: string[]; text: string }>;
 }
 
-describe.skipIf(browserSkipReason !== null)('the receipt page in Chromium', () => {
+describe.skipIf(skipWith(browserSkipReason))('the receipt page in Chromium', () => {
   let sealedUrl: string;
 
   beforeAll(async () => {

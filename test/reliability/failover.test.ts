@@ -14,6 +14,7 @@ import {
   type ReadySite,
   SITE_ORIGIN,
 } from '../helpers/sites.ts';
+import { skipWith } from '../helpers/skip.ts';
 
 /**
  * Failover without a restart (issue 45 item 1): the service is given a host list
@@ -29,7 +30,7 @@ const missing = pgBinariesMissing();
 if (missing && process.env.DATABASE_URL)
   throw new Error(`the failover test needs PostgreSQL's binaries: ${missing}`);
 
-describe.skipIf(missing !== null)(
+describe.skipIf(skipWith(missing))(
   `failover to a promoted standby${missing ? ` (skipped: ${missing})` : ''}`,
   () => {
     let cluster: PgCluster;

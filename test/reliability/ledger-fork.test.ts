@@ -8,6 +8,7 @@ import { createClient, type HttpClient } from '../helpers/http.ts';
 import { type PgCluster, pgBinariesMissing, startPgCluster } from '../helpers/pg-cluster.ts';
 import { freePort, runCli, type ServiceProcess, startService, waitReady } from '../helpers/processes.ts';
 import { createReadySite, preferencesBody, type ReadySite, SITE_ORIGIN } from '../helpers/sites.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { newSigningKey } from '../ledger/ledger-helpers.ts';
 
 /**
@@ -32,7 +33,7 @@ interface Head {
   rootHash: string;
 }
 
-describe.skipIf(missing !== null)(
+describe.skipIf(skipWith(missing))(
   `a ledger forked by a failover to an asynchronous standby${missing ? ` (skipped: ${missing})` : ''}`,
   () => {
     let cluster: PgCluster;

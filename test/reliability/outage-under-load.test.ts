@@ -9,6 +9,7 @@ import {
   type ReadySite,
   SITES_TEST_ENV,
 } from '../helpers/sites.ts';
+import { postgresOnly, skipWith } from '../helpers/skip.ts';
 import { createTcpProxy } from '../helpers/tcp-proxy.ts';
 
 const databaseUrl = process.env.DATABASE_URL;
@@ -39,7 +40,7 @@ async function burst(
   return statuses;
 }
 
-describe.skipIf(!databaseUrl)(
+describe.skipIf(skipWith(postgresOnly()))(
   'the database going away during a burst of consent writes (PostgreSQL only: the embedded store is in-process)',
   () => {
     const target = new URL(databaseUrl ?? 'postgres://localhost');

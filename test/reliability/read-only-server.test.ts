@@ -7,6 +7,7 @@ import type { TestApp } from '../helpers/app.ts';
 import { createClient } from '../helpers/http.ts';
 import { freePort, runCli, type ServiceProcess, startService, waitReady } from '../helpers/processes.ts';
 import { createReadySite, preferencesBody, type ReadySite, SITE_ORIGIN } from '../helpers/sites.ts';
+import { postgresOnly, skipWith } from '../helpers/skip.ts';
 
 /**
  * The server behind DATABASE_URL turns read-only under the service (a demoted primary behind a
@@ -20,7 +21,7 @@ import { createReadySite, preferencesBody, type ReadySite, SITE_ORIGIN } from '.
  */
 const databaseUrl = process.env.DATABASE_URL;
 
-describe.skipIf(!databaseUrl)(
+describe.skipIf(skipWith(postgresOnly()))(
   `a read-write server that turns read-only${databaseUrl ? '' : ' (skipped: PostgreSQL only; the embedded store has no server to demote)'}`,
   () => {
     let service: ServiceProcess;

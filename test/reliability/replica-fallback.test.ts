@@ -10,6 +10,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { type PgCluster, pgBinariesMissing, startPgCluster } from '../helpers/pg-cluster.ts';
 import { runCli } from '../helpers/processes.ts';
 import { createReadySite, newSubjectId, recordConsent, SITES_TEST_ENV } from '../helpers/sites.ts';
+import { skipWith } from '../helpers/skip.ts';
 
 /**
  * DATABASE_READ_URL on a real standby this test starts (a primary and one synchronous standby):
@@ -28,7 +29,7 @@ if (missing && process.env.DATABASE_URL)
 const READER_PASSWORD = 'Rd7pass-right';
 const WRONG_PASSWORD = 'Qz8wrongPw';
 
-describe.skipIf(missing !== null)(
+describe.skipIf(skipWith(missing))(
   `a replica that refuses the password or goes away${missing ? ` (skipped: ${missing})` : ''}`,
   () => {
     let cluster: PgCluster;

@@ -16,6 +16,7 @@ import {
   waitReady,
 } from '../helpers/processes.ts';
 import { createReadySite, type ReadySite, recordConsent } from '../helpers/sites.ts';
+import { postgresOnly, skipWith } from '../helpers/skip.ts';
 import { proofVerifies } from '../ledger/ledger-helpers.ts';
 import { verifyConsistencyProof } from '../ledger/rfc9162.ts';
 import { type Receiver, startReceiver } from '../webhooks/receiver.ts';
@@ -44,7 +45,7 @@ const until = async (what: string, check: () => Promise<boolean>, timeoutMs = 20
   }
 };
 
-describe.skipIf(!process.env.DATABASE_URL)(
+describe.skipIf(skipWith(postgresOnly()))(
   'scale-out: 2 API + 2 worker processes (needs PostgreSQL and Redis)',
   () => {
     beforeAll(async () => {

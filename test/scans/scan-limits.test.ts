@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant, TestApp } from '../helpers/app.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { createReadySite, type ReadySite, SITES_TEST_ENV } from '../helpers/sites.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { browserSkipReason } from '../sdk/harness.ts';
 import { type FixtureSite, startFixtureSite } from './fixture-site.ts';
 
@@ -75,7 +76,7 @@ async function scan(app: TestApp, path: string) {
   return t.http.get(`/v1/channels/${site.channelId}/scans/${started.body.data.id}`, { key: tenant.testKey });
 }
 
-describe.skipIf(browserSkipReason !== null)('a scan of a hostile page', () => {
+describe.skipIf(skipWith(browserSkipReason))('a scan of a hostile page', () => {
   it('cuts names to 256 characters, says how long they were, and names 20 refused hosts', async () => {
     const res = await scan(t, '/huge-names');
     const data = res.body.data;

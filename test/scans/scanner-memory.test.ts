@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBrowserScan, ScanFailure } from '../../src/modules/scans/browser/index.ts';
 import { type BrowserMemory, browserMemory } from '../../src/modules/scans/browser/memory-watch.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { browserSkipReason, CHROMIUM_PATH } from '../sdk/harness.ts';
 import { expectBrowserGone } from './browser-processes.ts';
 import { type FixtureSite, startFixtureSite } from './fixture-site.ts';
@@ -24,7 +25,7 @@ window.hog = [];
 })();
 </script>`;
 
-describe.skipIf(browserSkipReason !== null)('a scanned page that eats memory', () => {
+describe.skipIf(skipWith(browserSkipReason))('a scanned page that eats memory', () => {
   let site: FixtureSite;
   let port = '';
   beforeAll(async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGuardProxy } from '../../src/modules/scans/browser/guard-proxy.ts';
 import { runBrowserScan } from '../../src/modules/scans/browser/index.ts';
 import { launchScanBrowser } from '../../src/modules/scans/browser/launch.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { browserSkipReason, CHROMIUM_PATH } from '../sdk/harness.ts';
 import { type FixtureSite, startFixtureSite } from './fixture-site.ts';
 
@@ -46,7 +47,7 @@ new Worker(URL.createObjectURL(new Blob([transport], { type: 'text/javascript' }
 `;
 }
 
-describe.skipIf(browserSkipReason !== null)('WebRTC and other UDP in a scanned page', () => {
+describe.skipIf(skipWith(browserSkipReason))('WebRTC and other UDP in a scanned page', () => {
   let udp: dgram.Socket;
   let port = 0;
   const datagrams: string[] = [];

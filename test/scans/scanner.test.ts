@@ -13,6 +13,7 @@ import {
 } from '../../src/modules/scans/browser/index.ts';
 import { launchScanBrowser } from '../../src/modules/scans/browser/launch.ts';
 import { sameSite } from '../../src/modules/scans/browser/observations.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { browserSkipReason, CHROMIUM_PATH } from '../sdk/harness.ts';
 import { expectBrowserGone } from './browser-processes.ts';
 import { FAKE_DECISION_PATH, type FixtureSite, startFixtureSite, TRACKERS } from './fixture-site.ts';
@@ -33,7 +34,7 @@ async function failureOf(work: Promise<unknown>): Promise<Error> {
   throw new Error('the scan was expected to fail');
 }
 
-describe.skipIf(browserSkipReason !== null)('tracker scan engine in Chromium', () => {
+describe.skipIf(skipWith(browserSkipReason))('tracker scan engine in Chromium', () => {
   let site: FixtureSite;
   let siteHost: string;
   let trackerHost: string;

@@ -4,6 +4,7 @@ import type { Tenant, TestApp } from '../helpers/app.ts';
 import { rawSql, startTestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import { createReadySite, type ReadySite, SITES_TEST_ENV } from '../helpers/sites.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { LOCAL_WEBHOOKS_ENV, subscribeWebhook } from '../helpers/webhooks.ts';
 import { browserSkipReason } from '../sdk/harness.ts';
 import {
@@ -230,7 +231,7 @@ describe('the organization’s cap', () => {
   });
 });
 
-describe.skipIf(browserSkipReason !== null)('a scan of the fixture site in Chromium', () => {
+describe.skipIf(skipWith(browserSkipReason))('a scan of the fixture site in Chromium', () => {
   let scanId: string;
 
   it('finds each tracker in the right phase with the right verdict', async () => {

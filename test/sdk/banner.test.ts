@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { buildSdk } from '../../sdk/build.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { ALL_DENIED, action, BANNER, consentState, SHOTS, sdkFixture } from './fixture.ts';
 import { browserSkipReason, createSite } from './harness.ts';
 
-describe.skipIf(browserSkipReason !== null)(
+describe.skipIf(skipWith(browserSkipReason))(
   'browser SDK in Chromium against the real service: the banner',
   () => {
     const f = sdkFixture();

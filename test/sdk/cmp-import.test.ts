@@ -2,6 +2,7 @@ import { TCString } from '@iabtechlabtcf/core';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant, TestApp } from '../helpers/app.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { cookiebot, oneTrust, tcString } from './cmp-cookie-builders.ts';
 import { BANNER } from './fixture.ts';
 import {
@@ -60,7 +61,7 @@ async function visitorWith(name: string, value: string): Promise<{ context: Brow
   return { context, page };
 }
 
-describe.skipIf(skipReason !== null)('imports from the previous CMP, in Chromium', () => {
+describe.skipIf(skipWith(skipReason))('imports from the previous CMP, in Chromium', () => {
   it.each([
     ['onetrust', 'OptanonConsent', () => oneTrust('C0001:1,C0002:1,C0004:0', TEN_DAYS_AGO)],
     [

@@ -1,5 +1,6 @@
 import type { BrowserContext, Page, Request } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { skipWith } from '../helpers/skip.ts';
 import { action, BANNER, sdkFixture } from './fixture.ts';
 import { browserSkipReason, createSite } from './harness.ts';
 
@@ -43,7 +44,7 @@ async function networkRequests(context: BrowserContext, page: Page, base: string
   return () => [...sent.values()];
 }
 
-describe.skipIf(browserSkipReason !== null)('browser SDK in Chromium: requests before the banner', () => {
+describe.skipIf(skipWith(browserSkipReason))('browser SDK in Chromium: requests before the banner', () => {
   const f = sdkFixture();
 
   it('one request to the service before the banner is visible (sdk.js), no preflight, the impression after it', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { skipWith } from '../helpers/skip.ts';
 import { BANNER, sdkFixture } from './fixture.ts';
 import { browserSkipReason } from './harness.ts';
 import { CHOICES, LINK, NOTICE, regionHelpers, settled, US_OPT_OUT } from './regions-helpers.ts';
@@ -14,7 +15,7 @@ const HONORED: Record<string, string> = {
   'de-DE': 'Opt-out-Anfrage berücksichtigt',
 };
 
-describe.skipIf(browserSkipReason !== null)('"Opt-Out Request Honored" in Chromium (issue 43)', () => {
+describe.skipIf(skipWith(browserSkipReason))('"Opt-Out Request Honored" in Chromium (issue 43)', () => {
   const f = sdkFixture();
   const { siteWithRules, visitFrom, expectNoAxeViolations } = regionHelpers(f);
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { skipWith } from '../helpers/skip.ts';
 import { action, BANNER, consentState, sdkFixture } from './fixture.ts';
 import { browserSkipReason } from './harness.ts';
 import { CHOICES, LINK, NOTICE, regionHelpers, settled, US_OPT_OUT } from './regions-helpers.ts';
@@ -8,7 +9,7 @@ import { CHOICES, LINK, NOTICE, regionHelpers, settled, US_OPT_OUT } from './reg
  * its unchanged opt-in meaning elsewhere. The browser has the signal both ways a real one does:
  * `navigator.globalPrivacyControl` (init script) and the `Sec-GPC: 1` header on every request.
  */
-describe.skipIf(browserSkipReason !== null)('browser SDK in Chromium: GPC in opt-out regions', () => {
+describe.skipIf(skipWith(browserSkipReason))('browser SDK in Chromium: GPC in opt-out regions', () => {
   const f = sdkFixture();
   const { recorded, ran, gtagCalls, decisions } = f;
   const { siteWithRules, visitFrom, expectNoAxeViolations } = regionHelpers(f);

@@ -2,6 +2,7 @@ import { GppModel } from '@iabgpp/cmpapi';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { supportedUsApis, US_STATE_SECTIONS } from '../../src/shared/us-gpp-sections.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { sdkFixture } from './fixture.ts';
 import { browserSkipReason, type Site } from './harness.ts';
 import { regionHelpers, US_OPT_OUT } from './regions-helpers.ts';
@@ -26,7 +27,7 @@ const ping = (page: Page): Promise<Record<string, any>> =>
 const loaded =
   "(() => { let ok = false; window.__gpp && __gpp('ping', (p) => { ok = p.cmpStatus === 'loaded' && p.signalStatus === 'ready'; }); return ok; })()";
 
-describe.skipIf(browserSkipReason !== null)('US state GPP sections in Chromium (issue 43)', () => {
+describe.skipIf(skipWith(browserSkipReason))('US state GPP sections in Chromium (issue 43)', () => {
   const f = sdkFixture();
   const { siteWithRules, visitFrom, channel } = regionHelpers(f);
 

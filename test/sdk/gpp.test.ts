@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { pieceBundle } from '../../src/modules/sites/sdk-bundle.ts';
 import { expectProblemShape } from '../helpers/http.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { action, BANNER, sdkFixture } from './fixture.ts';
 import { browserSkipReason, shopPage } from './harness.ts';
 import { CHOICES, NOTICE, regionHelpers, settled, US_OPT_OUT } from './regions-helpers.ts';
@@ -39,7 +40,7 @@ const ping = (page: Page): Promise<Record<string, any>> =>
 const loaded =
   "(() => { let ok = false; __gpp('ping', (p) => { ok = p.cmpStatus === 'loaded' && p.signalStatus === 'ready'; }); return ok; })()";
 
-describe.skipIf(browserSkipReason !== null)('GPP CMP API (issue 19)', () => {
+describe.skipIf(skipWith(browserSkipReason))('GPP CMP API (issue 19)', () => {
   const f = sdkFixture();
   const { siteWithRules, channel } = regionHelpers(f);
   const get = (siteKey: string, part: string, headers: Record<string, string> = {}) =>

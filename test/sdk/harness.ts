@@ -19,7 +19,6 @@ export const browserSkipReason =
   !fs.existsSync(CHROMIUM_PATH) && !process.env.CI
     ? `${CHROMIUM_PATH} is missing (apt-get install -y chromium, or set CHROMIUM_PATH); browser tests skipped`
     : null;
-if (browserSkipReason) console.warn(browserSkipReason);
 
 /**
  * The run's shared Chromium (test/helpers/shared-chromium.ts, started when the first file asks),

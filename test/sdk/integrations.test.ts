@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { skipWith } from '../helpers/skip.ts';
 import { ALL_DENIED, action, BANNER, consentState, sdkFixture } from './fixture.ts';
 import { browserSkipReason, createSite, type Site, shopPage } from './harness.ts';
 
@@ -28,7 +29,7 @@ dataLayer.push = function (entry) {
 };
 </script>`;
 
-describe.skipIf(browserSkipReason !== null)(
+describe.skipIf(skipWith(browserSkipReason))(
   'Microsoft UET, Clarity and dataLayer in Chromium (issue 43)',
   () => {
     const f = sdkFixture();

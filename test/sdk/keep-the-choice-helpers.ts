@@ -135,7 +135,6 @@ export async function evidenceOf(t: TestApp, key: string, channelId: string, sub
 export const proxiedSkipReason =
   browserSkipReason ??
   (!nginxAvailable() && process.env.CI !== 'true' ? 'no nginx (apt-get install -y nginx-light)' : null);
-if (proxiedSkipReason) console.warn(proxiedSkipReason);
 
 /** A page's SDK has applied a decision (with or without a banner). */
 export const DECIDED = 'window.ConsentService && window.ConsentService.getDecisions() !== null';

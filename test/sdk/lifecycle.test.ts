@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { skipWith } from '../helpers/skip.ts';
 import { action, BANNER, consentState, sdkFixture } from './fixture.ts';
 import { browserSkipReason, createSite } from './harness.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const decided = 'window.ConsentService && window.ConsentService.getDecisions() !== null';
 
-describe.skipIf(browserSkipReason !== null)(
+describe.skipIf(skipWith(browserSkipReason))(
   'browser SDK in Chromium against the real service: lifecycle',
   () => {
     const f = sdkFixture();

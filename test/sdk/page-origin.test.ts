@@ -2,6 +2,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant } from '../helpers/app.ts';
 import { createReadySite, type ReadySite } from '../helpers/sites.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { ALL_DENIED, action, BANNER, sdkFixture } from './fixture.ts';
 import { browserSkipReason, evidenceOf, shopPage } from './harness.ts';
 
@@ -13,7 +14,7 @@ import { browserSkipReason, evidenceOf, shopPage } from './harness.ts';
  * pages on http://localhost and http://127.0.0.1 (any port) without registering them; live channels
  * never do.
  */
-describe.skipIf(browserSkipReason !== null)('browser SDK: the page origin check', () => {
+describe.skipIf(skipWith(browserSkipReason))('browser SDK: the page origin check', () => {
   const f = sdkFixture();
   let tenant: Tenant;
   beforeAll(async () => {

@@ -1,5 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { skipWith } from '../helpers/skip.ts';
 import { action, BANNER, sdkFixture } from './fixture.ts';
 import { browserSkipReason, createSite, type Site } from './harness.ts';
 import { JP_NOTICE, NOTICE, regionHelpers, settled } from './regions-helpers.ts';
@@ -9,7 +10,7 @@ import { JP_NOTICE, NOTICE, regionHelpers, settled } from './regions-helpers.ts'
  * decision and links it from the preferences view. Issue 21 item 1: one impression
  * per banner (or notice) shown, counted in the service's aggregates.
  */
-describe.skipIf(browserSkipReason !== null)('browser SDK in Chromium: receipts and impressions', () => {
+describe.skipIf(skipWith(browserSkipReason))('browser SDK in Chromium: receipts and impressions', () => {
   const f = sdkFixture();
   const { visit, recorded } = f;
   const { siteWithRules, visitFrom, expectNoAxeViolations } = regionHelpers(f);

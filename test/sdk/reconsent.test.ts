@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { skipWith } from '../helpers/skip.ts';
 import { action, BANNER, sdkFixture } from './fixture.ts';
 import { browserSkipReason, createSite, type Site } from './harness.ts';
 import { DAY_MS, regionHelpers, settled, US_OPT_OUT } from './regions-helpers.ts';
@@ -7,7 +8,7 @@ import { DAY_MS, regionHelpers, settled, US_OPT_OUT } from './regions-helpers.ts
  * Issue 18 item 5 (material changes, docs/regions.md): a returning visitor is asked again only after a
  * material change (the service's consentRequiredSince) or after the channel's consentMaxAgeDays.
  */
-describe.skipIf(browserSkipReason !== null)('browser SDK in Chromium: when a visitor is asked again', () => {
+describe.skipIf(skipWith(browserSkipReason))('browser SDK in Chromium: when a visitor is asked again', () => {
   const f = sdkFixture();
   const { recorded, ran, decisions } = f;
   const { channel, siteWithRules, visitFrom, configFor } = regionHelpers(f);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { skipWith } from '../helpers/skip.ts';
 import { action, BANNER, consentState, SHOTS, sdkFixture } from './fixture.ts';
 import { browserSkipReason, shopPage } from './harness.ts';
 import {
@@ -16,7 +17,7 @@ import {
  * Issue 18 item 6 (docs/regions.md): one shop page seen from regions under different regimes, through
  * the declared region (`data-region`) that test channels honour, against the real service.
  */
-describe.skipIf(browserSkipReason !== null)('browser SDK in Chromium: regions and regimes', () => {
+describe.skipIf(skipWith(browserSkipReason))('browser SDK in Chromium: regions and regimes', () => {
   const f = sdkFixture();
   const { visit, recorded, ran, gtagCalls, decisions } = f;
   const { siteWithRules, visitFrom, configFor, expectNoAxeViolations, noEvidence, consentCookie } =

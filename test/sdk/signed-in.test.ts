@@ -1,6 +1,7 @@
 import { SignJWT } from 'jose';
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { skipWith } from '../helpers/skip.ts';
 import { action, BANNER, sdkFixture } from './fixture.ts';
 import { browserSkipReason, createSite, type Site } from './harness.ts';
 
@@ -9,7 +10,7 @@ import { browserSkipReason, createSite, type Site } from './harness.ts';
  * contexts are two devices of one account; the newest explicit choice wins at sign-in; the
  * cooldown after a refusal outlasts a material change; "Reject all" weighs what "Accept all" does.
  */
-describe.skipIf(browserSkipReason !== null)('browser SDK in Chromium: signed-in visitors', () => {
+describe.skipIf(skipWith(browserSkipReason))('browser SDK in Chromium: signed-in visitors', () => {
   const f = sdkFixture();
 
   async function identitySecret(site: Site): Promise<string> {

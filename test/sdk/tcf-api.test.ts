@@ -6,6 +6,7 @@ import { buildAll, buildPiece, buildSdk } from '../../sdk/build.ts';
 import { compress } from '../../src/platform/http/bundle-encodings.ts';
 import { buildVendorList } from '../helpers/gvl.ts';
 import { expectProblemShape } from '../helpers/http.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { refreshVendorList } from '../helpers/tcf.ts';
 import { action, BANNER } from './fixture.ts';
 import { browserSkipReason } from './harness.ts';
@@ -82,7 +83,7 @@ describe('TCF bundles (issue 31)', () => {
   });
 });
 
-describe.skipIf(browserSkipReason !== null)('TCF CMP API (issue 31)', () => {
+describe.skipIf(skipWith(browserSkipReason))('TCF CMP API (issue 31)', () => {
   const f = tcfFixture();
   const get = (siteKey: string, part: string, headers: Record<string, string> = {}) =>
     f.t.http.get(`/v1/public/sites/${siteKey}/${part}`, { headers });

@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadAtpList } from '../helpers/atp.ts';
 import { buildVendorList, TEST_VENDORS } from '../helpers/gvl.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { refreshVendorList } from '../helpers/tcf.ts';
 import { action } from './fixture.ts';
 import { browserSkipReason } from './harness.ts';
@@ -36,7 +37,7 @@ async function lastUpdate(page: Page) {
   return { ad_storage, ad_user_data, ad_personalization };
 }
 
-describe.skipIf(browserSkipReason !== null)('Consent Mode from the TC string', () => {
+describe.skipIf(skipWith(browserSkipReason))('Consent Mode from the TC string', () => {
   const f = tcfFixture();
 
   beforeAll(async () => {

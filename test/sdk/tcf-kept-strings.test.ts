@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TCF_RELEASE } from '../../src/modules/tcf/tcf.service.ts';
 import { buildVendorList, TEST_VENDORS } from '../helpers/gvl.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { refreshVendorList } from '../helpers/tcf.ts';
 import { action, BANNER } from './fixture.ts';
 import { browserSkipReason } from './harness.ts';
@@ -12,7 +13,7 @@ import { decodeTc, heard, LAYERS, TCF_SETTINGS, tcfapi, tcfFixture, VENDOR_IDS }
  * channel, or deleted by IAB, is neither consented nor disclosed any more, without asking the
  * visitor again); and a channel that does not pin `cmpVersion` reports the service's TCF release.
  */
-describe.skipIf(browserSkipReason !== null)('kept TC strings and the CMP version (issue 41)', () => {
+describe.skipIf(skipWith(browserSkipReason))('kept TC strings and the CMP version (issue 41)', () => {
   const f = tcfFixture();
 
   it('a channel without its own cmpVersion follows the service’s TCF release: config, ping and string', async () => {

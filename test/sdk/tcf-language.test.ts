@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadAtpList } from '../helpers/atp.ts';
 import { buildVendorList } from '../helpers/gvl.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { refreshVendorList } from '../helpers/tcf.ts';
 import { axeViolations, describeViolations } from './axe.ts';
 import { browserSkipReason, type Site } from './harness.ts';
@@ -12,7 +13,7 @@ import { decodeTc, LAYERS, TCF_SETTINGS, tcfFixture } from './tcf-helpers.ts';
  * consentLanguage is that language. A language the layers or IAB lack falls back to English for
  * everything; `fr-CA` is French.
  */
-describe.skipIf(browserSkipReason !== null)('TCF layers in the visitor’s language (issue 41 item 7)', () => {
+describe.skipIf(skipWith(browserSkipReason))('TCF layers in the visitor’s language (issue 41 item 7)', () => {
   const f = tcfFixture();
   let site: Site;
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { skipWith } from '../helpers/skip.ts';
 import { axeViolations, describeViolations } from './axe.ts';
 import { browserSkipReason } from './harness.ts';
 import { decodeTc, LAYERS, tcfFixture } from './tcf-helpers.ts';
@@ -9,7 +10,7 @@ import { heroPage, measurePaint } from './tcf-layers-helpers.ts';
  * and tcf.js, the channel's vendor list slice from the service. axe-core on both layers, the first
  * layer's effect on LCP and layout as visitors get it, and the string the layers' defaults make.
  */
-describe.skipIf(browserSkipReason !== null)('TCF layers through the real SDK', () => {
+describe.skipIf(skipWith(browserSkipReason))('TCF layers through the real SDK', () => {
   const f = tcfFixture();
 
   it('axe finds nothing on either layer; LCP stays the article’s, CLS 0; saving the defaults consents to nothing', async () => {

@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TcfChoice } from '../../sdk/src/tcf/layers/types.ts';
 import { buildVendorList } from '../helpers/gvl.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { axeViolations, describeViolations } from './axe.ts';
 import { browserSkipReason, launchChromium, type PageServer, startPageServer } from './harness.ts';
 import {
@@ -30,7 +31,7 @@ const CONSENT_PURPOSES = [1, 2, 3, 4, 5, 6, 7];
 const LI_PURPOSES = [2, 7, 8, 9, 10, 11]; // vendors also claim none of 1, 3–6
 const VENDORS = [1, 2, 8, 21, 32];
 
-describe.skipIf(browserSkipReason !== null)('TCF layers in Chromium', () => {
+describe.skipIf(skipWith(browserSkipReason))('TCF layers in Chromium', () => {
   let browser: Browser;
   let pages: PageServer;
   let bundle = '';

@@ -2,6 +2,7 @@ import { SignJWT } from 'jose';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { loadAtpList } from '../helpers/atp.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { axeViolations, describeViolations } from './axe.ts';
 import { browserSkipReason } from './harness.ts';
 import { decodeTc, heard, LAYERS, TCF_SETTINGS, tcfapi, tcfFixture, VENDOR_IDS } from './tcf-helpers.ts';
@@ -16,7 +17,7 @@ const statuses = async (page: Page): Promise<string[]> =>
  * as the layers' buttons do, a reopen control stays after a decision, and a signed-in account's
  * choice carries its TC string to another device. Every string decoded with @iabtechlabtcf/core.
  */
-describe.skipIf(browserSkipReason !== null)(
+describe.skipIf(skipWith(browserSkipReason))(
   'TCF: the page’s API, the reopen control, signed-in visitors',
   () => {
     const f = tcfFixture();

@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { skipWith } from '../helpers/skip.ts';
 import { browserSkipReason, launchChromium, type PageServer, startPageServer } from './harness.ts';
 import { buildLayersBundle, type LayersHarness, layersHarness } from './tcf-layers-helpers.ts';
 
@@ -63,7 +64,7 @@ const reachableAtTheEnd = (page: Page): Promise<boolean> =>
     return bar.top >= 0 && bar.bottom <= innerHeight + 1;
   })()`);
 
-describe.skipIf(browserSkipReason !== null)('the TCF first layer on phones', () => {
+describe.skipIf(skipWith(browserSkipReason))('the TCF first layer on phones', () => {
   let browser: Browser;
   let pages: PageServer;
   let bundle = '';

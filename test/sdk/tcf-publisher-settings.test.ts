@@ -2,6 +2,7 @@ import { RestrictionType } from '@iabtechlabtcf/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadAtpList } from '../helpers/atp.ts';
 import { buildVendorList, TEST_VENDORS } from '../helpers/gvl.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { refreshVendorList } from '../helpers/tcf.ts';
 import { action } from './fixture.ts';
 import { browserSkipReason } from './harness.ts';
@@ -29,7 +30,7 @@ const RESTRICTIONS = [
   { purposeId: 7, type: 'require_consent', vendorIds: [61] },
 ];
 
-describe.skipIf(browserSkipReason !== null)(
+describe.skipIf(skipWith(browserSkipReason))(
   'publisher settings in the layers and the string (issue 41 item 10)',
   () => {
     const f = tcfFixture();

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildStorageDisclosure, buildVendorList, withDisclosuresAt } from '../helpers/gvl.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { refreshVendorList } from '../helpers/tcf.ts';
 import { axeViolations, describeViolations } from './axe.ts';
 import { browserSkipReason, type Site } from './harness.ts';
@@ -11,7 +12,7 @@ import { decodeTc, LAYERS, tcfFixture } from './tcf-helpers.ts';
  * disclosure item by item, fetched by the service; the vendor list's standard texts (TCF v2.4) with
  * the features; and the legitimate-interest rule of v2.4 for a vendor with special purposes only.
  */
-describe.skipIf(browserSkipReason !== null)(
+describe.skipIf(skipWith(browserSkipReason))(
   'TCF storage disclosure and standard texts (issue 41 items 6, 9)',
   () => {
     const f = tcfFixture();

@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { skipWith } from '../helpers/skip.ts';
 import { refreshVendorList } from '../helpers/tcf.ts';
 import { action } from './fixture.ts';
 import { browserSkipReason } from './harness.ts';
@@ -25,7 +26,7 @@ import {
  */
 const ALL_LI_PURPOSES = [2, 7, 8, 9, 10, 11];
 
-describe.skipIf(browserSkipReason !== null)('TC strings (issue 31)', () => {
+describe.skipIf(skipWith(browserSkipReason))('TC strings (issue 31)', () => {
   const f = tcfFixture();
 
   /** Does `act` in the layers; returns the string the CMP API announced and the evidence event. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { skipWith } from '../helpers/skip.ts';
 import { browserSkipReason } from './harness.ts';
 import { heard, LAYERS, TCF_SETTINGS, tcfapi, tcfFixture } from './tcf-helpers.ts';
 
@@ -13,7 +14,7 @@ const EUROPE_ONLY = [
   { regions: ['*'], regime: 'opt-out' },
 ];
 
-describe.skipIf(browserSkipReason !== null)('TCF for a visitor of unknown region, in Chromium', () => {
+describe.skipIf(skipWith(browserSkipReason))('TCF for a visitor of unknown region, in Chromium', () => {
   const f = tcfFixture();
 
   async function europeOnlySite(unknownRegion?: 'gdpr' | 'not_applicable') {

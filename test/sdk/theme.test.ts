@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { skipWith } from '../helpers/skip.ts';
 import { type AxeViolation, axeViolations, describeViolations } from './axe.ts';
 import { action, BANNER, SHOTS, sdkFixture } from './fixture.ts';
 import { browserSkipReason, createSite } from './harness.ts';
@@ -22,7 +23,7 @@ const look = (page: Page) =>
       altBg: alt.backgroundColor, altFg: alt.color };
   })()`) as Promise<Record<string, string>>;
 
-describe.skipIf(browserSkipReason !== null)(
+describe.skipIf(skipWith(browserSkipReason))(
   'browser SDK in Chromium: banner theming and accessibility',
   () => {
     const f = sdkFixture();

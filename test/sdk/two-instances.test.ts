@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { skipWith } from '../helpers/skip.ts';
 import { action, BANNER, sdkFixture } from './fixture.ts';
 import { browserSkipReason, createSite } from './harness.ts';
 
@@ -38,7 +39,7 @@ async function bundle(): Promise<string> {
  * their banner, and a choice in one closes that one only. A second start for the same site returns
  * the running SDK (one per site per page) instead of a second banner.
  */
-describe.skipIf(browserSkipReason !== null)('two SDK instances on one page', () => {
+describe.skipIf(skipWith(browserSkipReason))('two SDK instances on one page', () => {
   const f = sdkFixture();
 
   it('two sites: two banners, each closed by its own choice; the same site started twice: one SDK', async () => {

@@ -1,6 +1,7 @@
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tenant, TestApp } from '../helpers/app.ts';
+import { skipWith } from '../helpers/skip.ts';
 import { action, BANNER } from './fixture.ts';
 import {
   closeKeepTheChoiceRun,
@@ -54,7 +55,7 @@ async function webview(): Promise<BrowserContext> {
   return context;
 }
 
-describe.skipIf(skipReason !== null)('the web SDK in an app’s WebView', () => {
+describe.skipIf(skipWith(skipReason))('the web SDK in an app’s WebView', () => {
   it('posts every change to the React Native, Android and iOS bridges', async () => {
     const page = await (await webview()).newPage();
     await page.goto(`${site.origin(HOSTS.www)}/webview`);

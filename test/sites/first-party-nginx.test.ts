@@ -7,6 +7,7 @@ import { nginxLocation } from '../../src/shared/first-party-proxy.ts';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { nginxAvailable, type RunningNginx, startNginx } from '../helpers/nginx.ts';
 import { SITES_TEST_ENV } from '../helpers/sites.ts';
+import { skipWith } from '../helpers/skip.ts';
 
 /**
  * The first-party path as a site runs it: the guide's nginx configuration
@@ -20,7 +21,6 @@ const skipReason =
   !nginxAvailable() && process.env.CI !== 'true'
     ? 'no nginx (apt-get install -y nginx-light): the first-party path through a real proxy is not run'
     : null;
-if (skipReason) console.warn(skipReason);
 
 let t: TestApp;
 let tenant: Tenant;
@@ -86,7 +86,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-describe.skipIf(skipReason !== null)('through the guide’s nginx configuration', () => {
+describe.skipIf(skipWith(skipReason))('through the guide’s nginx configuration', () => {
   it('is the text the guide shows', () => {
     const conf = fs.readFileSync(GUIDE_CONF, 'utf8');
     expect(conf).toBe(nginxLocation('/consent', 'https://consent.example.com'));

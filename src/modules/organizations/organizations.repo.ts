@@ -24,6 +24,11 @@ export const organizationsRepo = {
     return row;
   },
 
+  /** The first `limit` organizations by id, for a choice among few (the CLI's `init`). */
+  listOrganizations(db: Db, limit: number): Promise<OrganizationRow[]> {
+    return db.select().from(organizations).orderBy(organizations.id).limit(limit);
+  },
+
   async anyOrganization(db: Db): Promise<boolean> {
     const rows = await db.select({ id: organizations.id }).from(organizations).limit(1);
     return rows.length > 0;

@@ -70,6 +70,9 @@ export function createOrganizationsService({
     /** The organization of that name (trimmed, as createOrganization stores it), if any. */
     findOrganizationByName: (name: string) => organizationsRepo.findOrganizationByName(store.db, name.trim()),
 
+    /** The first `limit` organizations (by id): the CLI's `init` takes the only one when there is one. */
+    listOrganizations: (limit: number) => organizationsRepo.listOrganizations(store.db, limit),
+
     /** False on a fresh store, where `npm start` says how to bootstrap. */
     hasOrganizations: () => organizationsRepo.anyOrganization(store.db),
 

@@ -32,6 +32,8 @@ export interface DatabaseTarget {
   redacted: string;
   /** The user name it connects as ('' when it names none: the driver's default), for messages. */
   user: string;
+  /** The database it names ('' when it names none: the driver's default, the user's name), for messages. */
+  database: string;
 }
 
 export class DatabaseUrlError extends Error {}
@@ -179,7 +181,13 @@ export function parseDatabaseUrl(raw: string): DatabaseTarget {
     }
   }
   const user = userinfo === undefined ? '' : decodeURIComponent(userinfo.split(':')[0]);
-  return { hosts, sessionAttrs: attrs as SessionAttrs, hostUrls, redacted, user };
+  let database = '';
+  try {
+    database = decodeURIComponent(dbPath.replace(/^\//, ''));
+  } catch {
+    // A malformed escape in the name: the driver reports it when it connects.
+  }
+  return { hosts, sessionAttrs: attrs as SessionAttrs, hostUrls, redacted, user, database };
 }
 
 /** Whether a server in this state satisfies `attrs` (libpq's rules; prefer-standby's fallback is the caller's). */

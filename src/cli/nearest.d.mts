@@ -1,0 +1,1 @@
+export declare function nearest(typed: string, known: readonly string[]): string | null;
