@@ -50,7 +50,9 @@ describe('an Authorization header that is not Bearer <key>', () => {
 
   it('takes the scheme in any case (RFC 6750 and RFC 9110: the scheme is case-insensitive)', async () => {
     for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) {
-      const res = await t.http.get('/v1/channels', { headers: { authorization: `${scheme} ${tenant.testKey}` } });
+      const res = await t.http.get('/v1/channels', {
+        headers: { authorization: `${scheme} ${tenant.testKey}` },
+      });
       expect(res.status, scheme).toBe(200);
     }
   });
@@ -146,9 +148,12 @@ describe('a placeholder copied from an example', () => {
     const inQuery = await rawRequest('/v1/evidence?limit=5&channelId=ch_\u2026', auth);
     expect(inQuery.detail).toContain('The query parameter channelId holds the placeholder "ch_…"');
     expect(inQuery.instance).toBe('/v1/evidence');
+    expect(inQuery.errors).toEqual([{ path: 'query:/channelId', message: 'is a placeholder' }]);
     // Another byte that must be encoded is told as before, with the part that holds it.
     const other = await rawRequest('/v1/evidence?channelId=caf\u00e9', auth);
-    expect(other.detail).toContain('Query parameter channelId holds a character that must be percent-encoded');
+    expect(other.detail).toContain(
+      'Query parameter channelId holds a character that must be percent-encoded',
+    );
   });
 });
 

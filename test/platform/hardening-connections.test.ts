@@ -79,7 +79,9 @@ describe('a request line Node refuses', () => {
     const received = await exchange('GET /v1/caf\u00e9 HTTP/1.1\r\nHost: x\r\n\r\n');
     const problem = JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4));
     expect(problem.code).toBe('malformed_request');
-    expect(problem.detail).toContain('The request path holds a character that must be percent-encoded (byte 0xC3)');
+    expect(problem.detail).toContain(
+      'The request path holds a character that must be percent-encoded (byte 0xC3)',
+    );
   });
 });
 

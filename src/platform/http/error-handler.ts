@@ -194,7 +194,9 @@ export function clientErrorHandler(docsUrl: string, routeParams?: RouteParams) {
     }
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
     const status = tooLarge ? 431 : 400;
-    const fault = tooLarge ? null : requestLineFault((error as { rawPacket?: Buffer }).rawPacket, routeParams);
+    const fault = tooLarge
+      ? null
+      : requestLineFault((error as { rawPacket?: Buffer }).rawPacket, routeParams);
     const requestId = requestIdFor({ headers: {} } as never);
     const body = JSON.stringify({
       type: `${docsUrl}/errors/malformed_request`,
@@ -206,6 +208,7 @@ export function clientErrorHandler(docsUrl: string, routeParams?: RouteParams) {
         : (fault?.detail ?? 'The request could not be parsed.'),
       instance: fault?.instance ?? '',
       requestId,
+      ...(fault?.errors && { errors: fault.errors }),
     });
     const answer =
       `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +

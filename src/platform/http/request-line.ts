@@ -1,3 +1,4 @@
+import type { FieldError } from './errors.ts';
 import { findPlaceholder, placeholderProblem } from './placeholders.ts';
 
 /**
@@ -11,6 +12,8 @@ import { findPlaceholder, placeholderProblem } from './placeholders.ts';
 export interface RequestLineFault {
   detail: string;
   instance: string;
+  /** The placeholder's parameter, as the route's answer would name it. */
+  errors?: FieldError[];
 }
 
 /** A byte an HTTP request target may carry as it is (printable ASCII, no space). */
@@ -25,8 +28,8 @@ const percentEncoded = (target: Buffer) =>
     printable(byte) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`,
   ).join('');
 
-/** The placeholder's problem detail when the encoded request holds one, else null. */
-function placeholderDetail(method: string, target: Buffer, routeParams?: RouteParams): string | null {
+/** The placeholder's problem when the encoded request holds one, else null. */
+function placeholderFault(method: string, target: Buffer, routeParams?: RouteParams) {
   const encoded = percentEncoded(target);
   const at = encoded.indexOf('?');
   const path = at === -1 ? encoded : encoded.slice(0, at);
@@ -37,10 +40,15 @@ function placeholderDetail(method: string, target: Buffer, routeParams?: RoutePa
     // A query that cannot be read names no parameter.
   }
   const found = findPlaceholder(routeParams?.(method, path) ?? null, query);
-  return found ? placeholderProblem(found).detail : null;
+  if (!found) return null;
+  const problem = placeholderProblem(found);
+  return { detail: problem.detail, errors: problem.options.errors };
 }
 
-export function requestLineFault(raw: Buffer | undefined, routeParams?: RouteParams): RequestLineFault | null {
+export function requestLineFault(
+  raw: Buffer | undefined,
+  routeParams?: RouteParams,
+): RequestLineFault | null {
   if (!raw || raw.length === 0) return null;
   const end = raw.indexOf('\r\n');
   const line = raw.subarray(0, end === -1 ? Math.min(raw.length, 8192) : end);
@@ -54,8 +62,8 @@ export function requestLineFault(raw: Buffer | undefined, routeParams?: RoutePar
   const query = target.indexOf(0x3f); // '?'
   const path = target.subarray(0, query === -1 ? target.length : query);
   const instance = path.every(printable) ? path.toString('latin1') : '';
-  const placeholder = placeholderDetail(line.subarray(0, start - 1).toString('latin1'), target, routeParams);
-  if (placeholder) return { detail: placeholder, instance };
+  const placeholder = placeholderFault(line.subarray(0, start - 1).toString('latin1'), target, routeParams);
+  if (placeholder) return { ...placeholder, instance };
   const byte = `0x${target[bad].toString(16).toUpperCase().padStart(2, '0')}`;
   const fix = 'percent-encode it, or replace a placeholder such as ch_… with the real value';
   if (query === -1 || bad < query) {
