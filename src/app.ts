@@ -42,6 +42,8 @@ import { guideRoutes } from './platform/http/guides.ts';
 import { healthRoutes } from './platform/http/health.ts';
 import { trustProxyFunction } from './platform/http/ip.ts';
 import { lazySerializerFactory, lazyValidatorCompiler } from './platform/http/lazy-compilers.ts';
+import { installPlaceholderCheck } from './platform/http/placeholders.ts';
+import type { RouteParams } from './platform/http/request-line.ts';
 import { errorLogSerializer, loggerOptions, requestLogSerializer } from './platform/http/logging.ts';
 import { packageTarballRoutes } from './platform/http/package-tarballs.ts';
 import { requestIdFor } from './platform/http/request-id.ts';
@@ -78,6 +80,8 @@ export async function buildApp(deps: AppDeps) {
   const { config, store, clock } = deps;
   const trust = trustProxyFunction(config.trustProxy);
   const fastPaths: FastPath[] = [];
+  // Set once the app exists: the parser's errors come only after it listens.
+  let routeParams: RouteParams = () => null;
   const app = Fastify({
     logger: loggerOptions(deps.logger, {
       level: config.logLevel,
@@ -105,8 +109,11 @@ export async function buildApp(deps: AppDeps) {
     logController: new LogController({ disableRequestLogging: true }),
     routerOptions: { ignoreTrailingSlash: false },
     frameworkErrors: frameworkErrors(config.docsUrl),
-    clientErrorHandler: clientErrorHandler(config.docsUrl),
+    // A placeholder the parser refused (a raw `…`) is named by the route's parameter it stands in.
+    clientErrorHandler: clientErrorHandler(config.docsUrl, (method, url) => routeParams(method, url)),
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  routeParams = (method, url) => app.findRoute({ method: method as 'GET', url })?.params ?? null;
 
   // Validators compiled at a route's first request, not all at start (lazy-compilers.ts).
   app.setValidatorCompiler(lazyValidatorCompiler);
@@ -166,6 +173,8 @@ export async function buildApp(deps: AppDeps) {
     afterAuth: [rateLimit],
     routeTable,
   });
+  // After authentication, scope and rate limit, before validation: `ch_…` copied from the docs is a 400.
+  installPlaceholderCheck(app);
   // Before any route: it wraps the handlers of mutating routes as they are added.
   installIdempotency(app, { store, clock, docsUrl: config.docsUrl });
   await installDocs(app);

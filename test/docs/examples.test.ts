@@ -84,6 +84,14 @@ describe('example responses in the docs', () => {
           continue;
         }
         const { method, path: pathname } = example.call;
+        // A 405 is the answer of a path to a method it does not have: the path must have others.
+        if (isProblem(body) && body.status === 405 && !validator.operation(method, pathname)) {
+          const others = ['GET', 'POST', 'PATCH', 'DELETE'].filter((m) => validator.operation(m, pathname));
+          if (others.length === 0)
+            failures.push(`${where}: a 405 of ${pathname}, which is no path of the API`);
+          checked++;
+          continue;
+        }
         const operation = validator.operation(method, pathname)?.operation;
         const status = isProblem(body)
           ? (body.status as number)

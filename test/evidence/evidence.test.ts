@@ -138,7 +138,24 @@ describe('GET /v1/evidence filters', () => {
     expect(await list(`?from=${times.a3}`)).toEqual(labels('b2', 'b1', 'a3'));
     expect(await list(`?to=${times.a2}`)).toEqual(labels('a2', 'a1'));
     expect(await list(`?from=${times.a2}&to=${times.b1}`)).toEqual(labels('b1', 'a3', 'a2'));
-    expect(await list(`?channelId=ch_0000000000000000000000`)).toEqual([]);
+  });
+
+  it('a channelId that names no channel of the key’s environment is a 404, not an empty list', async () => {
+    const live = await createReadySite(t, tenant.liveKey, { name: 'Live' });
+    const other = await t.tenant();
+    const theirs = await createReadySite(t, other.testKey, { name: 'Theirs' });
+    for (const [channelId, key] of [
+      ['ch_0000000000000000000000', tenant.testKey],
+      [live.channelId, tenant.testKey],
+      [siteA.channelId, tenant.liveKey],
+      [theirs.channelId, tenant.testKey],
+    ]) {
+      const res = await t.http.get(`/v1/evidence?channelId=${channelId}`, { key });
+      const problem = expectProblemShape(res, 404, 'not_found');
+      expect(problem.detail).toContain('channelId');
+    }
+    // A channel of this environment with no evidence yet is an empty list.
+    expect(await list(`?channelId=${live.channelId}`, tenant.liveKey)).toEqual([]);
   });
 
   it('purpose alone, and purpose with decision', async () => {

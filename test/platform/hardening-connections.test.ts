@@ -44,8 +44,8 @@ const until = async (check: () => boolean, ms = 3000) => {
 };
 
 describe('a request line Node refuses', () => {
-  // Issue 44 item 6: a command copied with its placeholder (ch_…) got `instance: ""` and no hint.
-  it('names the query parameter holding a byte that must be percent-encoded, and the path', async () => {
+  // A command copied with its placeholder (ch_…) once got `instance: ""` and no hint.
+  it('names the query parameter holding a placeholder, and the path', async () => {
     const received = await new Promise<string>((resolve, reject) => {
       const socket = net.connect(port(), '127.0.0.1');
       let text = '';
@@ -64,16 +64,24 @@ describe('a request line Node refuses', () => {
     const problem = JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4));
     expect(problem.code).toBe('malformed_request');
     expect(problem.instance).toBe('/v1/consent-state');
-    expect(problem.detail).toContain('Query parameter channelId');
-    expect(problem.detail).toContain('0xE2');
+    expect(problem.detail).toContain('query parameter channelId holds the placeholder');
   });
 
-  it('names the path when the byte is in it, with no instance', async () => {
+  it('names the path parameter when the placeholder is in the path, with no instance', async () => {
     const received = await exchange('GET /v1/channels/ch_\u2026 HTTP/1.1\r\nHost: x\r\n\r\n');
     const problem = JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4));
     expect(problem.code).toBe('malformed_request');
     expect(problem.instance).toBe('');
-    expect(problem.detail).toContain('The request path holds');
+    expect(problem.detail).toContain('The path parameter id holds the placeholder');
+  });
+
+  it('names the path and the byte when another character there is not percent-encoded', async () => {
+    const received = await exchange('GET /v1/caf\u00e9 HTTP/1.1\r\nHost: x\r\n\r\n');
+    const problem = JSON.parse(received.slice(received.indexOf('\r\n\r\n') + 4));
+    expect(problem.code).toBe('malformed_request');
+    expect(problem.detail).toContain(
+      'The request path holds a character that must be percent-encoded (byte 0xC3)',
+    );
   });
 });
 

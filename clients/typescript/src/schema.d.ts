@@ -678,7 +678,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Consent evidence of the organization and environment, newest first */
+        /**
+         * Consent evidence of the organization and environment, newest first
+         * @description A `channelId` that names no channel of the key’s organization and environment is a 404 `not_found` (not an empty list).
+         */
         get: operations["listEvidence"];
         put?: never;
         post?: never;
@@ -12850,6 +12853,21 @@ export interface operations {
             };
             /** @description RFC 9457 problem details (application/problem+json) */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RFC 9457 problem details (application/problem+json) */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

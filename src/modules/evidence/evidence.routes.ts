@@ -30,8 +30,16 @@ export function evidenceRoutes(app: App, deps: { evidence: EvidenceService; curs
         operationId: 'listEvidence',
         tags,
         summary: 'Consent evidence of the organization and environment, newest first',
+        description:
+          'A `channelId` that names no channel of the key’s organization and environment is a 404 `not_found` (not an empty list).',
         querystring: EvidenceQuery,
-        response: { 200: ListEnvelope(EvidenceEvent), 400: Problem, 422: Problem, ...authProblems },
+        response: {
+          200: ListEnvelope(EvidenceEvent),
+          400: Problem,
+          404: Problem,
+          422: Problem,
+          ...authProblems,
+        },
       },
     },
     async (request) => {

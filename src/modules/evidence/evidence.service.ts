@@ -263,7 +263,14 @@ export function createEvidenceService(deps: {
       const subjectPseudonym =
         subjectId === undefined ? undefined : await service.pseudonymize(scope.organizationId, subjectId);
       // Lists read the replica (DATABASE_READ_URL): they may lag the newest writes (docs/guides/postgresql.md).
-      return evidenceRepo.list(store.replica, scope, { ...rest, subjectPseudonym }, limit, after);
+      const rows = await evidenceRepo.list(store.replica, scope, { ...rest, subjectPseudonym }, limit, after);
+      // A channelId of no channel here is a 404, not an empty list that reads as "no decisions yet".
+      // Checked only when nothing was found: a row of the channel proves it exists.
+      if (rows.length === 0 && rest.channelId !== undefined) {
+        const channel = await deps.findChannel(scope.organizationId, scope.environment, rest.channelId);
+        if (!channel) throw notFound('channel: the channelId filter names no channel of this environment');
+      }
+      return rows;
     },
 
     async get(db: DbScope, scope: EvidenceScope, id: string): Promise<EvidenceRow> {

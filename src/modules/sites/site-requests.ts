@@ -1,5 +1,6 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AppError, notFound } from '../../platform/http/errors.ts';
+import { findPlaceholder, placeholderProblem } from '../../platform/http/placeholders.ts';
 import { Problem } from '../../platform/http/schemas.ts';
 import { appCaller } from './app-callers.ts';
 import { SITE_KEY } from './config-response.ts';
@@ -49,7 +50,11 @@ function callerError(request: FastifyRequest, site: Site): AppError | undefined 
 export function siteResolver(sites: Pick<SitesService, 'cachedSite' | 'resolve'>): onRequestHookHandler {
   return (request, _reply, done) => {
     const { siteKey } = request.params as { siteKey: string };
-    if (!SITE_KEY.test(siteKey)) return done(notFound('site'));
+    if (!SITE_KEY.test(siteKey)) {
+      // `site_test_…` copied from the docs: said so, before the lookup that would only say 404.
+      const placeholder = findPlaceholder(request.params, null);
+      return done(placeholder ? placeholderProblem(placeholder) : notFound('site'));
+    }
     const cached = sites.cachedSite(siteKey);
     if (cached) {
       request.site = cached;

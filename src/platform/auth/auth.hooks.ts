@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { AppError } from '../http/errors.ts';
 import { ipPrefix } from '../http/ip.ts';
+import { refusedKeyDetail, schemeDetail } from './authorization-header.ts';
 import type { Principal } from './principal.ts';
 import type { Scope } from './scopes.ts';
 
@@ -44,6 +45,10 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
+/**
+ * `Authorization: Bearer <key>` (RFC 6750 section 2.1). The scheme is case-insensitive (RFC 9110
+ * section 11.1), so `bearer` and `BEARER` are accepted; the key is one token with nothing after it.
+ */
 export const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i;
 
 /**
@@ -72,9 +77,9 @@ export function installAuth(
     let principal: Principal | null;
     if (header) {
       const match = BEARER.exec(header);
-      principal = match ? await options.authenticate(match[1]) : null;
-      if (!principal)
-        throw new AppError('invalid_api_key', 'The API key is malformed, unknown, revoked or expired.');
+      if (!match) throw new AppError('invalid_api_key', schemeDetail(header));
+      principal = await options.authenticate(match[1]);
+      if (!principal) throw new AppError('invalid_api_key', refusedKeyDetail(match[1]));
     } else {
       principal = (await options.authenticateSession?.(request)) ?? null;
       if (!principal)

@@ -6,7 +6,7 @@ import { AppError } from './errors.ts';
 import { stackFrames } from './logging.ts';
 import { sendProblem } from './problem.ts';
 import { requestIdFor } from './request-id.ts';
-import { requestLineFault } from './request-line.ts';
+import { type RouteParams, requestLineFault } from './request-line.ts';
 import { fieldErrors, validationDetail } from './validation.ts';
 
 /** 413 payload_too_large, saying the route's limit (body-limits.ts). */
@@ -186,7 +186,7 @@ function afterResponsesInFlight(socket: Duplex, then: () => void) {
  * control character in a header, a malformed request line, headers over the size limit). They get
  * the same problem shape and a request id as every other error, written to the socket directly.
  */
-export function clientErrorHandler(docsUrl: string) {
+export function clientErrorHandler(docsUrl: string, routeParams?: RouteParams) {
   return (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable || error.code === 'ECONNRESET') {
       socket.destroy();
@@ -194,7 +194,9 @@ export function clientErrorHandler(docsUrl: string) {
     }
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
     const status = tooLarge ? 431 : 400;
-    const fault = tooLarge ? null : requestLineFault((error as { rawPacket?: Buffer }).rawPacket);
+    const fault = tooLarge
+      ? null
+      : requestLineFault((error as { rawPacket?: Buffer }).rawPacket, routeParams);
     const requestId = requestIdFor({ headers: {} } as never);
     const body = JSON.stringify({
       type: `${docsUrl}/errors/malformed_request`,
@@ -206,6 +208,7 @@ export function clientErrorHandler(docsUrl: string) {
         : (fault?.detail ?? 'The request could not be parsed.'),
       instance: fault?.instance ?? '',
       requestId,
+      ...(fault?.errors && { errors: fault.errors }),
     });
     const answer =
       `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +

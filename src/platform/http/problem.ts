@@ -4,6 +4,24 @@ import { type AppError, ERROR_CODES } from './errors.ts';
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
 
 /**
+ * What a 404 of an authenticated request adds: that the caller's environment sees only its own
+ * data. The likeliest cause of a 404 on an id that exists is a test id asked for with a live key
+ * (or the reverse); the sentence is the same whether or not the id exists anywhere, so it tells
+ * no caller about another environment's, or another organization's, resources.
+ */
+function environmentNote(request: FastifyRequest): string {
+  const principal = request.principal;
+  if (!principal) return '';
+  const env = principal.environment;
+  const other = env === 'test' ? 'live' : 'test';
+  const who =
+    principal.type === 'api_key'
+      ? `This is a ${env} key (svc_${env}_…)`
+      : `This console session is in the ${env} environment`;
+  return ` ${who}: test keys see only test data and live keys only live data, so a resource made with a ${other} key is not found here; use a ${other} key (svc_${other}_…) for it.`;
+}
+
+/**
  * The RFC 9457 body for an AppError (README "API conventions"). Pure, so that the idempotency layer can store
  * byte for byte the problem a client received and replay it.
  */
@@ -14,7 +32,7 @@ export function problemBody(request: FastifyRequest, error: AppError, docsUrl: s
     title,
     status,
     code: error.code,
-    detail: error.detail,
+    detail: error.code === 'not_found' ? error.detail + environmentNote(request) : error.detail,
     instance: error.options.instance ?? request.url.split('?')[0],
     requestId: request.id,
     ...error.options.extra,
