@@ -32,7 +32,9 @@ describe('requestLineFault', () => {
   });
   it('still names the byte of another character, without a route', () => {
     const fault = requestLineFault(raw('GET /v1/x?q=caf\u00e9 HTTP/1.1'));
-    expect(fault?.detail).toContain('Query parameter q holds a character that must be percent-encoded (byte 0xC3)');
+    expect(fault?.detail).toContain(
+      'Query parameter q holds a character that must be percent-encoded (byte 0xC3)',
+    );
     expect(fault?.instance).toBe('/v1/x');
   });
 });
@@ -40,7 +42,12 @@ describe('requestLineFault', () => {
 describe('schemeDetail', () => {
   it('never repeats what follows a scheme, and names only a short scheme', () => {
     const secret = 'svc_test_abcdefghijklmnopqrstuvwxyz0123456789AB';
-    for (const header of [secret, `Basic ${secret}`, `Bearer ${secret} more`, `${'X'.repeat(30)} ${secret}`]) {
+    for (const header of [
+      secret,
+      `Basic ${secret}`,
+      `Bearer ${secret} more`,
+      `${'X'.repeat(30)} ${secret}`,
+    ]) {
       expect(schemeDetail(header)).not.toContain(secret);
       expect(schemeDetail(header)).toContain('Authorization: Bearer <key>');
     }
