@@ -2,7 +2,8 @@
  * Packs the npm packages into tarballs with `npm pack`, as a registry would get them. Nothing here
  * can publish to npm, so `npm install` (scripts/build.mjs) packs them into dist/packages/ and the
  * service serves them at `$BASE_URL/packages/` (src/platform/http/package-tarballs.ts): a customer
- * installs `npm install $BASE_URL/packages/consent-service-react-0.1.0.tgz`.
+ * installs `npm install $BASE_URL/packages/consent-service-react-0.1.0.tgz`, or, better, copies them into its
+ * project with `consent-service packages --out` (src/cli/packages-command.ts).
  *
  * Each tarball installs alone. The React package depends on @consent-service/browser, which no
  * registry has, so its tarball carries the browser package inside it (npm's bundleDependencies):

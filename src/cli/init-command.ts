@@ -132,8 +132,8 @@ export async function initCommand(io: CommandIo, args: string[]) {
     throw new CliFailure(
       `${existing.map((file) => path.join(dir, file)).join(' and ')} already ${existing.length > 1 ? 'exist' : 'exists'}: init never overwrites a file, and wrote nothing (move it away and run init again)`,
     );
-  io.note(`framework: ${framework} (${reason})`);
   await io.withRuntime(async (runtime) => {
+    io.note(`framework: ${framework} (${reason})`);
     const made = await ensureInitChannel(runtime, values.org as string | undefined, normalized.origin);
     const site = await runtime.services.sites.resolve(made.channel.siteKey);
     const written = writeFiles(dir, files, {

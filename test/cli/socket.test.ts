@@ -205,6 +205,26 @@ describe.skipIf(skipWith(embeddedOnly()))('CLI while an embedded server runs', {
     expect((await cli(dataDir, ['migrate'])).stdout).toBe('Migrations applied.\n');
   });
 
+  it('demo --password-stdin sets the demo owner’s console password from stdin: it signs in, and is never logged', async () => {
+    const demoPassword = 'the demo owner passphrase';
+    const demo = await cli(dataDir, ['demo', '--password-stdin', '--json'], `${demoPassword}\n`);
+    expect(demo.code, demo.stderr).toBe(0);
+    expect(JSON.parse(demo.stdout)).toMatchObject({ siteKey: expect.stringMatching(/^site_test_/) });
+    const signIn = await fetch(`${baseUrl}/console/api/sign-in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: baseUrl },
+      body: JSON.stringify({ email: 'demo@example.com', password: demoPassword }),
+    });
+    expect(signIn.status, await signIn.clone().text()).toBe(200);
+    expect(server.output()).not.toContain(demoPassword);
+    // A password on the command line is refused, naming the option that reads it from stdin.
+    expectOneLine(
+      await cli(dataDir, ['demo', '--password', demoPassword]),
+      2,
+      /did you mean --password-stdin\?/,
+    );
+  });
+
   it('closes a connection that sends far more than its command, and the server does not grow', async () => {
     const pid = server.child.pid as number;
     const rss = () =>

@@ -22,6 +22,8 @@ const COMMANDS = [
   'orgs',
   'ledger',
   'migrate',
+  'init',
+  'packages',
   'verify-export',
   'verify-receipt',
 ];
@@ -111,6 +113,7 @@ describe('help and version', { timeout: SLOW }, () => {
       'package.json',
       'bin/consent-service.mjs',
       'src/cli/usage.mjs',
+      'src/cli/nearest.mjs',
       'src/cli/control-client.mjs',
       'src/cli/control-path.mjs',
       'src/platform/db/data-dir-lock.mjs',
@@ -134,7 +137,13 @@ describe('exit codes', { timeout: SLOW }, () => {
     expect(none.stdout).toBe('');
     expect(none.stderr).toContain('usage: consent-service <command>');
     const dataDir = tempDir();
-    expectOneLine(await run(['frobnicate']), 2, /unknown command "frobnicate"/);
+    expectOneLine(
+      await run(['frobnicate']),
+      2,
+      /unknown command "frobnicate" \(see consent-service --help\)/,
+    );
+    // A near miss names the command meant.
+    expectOneLine(await run(['boostrap']), 2, /unknown command "boostrap" \(did you mean bootstrap\? /);
     expectOneLine(await run(['--bogus']), 2, /^consent-service: unknown option "--bogus"/);
     expectOneLine(
       await run(['keys', 'create', '--bogus'], { DATA_DIR: dataDir }),
