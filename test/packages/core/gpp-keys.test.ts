@@ -4,8 +4,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { gppSectionOf, tcfEuGppString, usGppString } from '../../../packages/core/src/gpp.ts';
 import { gppKeys } from '../../../packages/core/src/iab-keys.ts';
 import { startGpp, type TcfGppHandle } from '../../../sdk/src/gpp/cmp.ts';
-import type { Decisions, Purpose, SiteConfig } from '../../../sdk/src/types.ts';
+import type { Decisions, SiteConfig } from '../../../sdk/src/types.ts';
 import { buildVendorList } from '../../helpers/gvl.ts';
+import { purpose } from '../../helpers/sdk-purposes.ts';
 import { expectSpecTypes } from './in-app-spec.ts';
 
 /**
@@ -13,20 +14,6 @@ import { expectSpecTypes } from './in-app-spec.ts';
  * the web's gpp.js makes with CmpApi for the same decisions (so an app and a page never disagree),
  * each key read back with @iabgpp/cmpapi's decoder and typed as the GPP in-app table says.
  */
-
-function purpose(key: string, extra: Partial<Purpose> = {}): Purpose {
-  return {
-    key,
-    name: key,
-    description: null,
-    legalBasis: 'consent',
-    required: false,
-    translations: {},
-    consentModeSignals: [],
-    gpcOptOut: false,
-    ...extra,
-  };
-}
 
 const purposes = [
   purpose('necessary', { required: true }),

@@ -4,29 +4,16 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startGpp, type TcfGppHandle } from '../../../sdk/src/gpp/cmp.ts';
 import { optedOut, usnatFields } from '../../../sdk/src/gpp/usnat.ts';
 import { gppApplies } from '../../../sdk/src/gpp-applies.ts';
-import type { Decisions, Purpose, SiteConfig } from '../../../sdk/src/types.ts';
+import type { Decisions, SiteConfig } from '../../../sdk/src/types.ts';
 import { gppStub } from '../../../src/modules/gpp/gpp-stub.ts';
 import { buildVendorList } from '../../helpers/gvl.ts';
+import { purpose } from '../../helpers/sdk-purposes.ts';
 
 /**
  * The pure parts of the GPP CMP API (docs/regions.md, issue 19): the usnat fields the SDK reports, the
  * string CmpApi encodes from them (decoded again with the IAB's own decoder), the stub's hand-over
  * to CmpApi, and which visitors get it. IAB test vectors check that decoder against the spec.
  */
-
-function purpose(key: string, extra: Partial<Purpose> = {}): Purpose {
-  return {
-    key,
-    name: key,
-    description: null,
-    legalBasis: 'consent',
-    required: false,
-    translations: {},
-    consentModeSignals: [],
-    gpcOptOut: false,
-    ...extra,
-  };
-}
 
 const purposes = [
   purpose('necessary', { required: true }),

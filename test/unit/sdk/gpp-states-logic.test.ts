@@ -4,7 +4,7 @@ import { startGpp } from '../../../sdk/src/gpp/cmp.ts';
 import { STATE_SECTION_CLASSES, sectionShape } from '../../../sdk/src/gpp/us/sections.ts';
 import { stateFields } from '../../../sdk/src/gpp/us/state-fields.ts';
 import { usnatFields } from '../../../sdk/src/gpp/usnat.ts';
-import type { Decisions, Purpose } from '../../../sdk/src/types.ts';
+import type { Decisions } from '../../../sdk/src/types.ts';
 import { gppStub } from '../../../src/modules/gpp/gpp-stub.ts';
 import {
   gppSectionFor,
@@ -12,6 +12,7 @@ import {
   US_STATE_SECTIONS,
   USNAT_SECTION,
 } from '../../../src/shared/us-gpp-sections.ts';
+import { purpose } from '../../helpers/sdk-purposes.ts';
 
 /**
  * Issue 43 item 1, the pure parts: the table of state sections against the library's own, the fields
@@ -19,17 +20,6 @@ import {
  * test/sdk/gpp-states.test.ts shows the same in Chromium through the snippet.
  */
 
-const purpose = (key: string, extra: Partial<Purpose> = {}): Purpose => ({
-  key,
-  name: key,
-  description: null,
-  legalBasis: 'consent',
-  required: false,
-  translations: {},
-  consentModeSignals: [],
-  gpcOptOut: false,
-  ...extra,
-});
 const purposes = [
   purpose('necessary', { required: true }),
   purpose('analytics'),

@@ -8,21 +8,8 @@ import {
   pickLanguage,
   purposeText,
 } from '../../../sdk/src/decisions.ts';
-import type { Purpose, SiteConfig } from '../../../sdk/src/types.ts';
-
-function purpose(key: string, extra: Partial<Purpose> = {}): Purpose {
-  return {
-    key,
-    name: key,
-    description: null,
-    legalBasis: 'consent',
-    required: false,
-    translations: {},
-    consentModeSignals: [],
-    gpcOptOut: false,
-    ...extra,
-  };
-}
+import type { SiteConfig } from '../../../sdk/src/types.ts';
+import { purpose } from '../../helpers/sdk-purposes.ts';
 
 const purposes = [
   purpose('necessary', { required: true, consentModeSignals: ['security_storage'] }),

@@ -9,24 +9,11 @@ import {
   stillHolds,
   withGpcOptOut,
 } from '../../../sdk/src/regime.ts';
-import type { Purpose, SiteConfig, StoredConsent } from '../../../sdk/src/types.ts';
+import type { SiteConfig, StoredConsent } from '../../../sdk/src/types.ts';
+import { purpose } from '../../helpers/sdk-purposes.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const NOW = Date.UTC(2026, 5, 1);
-
-function purpose(key: string, extra: Partial<Purpose> = {}): Purpose {
-  return {
-    key,
-    name: key,
-    description: null,
-    legalBasis: 'consent',
-    required: false,
-    translations: {},
-    consentModeSignals: [],
-    gpcOptOut: false,
-    ...extra,
-  };
-}
 
 const necessary = purpose('necessary', { required: true });
 const analytics = purpose('analytics');
