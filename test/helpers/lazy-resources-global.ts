@@ -13,20 +13,14 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** PostgreSQL runs: the names of the template database and of each file's clone (per-file-database.ts). */
     postgresTemplate: PostgresRun | null;
-  }
-}
-
-declare module 'vitest' {
-  export interface ProvidedContext {
     /** Where a test file asks the run's main process for a shared resource (lazy-resources.ts). */
     lazyResourcesUrl: string;
   }
 }
 
-interface Resource {
-  make(): Promise<unknown>;
-  value?: Promise<unknown>;
-  /** What the run's end undoes, once the resource was made. */
+/** A resource made: what files are handed, and what the run's end undoes. */
+interface Made {
+  value: unknown;
   teardown?: () => Promise<void> | void;
 }
 
@@ -39,42 +33,34 @@ interface Resource {
  */
 export default async function setup(project: TestProject) {
   const postgres = postgresRunNames(process.env.DATABASE_URL);
-  const resources: Record<string, Resource> = {
-    'pglite-template': {
-      make: async () => {
-        const made = await makePgliteTemplate();
-        resources['pglite-template'].teardown = made.remove;
-        return made.file;
-      },
+  const makers: Record<string, () => Promise<Made>> = {
+    'pglite-template': async () => {
+      const { file, remove } = await makePgliteTemplate();
+      return { value: file, teardown: remove };
     },
-    'postgres-template': {
-      make: async () => {
-        if (!postgres) throw new Error('no DATABASE_URL: this run has no PostgreSQL template');
-        resources['postgres-template'].teardown = await makePostgresTemplate(postgres);
-        return postgres.template;
-      },
+    'postgres-template': async () => {
+      if (!postgres) throw new Error('no DATABASE_URL: this run has no PostgreSQL template');
+      return { value: postgres.template, teardown: await makePostgresTemplate(postgres) };
     },
-    chromium: {
-      make: async () => {
-        const shared = await startSharedChromium();
-        resources.chromium.teardown = shared?.close;
-        return shared?.wsEndpoint ?? '';
-      },
+    chromium: async () => {
+      const shared = await startSharedChromium();
+      return { value: shared?.wsEndpoint ?? '', teardown: shared?.close };
     },
-    'sdk-bundles': {
-      make: async () => {
-        const { writeSdkBundleIfChanged } = await import('../../sdk/build.ts');
-        await writeSdkBundleIfChanged(true);
-        return true;
-      },
+    'sdk-bundles': async () => {
+      const { writeSdkBundleIfChanged } = await import('../../sdk/build.ts');
+      await writeSdkBundleIfChanged(true);
+      return { value: true };
     },
   };
+  /** Each resource once asked for: made once, whoever asks and however often. */
+  const made = new Map<string, Promise<Made>>();
   const server = http.createServer((req, res) => {
-    const resource = resources[(req.url ?? '/').slice(1)];
-    if (!resource) return res.writeHead(404).end(`no resource ${req.url}`);
-    resource.value ??= resource.make();
-    resource.value.then(
-      (value) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value)),
+    const name = (req.url ?? '/').slice(1);
+    const make = makers[name];
+    if (!make) return res.writeHead(404).end(`no resource ${req.url}`);
+    if (!made.has(name)) made.set(name, make());
+    made.get(name)!.then(
+      ({ value }) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value)),
       (error: Error) => res.writeHead(500).end(error.stack ?? String(error)),
     );
   });
@@ -83,10 +69,7 @@ export default async function setup(project: TestProject) {
   project.provide('postgresTemplate', postgres);
   return async () => {
     server.close();
-    for (const resource of Object.values(resources)) {
-      // A resource still being made is waited for, so its teardown is known.
-      await resource.value?.catch(() => {});
-      await resource.teardown?.();
-    }
+    // A resource still being made is waited for, so its teardown is known.
+    for (const making of made.values()) await (await making.catch(() => null))?.teardown?.();
   };
 }
