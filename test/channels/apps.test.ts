@@ -180,6 +180,28 @@ describe('public calls of an app channel', () => {
     );
   });
 
+  it('records nothing for a refused call: no app id, an unknown one, an Origin, a header too long', async () => {
+    const huge = 'i'.repeat(8_000);
+    const refusals: [Record<string, string>, number, string][] = [
+      [{}, 403, 'app_not_allowed'],
+      [{ ...appHeaders, 'x-consent-app': 'com.example.other' }, 403, 'app_not_allowed'],
+      [{ ...appHeaders, origin: SITE_ORIGIN }, 403, 'origin_not_allowed'],
+      [{ ...appHeaders, 'x-consent-app': `com.${huge}` }, 403, 'app_not_allowed'],
+      [{ ...appHeaders, 'x-consent-platform': huge }, 422, 'validation_failed'],
+      [{ ...appHeaders, 'x-consent-sdk-version': huge }, 422, 'validation_failed'],
+    ];
+    for (const [headers, status, code] of refusals) {
+      const subjectId = newSubjectId();
+      expectProblemShape(await decide(subjectId, headers), status, code);
+      const recorded = await t.http.get(
+        `/v1/evidence?channelId=${app.id}&subjectId=${encodeURIComponent(subjectId)}`,
+        { key: tenant.testKey },
+      );
+      expect(recorded.status, recorded.text).toBe(200);
+      expect(recorded.body.data, JSON.stringify(Object.keys(headers))).toEqual([]);
+    }
+  });
+
   it('records the app in place of the origin, filters evidence by appId, counts by platform', async () => {
     const res = await decide(newSubjectId());
     expect(res.status, res.text).toBe(201);
