@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadSqlParser, sqlLiterals } from './sql-tables.ts';
 
 /**
  * The import rules, read from the source itself:
@@ -263,17 +264,33 @@ function withoutComments(text: string): string {
 }
 
 /**
- * The tables of other owners that `text` (a file of `unit`) names in SQL: a table name after FROM,
- * JOIN, INTO, UPDATE, TABLE or REFERENCES. Names that are no table (a CTE, `unnest`) are skipped.
+ * The tables of other owners that the SQL of `source` (a TypeScript file of `unit`) names, read by
+ * PostgreSQL's parser (sql-tables.ts): a comma join, `USING`, a subquery or a CTE's body count like
+ * a JOIN; a CTE's own name, a comment, a string and a `${table}` drizzle object do not. A literal
+ * shaped like SQL that the parser cannot read under any stand-in (prose: an error message, an API
+ * description) is held to the older, looser rule: no table name of another owner after FROM, JOIN,
+ * INTO, UPDATE, TABLE, USING or REFERENCES, nor in a list after one.
  */
-function foreignTables(unit: string, text: string, owners: Map<string, string>): string[] {
+function foreignTables(unit: string, source: string, owners: Map<string, string>): string[] {
   const found: string[] = [];
-  const reference = /\b(?:from|join|into|update|table|references)\s+"?([a-z_][a-z0-9_]*)"?/gi;
-  for (const m of withoutComments(text).matchAll(reference)) {
-    const owner = owners.get(m[1]);
-    if (owner && owner !== unit) found.push(`${m[1]} (owned by ${owner})`);
+  const note = (table: string) => {
+    const owner = owners.get(table);
+    if (owner && owner !== unit) found.push(`${table} (owned by ${owner})`);
+  };
+  for (const literal of sqlLiterals(`${unit}.ts`, source)) {
+    if (literal.tables) literal.tables.forEach(note);
+    else for (const table of namedInProse(literal.text)) note(table);
   }
   return found;
+}
+
+/** Names after a table keyword in text the parser cannot read, and in a comma list after one. */
+function namedInProse(text: string): string[] {
+  const after =
+    /\b(?:from|join|into|update|table|using|references)\s+((?:"?[a-z_][a-z0-9_]*"?(?:\s+[a-z_]\w*)?\s*,\s*)*"?[a-z_][a-z0-9_]*)/gi;
+  return [...withoutComments(text).matchAll(after)].flatMap((m) =>
+    m[1].split(',').map((item) => item.trim().split(/\s+/)[0].replaceAll('"', '')),
+  );
 }
 
 /**
@@ -495,6 +512,8 @@ function consoleEdges(): Array<[string, string]> {
 }
 
 describe('layering', () => {
+  beforeAll(loadSqlParser);
+
   it('platform imports no module, config imports no module, modules meet only through services', () => {
     expect(violations()).toEqual([]);
   });
@@ -518,7 +537,36 @@ describe('layering', () => {
       const sql = \`-- reads from webhook_events
       INSERT INTO evidence_events (id) SELECT id FROM unnest($1::text[]) AS e(id)\`;`;
     expect(foreignTables('modules/evidence', clean, owners)).toEqual([]);
-    expect(foreignTables('platform/jobs', 'INSERT INTO jobs (id) VALUES ($1)', owners)).toEqual([]);
+    expect(foreignTables('platform/jobs', "sql.raw('INSERT INTO jobs (id) VALUES ($1)')", owners)).toEqual(
+      [],
+    );
+  });
+
+  it('the table rule reads SQL as PostgreSQL does: a comma join, USING, a subquery, a fragment (planted)', () => {
+    const owners = tableOwners();
+    const commaJoin = 'sql`select e.id from ${evidenceEvents} e, channels c where c.id = e.channel_id`;';
+    expect(foreignTables('modules/evidence', commaJoin, owners)).toEqual([
+      'channels (owned by modules/channels)',
+    ]);
+    const using = `sql\`delete from \${exportsTable} x using evidence_events e where e.id = x.event_id\`;`;
+    expect(foreignTables('modules/exports', using, owners)).toEqual([
+      'evidence_events (owned by modules/evidence)',
+    ]);
+    const updateFrom =
+      'sql`update ${jobs} j set run_at = now() from webhook_destinations, channels where j.id = $1`';
+    expect(foreignTables('platform/jobs', updateFrom, owners)).toEqual([
+      'channels (owned by modules/channels)',
+      'webhook_destinations (owned by modules/webhooks)',
+    ]);
+    // A fragment (a CTE list, a WHERE clause with a subquery) is parsed inside the statement that holds it.
+    const fragment = `return \`picked AS (SELECT id FROM \${events} WHERE id IN (SELECT event_id FROM ledger_pending)), \${more}\`;`;
+    expect(foreignTables('modules/evidence', fragment, owners)).toEqual([
+      'ledger_pending (owned by modules/ledger)',
+    ]);
+    // The comma join the older pattern missed: every name in the list is a table.
+    expect(foreignTables('modules/evidence', 'sql`select 1 from evidence_events, jobs`', owners)).toEqual([
+      'jobs (owned by platform/jobs)',
+    ]);
   });
 
   it('no cycles between modules and platform parts', () => {
