@@ -91,7 +91,7 @@ function parseFilled(parts: string[], prefix: string, suffix: string): string | 
     const stopped = parseError(wrapped);
     if (stopped === null) return wrapped;
     const at = stopped - prefix.length;
-    let k = filled.starts.findLastIndex((start) => start < at);
+    let k = filled.starts.filter((start) => start < at).length - 1;
     while (k >= 0 && choice[k] === options[k].length - 1) k--;
     if (k < 0) return null;
     choice[k]++;
