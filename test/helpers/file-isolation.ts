@@ -1,0 +1,114 @@
+import { createHook } from 'node:async_hooks';
+import net from 'node:net';
+import { afterAll, expect, vi } from 'vitest';
+
+/**
+ * Runs in every service test file (vitest setupFiles, listed last): files share their worker
+ * process (`isolate: false`), so whatever one leaves behind, the next inherits. When the file's own
+ * hooks are done, this fails the file if it left:
+ * - an environment variable set, changed or removed (restore it, or use vi.stubEnv with
+ *   vi.unstubAllEnvs);
+ * - a new global (vi.stubGlobal needs vi.unstubAllGlobals) or fake timers on (vi.useRealTimers);
+ * - a server still listening (an app not closed), a child process still running, a timer still
+ *   pending, or a connection still open to PostgreSQL (a store not closed).
+ * Handles close asynchronously after `close()` resolves, so the check waits (up to 10 s) for the
+ * count to come back to what it was when the file started, a positive signal, not a fixed sleep.
+ */
+
+/** The environment and globals as the file found them (after per-file-database set DATABASE_URL). */
+const envAtStart = { ...process.env };
+const globalsAtStart = new Set(Object.keys(globalThis));
+
+/**
+ * Globals that libraries define on first use and keep by design, not a test's stub: each with why.
+ * Names matched exactly.
+ */
+const LIBRARY_GLOBALS = new Set<string>([
+  // zod 4 keeps its global config and schema registry here, made once on first import.
+  '__zod_globalConfig',
+  '__zod_globalRegistry',
+]);
+
+/**
+ * The timers this file made that are still pending, with where each was made. Counting all of the
+ * process's timers would count vitest's own (a hook's timeout), so timers made from vitest's code
+ * are left out.
+ */
+const pendingTimers = new Map<number, string>();
+/** True while the check below waits: its own timers are not the file's. */
+let checking = false;
+/**
+ * Timers that are not the file's: vitest's own, and PGlite's (PostgreSQL's timeouts inside the
+ * embedded instance, which workers keep from file to file: embedded-instances.ts).
+ */
+const OWN_TIMERS = /node_modules[\\/](vitest|@vitest|tinypool|tinyspy|@electric-sql[\\/]pglite)[\\/]/;
+const timerHook = createHook({
+  init(id, type) {
+    if (type !== 'Timeout' || checking) return;
+    const stack = new Error().stack ?? '';
+    if (!OWN_TIMERS.test(stack)) pendingTimers.set(id, stack);
+  },
+  destroy(id) {
+    pendingTimers.delete(id);
+  },
+}).enable();
+
+/** Where a pending timer was made: the first frame outside node's internals and this file. */
+function madeAt(stack: string): string {
+  const frames = stack
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim());
+  const outside = (frame: string) =>
+    !/node:|<anonymous>|file-isolation\.ts/.test(frame) && !frame.startsWith('at new Promise');
+  return frames.filter(outside).slice(0, 2).join(' < ') || frames.slice(0, 12).join(' < ');
+}
+
+type Handles = { servers: number; children: number; postgres: number };
+
+/** The live handles of this process that a file can leave behind, counted by kind. */
+function handles(): Handles {
+  const counts: Handles = { servers: 0, children: 0, postgres: 0 };
+  const active = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
+  for (const handle of active) {
+    if (handle instanceof net.Server) counts.servers++;
+    else if (handle instanceof net.Socket && handle.remotePort === 5432) counts.postgres++;
+    else if ((handle as { constructor?: { name?: string } })?.constructor?.name === 'ChildProcess') {
+      counts.children++;
+    }
+  }
+  return counts;
+}
+
+const handlesAtStart = handles();
+
+/** What grew since the start, as "2 servers" style words; empty when nothing did. */
+function grown(now: Handles): string[] {
+  return [
+    ...(Object.keys(now) as Array<keyof Handles>)
+      .filter((kind) => now[kind] > handlesAtStart[kind])
+      .map((kind) => `${now[kind] - handlesAtStart[kind]} more ${kind} than at the start`),
+    ...[...pendingTimers.values()].map((stack) => `a pending timer made ${madeAt(stack)}`),
+  ];
+}
+
+afterAll(async () => {
+  const env = Object.keys({ ...envAtStart, ...process.env })
+    .filter((name) => envAtStart[name] !== process.env[name])
+    .sort();
+  const globals = Object.keys(globalThis)
+    .filter((name) => !globalsAtStart.has(name) && !LIBRARY_GLOBALS.has(name))
+    .sort();
+  checking = true;
+  let left = grown(handles());
+  for (let waited = 0; left.length > 0 && waited < 10_000; waited += 50) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    left = grown(handles());
+  }
+  expect(
+    { env, globals, fakeTimers: vi.isFakeTimers(), handles: left },
+    'this file left state behind for the next file in its worker: restore env vars and globals, ' +
+      'use real timers again, and close every app, store, server, child process and timer it opened',
+  ).toEqual({ env: [], globals: [], fakeTimers: false, handles: [] });
+  timerHook.disable();
+}, 20_000);
