@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { GVL, TCModel, TCString } from '@iabtechlabtcf/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AC_RULES } from '../../src/modules/tcf/additional-consent.service.ts';
+import { AC_RULES } from '../../src/modules/tcf/additional-consent/additional-consent.service.ts';
 import { TC_STRING_RULES, TCF_RELEASE } from '../../src/modules/tcf/tcf.service.ts';
 import type { Tenant, TestApp } from '../helpers/app.ts';
 import { buildVendorList, TEST_VENDORS, type VendorListServer } from '../helpers/gvl.ts';

@@ -3,7 +3,7 @@ import {
   FRESHNESS,
   retryDelaySeconds,
   VENDOR_LIST_POLL_MS,
-} from '../../src/modules/tcf/vendor-list-mirror.ts';
+} from '../../src/modules/tcf/vendor-list/vendor-list-mirror.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { buildVendorList, type VendorListServer } from '../helpers/gvl.ts';
 import { startTcfTestApp, useTcf } from '../helpers/tcf.ts';

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { ApiDate, ProblemDetails } from '../../platform/http/schemas.ts';
 import { DecisionValue, IMPORT_SOURCE_CMPS, PREFERENCE_SOURCES } from '../evidence/evidence.schemas.ts';
-import { AddtlConsent } from '../tcf/additional-consent.schemas.ts';
-import { AC_RULES } from '../tcf/additional-consent.service.ts';
+import { AddtlConsent } from '../tcf/additional-consent/additional-consent.schemas.ts';
+import { AC_RULES } from '../tcf/additional-consent/additional-consent.service.ts';
 import { TC_STRING_RULES, type TcStringRule } from '../tcf/tcf.service.ts';
 
 /** A language tag as browsers report it (`navigator.language`): `en`, `pt-BR`, `zh-Hant-TW`, `es-419`. */

@@ -1,7 +1,7 @@
 import type { Clock } from '../../platform/clock.ts';
 import { validationFailed } from '../../platform/http/errors.ts';
 import type { VisitorConfig } from '../channels/channels.service.ts';
-import { acStringProblems } from '../tcf/additional-consent.service.ts';
+import { acStringProblems } from '../tcf/additional-consent/additional-consent.service.ts';
 import { TCF_RELEASE, type TcStringContext } from '../tcf/tcf.service.ts';
 import type { TcStringChecker } from './consent.service.ts';
 

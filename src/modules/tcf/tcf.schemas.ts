@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ApiDate } from '../../platform/http/schemas.ts';
-import { MAX_VENDOR_QUERY } from './vendor-list-view.ts';
+import { MAX_VENDOR_QUERY } from './vendor-list/vendor-list-view.ts';
 
 /**
  * The Global Vendor List as the API and the public slice serve it. Entries keep IAB's field names

@@ -1,10 +1,10 @@
-import { AppError, type FieldError, validationFailed } from '../../platform/http/errors.ts';
-import { isAssignedIsoCountry } from '../regions/regions.service.ts';
-import { CONSENT_ONLY_PURPOSES } from './tc-string-rules.ts';
-import type { VendorListRow } from './tcf.repo.ts';
+import { AppError, type FieldError, validationFailed } from '../../../platform/http/errors.ts';
+import { isAssignedIsoCountry } from '../../regions/regions.service.ts';
+import { CONSENT_ONLY_PURPOSES } from '../tc-strings/tc-string-rules.ts';
+import type { VendorListRow } from '../tcf.repo.ts';
+import { isSampleVendorList } from '../vendor-list/vendor-list-shape.ts';
+import { type GvlVendor, isDeleted, VENDOR_ID_LISTS } from '../vendor-list/vendor-list-view.ts';
 import type { UnknownRegion } from './tcf-regime.ts';
-import { isSampleVendorList } from './vendor-list-shape.ts';
-import { type GvlVendor, isDeleted, VENDOR_ID_LISTS } from './vendor-list-view.ts';
 
 /**
  * A channel's IAB TCF settings against the Global Vendor List (docs/guides/tcf.md): which vendor

@@ -1,4 +1,4 @@
-import { type Regime, type RegionRule, resolveRegime } from '../regions/regions.service.ts';
+import { type Regime, type RegionRule, resolveRegime } from '../../regions/regions.service.ts';
 
 /** What a channel says of visitors whose region is unknown (channel `tcf.unknownRegion`). */
 export type UnknownRegion = 'gdpr' | 'not_applicable';

@@ -1,10 +1,10 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { AppError, notFound } from '../../platform/http/errors.ts';
-import { Problem } from '../../platform/http/schemas.ts';
-import type { App } from '../../platform/http/types.ts';
-import { VendorListSlice } from './tcf.schemas.ts';
-import { type TcfService, vendorListLanguage, vendorListSlice } from './tcf.service.ts';
+import { AppError, notFound } from '../../../platform/http/errors.ts';
+import { Problem } from '../../../platform/http/schemas.ts';
+import type { App } from '../../../platform/http/types.ts';
+import { VendorListSlice } from '../tcf.schemas.ts';
+import { type TcfService, vendorListLanguage, vendorListSlice } from '../tcf.service.ts';
 
 /**
  * What the vendor-list route asks of the public site endpoints (the sites module's, wired in

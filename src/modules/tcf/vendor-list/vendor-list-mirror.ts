@@ -1,9 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Clock } from '../../platform/clock.ts';
-import { describeError } from '../../platform/db/pg-errors.ts';
-import type { Db, Store, Tx } from '../../platform/db/store.ts';
-import { mirrorStorageDisclosures, type StorageDisclosureMirrorDeps } from './storage-disclosure-mirror.ts';
-import { type MirrorStateRow, tcfRepo } from './tcf.repo.ts';
+import type { Clock } from '../../../platform/clock.ts';
+import { describeError } from '../../../platform/db/pg-errors.ts';
+import type { Db, Store, Tx } from '../../../platform/db/store.ts';
+import {
+  mirrorStorageDisclosures,
+  type StorageDisclosureMirrorDeps,
+} from '../storage-disclosure/storage-disclosure-mirror.ts';
+import { type MirrorStateRow, tcfRepo } from '../tcf.repo.ts';
 import { checkLanguageFile, checkVendorList, isSampleVendorList } from './vendor-list-shape.ts';
 import { describeSource, readSourceFile, SourceError } from './vendor-list-source.ts';
 
