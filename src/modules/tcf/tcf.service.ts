@@ -26,19 +26,6 @@ const GVL_V3_PURPOSES = 11;
 /** The ATP list mirror's recurring job (Additional Consent): it wakes every minute, fetches when due and wanted. */
 export const ATP_LIST_JOB = 'tcf.atp-list';
 export const ATP_LIST_POLL_MS = 60_000;
-export { UNKNOWN_REGIONS, type UnknownRegion, visitorRegime } from './settings/tcf-regime.ts';
-export { TCF_RELEASE } from './settings/tcf-release.ts';
-export {
-  assertAtpProviders,
-  assertTcfSettings,
-  assertTcfVendors,
-  type ChannelTcf,
-  isTcfReconsent,
-  type PublisherRestriction,
-  type SnapshotTcf,
-  snapshotTcf,
-  tcfSettings,
-} from './settings/tcf-settings.ts';
 export {
   TC_STRING_RULES,
   type TcStringCheck,

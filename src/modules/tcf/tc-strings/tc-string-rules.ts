@@ -48,7 +48,7 @@ export interface TcStringContext {
   now: Date;
 }
 
-/** One restriction as a channel sets it (tcf-settings.ts). */
+/** One restriction as a channel sets it (tcf-settings.service.ts). */
 export interface RestrictionSetting {
   purposeId: number;
   type: 'not_allowed' | 'require_consent' | 'require_li';

@@ -1,8 +1,11 @@
 import { GVL, PurposeRestriction, TCModel, TCString } from '@iabtechlabtcf/core';
 import { createByteLru } from '../../../platform/cache/byte-lru.ts';
 import type { Db } from '../../../platform/db/store.ts';
-import { TCF_RELEASE } from '../settings/tcf-release.ts';
-import type { PublisherRestriction, SnapshotTcf } from '../settings/tcf-settings.ts';
+import {
+  type PublisherRestriction,
+  type SnapshotTcf,
+  TCF_RELEASE,
+} from '../settings/tcf-settings.service.ts';
 import type { VendorListRow } from '../tcf.repo.ts';
 import { vendorListSlice } from '../vendor-list/vendor-list-view.ts';
 import { CONSENT_ONLY_PURPOSES } from './tc-string-rules.ts';

@@ -8,7 +8,7 @@ import {
   VendorVectorEncoder,
 } from '@iabtechlabtcf/core';
 import { describe, expect, it } from 'vitest';
-import { TCF_RELEASE } from '../../../../src/modules/tcf/settings/tcf-release.ts';
+import { TCF_RELEASE } from '../../../../src/modules/tcf/settings/tcf-settings.service.ts';
 import {
   createTcStringCheck,
   type TcStringContext,
