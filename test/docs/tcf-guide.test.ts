@@ -4,7 +4,7 @@ import { GVL, TCModel, TCString } from '@iabtechlabtcf/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AC_RULES } from '../../src/modules/tcf/additional-consent/additional-consent.service.ts';
 import { TCF_RELEASE } from '../../src/modules/tcf/settings/tcf-settings.service.ts';
-import { TC_STRING_RULES } from '../../src/modules/tcf/tcf.service.ts';
+import { TC_STRING_RULES } from '../../src/modules/tcf/tc-strings/tc-string.schemas.ts';
 import type { Tenant, TestApp } from '../helpers/app.ts';
 import { buildVendorList, TEST_VENDORS, type VendorListServer } from '../helpers/gvl.ts';
 import { createReadySite, type ReadySite } from '../helpers/sites.ts';

@@ -130,8 +130,6 @@ const KNOWN_SERVICE_REEXPORTS = [
   'modules/sites/sites.service.ts re-exports modules/sites/site-cache.ts',
   'modules/sites/sites.service.ts re-exports modules/sites/site-origin-hooks.ts',
   'modules/sites/sites.service.ts re-exports modules/sites/site-requests.ts',
-  'modules/tcf/tcf.service.ts re-exports modules/tcf/tc-strings/tc-string-rules.ts',
-  'modules/tcf/tcf.service.ts re-exports modules/tcf/tc-strings/tc-string.ts',
   'modules/tcf/tcf.service.ts re-exports modules/tcf/tcf-stub.ts',
   'modules/tcf/tcf.service.ts re-exports modules/tcf/tcf.repo.ts',
   'modules/tcf/tcf.service.ts re-exports modules/tcf/vendor-list/tcf-vendor-list.routes.ts',

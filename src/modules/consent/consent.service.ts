@@ -10,7 +10,7 @@ import { createGppDecoder, type GppDecoder, gppDecodeError, tcfEuSection } from 
 import type { IdentityService } from '../identity/identity.service.ts';
 import type { AppCaller, Site, SitesService } from '../sites/sites.service.ts';
 import { visitorRegime } from '../tcf/settings/tcf-settings.service.ts';
-import type { TcStringContext, TcStringProblem } from '../tcf/tcf.service.ts';
+import type { TcStringContext, TcStringProblem } from '../tcf/tc-strings/tc-string.schemas.ts';
 import type { PreferencesBody } from './consent.schemas.ts';
 import { createDecisionStringChecks } from './decision-strings.ts';
 import { decisionOutcome, resolveDecisions } from './decisions.ts';
@@ -38,7 +38,7 @@ export interface RecordedDecision extends RecordedEvent {
 }
 
 /**
- * Checks a decision's TC string: the tcf module's (tc-string.ts, wired in services.ts). The summary
+ * Checks a decision's TC string: the tcf module's (tc-strings/tc-string.ts, wired in services.ts). The summary
  * the evidence keeps, or why the string is refused.
  */
 export interface TcStringChecker {

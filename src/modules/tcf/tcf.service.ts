@@ -26,14 +26,6 @@ const GVL_V3_PURPOSES = 11;
 /** The ATP list mirror's recurring job (Additional Consent): it wakes every minute, fetches when due and wanted. */
 export const ATP_LIST_JOB = 'tcf.atp-list';
 export const ATP_LIST_POLL_MS = 60_000;
-export {
-  TC_STRING_RULES,
-  type TcStringCheck,
-  type TcStringContext,
-  type TcStringProblem,
-  type TcStringRule,
-} from './tc-strings/tc-string.ts';
-export { CONSENT_ONLY_PURPOSES } from './tc-strings/tc-string-rules.ts';
 export type { MirrorStateRow, VendorListLanguageRow, VendorListRow } from './tcf.repo.ts';
 /** The IAB TCF stub a TCF channel's snippet carries inline (`__tcfapi` before any vendor's tag). */
 export { tcfStub } from './tcf-stub.ts';

@@ -9,10 +9,8 @@ import {
 } from '@iabtechlabtcf/core';
 import { describe, expect, it } from 'vitest';
 import { TCF_RELEASE } from '../../../../src/modules/tcf/settings/tcf-settings.service.ts';
-import {
-  createTcStringCheck,
-  type TcStringContext,
-} from '../../../../src/modules/tcf/tc-strings/tc-string.ts';
+import type { TcStringContext } from '../../../../src/modules/tcf/tc-strings/tc-string.schemas.ts';
+import { createTcStringCheck } from '../../../../src/modules/tcf/tc-strings/tc-string.ts';
 import {
   MAX_SEGMENTS,
   MAX_TC_STRING_LENGTH,
