@@ -14,7 +14,6 @@ import {
 import type { AtpProvider } from './vendor-list/atp-list-shape.ts';
 import {
   createVendorListMirror,
-  VENDOR_LIST_JOB,
   type VendorListMirrorDeps,
   vendorListLanguage,
 } from './vendor-list/vendor-list-mirror.ts';
@@ -23,27 +22,17 @@ import { checkVendorList } from './vendor-list/vendor-list-shape.ts';
 /** The purposes GVL v3 defines, for a list that lists none (every purpose bit then counts as known). */
 const GVL_V3_PURPOSES = 11;
 
+/**
+ * The vendor list mirror's recurring job: it wakes every minute and fetches when the mirror state
+ * says it is due. Named here, beside the ATP list's, since this service enqueues both and the
+ * worker runs them (the mirrors themselves never name their job).
+ */
+export const VENDOR_LIST_JOB = 'tcf.vendor-list';
+export const VENDOR_LIST_POLL_MS = 60_000;
+
 /** The ATP list mirror's recurring job (Additional Consent): it wakes every minute, fetches when due and wanted. */
 export const ATP_LIST_JOB = 'tcf.atp-list';
 export const ATP_LIST_POLL_MS = 60_000;
-export type { MirrorStateRow, VendorListLanguageRow, VendorListRow } from './tcf.repo.ts';
-/** The IAB TCF stub a TCF channel's snippet carries inline (`__tcfapi` before any vendor's tag). */
-export { tcfStub } from './tcf-stub.ts';
-export type { VendorListSite } from './vendor-list/tcf-vendor-list.routes.ts';
-export {
-  VENDOR_LIST_JOB,
-  VENDOR_LIST_POLL_MS,
-  vendorListLanguage,
-} from './vendor-list/vendor-list-mirror.ts';
-export { isSampleVendorList } from './vendor-list/vendor-list-shape.ts';
-export {
-  type GvlVendor,
-  isDeleted,
-  VENDOR_ID_LISTS,
-  vendorListArrays,
-  vendorListSlice,
-} from './vendor-list/vendor-list-view.ts';
-
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
