@@ -188,29 +188,27 @@ function importsOf(file: string, base = SRC): string[] {
     );
 }
 
-function violations(): string[] {
+/** The first rules' breaks among `edges` (paths under src/): every import of the tree unless told. */
+function violations(edges: Array<[from: string, to: string]> = sourceEdges()): string[] {
   const found: string[] = [];
-  for (const file of sourceFiles(SRC)) {
-    const from = path.relative(SRC, file).split(path.sep).join('/');
-    for (const to of importsOf(file)) {
-      const wiring = WIRING.includes(to) || to.startsWith('cli/');
-      if (from.startsWith('platform/') && (to.startsWith('modules/') || wiring)) {
-        found.push(`${from} -> ${to}: platform imports no module and no wiring`);
-      }
-      if (from === 'config.ts' && (to.startsWith('modules/') || wiring)) {
-        found.push(`${from} -> ${to}: config imports no module`);
-      }
-      if (from.startsWith('modules/')) {
-        if (wiring) found.push(`${from} -> ${to}: a module is given its dependencies, it imports no wiring`);
-        const [, a] = from.split('/');
-        const [top, b] = to.split('/');
-        if (top !== 'modules' || b === a) continue;
-        // The file's own name, so a module's sub-folders (modules/tcf/settings/…) keep the rule.
-        if (!/\.(service|schemas|tables|sql)\.ts$/.test(to.split('/').at(-1) ?? '')) {
-          found.push(
-            `${from} -> ${to}: reach module ${b} through its services, schemas, tables or SQL fragments`,
-          );
-        }
+  for (const [from, to] of edges) {
+    const wiring = WIRING.includes(to) || to.startsWith('cli/');
+    if (from.startsWith('platform/') && (to.startsWith('modules/') || wiring)) {
+      found.push(`${from} -> ${to}: platform imports no module and no wiring`);
+    }
+    if (from === 'config.ts' && (to.startsWith('modules/') || wiring)) {
+      found.push(`${from} -> ${to}: config imports no module`);
+    }
+    if (from.startsWith('modules/')) {
+      if (wiring) found.push(`${from} -> ${to}: a module is given its dependencies, it imports no wiring`);
+      const [, a] = from.split('/');
+      const [top, b] = to.split('/');
+      if (top !== 'modules' || b === a) continue;
+      // The file's own name, so a module's sub-folders (modules/tcf/settings/…) keep the rule.
+      if (!/\.(service|schemas|tables|sql)\.ts$/.test(to.split('/').at(-1) ?? '')) {
+        found.push(
+          `${from} -> ${to}: reach module ${b} through its services, schemas, tables or SQL fragments`,
+        );
       }
     }
   }
@@ -506,6 +504,25 @@ describe('layering', () => {
 
   it('platform imports no module, config imports no module, modules meet only through services', () => {
     expect(violations()).toEqual([]);
+  });
+
+  it("the module rule reads the imported file's own name, in a module's sub-folders too (planted)", () => {
+    expect(
+      violations([
+        ['modules/consent/consent.service.ts', 'modules/tcf/settings/tcf-settings.service.ts'],
+        ['modules/consent/consent.schemas.ts', 'modules/tcf/tc-strings/tc-string.schemas.ts'],
+        ['modules/consent/decision-strings.ts', 'modules/tcf/tc-strings/tc-string-rules.ts'],
+        ['modules/sites/site-tcf.ts', 'modules/tcf/vendor-list/tcf-vendor-list.routes.ts'],
+        // A folder named like a public part does not make its files public.
+        ['modules/sites/site-tcf.ts', 'modules/tcf/x.service.ts/helper.ts'],
+        ['modules/tcf/tc-strings/tc-string-served.ts', 'modules/tcf/settings/tcf-settings.service.ts'],
+        ['modules/tcf/tcf.service.ts', 'modules/tcf/vendor-list/vendor-list-view.ts'],
+      ]),
+    ).toEqual([
+      'modules/consent/decision-strings.ts -> modules/tcf/tc-strings/tc-string-rules.ts: reach module tcf through its services, schemas, tables or SQL fragments',
+      'modules/sites/site-tcf.ts -> modules/tcf/vendor-list/tcf-vendor-list.routes.ts: reach module tcf through its services, schemas, tables or SQL fragments',
+      'modules/sites/site-tcf.ts -> modules/tcf/x.service.ts/helper.ts: reach module tcf through its services, schemas, tables or SQL fragments',
+    ]);
   });
 
   it("every table has one owner, and SQL names only its own module's tables", () => {
