@@ -8,12 +8,12 @@ import { loadSqlParser, sqlLiterals } from './sql-tables.ts';
  * - `src/platform/**` knows no feature: it imports nothing from `src/modules`, nor the wiring
  *   (`app.ts`, `services.ts`, `worker.ts`, `main.ts`, `cli/`).
  * - `src/config.ts` imports no module.
- * - A module reaches another module only through that module's services (`<b>/*.service.ts`,
- *   which may re-export the few helpers and types it shares), its public schemas
- *   (`<b>/*.schemas.ts`) or its tables (`<b>/*.tables.ts`: the database schema is one, and
- *   drizzle needs the other table for a foreign key or a join), or its SQL fragments
- *   (`<b>/*.sql.ts`: SQL over its tables that another module's statement composes). Repos,
- *   presenters and helpers stay private to their module.
+ * - A module reaches another module only through that module's services (`<b>/*.service.ts`),
+ *   its public schemas (`<b>/*.schemas.ts`) or its tables (`<b>/*.tables.ts`: the database
+ *   schema is one, and drizzle needs the other table for a foreign key or a join), or its SQL
+ *   fragments (`<b>/*.sql.ts`: SQL over its tables that another module's statement composes),
+ *   in the module's folder or a sub-folder of it (`<b>/settings/*.service.ts`: the file's own
+ *   name counts). Repos, presenters and helpers stay private to their module.
  * - A module does not import the wiring either (it is given its dependencies).
  * - No cycles between modules and platform parts: in the graph of their imports (type imports
  *   too), no two reach each other. Code that needs two modules that each stand alone (bootstrap
