@@ -24,7 +24,7 @@ import { siteImpressionsRoutes } from './modules/sites/site-impressions.routes.t
 import { vendorListSite } from './modules/sites/site-tcf.ts';
 import { siteAuditContextOf, sitesRoutes } from './modules/sites/sites.routes.ts';
 import { tcfRoutes } from './modules/tcf/tcf.routes.ts';
-import { tcfVendorListRoutes } from './modules/tcf/tcf-vendor-list.routes.ts';
+import { tcfVendorListRoutes } from './modules/tcf/vendor-list/tcf-vendor-list.routes.ts';
 import { deliveriesRoutes } from './modules/webhooks/deliveries.routes.ts';
 import { destinationsRoutes } from './modules/webhooks/destinations.routes.ts';
 import { auditContextOf, installAuth, type RouteTableEntry } from './platform/auth/auth.hooks.ts';

@@ -24,8 +24,9 @@ import { createOrganizationsService } from './modules/organizations/organization
 import { createReceiptsService } from './modules/receipts/receipts.service.ts';
 import { createScansService } from './modules/scans/scans.service.ts';
 import { createSitesService } from './modules/sites/sites.service.ts';
-import { createTcStringCheck } from './modules/tcf/tc-string.ts';
-import { createTcfService, tcfStub } from './modules/tcf/tcf.service.ts';
+import { createTcStringCheck } from './modules/tcf/tc-strings/tc-string.ts';
+import { createTcfService } from './modules/tcf/tcf.service.ts';
+import { tcfStub } from './modules/tcf/tcf-stub.ts';
 import { createEventsService } from './modules/webhooks/events.service.ts';
 import { createWebhooksService } from './modules/webhooks/webhooks.service.ts';
 import type { Clock } from './platform/clock.ts';

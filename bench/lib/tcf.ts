@@ -8,7 +8,7 @@
 import { GVL, TCModel, TCString } from '@iabtechlabtcf/core';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { TCF_RELEASE } from '../../src/modules/tcf/tcf.service.ts';
+import { TCF_RELEASE } from '../../src/modules/tcf/settings/tcf-settings.service.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 import { createServices } from '../../src/services.ts';
 import { buildVendorList, serveVendorList, TEST_VENDORS } from '../../test/helpers/gvl.ts';

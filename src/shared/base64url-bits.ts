@@ -1,6 +1,6 @@
 /**
  * The bit reader of the hostile-input bounds on GPP sections (src/modules/gpp/gpp-section-bounds.ts)
- * and TC strings (src/modules/tcf/tc-string-bounds.ts): both read the sizes a decoder would walk
+ * and TC strings (src/modules/tcf/tc-strings/tc-string-bounds.ts): both read the sizes a decoder would walk
  * from a segment's base64url characters, 6 bits each, high bit first, without decoding it.
  */
 

@@ -10,7 +10,7 @@
  * `gvl.close()` may be called on its own (it is idempotent); `t.close()` calls it too.
  */
 import { Segment, SegmentEncoder, type TCModel } from '@iabtechlabtcf/core';
-import { TCF_RELEASE } from '../../src/modules/tcf/tcf-release.ts';
+import { TCF_RELEASE } from '../../src/modules/tcf/settings/tcf-settings.service.ts';
 import { startTestApp, type TestApp } from './app.ts';
 import { buildVendorList, serveVendorList, type VendorListServer } from './gvl.ts';
 

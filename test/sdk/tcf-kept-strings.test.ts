@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TCF_RELEASE } from '../../src/modules/tcf/tcf.service.ts';
+import { TCF_RELEASE } from '../../src/modules/tcf/settings/tcf-settings.service.ts';
 import { buildVendorList, TEST_VENDORS } from '../helpers/gvl.ts';
 import { skipWith } from '../helpers/skip.ts';
 import { refreshVendorList } from '../helpers/tcf.ts';

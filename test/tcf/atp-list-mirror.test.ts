@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_ATP_FILE_BYTES } from '../../src/modules/tcf/atp-list-shape.ts';
+import { MAX_ATP_FILE_BYTES } from '../../src/modules/tcf/vendor-list/atp-list-shape.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { type AtpServer, buildAtpCsv, loadAtpList, serveAtpList, writeAtpFile } from '../helpers/atp.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TCF_RELEASE } from '../../src/modules/tcf/tcf.service.ts';
+import { TCF_RELEASE } from '../../src/modules/tcf/settings/tcf-settings.service.ts';
 import type { Tenant, TestApp } from '../helpers/app.ts';
 import { buildVendorList, TEST_VENDORS, type VendorListServer } from '../helpers/gvl.ts';
 import { expectProblemShape } from '../helpers/http.ts';

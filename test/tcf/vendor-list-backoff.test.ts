@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { retryDelaySeconds, VENDOR_LIST_POLL_MS } from '../../src/modules/tcf/vendor-list-mirror.ts';
+import { VENDOR_LIST_POLL_MS } from '../../src/modules/tcf/tcf.service.ts';
+import { retryDelaySeconds } from '../../src/modules/tcf/vendor-list/vendor-list-mirror.ts';
 import type { Tenant, TestApp } from '../helpers/app.ts';
 import type { VendorListServer } from '../helpers/gvl.ts';
 import { expectProblemShape } from '../helpers/http.ts';

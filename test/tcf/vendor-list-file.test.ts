@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FRESHNESS } from '../../src/modules/tcf/vendor-list-mirror.ts';
+import { FRESHNESS } from '../../src/modules/tcf/vendor-list/vendor-list-mirror.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { buildVendorList, writeVendorListDir } from '../helpers/gvl.ts';
 import { startTcfTestApp, useTcf } from '../helpers/tcf.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_FILE_BYTES } from '../../src/modules/tcf/vendor-list-source.ts';
+import { MAX_FILE_BYTES } from '../../src/modules/tcf/vendor-list/vendor-list-source.ts';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import type { FailureMode, VendorListServer } from '../helpers/gvl.ts';
 import { refreshVendorList, startTcfTestApp } from '../helpers/tcf.ts';

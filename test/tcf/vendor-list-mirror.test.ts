@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  FRESHNESS,
-  retryDelaySeconds,
-  VENDOR_LIST_POLL_MS,
-} from '../../src/modules/tcf/vendor-list-mirror.ts';
+import { VENDOR_LIST_POLL_MS } from '../../src/modules/tcf/tcf.service.ts';
+import { FRESHNESS, retryDelaySeconds } from '../../src/modules/tcf/vendor-list/vendor-list-mirror.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { buildVendorList, type VendorListServer } from '../helpers/gvl.ts';
 import { startTcfTestApp, useTcf } from '../helpers/tcf.ts';

@@ -4,7 +4,8 @@ import type { Db, DbScope, Store, Tx } from '../../platform/db/store.ts';
 import { AppError, notFound } from '../../platform/http/errors.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
 import { isReconsent } from '../regions/regions.service.ts';
-import { isTcfReconsent, snapshotTcf, type TcfService } from '../tcf/tcf.service.ts';
+import { isTcfReconsent, snapshotTcf } from '../tcf/settings/tcf-settings.service.ts';
+import type { TcfService } from '../tcf/tcf.service.ts';
 import type { EventsService } from '../webhooks/events.service.ts';
 import { presentChannel } from './channels.presenters.ts';
 import { type ChannelRow, channelsRepo, configVersionsRepo } from './channels.repo.ts';
@@ -46,7 +47,7 @@ export function createChannelChanges(deps: {
     let tcf: VisitorConfig['tcf'] = null;
     if (channel.tcf) {
       const list = await deps.vendorLists.latestVendorList(tx);
-      // Settings are only saved once a list exists (tcf-settings.ts), and lists are never removed.
+      // Settings are only saved once a list exists (tcf-settings.service.ts), and lists are never removed.
       if (!list) throw new Error(`channel ${channel.id} has TCF settings but no vendor list is stored`);
       // Google's ATP list names the channel's Additional Consent providers in the layers.
       const atp = channel.tcf.googleAdditionalConsent ? await deps.vendorLists.atpProviders(tx) : null;

@@ -2,7 +2,10 @@ import { type TString, Type } from '@sinclair/typebox';
 import { ApiDate, NullableApiDate } from '../../platform/http/schemas.ts';
 import { BANNER_WORDS, type UiStrings } from '../../shared/banner-words.ts';
 import { ConsentMaxAgeDays, Regime, RegionRules, ResolvedRegion } from '../regions/regions.schemas.ts';
-import { GoogleAdditionalConsent, SiteGoogleAdditionalConsent } from '../tcf/additional-consent.schemas.ts';
+import {
+  GoogleAdditionalConsent,
+  SiteGoogleAdditionalConsent,
+} from '../tcf/additional-consent/additional-consent.schemas.ts';
 import { CmpImports, CookieDomain, CrossDomain, FirstPartyPath } from './first-party.schemas.ts';
 
 /** BCP 47 tags as banners use them: `en`, `fr`, `pt-BR`, `zh-Hant-TW`, `es-419`. */

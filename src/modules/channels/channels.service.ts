@@ -17,9 +17,9 @@ import {
   assertAtpProviders,
   assertTcfSettings,
   assertTcfVendors,
-  type TcfService,
   tcfSettings,
-} from '../tcf/tcf.service.ts';
+} from '../tcf/settings/tcf-settings.service.ts';
+import type { TcfService } from '../tcf/tcf.service.ts';
 import type { EventsService } from '../webhooks/events.service.ts';
 import { appsRepo } from './apps.repo.ts';
 import { createAppsService } from './apps.service.ts';
@@ -270,7 +270,7 @@ export function createChannelsService(deps: {
     /**
      * Re-snapshots every active TCF channel after the mirror stored a new vendor list version
      * (`onNewVendorList`, in the mirror's transaction): each gets a new configVersion made with
-     * it, material only where its vendors now declare more (tcf-settings.ts), or where the TCF
+     * it, material only where its vendors now declare more (tcf-settings.service.ts), or where the TCF
      * policy version changed. `version` is the one stored; snapshots take the newest list.
      */
     async adoptVendorList(tx: Tx, version: number): Promise<number> {

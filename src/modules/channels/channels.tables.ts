@@ -12,9 +12,9 @@ import {
 } from 'drizzle-orm/pg-core';
 import type { GppSectionsMode } from '../../shared/us-gpp-sections.ts';
 import type { RegionRule } from '../regions/regions.schemas.ts';
-import type { ChannelTcf, PublisherRestriction } from '../tcf/tcf.service.ts';
+import type { ChannelTcf, PublisherRestriction } from '../tcf/settings/tcf-settings.service.ts';
 
-/** A channel's TCF settings as stored (the API's `tcf` field): the tcf module's (tcf-settings.ts). */
+/** A channel's TCF settings as stored (the API's `tcf` field): the tcf module's (tcf-settings.service.ts). */
 export type { ChannelTcf, PublisherRestriction };
 
 /** One previous CMP a channel imports decisions from (the API's `imports` items). */

@@ -4,7 +4,7 @@ import {
   DEFAULT_REGION_RULES,
   type RegionRule,
 } from '../regions/regions.service.ts';
-import type { SnapshotTcf } from '../tcf/tcf.service.ts';
+import type { SnapshotTcf } from '../tcf/settings/tcf-settings.service.ts';
 import type { ChannelRow, PurposeRow, TechnologyRow } from './channels.repo.ts';
 import type { VisitorConfig as VisitorConfigSchema } from './channels.schemas.ts';
 import { shownImports } from './cmp-imports.ts';

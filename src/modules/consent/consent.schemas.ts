@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { ApiDate, ProblemDetails } from '../../platform/http/schemas.ts';
 import { DecisionValue, IMPORT_SOURCE_CMPS, PREFERENCE_SOURCES } from '../evidence/evidence.schemas.ts';
-import { AddtlConsent } from '../tcf/additional-consent.schemas.ts';
-import { AC_RULES } from '../tcf/additional-consent.service.ts';
-import { TC_STRING_RULES, type TcStringRule } from '../tcf/tcf.service.ts';
+import { AddtlConsent } from '../tcf/additional-consent/additional-consent.schemas.ts';
+import { AC_RULES } from '../tcf/additional-consent/additional-consent.service.ts';
+import { TC_STRING_RULES, type TcStringRule } from '../tcf/tc-strings/tc-string.schemas.ts';
 
 /** A language tag as browsers report it (`navigator.language`): `en`, `pt-BR`, `zh-Hant-TW`, `es-419`. */
 const LanguageTag = Type.String({ pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$', maxLength: 35 });

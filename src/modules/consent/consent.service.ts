@@ -9,7 +9,8 @@ import type { DecisionOutcome, EvidenceRow, EvidenceTcf } from '../evidence/evid
 import { createGppDecoder, type GppDecoder, gppDecodeError, tcfEuSection } from '../gpp/gpp.service.ts';
 import type { IdentityService } from '../identity/identity.service.ts';
 import type { AppCaller, Site, SitesService } from '../sites/sites.service.ts';
-import { type TcStringContext, type TcStringProblem, visitorRegime } from '../tcf/tcf.service.ts';
+import { visitorRegime } from '../tcf/settings/tcf-settings.service.ts';
+import type { TcStringContext, TcStringProblem } from '../tcf/tc-strings/tc-string.schemas.ts';
 import type { PreferencesBody } from './consent.schemas.ts';
 import { createDecisionStringChecks } from './decision-strings.ts';
 import { decisionOutcome, resolveDecisions } from './decisions.ts';
@@ -37,7 +38,7 @@ export interface RecordedDecision extends RecordedEvent {
 }
 
 /**
- * Checks a decision's TC string: the tcf module's (tc-string.ts, wired in services.ts). The summary
+ * Checks a decision's TC string: the tcf module's (tc-strings/tc-string.ts, wired in services.ts). The summary
  * the evidence keeps, or why the string is refused.
  */
 export interface TcStringChecker {

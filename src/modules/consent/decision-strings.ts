@@ -1,8 +1,9 @@
 import type { Clock } from '../../platform/clock.ts';
 import { validationFailed } from '../../platform/http/errors.ts';
 import type { VisitorConfig } from '../channels/channels.service.ts';
-import { acStringProblems } from '../tcf/additional-consent.service.ts';
-import { TCF_RELEASE, type TcStringContext } from '../tcf/tcf.service.ts';
+import { acStringProblems } from '../tcf/additional-consent/additional-consent.service.ts';
+import { TCF_RELEASE } from '../tcf/settings/tcf-settings.service.ts';
+import type { TcStringContext } from '../tcf/tc-strings/tc-string.schemas.ts';
 import type { TcStringChecker } from './consent.service.ts';
 
 /** What the evidence keeps of a TC string (evidence_events.tcf), as the checker gives it. */

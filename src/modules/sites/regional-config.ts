@@ -4,7 +4,7 @@ import { bannerWordsFor } from '../../shared/banner-words.ts';
 import type { VisitorConfig } from '../channels/channels.service.ts';
 import type { PublisherRestriction } from '../channels/channels.tables.ts';
 import type { ResolvedRegion } from '../regions/regions.service.ts';
-import { type SnapshotTcf, TCF_RELEASE, visitorRegime } from '../tcf/tcf.service.ts';
+import { type SnapshotTcf, TCF_RELEASE, visitorRegime } from '../tcf/settings/tcf-settings.service.ts';
 import { pageOrigins } from './page-origins.ts';
 import { siblingDomains } from './sibling-domains.ts';
 import type { Site } from './site-cache.ts';

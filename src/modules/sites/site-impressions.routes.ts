@@ -6,7 +6,7 @@ import { Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import type { Metrics } from '../../platform/metrics/metrics.ts';
 import { type AnalyticsService, ImpressionBody } from '../analytics/analytics.service.ts';
-import { visitorRegime } from '../tcf/tcf.service.ts';
+import { visitorRegime } from '../tcf/settings/tcf-settings.service.ts';
 import { preflightRoute, requireAllowedOrigin } from './site-origin-hooks.ts';
 import { locationOf, publicProblems, siteOf, tags } from './site-requests.ts';
 import { RegionQuery, SiteParams } from './sites.schemas.ts';

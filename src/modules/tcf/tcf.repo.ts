@@ -6,7 +6,7 @@ import {
   tcfVendorListLanguages,
   tcfVendorLists,
 } from './tcf.tables.ts';
-import { MAX_VENDOR_LIST_VERSION } from './vendor-list-shape.ts';
+import { MAX_VENDOR_LIST_VERSION } from './vendor-list/vendor-list-shape.ts';
 
 /**
  * The newest version is the highest a TC string can carry: a row above it (stored before lists

@@ -4,7 +4,7 @@ import { authProblems, Envelope, envelope, Problem } from '../../platform/http/s
 import type { App } from '../../platform/http/types.ts';
 import { VendorList, VendorListQuery } from './tcf.schemas.ts';
 import type { TcfService } from './tcf.service.ts';
-import { vendorListArrays } from './vendor-list-view.ts';
+import { vendorListArrays } from './vendor-list/vendor-list-view.ts';
 
 /** Before the worker's first successful fetch there is no list to show or to check vendors against. */
 export function noVendorListYet(): AppError {

@@ -1,6 +1,7 @@
-import { Type } from '@sinclair/typebox';
+import { type TSchema, Type } from '@sinclair/typebox';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { ApiDate } from '../../platform/http/schemas.ts';
-import { MAX_VENDOR_QUERY } from './vendor-list-view.ts';
+import { MAX_VENDOR_QUERY } from './vendor-list/vendor-list-view.ts';
 
 /**
  * The Global Vendor List as the API and the public slice serve it. Entries keep IAB's field names
@@ -136,3 +137,25 @@ export const VendorListSlice = Type.Object(
   },
   { $id: 'VendorListSlice' },
 );
+
+/**
+ * What the vendor-list route (vendor-list/tcf-vendor-list.routes.ts) asks of the public site
+ * endpoints (the sites module's, wired in app.ts: sites and channels depend on this module, so it
+ * is given them, never imports them). A contract the sites module implements (site-tcf.ts), so it
+ * is public here rather than passed on by tcf.service.ts from the route file.
+ */
+export interface VendorListSite {
+  /** The public site routes' hooks: rate limit per site and address, then resolve the site (404). */
+  onRequest: onRequestHookHandler[];
+  /** The public site routes' `:siteKey` parameter, tags and shared problems, for the document. */
+  schema: { params: TSchema; tags: string[]; problems: Record<number, object> };
+  /** The CORS headers of the request's Origin for its site (none for an unregistered one). */
+  corsHeaders(request: FastifyRequest): Record<string, string>;
+  /** The TCF part of the site's config version (its current one when undefined); null: no such version. */
+  config(
+    request: FastifyRequest,
+    configVersion: number | undefined,
+  ): Promise<{ tcf: { vendorListVersion: number; vendorIds: number[] } | null } | null>;
+  /** Whether any config version of the site's channel was made with that vendor list version. */
+  usesVendorList(request: FastifyRequest, vendorListVersion: number): Promise<boolean>;
+}

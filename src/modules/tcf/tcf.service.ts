@@ -2,60 +2,37 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Db, Store, Tx } from '../../platform/db/store.ts';
 import type { JobQueue } from '../../platform/jobs/job-queue.ts';
 import { createLoadingCache, type Loaded } from '../../platform/loading-cache.ts';
-import { type AtpListMirrorDeps, type AtpListRow, atpRepo, createAtpListMirror } from './atp-list-mirror.ts';
-import type { AtpProvider } from './atp-list-shape.ts';
-import type { ListFacts } from './tc-string-channel-rules.ts';
-import { createServedTcStrings } from './tc-string-served.ts';
+import type { ListFacts } from './tc-strings/tc-string-channel-rules.ts';
+import { createServedTcStrings } from './tc-strings/tc-string-served.ts';
 import { type MirrorStateRow, tcfRepo, type VendorListLanguageRow, type VendorListRow } from './tcf.repo.ts';
 import {
+  type AtpListMirrorDeps,
+  type AtpListRow,
+  atpRepo,
+  createAtpListMirror,
+} from './vendor-list/atp-list-mirror.ts';
+import type { AtpProvider } from './vendor-list/atp-list-shape.ts';
+import {
   createVendorListMirror,
-  VENDOR_LIST_JOB,
   type VendorListMirrorDeps,
   vendorListLanguage,
-} from './vendor-list-mirror.ts';
-import { checkVendorList } from './vendor-list-shape.ts';
+} from './vendor-list/vendor-list-mirror.ts';
+import { checkVendorList } from './vendor-list/vendor-list-shape.ts';
 
 /** The purposes GVL v3 defines, for a list that lists none (every purpose bit then counts as known). */
 const GVL_V3_PURPOSES = 11;
 
+/**
+ * The vendor list mirror's recurring job: it wakes every minute and fetches when the mirror state
+ * says it is due. Named here, beside the ATP list's, since this service enqueues both and the
+ * worker runs them (the mirrors themselves never name their job).
+ */
+export const VENDOR_LIST_JOB = 'tcf.vendor-list';
+export const VENDOR_LIST_POLL_MS = 60_000;
+
 /** The ATP list mirror's recurring job (Additional Consent): it wakes every minute, fetches when due and wanted. */
 export const ATP_LIST_JOB = 'tcf.atp-list';
 export const ATP_LIST_POLL_MS = 60_000;
-export {
-  TC_STRING_RULES,
-  type TcStringCheck,
-  type TcStringContext,
-  type TcStringProblem,
-  type TcStringRule,
-} from './tc-string.ts';
-export { CONSENT_ONLY_PURPOSES } from './tc-string-rules.ts';
-export type { MirrorStateRow, VendorListLanguageRow, VendorListRow } from './tcf.repo.ts';
-export { UNKNOWN_REGIONS, type UnknownRegion, visitorRegime } from './tcf-regime.ts';
-export { TCF_RELEASE } from './tcf-release.ts';
-export {
-  assertAtpProviders,
-  assertTcfSettings,
-  assertTcfVendors,
-  type ChannelTcf,
-  isTcfReconsent,
-  type PublisherRestriction,
-  type SnapshotTcf,
-  snapshotTcf,
-  tcfSettings,
-} from './tcf-settings.ts';
-/** The IAB TCF stub a TCF channel's snippet carries inline (`__tcfapi` before any vendor's tag). */
-export { tcfStub } from './tcf-stub.ts';
-export type { VendorListSite } from './tcf-vendor-list.routes.ts';
-export { VENDOR_LIST_JOB, VENDOR_LIST_POLL_MS, vendorListLanguage } from './vendor-list-mirror.ts';
-export { isSampleVendorList } from './vendor-list-shape.ts';
-export {
-  type GvlVendor,
-  isDeleted,
-  VENDOR_ID_LISTS,
-  vendorListArrays,
-  vendorListSlice,
-} from './vendor-list-view.ts';
-
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { thirteenMonthsBefore } from '../../../../src/modules/tcf/tc-string-channel-rules.ts';
+import { thirteenMonthsBefore } from '../../../../src/modules/tcf/tc-strings/tc-string-channel-rules.ts';
 
 /**
  * tc_last_updated's bound (docs/guides/tcf.md, "What the service refuses"): 13 calendar months

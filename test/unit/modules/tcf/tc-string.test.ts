@@ -8,14 +8,15 @@ import {
   VendorVectorEncoder,
 } from '@iabtechlabtcf/core';
 import { describe, expect, it } from 'vitest';
-import { createTcStringCheck, type TcStringContext } from '../../../../src/modules/tcf/tc-string.ts';
+import { TCF_RELEASE } from '../../../../src/modules/tcf/settings/tcf-settings.service.ts';
+import type { TcStringContext } from '../../../../src/modules/tcf/tc-strings/tc-string.schemas.ts';
+import { createTcStringCheck } from '../../../../src/modules/tcf/tc-strings/tc-string.ts';
 import {
   MAX_SEGMENTS,
   MAX_TC_STRING_LENGTH,
   MAX_VISITED_IDS,
   tcStringBoundsError,
-} from '../../../../src/modules/tcf/tc-string-bounds.ts';
-import { TCF_RELEASE } from '../../../../src/modules/tcf/tcf-release.ts';
+} from '../../../../src/modules/tcf/tc-strings/tc-string-bounds.ts';
 import { buildVendorList, TEST_VENDORS } from '../../../helpers/gvl.ts';
 
 /** The library's range encoder (declared private in its types, public in its code). */

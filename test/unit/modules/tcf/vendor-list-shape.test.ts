@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { checkLanguageFile, checkVendorList } from '../../../../src/modules/tcf/vendor-list-shape.ts';
-import { nestsDeeperThan } from '../../../../src/modules/tcf/vendor-list-source.ts';
+import {
+  checkLanguageFile,
+  checkVendorList,
+} from '../../../../src/modules/tcf/vendor-list/vendor-list-shape.ts';
+import { nestsDeeperThan } from '../../../../src/modules/tcf/vendor-list/vendor-list-source.ts';
 import { buildLanguageFile, buildVendorList } from '../../../helpers/gvl.ts';
 
 describe('nestsDeeperThan', () => {

@@ -1,7 +1,7 @@
-import type { Db, Store } from '../../platform/db/store.ts';
+import type { Db, Store } from '../../../platform/db/store.ts';
+import { tcfRepo } from '../tcf.repo.ts';
+import { SourceError } from '../vendor-list/vendor-list-source.ts';
 import { type DisclosureFetchOptions, fetchStorageDisclosure } from './storage-disclosure-source.ts';
-import { tcfRepo } from './tcf.repo.ts';
-import { SourceError } from './vendor-list-source.ts';
 
 /**
  * The vendors' device storage disclosures, mirrored beside the vendor list they belong to: for each

@@ -1,16 +1,58 @@
-import { AppError, type FieldError, validationFailed } from '../../platform/http/errors.ts';
-import { isAssignedIsoCountry } from '../regions/regions.service.ts';
-import { CONSENT_ONLY_PURPOSES } from './tc-string-rules.ts';
-import type { VendorListRow } from './tcf.repo.ts';
-import type { UnknownRegion } from './tcf-regime.ts';
-import { isSampleVendorList } from './vendor-list-shape.ts';
-import { type GvlVendor, isDeleted, VENDOR_ID_LISTS } from './vendor-list-view.ts';
+import { AppError, type FieldError, validationFailed } from '../../../platform/http/errors.ts';
+import {
+  isAssignedIsoCountry,
+  type Regime,
+  type RegionRule,
+  resolveRegime,
+} from '../../regions/regions.service.ts';
+import { CONSENT_ONLY_PURPOSES } from '../tc-strings/tc-string-rules.ts';
+import type { VendorListRow } from '../tcf.repo.ts';
+import { isSampleVendorList } from '../vendor-list/vendor-list-shape.ts';
+import { type GvlVendor, isDeleted, VENDOR_ID_LISTS } from '../vendor-list/vendor-list-view.ts';
 
 /**
  * A channel's IAB TCF settings against the Global Vendor List (docs/guides/tcf.md): which vendor
  * ids may be chosen, what a config snapshot keeps of the chosen vendors, and when a change to them
- * must ask visitors again.
+ * must ask visitors again; the regime its `unknownRegion` gives a visitor, and the `cmpVersion` it
+ * reports when it pins none.
+ *
+ * A service of pure rules, like additional-consent.service.ts: channels check and snapshot the
+ * settings with them when a channel is saved, and sites and consent read a snapshot's regime and
+ * CMP version, in code that holds no TcfService (a site's regional config is a pure function of
+ * the site). These are TCF's own rules and types, so this file is where other modules reach them,
+ * rather than tcf.service.ts passing on another file's exports.
  */
+
+/**
+ * The service's TCF release: a whole number raised with every change to tcf.js (sdk/src/tcf and what
+ * it bundles), each listed in docs/tcf-changelog.md. A channel that does not pin its own `cmpVersion`
+ * reports this one, in `ping` and in every TC string its visitors make, so that vendors and IAB's
+ * validator can tell one behaviour of the CMP from another. Raise it, and add the changelog entry, in
+ * the change that alters tcf.js; the docs test checks that the two agree.
+ */
+export const TCF_RELEASE = 4;
+
+/** What a channel says of visitors whose region is unknown (channel `tcf.unknownRegion`). */
+export type UnknownRegion = 'gdpr' | 'not_applicable';
+export const UNKNOWN_REGIONS: readonly UnknownRegion[] = ['gdpr', 'not_applicable'];
+
+/**
+ * The regime of a visitor (docs/regions.md), with the TCF's rule for a region the service could not
+ * resolve (no GeoIP database, a private address, an address the database does not know): on a TCF
+ * channel such a visitor may be in the EEA or the UK, and a CMP that answered `gdprApplies: false`
+ * would have vendors process their data without a legal basis, so the visitor is treated as one the
+ * GDPR covers (opt-in, the TCF layers, `gdprApplies: true`), unless the channel set
+ * `unknownRegion: "not_applicable"` (its audience is known to be elsewhere): then the region rules
+ * decide, as on channels without TCF (docs/guides/tcf.md, "Visitors whose region is unknown").
+ */
+export function visitorRegime(
+  rules: readonly RegionRule[],
+  regionCode: string | null,
+  tcf: { unknownRegion?: UnknownRegion } | null | undefined,
+): Regime {
+  if (regionCode === null && tcf && (tcf.unknownRegion ?? 'gdpr') === 'gdpr') return 'opt-in';
+  return resolveRegime(rules, regionCode);
+}
 
 /** A channel's TCF settings as stored (the API's `tcf` field). */
 export interface ChannelTcf {
@@ -24,7 +66,7 @@ export interface ChannelTcf {
   publisherRestrictions?: PublisherRestriction[];
   /** Google Additional Consent's providers; absent in channels saved before it: null. */
   googleAdditionalConsent?: { providerIds: number[] } | null;
-  /** Visitors whose region is unknown (tcf-regime.ts); absent in channels saved before it: "gdpr". */
+  /** Visitors whose region is unknown (visitorRegime); absent in channels saved before it: "gdpr". */
   unknownRegion?: UnknownRegion;
 }
 

@@ -1,11 +1,14 @@
 import { GVL, PurposeRestriction, TCModel, TCString } from '@iabtechlabtcf/core';
-import { createByteLru } from '../../platform/cache/byte-lru.ts';
-import type { Db } from '../../platform/db/store.ts';
+import { createByteLru } from '../../../platform/cache/byte-lru.ts';
+import type { Db } from '../../../platform/db/store.ts';
+import {
+  type PublisherRestriction,
+  type SnapshotTcf,
+  TCF_RELEASE,
+} from '../settings/tcf-settings.service.ts';
+import type { VendorListRow } from '../tcf.repo.ts';
+import { vendorListSlice } from '../vendor-list/vendor-list-view.ts';
 import { CONSENT_ONLY_PURPOSES } from './tc-string-rules.ts';
-import type { VendorListRow } from './tcf.repo.ts';
-import { TCF_RELEASE } from './tcf-release.ts';
-import type { PublisherRestriction, SnapshotTcf } from './tcf-settings.ts';
-import { vendorListSlice } from './vendor-list-view.ts';
 
 /**
  * A recorded TC string as tcf.js would serve it today (sdk/src/tcf/tc-model.ts, `encodeChoice`

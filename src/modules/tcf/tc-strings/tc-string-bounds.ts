@@ -22,7 +22,7 @@
  * many bits follow, not that the last one is set.
  */
 
-import { Bits, BitsEnded, base64urlValues } from '../../shared/base64url-bits.ts';
+import { Bits, BitsEnded, base64urlValues } from '../../../shared/base64url-bits.ts';
 
 /** The longest TC string accepted (the request schema's bound too). */
 export const MAX_TC_STRING_LENGTH = 10_000;

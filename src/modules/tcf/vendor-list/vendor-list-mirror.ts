@@ -1,15 +1,14 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Clock } from '../../platform/clock.ts';
-import { describeError } from '../../platform/db/pg-errors.ts';
-import type { Db, Store, Tx } from '../../platform/db/store.ts';
-import { mirrorStorageDisclosures, type StorageDisclosureMirrorDeps } from './storage-disclosure-mirror.ts';
-import { type MirrorStateRow, tcfRepo } from './tcf.repo.ts';
+import type { Clock } from '../../../platform/clock.ts';
+import { describeError } from '../../../platform/db/pg-errors.ts';
+import type { Db, Store, Tx } from '../../../platform/db/store.ts';
+import {
+  mirrorStorageDisclosures,
+  type StorageDisclosureMirrorDeps,
+} from '../storage-disclosure/storage-disclosure-mirror.ts';
+import { type MirrorStateRow, tcfRepo } from '../tcf.repo.ts';
 import { checkLanguageFile, checkVendorList, isSampleVendorList } from './vendor-list-shape.ts';
 import { describeSource, readSourceFile, SourceError } from './vendor-list-source.ts';
-
-/** The worker's recurring job: it wakes every minute and fetches when the mirror state says it is due. */
-export const VENDOR_LIST_JOB = 'tcf.vendor-list';
-export const VENDOR_LIST_POLL_MS = 60_000;
 
 /**
  * How long a fetched list is fresh: the host's `max-age`, kept between a floor (a host saying 0

@@ -10,8 +10,8 @@ import {
   root,
   text,
   wholeNumber,
-} from './vendor-list-fields.ts';
-import { SourceError } from './vendor-list-source.ts';
+} from '../vendor-list/vendor-list-fields.ts';
+import { SourceError } from '../vendor-list/vendor-list-source.ts';
 
 /**
  * The check of a vendor's device storage disclosure (IAB's "Vendor Device Storage & Operational

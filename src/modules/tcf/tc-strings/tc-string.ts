@@ -1,9 +1,8 @@
 import { TCModel, TCString } from '@iabtechlabtcf/core';
+import type { TcStringContext, TcStringProblem } from './tc-string.schemas.ts';
 import { tcStringBoundsError } from './tc-string-bounds.ts';
 import type { ListFacts } from './tc-string-channel-rules.ts';
-import { setIds, type TcStringContext, type TcStringRule, tcStringBreaches } from './tc-string-rules.ts';
-
-export { TC_STRING_RULES, type TcStringContext, type TcStringRule } from './tc-string-rules.ts';
+import { setIds, tcStringBreaches } from './tc-string-rules.ts';
 
 /**
  * Checks the TC string a visitor's decision carries (docs/guides/tcf.md), decoded with IAB's own
@@ -39,12 +38,6 @@ export interface TcStringSummary {
    * purpose), present only when the string carries custom purposes.
    */
   publisherCustomConsents?: number[];
-}
-
-/** Why a string is refused: a 422 of the caller's, one entry per problem, `rule` when one is named. */
-export interface TcStringProblem {
-  message: string;
-  rule?: TcStringRule;
 }
 
 export type TcStringCheck =

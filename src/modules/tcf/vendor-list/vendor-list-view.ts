@@ -32,7 +32,7 @@ type Declaration = (typeof DECLARATIONS)[number];
  * A vendor IAB removes stays in the list with its deletedDate, from which it must no longer be
  * disclosed or chosen (a date in the future announces a removal). Deleted at `at`: when the date
  * has come, or cannot be read. The views below judge at the list's own lastUpdated, so a version's
- * slice is the same bytes for ever; choosing a vendor is judged now (tcf-settings.ts).
+ * slice is the same bytes for ever; choosing a vendor is judged now (tcf-settings.service.ts).
  */
 export function isDeleted(vendor: GvlVendor, at: Date): boolean {
   if (vendor.deletedDate === undefined) return false;
@@ -78,7 +78,7 @@ export function vendorListArrays(body: Record<string, unknown>, query?: string) 
   };
 }
 
-/** What a vendor declares by id lists (the snapshot's order too: tcf-settings.ts). */
+/** What a vendor declares by id lists (the snapshot's order too: tcf-settings.service.ts). */
 export const VENDOR_ID_LISTS = [
   'purposes',
   'legIntPurposes',

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { DestinationRefused, pinnedLookup, vetDestination } from '../webhooks/webhooks.service.ts';
+import { DestinationRefused, pinnedLookup, vetDestination } from '../../webhooks/webhooks.service.ts';
 import { SourceError } from './vendor-list-source.ts';
 
 /**

@@ -1,6 +1,6 @@
-import { guardedGet } from './guarded-get.ts';
+import { guardedGet } from '../vendor-list/guarded-get.ts';
+import { MAX_JSON_DEPTH, nestsDeeperThan, SourceError } from '../vendor-list/vendor-list-source.ts';
 import { checkStorageDisclosure, type StorageDisclosure } from './storage-disclosure-shape.ts';
-import { MAX_JSON_DEPTH, nestsDeeperThan, SourceError } from './vendor-list-source.ts';
 
 /**
  * Fetches one vendor's device storage disclosure from its `deviceStorageDisclosureUrl`. The URL is

@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Clock } from '../../platform/clock.ts';
-import type { Db, Store, Tx } from '../../platform/db/store.ts';
+import type { Clock } from '../../../platform/clock.ts';
+import type { Db, Store, Tx } from '../../../platform/db/store.ts';
+import { tcfAtpList } from '../tcf.tables.ts';
 import { type AtpProvider, checkAtpList } from './atp-list-shape.ts';
 import { type AtpSourceOptions, describeAtpSource, readAtpSource } from './atp-list-source.ts';
-import { tcfAtpList } from './tcf.tables.ts';
 import { FRESHNESS, retryDelaySeconds } from './vendor-list-mirror.ts';
 import { SourceError } from './vendor-list-source.ts';
 

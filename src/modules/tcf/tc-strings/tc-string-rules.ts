@@ -1,58 +1,18 @@
 import type { TCModel } from '@iabtechlabtcf/core';
-import {
-  CHANNEL_RULES,
-  channelRuleBreaches,
-  type ListFacts,
-  type TcChannelFacts,
-} from './tc-string-channel-rules.ts';
+import type { RestrictionSetting, TcStringContext, TcStringRule } from './tc-string.schemas.ts';
+import { channelRuleBreaches, type ListFacts } from './tc-string-channel-rules.ts';
 
 /**
  * What a decoded TC string must satisfy to be recorded for a channel (docs/guides/tcf.md, "What the
  * service refuses"), beyond decoding, the CMP id and a known vendor list version (tc-string.ts).
- * Each rule has a name the 422 gives in `errors[].code`. Pure: the decoded model and what the
- * caller already holds in memory (the notice the visitor answered, the decisions resolved for it,
- * the vendor list's policy version), no store access.
+ * Each rule has a name the 422 gives in `errors[].code` (TC_STRING_RULES, tc-string.schemas.ts).
+ * Pure: the decoded model and what the caller already holds in memory (the notice the visitor
+ * answered, the decisions resolved for it, the vendor list's policy version), no store access.
  */
-export const TC_STRING_RULES = [
-  'tc_not_service_specific',
-  'tc_policy_version',
-  'tc_purpose_li_forbidden',
-  'tc_vendor_not_selected',
-  'tc_vendor_not_disclosed',
-  'tc_created_out_of_range',
-  'tc_contradicts_decisions',
-  'tc_publisher_restrictions',
-  ...CHANNEL_RULES,
-] as const;
-export type TcStringRule = (typeof TC_STRING_RULES)[number];
 
 export interface TcStringBreach {
   rule: TcStringRule;
   message: string;
-}
-
-/** What the rules read of the channel and of the decision (the notice the visitor answered). */
-export interface TcStringContext {
-  cmpId: number;
-  /** The vendors the channel chose (the notice's `tcf.vendorIds`). */
-  vendorIds: readonly number[];
-  consentMaxAgeDays: number;
-  /** The notice's purposes, in its order: custom purpose n of the Publisher TC segment is the n-th. */
-  purposes: readonly { key: string; required?: boolean }[];
-  /** The decisions as they will be recorded (resolveDecisions: every purpose of the notice). */
-  decisions: Readonly<Record<string, 'granted' | 'denied'>>;
-  /** The notice's publisher restrictions (`tcf.publisherRestrictions`; absent in older notices: none). */
-  publisherRestrictions?: readonly RestrictionSetting[];
-  /** The notice's TCF settings and vendor declarations (tc-string-channel-rules.ts). */
-  channel: TcChannelFacts;
-  now: Date;
-}
-
-/** One restriction as a channel sets it (tcf-settings.ts). */
-export interface RestrictionSetting {
-  purposeId: number;
-  type: 'not_allowed' | 'require_consent' | 'require_li';
-  vendorIds: readonly number[];
 }
 
 /** The TC string's RestrictionType numbers (0, 1, 2), by the channel's names. */

@@ -1,30 +1,12 @@
-import { type TSchema, Type } from '@sinclair/typebox';
-import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { AppError, notFound } from '../../platform/http/errors.ts';
-import { Problem } from '../../platform/http/schemas.ts';
-import type { App } from '../../platform/http/types.ts';
-import { VendorListSlice } from './tcf.schemas.ts';
-import { type TcfService, vendorListLanguage, vendorListSlice } from './tcf.service.ts';
-
-/**
- * What the vendor-list route asks of the public site endpoints (the sites module's, wired in
- * app.ts: sites and channels depend on this module, so it is given them, never imports them).
- */
-export interface VendorListSite {
-  /** The public site routes' hooks: rate limit per site and address, then resolve the site (404). */
-  onRequest: onRequestHookHandler[];
-  /** The public site routes' `:siteKey` parameter, tags and shared problems, for the document. */
-  schema: { params: TSchema; tags: string[]; problems: Record<number, object> };
-  /** The CORS headers of the request's Origin for its site (none for an unregistered one). */
-  corsHeaders(request: FastifyRequest): Record<string, string>;
-  /** The TCF part of the site's config version (its current one when undefined); null: no such version. */
-  config(
-    request: FastifyRequest,
-    configVersion: number | undefined,
-  ): Promise<{ tcf: { vendorListVersion: number; vendorIds: number[] } | null } | null>;
-  /** Whether any config version of the site's channel was made with that vendor list version. */
-  usesVendorList(request: FastifyRequest, vendorListVersion: number): Promise<boolean>;
-}
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+import { AppError, notFound } from '../../../platform/http/errors.ts';
+import { Problem } from '../../../platform/http/schemas.ts';
+import type { App } from '../../../platform/http/types.ts';
+import { type VendorListSite, VendorListSlice } from '../tcf.schemas.ts';
+import type { TcfService } from '../tcf.service.ts';
+import { vendorListLanguage } from './vendor-list-mirror.ts';
+import { vendorListSlice } from './vendor-list-view.ts';
 
 /** A version of a list and of a config never changes: with both named, the answer never does either. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';

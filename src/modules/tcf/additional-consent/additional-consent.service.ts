@@ -4,7 +4,7 @@
  * (docs/guides/tcf.md, "Google Additional Consent").
  */
 
-import { parseAcString } from '../../shared/additional-consent.ts';
+import { parseAcString } from '../../../shared/additional-consent.ts';
 
 export const AC_RULES = ['ac_invalid', 'ac_provider_not_selected', 'ac_not_expected'] as const;
 export type AcRule = (typeof AC_RULES)[number];
