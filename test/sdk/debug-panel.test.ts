@@ -4,7 +4,7 @@ import { expectProblemShape } from '../helpers/http.ts';
 import { createReadySite } from '../helpers/sites.ts';
 import { skipWith } from '../helpers/skip.ts';
 import { axeViolations, describeViolations } from './axe.ts';
-import { BANNER, sdkFixture } from './fixture.ts';
+import { BANNER, SHOTS, sdkFixture } from './fixture.ts';
 import { browserSkipReason, createSite, type Site, shopPage } from './harness.ts';
 import { regionHelpers, US_OPT_OUT } from './regions-helpers.ts';
 
@@ -66,6 +66,7 @@ describe.skipIf(skipWith(browserSkipReason))(
           'blocked iframe /ad.html (marketing): not loaded',
         ]);
 
+      await page.screenshot({ path: `${SHOTS}/debug-panel-1280.png` });
       await page.click(panelAction('accept-all'));
       await expect.poll(() => f.ran(page)).toHaveLength(4);
       await expect
@@ -169,9 +170,10 @@ describe.skipIf(skipWith(browserSkipReason))(
       expect(box!.x).toBeGreaterThanOrEqual(0);
       expect(box!.x + box!.width).toBeLessThanOrEqual(390);
       expect(await page.locator(PANEL).evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+      await page.screenshot({ path: `${SHOTS}/debug-panel-390.png` });
 
-      // The last control of the panel, then Tab: focus goes on into the page (no trap).
-      const last = page.locator(panelAction('clear-override'));
+      // The panel's last stop (its timeline, which scrolls), then Tab: focus goes on into the page.
+      const last = page.locator(inPanel('[role="log"]'));
       await last.focus();
       await page.keyboard.press('Tab');
       expect(await page.evaluate(() => document.activeElement?.hasAttribute('data-consent-debug'))).toBe(

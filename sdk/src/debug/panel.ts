@@ -126,7 +126,8 @@ function createPanel(i: Debugged): Panel {
     h('h3', {}, 'Blocked elements'),
     elements,
     h('h3', { id: 'csd-timeline' }, 'Timeline'),
-    h('div', { class: 'log', role: 'log', 'aria-labelledby': 'csd-timeline' }, timeline),
+    // Focusable: a keyboard scrolls it when it overflows.
+    h('div', { class: 'log', role: 'log', 'aria-labelledby': 'csd-timeline', tabindex: '0' }, timeline),
   );
   root.append(h('style', {}, PANEL_CSS), panel);
 
