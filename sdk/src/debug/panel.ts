@@ -3,7 +3,8 @@ import { h } from '../dom.ts';
 import { readConsent } from '../storage.ts';
 import type { ConsentApi } from '../types.ts';
 import { whenBody } from '../when.ts';
-import { blockedElements, regionCode, storedSummary } from './describe.ts';
+import { regionCode, storedSummary } from './describe.ts';
+import { blockedElements } from './elements.ts';
 import { PANEL_CSS } from './styles.ts';
 import { type TimelineEvent, watchSdk } from './timeline.ts';
 
