@@ -164,6 +164,16 @@ describe.skipIf(skipWith(browserSkipReason))(
       await page.locator(PANEL).waitFor();
       await expect.poll(() => text(page, '[data-debug="outcome"]')).toBe('No choice stored');
 
+      // What the SDK says went wrong is on the timeline too: here a refused identity token.
+      expect(await page.evaluate("window.ConsentService.identify('not-a-token')")).toBe(false);
+      await expect
+        .poll(() => timeline(page))
+        .toEqual(
+          expect.arrayContaining([
+            expect.stringMatching(/^error: .*identity token not accepted: HTTP 4\d\d$/),
+          ]),
+        );
+
       const violations = await axeViolations(page, '[data-consent-debug]');
       expect(violations, describeViolations(violations)).toEqual([]);
       const box = await page.locator(PANEL).boundingBox();
