@@ -3,8 +3,9 @@ import { h } from '../dom.ts';
 import { readConsent } from '../storage.ts';
 import type { ConsentApi } from '../types.ts';
 import { whenBody } from '../when.ts';
-import { regionCode, storedSummary } from './describe.ts';
+import { storedSummary } from './describe.ts';
 import { blockedElements } from './elements.ts';
+import { clearOverride, keepOverride, readOverride, SUGGESTED_REGIONS } from './override.ts';
 import { PANEL_CSS } from './styles.ts';
 import { type TimelineEvent, watchSdk } from './timeline.ts';
 
@@ -13,29 +14,6 @@ interface Panel {
   show(): void;
 }
 type Debugged = Instance & { debugPanel?: Panel };
-
-/** The override's key: the one sdk.js reads as the page loads (sdk/src/debug-loader.ts). */
-const overrideKey = (siteKey: string) => `cs_debug_${siteKey}`;
-
-const SUGGESTED_REGIONS: Array<[string, string]> = [
-  ['DE', 'Germany (EU)'],
-  ['FR', 'France (EU)'],
-  ['GB', 'United Kingdom'],
-  ['US-CA', 'California'],
-  ['US-TX', 'Texas'],
-  ['US', 'United States'],
-  ['CA-QC', 'Quebec'],
-  ['BR', 'Brazil'],
-  ['JP', 'Japan'],
-];
-
-function readOverride(siteKey: string): string | null {
-  try {
-    return sessionStorage.getItem(overrideKey(siteKey));
-  } catch {
-    return null;
-  }
-}
 
 const clock = (at: number) => {
   const d = new Date(at);
@@ -270,13 +248,8 @@ function createPanel(i: Debugged): Panel {
   });
 
   function setOverride() {
-    const code = regionCode(input.value);
-    if (!code) return fill(message, 'Not a region code: use ISO 3166, such as DE or US-CA.');
-    try {
-      sessionStorage.setItem(overrideKey(i.siteKey), code);
-    } catch {
-      return fill(message, 'This browser refused sessionStorage here, so the region cannot be kept.');
-    }
+    const refused = keepOverride(i.siteKey, input.value);
+    if (refused) return fill(message, refused);
     location.reload();
   }
 
@@ -290,11 +263,7 @@ function createPanel(i: Debugged): Panel {
     else if (action === 'close') hide();
     else if (action === 'override') setOverride();
     else if (action === 'clear-override') {
-      try {
-        sessionStorage.removeItem(overrideKey(i.siteKey));
-      } catch {
-        // nothing kept, nothing to clear
-      }
+      clearOverride(i.siteKey);
       location.reload();
     }
   });
