@@ -3,7 +3,7 @@
  * `GET /v1/public/sites/:siteKey/sdk.js` serves, and one bundle per lazily loaded piece
  * (sdk/src/bundle-urls.ts): gpp.js (sdk/src/gpp, the IAB GPP CMP API, larger than the SDK's whole
  * budget), tcf.js (sdk/src/tcf, the IAB TCF CMP API and its two layers), notice.js, handoff.js,
- * import.js and identity.js, which `…/<piece>.js` serves and the SDK loads only where they apply.
+ * import.js, identity.js and debug.js (the developer panel, test channels only), which `…/<piece>.js` serves and the SDK loads only where they apply.
  * src/modules/sites/sdk-bundle.ts reads them. package.json runs this on `postinstall`, and on
  * `prestart` with `--if-changed` (a build only when sdk/src changed since the last one), so
  * `npm install && npm start` serves the current source with no extra step; `npm run build:sdk` runs
@@ -26,14 +26,20 @@ const SDK_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const SDK_ENTRY = path.join(SDK_DIR, 'src', 'index.ts');
 export const SDK_BUNDLE_FILE = path.join(SDK_DIR, 'dist', 'sdk.js');
 
-/** Each lazily loaded piece's entry, and the pieces it loads itself (tcf.js loads gpp.js). */
-const PIECES: Record<Piece, { entry: string; loads: Piece[] }> = {
+/**
+ * Each lazily loaded piece's entry, and the pieces it loads itself (tcf.js loads gpp.js).
+ * `unversioned`: sdk.js names it by its plain URL, cached for minutes, not by a content hash:
+ * the developer panel is for a site's developers, and a hash would be bytes of sdk.js that every
+ * visitor pays for a year of caching that only a developer would have used.
+ */
+const PIECES: Record<Piece, { entry: string; loads: Piece[]; unversioned?: true }> = {
   gpp: { entry: path.join(SDK_DIR, 'src', 'gpp', 'index.ts'), loads: [] },
   tcf: { entry: path.join(SDK_DIR, 'src', 'tcf', 'index.ts'), loads: ['gpp'] },
   notice: { entry: path.join(SDK_DIR, 'src', 'notice', 'index.ts'), loads: [] },
   handoff: { entry: path.join(SDK_DIR, 'src', 'handoff', 'index.ts'), loads: [] },
   import: { entry: path.join(SDK_DIR, 'src', 'import', 'index.ts'), loads: [] },
   identity: { entry: path.join(SDK_DIR, 'src', 'identity', 'index.ts'), loads: [] },
+  debug: { entry: path.join(SDK_DIR, 'src', 'debug', 'index.ts'), loads: [], unversioned: true },
 };
 export const PIECE_NAMES = Object.keys(PIECES) as Piece[];
 export const pieceFile = (piece: Piece) => path.join(SDK_DIR, 'dist', `${piece}.js`);
@@ -74,7 +80,7 @@ const versionsOf = (built: Partial<Record<Piece, string>>, pieces: Piece[]) => (
 
 /**
  * Every bundle: the pieces first, in the order their URLs need (a piece that loads another is built
- * after it, and given its version), then sdk.js, given every piece's. `sdkPlugins`: esbuild plugins
+ * after it, and given its version), then sdk.js, given every versioned piece's. `sdkPlugins`: esbuild plugins
  * for sdk.js alone (a test measures what a part of it weighs by replacing that part).
  */
 export async function buildAll(
@@ -87,7 +93,8 @@ export async function buildAll(
     const [piece] = pending.splice(at, 1);
     built[piece] = await bundle(PIECES[piece].entry, versionsOf(built, PIECES[piece].loads));
   }
-  const sdk = await bundle(SDK_ENTRY, versionsOf(built, PIECE_NAMES), sdkPlugins);
+  const named = PIECE_NAMES.filter((piece) => !PIECES[piece].unversioned);
+  const sdk = await bundle(SDK_ENTRY, versionsOf(built, named), sdkPlugins);
   return { sdk, pieces: built as Record<Piece, string> };
 }
 

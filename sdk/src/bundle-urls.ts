@@ -8,15 +8,17 @@
  * - notice: the notice and the "Your Privacy Choices" button of the notice-only and opt-out regimes;
  * - handoff: the choice handed to a sibling domain, and taken from one (crossDomain);
  * - import: another CMP's cookie read into a decision (imports);
- * - identity: a signed-in visitor's account choice (docs/guides/signed-in-visitors.md).
+ * - identity: a signed-in visitor's account choice (docs/guides/signed-in-visitors.md);
+ * - debug: the developer panel, on test channels only (docs/guides/developer-panel.md).
  */
-export type Piece = 'gpp' | 'tcf' | 'notice' | 'handoff' | 'import' | 'identity';
+export type Piece = 'gpp' | 'tcf' | 'notice' | 'handoff' | 'import' | 'identity' | 'debug';
 
 /**
  * The content hashes of the pieces this build goes with, put here by the build (esbuild's
  * `define`): `…/gpp.js?v=<hash>` is then one immutable version that a browser keeps for a year and
  * never revalidates; a new build names a new URL. Built without them (a bundler of the npm
- * package), the plain URL is used, which caches for minutes.
+ * package), the plain URL is used, which caches for minutes; debug.js always goes by its plain URL
+ * (sdk/build.ts: a hash in sdk.js would cost every visitor bytes for the developers' panel).
  */
 declare const __CONSENT_VERSIONS__: Partial<Record<Piece, string>> | undefined;
 

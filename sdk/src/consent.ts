@@ -2,6 +2,7 @@ import { type Action, showBanner, type View } from './banner.ts';
 import { activateBlocked, watchBlocked } from './blocking.ts';
 import { CHOICES } from './choices.ts';
 import { setConsentDefaults, updateConsentMode } from './consent-mode.ts';
+import { debugRegion, openDebug } from './debug-loader.ts';
 import { consentModeState, decide, decidedByGpc, pickLanguage } from './decisions.ts';
 import { regionQuery } from './declared-region.ts';
 import { type Dialog, dialog } from './dom.ts';
@@ -55,20 +56,20 @@ export interface ConsentOptions {
 }
 
 /** The site's config for this visitor and what follows from it: fixed once the SDK has it. */
-interface Ready {
+export interface Ready {
   config: SiteConfig;
   policy: Policy;
   language: string;
 }
 
 /** An instance that has its config: what every step after the start works on. */
-type Live = Instance & Ready;
+export type Live = Instance & Ready;
 
 /**
  * One SDK instance's state: every instance has its own record and its own UI (banner, notice,
  * layers), so nothing of one page's SDK lives in module state.
  */
-interface Instance {
+export interface Instance {
   siteKey: string;
   /** The service's base URL, without a trailing slash. */
   base: string;
@@ -348,7 +349,7 @@ function start(i: Instance, config: SiteConfig) {
   integrationDefaults(config);
   const language = pickLanguage(config, navigator.language);
   const s: Live = Object.assign(i, { config, policy: policyOf(config), language });
-  const gppLoad = loadGpp(base, siteKey, config);
+  const gppLoad = loadGpp(site, config);
   const tcfLoad = loadTcf({ site, siteKey, config, language });
   // A signed-in visitor: the account's choice first, so a current one never flashes the banner.
   const accountLoad = identityToken ? signInWith(site, identityToken) : null;
@@ -453,7 +454,9 @@ export function createConsent(options: ConsentOptions): ConsentApi {
   // First, before any tag can run: Consent Mode denied until the visitor decides.
   setConsentDefaults();
   const site = `${base}/v1/public/sites/${encodeURIComponent(siteKey)}`;
-  const region = regionQuery(siteKey, options.region ?? null);
+  // The developer panel's region for this tab (test channels) wins over `data-region`.
+  const override = debugRegion(siteKey);
+  const region = regionQuery(siteKey, override || (options.region ?? null));
   const i: Instance = {
     siteKey,
     base,
@@ -546,7 +549,10 @@ export function createConsent(options: ConsentOptions): ConsentApi {
         s.banner.close(false);
         startOver(s);
       }),
+    // Test channels only: debugRegion said undefined on a live one.
+    debug: () => override !== undefined && openDebug(site, i),
   };
   sites[siteKey] = api;
+  if (override != null || /[#&]cs_debug/.test(location.hash)) api.debug();
   return api;
 }

@@ -12,10 +12,11 @@ export function regionQuery(siteKey: string, region: string | null): string {
   return query;
 }
 
+/** Whether a site key is a test channel's: only there a declared region, and the developer panel, apply. */
+export const onTestChannel = (siteKey: string) => siteKey.startsWith('site_test_');
+
 /** The rule itself, shared with the headless core (packages/core): the query, or '' when not sent. */
 export function declaredRegionQuery(siteKey: string, region: string): string {
   const code = region.trim().toUpperCase();
-  return siteKey.startsWith('site_test_') && /^[A-Z]{2}(-[A-Z0-9]{1,3})?$/.test(code)
-    ? `?region=${code}`
-    : '';
+  return onTestChannel(siteKey) && /^[A-Z]{2}(-[A-Z0-9]{1,3})?$/.test(code) ? `?region=${code}` : '';
 }

@@ -10,15 +10,14 @@ export const GPP_TIMEOUT_MS = 5000;
 type Registered = { start(cmpId: number, sections?: string, region?: string | null): GppHandle };
 
 /**
- * Loads gpp.js from the service (the only host the SDK talks to) and starts it with the channel's
+ * Loads gpp.js from the service (`site`: `…/v1/public/sites/<siteKey>`, the only host the SDK talks to) and starts it with the channel's
  * CMP id. Null (not a promise) when GPP does not apply, so the SDK goes on in the same task; a promise
  * of null when the bundle fails to load or register within GPP_TIMEOUT_MS: the SDK works without
  * GPP, it only loses the IAB signal.
  */
-export function loadGpp(base: string, siteKey: string, config: SiteConfig): Promise<GppHandle | null> | null {
+export function loadGpp(site: string, config: SiteConfig): Promise<GppHandle | null> | null {
   if (!gppApplies(config)) return null;
-  const src = pieceUrl(`${base}/v1/public/sites/${encodeURIComponent(siteKey)}`, 'gpp');
-  return loadBundle(src, '__consentServiceGpp', GPP_TIMEOUT_MS, (gpp: Registered) =>
+  return loadBundle(pieceUrl(site, 'gpp'), '__consentServiceGpp', GPP_TIMEOUT_MS, (gpp: Registered) =>
     gpp.start(config.gppCmpId as number, config.gppSections, config.region?.code),
   );
 }

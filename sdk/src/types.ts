@@ -145,6 +145,11 @@ export interface ConsentApi {
   identify(token: string): Promise<boolean>;
   /** Signs the visitor out: forgets the account and this device's copy of its choice, and asks again. */
   forget(): void;
+  /**
+   * Opens the developer panel (docs/guides/developer-panel.md), as `#cs_debug` in the page's URL
+   * does: on test channels only; on a live channel it does nothing.
+   */
+  debug(): void;
 }
 
 /** A decision not yet acknowledged by the service; kept in localStorage so a reload retries it. */

@@ -21,6 +21,7 @@ const PIECE_GZIP_BOUNDS: Record<string, number> = {
   handoff: 4 * 1024,
   import: 4 * 1024,
   identity: 4 * 1024,
+  debug: 8 * 1024,
 };
 
 const wire = (code: string) => ({ br: compress('br', code).length, gzip: compress('gzip', code).length });
@@ -44,8 +45,15 @@ describe('SDK bundles', () => {
     // The only URL the SDK requests is derived from its own src: no absolute http(s) URL is baked in.
     expect(sdk).not.toMatch(/https?:\/\//);
     // What the pieces carry stays out: the notice's markup, the handoff calls, the readers of other
-    // CMPs' cookies, and the banner's words in other languages (the config brings a channel's own).
-    for (const marker of ['data-consent-notice', '/handoffs', 'datestamp', 'Alle akzeptieren']) {
+    // CMPs' cookies, the banner's words in other languages (the config brings a channel's own), and
+    // the developer panel.
+    for (const marker of [
+      'data-consent-notice',
+      '/handoffs',
+      'datestamp',
+      'Alle akzeptieren',
+      'data-consent-debug',
+    ]) {
       expect(sdk, marker).not.toContain(marker);
     }
   });

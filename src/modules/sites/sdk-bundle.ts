@@ -12,7 +12,7 @@ import {
 
 /**
  * Where the browser SDK's built bundles are served from: `sdk/dist/sdk.js` and one file per lazily
- * loaded piece (`sdk/dist/gpp.js`, `tcf.js`, `notice.js`, `handoff.js`, `import.js`, `identity.js`) at the
+ * loaded piece (`sdk/dist/gpp.js`, `tcf.js`, `notice.js`, `handoff.js`, `import.js`, `identity.js`, `debug.js`) at the
  * repository root (the SDK build, sdk/build.ts, writes them). Until one exists, a placeholder script
  * is served instead. Each is read once per process, on its first request: rebuild, then restart to
  * serve a new bundle.
@@ -21,7 +21,7 @@ export const SDK_BUNDLE_PATH = fileURLToPath(new URL('../../../sdk/dist/sdk.js',
 const PLACEHOLDER_PATH = fileURLToPath(new URL('./sdk-placeholder.js', import.meta.url));
 
 /** The SDK's lazily loaded pieces, each served as `…/<piece>.js` (sdk/src/bundle-urls.ts). */
-export const SDK_PIECES = ['gpp', 'tcf', 'notice', 'handoff', 'import', 'identity'] as const;
+export const SDK_PIECES = ['gpp', 'tcf', 'notice', 'handoff', 'import', 'identity', 'debug'] as const;
 export type SdkPiece = (typeof SDK_PIECES)[number];
 const piecePath = (piece: SdkPiece) =>
   fileURLToPath(new URL(`../../../sdk/dist/${piece}.js`, import.meta.url));

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { type BundleEncoding, negotiate } from '../../platform/http/bundle-encodings.ts';
 import { notModified } from '../../platform/http/conditional.ts';
+import { AppError } from '../../platform/http/errors.ts';
 import { Envelope, envelope, NotModified, Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { configResponse, regionalCacheControl } from './config-response.ts';
@@ -43,7 +44,24 @@ const PIECE_ROUTES: Array<[SdkPiece, string, string]> = [
     'getIdentityBundle',
     'The sign-in of a visitor with an identity token (application/javascript), which the SDK loads for signed-in visitors (docs/guides/signed-in-visitors.md)',
   ],
+  [
+    'debug',
+    'getDebugBundle',
+    'The developer panel (application/javascript), which the SDK loads on test channels when the page’s URL has #cs_debug or the page calls ConsentService.debug() (docs/guides/developer-panel.md); 404 for a live channel’s site key',
+  ],
 ];
+
+/**
+ * The developer panel shows a visitor's stored choice and lets the page override their region: a
+ * tool for building a site, never for its visitors, so a live channel's site key is refused it.
+ */
+function debugOnTestOnly(site: Site): void {
+  if (site.channel.environment !== 'test')
+    throw new AppError(
+      'not_found',
+      'The developer panel (debug.js) exists on test channels only, and this site key is a live channel’s: open the page with the test channel’s site key (site_test_…) and #cs_debug in its URL.',
+    );
+}
 const STATIC_CACHE_CONTROL = 'public, max-age=300';
 /** A bundle asked for by its version (`?v=`, its content hash): that URL never names other bytes. */
 const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
@@ -223,6 +241,7 @@ export function siteAssetsRoutes(
     summary: string,
     what: string,
     bundle: () => SdkBundle,
+    check?: (site: Site) => void,
   ) {
     app.get(
       `/v1/public/sites/:siteKey/${file}`,
@@ -246,7 +265,10 @@ export function siteAssetsRoutes(
           },
         },
       },
-      async (request, reply) => sendBundle(request, reply, bundle()),
+      async (request, reply) => {
+        check?.(siteOf(request));
+        return sendBundle(request, reply, bundle());
+      },
     );
   }
 
@@ -295,6 +317,13 @@ export function siteAssetsRoutes(
     },
   );
   for (const [piece, operationId, summary] of PIECE_ROUTES) {
-    bundleRoute(`${piece}.js`, operationId, summary, `The ${piece}.js bundle`, () => pieceBundle(piece));
+    bundleRoute(
+      `${piece}.js`,
+      operationId,
+      summary,
+      `The ${piece}.js bundle`,
+      () => pieceBundle(piece),
+      piece === 'debug' ? debugOnTestOnly : undefined,
+    );
   }
 }
