@@ -45,7 +45,11 @@ async function registrySkipReason(): Promise<string | null> {
     await run('npm', ['ping', '--fetch-timeout=10000', '--fetch-retries=0'], { timeout: 20_000 });
     return null;
   } catch (error) {
-    return `the npm registry is unreachable (npm ping: ${String((error as Error).message).split('\n')[0]}): the Vite project installs vite and react from it`;
+    const { stderr, message } = error as { stderr?: string; message: string };
+    // npm's line that says what failed (FetchError: request to … failed, reason: …), else its first.
+    const lines = (stderr || message).trim().split('\n');
+    const said = (lines.find((line) => /Error:/.test(line)) ?? lines[0]).replace(/^npm error\s+/, '');
+    return `the npm registry is unreachable (npm ping: ${said}): the Vite project installs vite and react from it`;
   }
 }
 const registryReason = await registrySkipReason();
