@@ -5,7 +5,7 @@
 # that no process, temporary file or database of that run is left. .ci/run calls it after the suites;
 # it takes about half a minute. test/helpers/lazy-resources-global.ts does the undoing.
 #
-# Usage: scripts/check-interrupted-suite.sh [test file]   (default test/sdk/banner.test.ts)
+# Usage: [INTERRUPT_GROUP=1] scripts/check-interrupted-suite.sh [test file]   (default test/sdk/banner.test.ts)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -64,7 +64,10 @@ cleanup() {
 trap cleanup EXIT
 
 start=$SECONDS
-env "$mark" TMPDIR="$run_tmp" ${db:+DATABASE_URL="$run_url"} \
+# In a session of its own, so that INTERRUPT_GROUP=1 can send the signal to the whole process group,
+# as Ctrl-C in a terminal does (every worker and child gets it too); by default only vitest gets it,
+# as from `kill -INT`, and the run must stop the rest itself.
+setsid env "$mark" TMPDIR="$run_tmp" ${db:+DATABASE_URL="$run_url"} \
   node node_modules/vitest/vitest.mjs run "$file" --reporter=default >"$log" 2>&1 &
 vitest=$!
 
@@ -80,7 +83,7 @@ for ((i = 0; ; i++)); do
   sleep 0.1
 done
 echo "interrupting vitest (pid $vitest) $((SECONDS - start)) s in, with: $(marked_processes | grep -c .) processes of the run${db:+, databases $(run_databases | tr '\n' ' ')}"
-kill -INT "$vitest"
+if [ "${INTERRUPT_GROUP:-0}" = 1 ]; then kill -INT -- "-$vitest"; else kill -INT "$vitest"; fi
 
 status=0
 for ((i = 0; i < 600; i++)); do
