@@ -5,11 +5,14 @@
 # that no process, temporary file or database of that run is left. .ci/run calls it after the suites;
 # it takes about half a minute. test/helpers/lazy-resources-global.ts does the undoing.
 #
-# Usage: [INTERRUPT_GROUP=1] scripts/check-interrupted-suite.sh [test file]   (default test/sdk/banner.test.ts)
+# Usage: [INTERRUPT_GROUP=1] [INTERRUPT_SIGNAL=TERM] scripts/check-interrupted-suite.sh [test file]   (default test/sdk/banner.test.ts)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 file=${1:-test/sdk/banner.test.ts}
+# INT (Ctrl-C) by default; TERM (a CI job cancelled) must undo the run the same way, exiting 143.
+signal=${INTERRUPT_SIGNAL:-INT}
+case $signal in INT) expected=130 ;; TERM) expected=143 ;; *) echo "INTERRUPT_SIGNAL must be INT or TERM" >&2 && exit 2 ;; esac
 # What finds this run's processes, whatever their parent now: every process vitest starts inherits
 # the variable (the suite marks its processes the same way, with a mark of its own).
 mark_name=CONSENT_SERVICE_INTERRUPT_CHECK
@@ -83,16 +86,16 @@ for ((i = 0; ; i++)); do
   sleep 0.1
 done
 echo "interrupting vitest (pid $vitest) $((SECONDS - start)) s in, with: $(marked_processes | grep -c .) processes of the run${db:+, databases $(run_databases | tr '\n' ' ')}"
-if [ "${INTERRUPT_GROUP:-0}" = 1 ]; then kill -INT -- "-$vitest"; else kill -INT "$vitest"; fi
+if [ "${INTERRUPT_GROUP:-0}" = 1 ]; then kill "-$signal" -- "-$vitest"; else kill "-$signal" "$vitest"; fi
 
 status=0
 for ((i = 0; i < 600; i++)); do
   kill -0 "$vitest" 2>/dev/null || break
   sleep 0.1
 done
-kill -0 "$vitest" 2>/dev/null && fail "vitest still runs 60 s after SIGINT"
+kill -0 "$vitest" 2>/dev/null && fail "vitest still runs 60 s after SIG$signal"
 wait "$vitest" || status=$?
-[ "$status" = 130 ] || fail "vitest exited with $status after SIGINT, not 130"
+[ "$status" = "$expected" ] || fail "vitest exited with $status after SIG$signal, not $expected"
 
 left=$(marked_processes)
 [ -z "$left" ] || fail "processes left running after the interrupt:
@@ -104,5 +107,5 @@ if [ -n "$db" ]; then
   databases=$(run_databases)
   [ -z "$databases" ] || fail "databases left after the interrupt: $databases"
 fi
-grep -q "SIGINT: stopping the run's processes" "$log" || fail "the run did not say it was undoing itself"
-echo "interrupted run: exit 130, no process, temporary file${db:+ or database} left ($((SECONDS - start)) s)"
+grep -q "SIG$signal: stopping the run's processes" "$log" || fail "the run did not say it was undoing itself"
+echo "interrupted run (SIG$signal): exit $expected, no process, temporary file${db:+ or database} left ($((SECONDS - start)) s)"
