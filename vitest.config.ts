@@ -19,6 +19,7 @@ export default defineConfig({
             'test/helpers/per-file-database.ts',
             'test/helpers/sdk-bundles-setup.ts',
             'test/helpers/openapi-setup.ts',
+            'test/helpers/skip-notes-setup.ts',
             // Last, so its check runs after every other hook of the file.
             'test/helpers/file-isolation.ts',
           ],

@@ -4,7 +4,7 @@
  * PostgreSQL looked the same as one that passed. Every `describe.skipIf` / `it.skipIf` in test/
  * goes through `skipWith(reason)`, which prints the reason on the file's stderr and returns
  * whether to skip (test/helpers/skip-reasons.test.ts holds the rule); a test that skips itself as
- * it runs calls `context.skip(reason)`, whose reason the reporter shows beside it.
+ * it runs calls `context.skip(reason)`, whose reason skip-notes-setup.ts prints the same way.
  */
 export function skipWith(reason: string | null | false | undefined): boolean {
   if (!reason) return false;
