@@ -353,7 +353,8 @@ describe('exports: a worker that dies mid-export', () => {
       }),
     );
     const partial = await t.app.services.exports.storage.createWriteStream(fileKeyOf(row!));
-    partial.stream.write('{"partial":');
+    // The dead worker's half-written file: its process is gone, so is its descriptor.
+    await new Promise((resolve) => partial.stream.end('{"partial":', resolve));
     return claimed;
   }
 

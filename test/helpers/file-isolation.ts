@@ -38,10 +38,12 @@ const pendingTimers = new Map<number, string>();
 /** True while the check below waits: its own timers are not the file's. */
 let checking = false;
 /**
- * Timers that are not the file's: vitest's own, and PGlite's (PostgreSQL's timeouts inside the
- * embedded instance, which workers keep from file to file: embedded-instances.ts).
+ * Timers that are not the file's: vitest's own; PGlite's (PostgreSQL's timeouts inside the
+ * embedded instance, which workers keep from file to file: embedded-instances.ts); and the one
+ * timer wheel that Node's fetch (undici) keeps for the whole process.
  */
-const OWN_TIMERS = /node_modules[\\/](vitest|@vitest|tinypool|tinyspy|@electric-sql[\\/]pglite)[\\/]/;
+const OWN_TIMERS =
+  /node_modules[\\/](vitest|@vitest|tinypool|tinyspy|@electric-sql[\\/]pglite)[\\/]|node:internal\/deps\/undici/;
 const timerHook = createHook({
   init(id, type) {
     if (type !== 'Timeout' || checking) return;

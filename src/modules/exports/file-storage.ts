@@ -55,6 +55,8 @@ function flushWhileWriting(stream: fs.WriteStream) {
     });
   }, FLUSH_CHECK_MS);
   timer.unref();
+  // A stream that ends without commit or abort (a write error destroys it) stops flushing too.
+  stream.once('close', () => clearInterval(timer));
   return {
     /** Stops flushing, after the flush under way (the descriptor must outlive it). */
     async stop() {

@@ -142,7 +142,24 @@ async function fetchWithinHost(url: URL, name: string, signal: AbortSignal, time
 
 async function readHttpSource(baseUrl: string, name: string, timeoutMs: number): Promise<SourceFile> {
   const url = new URL(name, baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
-  const signal = AbortSignal.timeout(timeoutMs);
+  // Not AbortSignal.timeout: its timer stays pending for the whole timeout after the answer came;
+  // this one is cleared as soon as the file is read (or refused).
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  const signal = deadline.signal;
+  try {
+    return await readHttpAnswer(url, name, signal, timeoutMs);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function readHttpAnswer(
+  url: URL,
+  name: string,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<SourceFile> {
   const response = await fetchWithinHost(url, name, signal, timeoutMs);
   try {
     if (!response.ok) {
