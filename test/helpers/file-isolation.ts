@@ -30,40 +30,43 @@ const LIBRARY_GLOBALS = new Set<string>([
 ]);
 
 /**
- * The timers this file made that are still pending, with where each was made. Counting all of the
- * process's timers would count vitest's own (a hook's timeout), so timers made from vitest's code
- * are left out.
+ * The timers this file made that are still pending, with where each was made. Timers that others
+ * made on the file's behalf are left out, judged by the code that called setTimeout/setInterval:
+ * vitest's own (a hook's timeout), PGlite's (PostgreSQL's timeouts inside the embedded instance,
+ * which workers keep from file to file: embedded-instances.ts), and the one timer wheel that Node's
+ * fetch (undici) keeps for the whole process.
  */
 const pendingTimers = new Map<number, string>();
 /** True while the check below waits: its own timers are not the file's. */
 let checking = false;
-/**
- * Timers that are not the file's: vitest's own; PGlite's (PostgreSQL's timeouts inside the
- * embedded instance, which workers keep from file to file: embedded-instances.ts); and the one
- * timer wheel that Node's fetch (undici) keeps for the whole process.
- */
-const OWN_TIMERS =
+const NOT_THE_FILES =
   /node_modules[\\/](vitest|@vitest|tinypool|tinyspy|@electric-sql[\\/]pglite)[\\/]|node:internal\/deps\/undici/;
+/** Frames between setTimeout's caller and this hook: node's timers, async hooks, this file. */
+const PLUMBING =
+  /node:internal\/(async_hooks|timers)|node:timers|file-isolation\.ts|at new Promise|<anonymous>/;
+
+/** The frames of a timer's stack from the code that made it on (the hook's own frames dropped). */
+const callerFrames = (stack: string) =>
+  stack
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim())
+    .filter((frame) => !PLUMBING.test(frame));
+
 const timerHook = createHook({
   init(id, type) {
     if (type !== 'Timeout' || checking) return;
     const stack = new Error().stack ?? '';
-    if (!OWN_TIMERS.test(stack)) pendingTimers.set(id, stack);
+    if (!NOT_THE_FILES.test(callerFrames(stack)[0] ?? '')) pendingTimers.set(id, stack);
   },
   destroy(id) {
     pendingTimers.delete(id);
   },
 }).enable();
 
-/** Where a pending timer was made: the first frame outside node's internals and this file. */
+/** Where a pending timer was made: its caller and the caller's caller. */
 function madeAt(stack: string): string {
-  const frames = stack
-    .split('\n')
-    .slice(1)
-    .map((line) => line.trim());
-  const outside = (frame: string) =>
-    !/node:|<anonymous>|file-isolation\.ts/.test(frame) && !frame.startsWith('at new Promise');
-  return frames.filter(outside).slice(0, 2).join(' < ') || frames.slice(0, 12).join(' < ');
+  return callerFrames(stack).slice(0, 2).join(' < ');
 }
 
 type Handles = { servers: number; children: number; postgres: number };
