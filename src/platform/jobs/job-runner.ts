@@ -166,6 +166,9 @@ export function createJobRunner(options: JobRunnerOptions) {
         if (kind.everyMs !== undefined)
           await scheduleRecurring(tx, job.kind, new Date(clock.now().getTime() + kind.everyMs));
       });
+      // At debug level only (LOG_LEVEL=debug): a job's end is otherwise silent, and this line is
+      // what shows that a round ran (tests wait for it before checking that nothing else happened).
+      log.debug({ jobId: job.id, kind: job.kind }, 'job succeeded');
     } catch (error) {
       // Stored as lastError and shown in logs: never the data a database error carried.
       const message = error instanceof RetryJobAt ? error.message : describeError(error);
