@@ -106,7 +106,7 @@ describe('a decision with a TC string', () => {
     });
     expect(state.status, state.text).toBe(200);
     expect(state.body.data.tcStringRecorded).toBe(value);
-    // What tcf.js would serve now: re-encoded (test/consent-state/served-tc-string.test.ts).
+    // What tcf.js would serve now: re-encoded (test/evidence/consent-state-served-tc-string.test.ts).
     expect(state.body.data.tcString).toEqual(expect.any(String));
     const newer = tcString({ vendorConsents: [1] });
     expect((await decide(site, { subjectId, tcString: newer })).status).toBe(201);

@@ -18,7 +18,7 @@ import { CONSENT_ONLY_PURPOSES } from './tc-string-rules.ts';
  * IAB deleted, keeps no signal and is no longer disclosed (the library drops what its list lacks);
  * the dates, the language and the screen stay the choice's. This mirrors tcf.js rule for rule:
  * the SDK's file cannot be imported here (it is browser code bundled apart), and a change to one
- * must be made to the other (test/consent-state/served-tc-string.test.ts compares them).
+ * must be made to the other (test/evidence/consent-state-served-tc-string.test.ts compares them).
  */
 
 /** The channel as tcf.js sees it now: its current config's TCF settings and its own purposes. */

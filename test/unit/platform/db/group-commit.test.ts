@@ -3,7 +3,7 @@ import { createGroupCommit } from '../../../../src/platform/db/group-commit.ts';
 
 /**
  * The batching policy alone, with a commit that settles when the test says so (the consent write's
- * statements through a real database are counted in test/sites/consent-write-statements.test.ts).
+ * statements through a real database are counted in test/consent/consent-write-statements.test.ts).
  */
 function harness(options: { maxInFlight: number; minBatchWhileBusy?: number }) {
   const batches: number[][] = [];
