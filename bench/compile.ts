@@ -1,5 +1,5 @@
 /**
- * Issue 17 item 9: a compiled build of a checkout, to measure a start with plain `node` against
+ * A compiled build of a checkout, to measure a start with plain `node` against
  * today's tsx start (bench/writepath.ts --scenario a|b --before DIR, and start-up times):
  *
  *   npx tsx bench/compile.ts DIR     # writes DIR/build (DIR: a worktree of this repository)

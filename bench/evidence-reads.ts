@@ -1,5 +1,5 @@
 /**
- * Issue 45's read figures: evidence pages and `POST /v1/consent-state/lookups` (100 subjects) on a
+ * The read figures: evidence pages and `POST /v1/consent-state/lookups` (100 subjects) on a
  * filled evidence table, before and after partitioning, in one run on PostgreSQL:
  *
  *   npx tsx bench/evidence-reads.ts [--before DIR] [--events 1000000] [--runs 100]

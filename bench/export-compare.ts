@@ -1,5 +1,5 @@
 /**
- * Issue 23's export measurement (scenario e, before and after, one seeded database):
+ * The export measurement (scenario e, before and after, one seeded database):
  *
  *   npx tsx bench/export-compare.ts [--events 1000000] [--before DIR] [--rounds 3]
  *

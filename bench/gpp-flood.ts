@@ -1,5 +1,5 @@
 /**
- * Issue 40 item 1: one organization floods GPP strings that stopped the shared decoder, while
+ * One organization floods GPP strings that stopped the shared decoder, while
  * another organization's site records valid GPP decisions. In one run, per side:
  *
  *   npx tsx bench/gpp-flood.ts [--before DIR] [--embedded] [--seconds 12] [--attack-rate 2] [--victim-rate 2]

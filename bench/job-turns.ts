@@ -1,5 +1,5 @@
 /**
- * Issue 40 item 4's measurement: how long a newcomer's single job waits while capped organizations
+ * The measurement: how long a newcomer's single job waits while capped organizations
  * hold backlogs of the same kind.
  *
  *   npx tsx bench/job-turns.ts [--orgs 10,20] [--backlog 3] [--job-ms 300] [--embedded]

@@ -1,5 +1,5 @@
 /**
- * `POST /v1/consent-state/lookups` for 100 subjects, p50/p99, on PostgreSQL (issue 45 item 5), on a
+ * `POST /v1/consent-state/lookups` for 100 subjects, p50/p99, on PostgreSQL, on a
  * channel without TCF and on a TCF channel whose decisions carry TC strings, each subject with many
  * events (the old read walked them all for a TC string). With `--before <checkout>` the same
  * database is also served by that checkout, and the two are measured in alternating rounds.

@@ -1,5 +1,5 @@
 /**
- * Issue 45 item 3's measurement: retention on a filled evidence table, before and after
+ * The measurement: retention on a filled evidence table, before and after
  * partitioning, in one run on PostgreSQL:
  *
  *   npx tsx bench/retention.ts [--before DIR] [--events 5000000] [--expired-test 500000]

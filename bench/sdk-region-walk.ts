@@ -1,5 +1,5 @@
 /**
- * Issue 40 item 6's measurement: what a walk of sdk.js over many visitor regions costs the service's
+ * The measurement: what a walk of sdk.js over many visitor regions costs the service's
  * memory and CPU, for one site and for two, in one run on PostgreSQL:
  *
  *   npx tsx bench/sdk-region-walk.ts [--before DIR] [--pairs 1000] [--sites 1,2] [--concurrency 8]

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Start-up cost of `node bin/consent-service.mjs serve` on the embedded store: time to the
 // "listening on" line, CPU-seconds (user+sys, at ready and for the whole process including 1 s idle
-// and its shutdown, as the issue 44 figures were taken) and max RSS, for a first start (empty
+// and its shutdown, as the README's figures were taken) and max RSS, for a first start (empty
 // DATA_DIR) and restarts. Usage:
 //   node bench/startup.mjs [--runs N] [--restarts N] [--bin FILE] [-- node flags…]
 import { spawn } from 'node:child_process';

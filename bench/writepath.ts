@@ -1,12 +1,12 @@
 /**
- * Issue 23's measurement of consent writes (scenario b with the SDK's request shape: a distinct
+ * The measurement of consent writes (scenario b with the SDK's request shape: a distinct
  * subject and an `Idempotency-Key` on every write), in one run on PostgreSQL:
  *
  *   npx tsx bench/writepath.ts [--before DIR] [--scenario b|a] [--connections 10,32] [--rounds 3]
  *                              [--seconds 3] [--profile DIR] [--fastify] [--tcf]
  *
- * `--scenario a` measures config reads instead, against the static server of bench a (issue 17
- * item 9 compares a compiled start with tsx this way: a checkout holding build/main.js is started
+ * `--scenario a` measures config reads instead, against the static server of bench a (the README's start-up
+ * figures compare a compiled start with tsx this way: a checkout holding build/main.js is started
  * from it, see bench/lib/service-at.ts).
  *
  * Sides: this checkout's service (`after`), optionally another checkout's (`--before`, e.g. a

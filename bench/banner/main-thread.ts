@@ -1,5 +1,5 @@
 /**
- * Issue 35 item 3: what our banner costs the main thread, before and after, from Chromium's own
+ * What our banner costs the main thread, before and after, from Chromium's own
  * trace. `npx tsx bench/banner/main-thread.ts --before <checkout> [--runs 5]` serves the bench's
  * article with the snippet of each checkout's service and loads it in Chromium with the CPU slowed
  * 4× (Lighthouse's mobile preset), tracing the renderer. For each load it reports:

@@ -1,5 +1,5 @@
 /**
- * What a consent banner costs a page's Core Web Vitals, ours against its peers (issue 35):
+ * What a consent banner costs a page's Core Web Vitals, ours against its peers:
  *
  *   npx tsx bench/banner/run.ts [--runs 5] [--before DIR] [--out bench/results/banner.json]
  *

@@ -1,5 +1,5 @@
 /**
- * The floor of scenario b (issue 23): a bare node:http server doing one durable INSERT of a
+ * The floor of scenario b: a bare node:http server doing one durable INSERT of a
  * minimal row (`bench_minimal`: an id and the body's subject, a primary key and nothing else) per
  * request, through a pool of the service's size, answering 201 with the id. What PostgreSQL and
  * node:http cost with nothing of the service's work: no schema, no index but the key, no batching.

@@ -17,7 +17,7 @@ export interface LoadSpec {
   headers?: Record<string, string>;
   /** A fresh body for every request (distinct subject ids); omitted for reads. */
   body?: () => string;
-  /** A fresh `Idempotency-Key` on every request, as the SDK sends (issue 23). */
+  /** A fresh `Idempotency-Key` on every request, as the SDK sends. */
   idempotencyKey?: boolean;
 }
 

@@ -5,7 +5,7 @@ import type { BenchStore, Fixture } from '../lib/setup.ts';
 import type { Latency } from './evidence-page.ts';
 
 /**
- * Scenario h (issue 21): a one-year `GET /v1/analytics/consent` when the aggregates hold the first
+ * Scenario h: a one-year `GET /v1/analytics/consent` when the aggregates hold the first
  * `events` seeded events, built by the consent write's own analytics CTEs over those rows (the seed
  * inserts behind the write path's back). The answer reads day aggregates, so its latency should not
  * grow with the number of events behind them.

@@ -7,8 +7,8 @@ import { type BenchStore, type Fixture, SITE_ORIGIN } from '../lib/setup.ts';
 import type { Latency, Query } from './evidence-page.ts';
 
 /**
- * Scenario g (issue 20): the consent state of the seeded database, built by the backfill as a
- * database from before the state table would have it built (timed: issue 20 item 3), then one
+ * Scenario g: the consent state of the seeded database, built by the backfill as a
+ * database from before the state table would have it built (timed), then one
  * subject's state read through `GET /v1/consent-state` against the raw indexed select of the same
  * rows (the primary key of consent_state), sequentially, one at a time.
  */

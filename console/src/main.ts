@@ -21,7 +21,7 @@ import { webhooksView } from './views/webhooks.ts';
 
 /**
  * The views and their navigation links, whose texts are fixed (docs/decisions/console.md, "Pages");
- * Overview first (issue 21).
+ * Overview first.
  */
 const VIEWS: { path: string; label: string; view: View }[] = [
   { path: 'overview', label: 'Overview', view: overviewView },

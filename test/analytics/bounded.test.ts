@@ -5,7 +5,7 @@ import { expectProblemShape } from '../helpers/http.ts';
 import { createReadySite, type ReadySite, SITE_ORIGIN, SITES_TEST_ENV } from '../helpers/sites.ts';
 
 /**
- * Issue 29: an answer grouped by region is bounded by what it returns, not by how many regions were
+ * An answer grouped by region is bounded by what it returns, not by how many regions were
  * seen. With `groupBy`, at most 50 groups (those with the most decisions in the range, then the
  * most impressions, then by key), and one group "other" summing the rest per period; the totals stay
  * over everything. A date the database cannot hold is a 422, never a 500.

@@ -4,7 +4,7 @@ import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { createReadySite, SITE_ORIGIN, SITES_TEST_ENV } from '../helpers/sites.ts';
 
 /**
- * Issue 21's property: for random mixes of decisions (days, regions, sources, choices), the
+ * The property: for random mixes of decisions (days, regions, sources, choices), the
  * aggregates GET /v1/analytics/consent answers equal a recount of the evidence read back through
  * GET /v1/evidence, per day and region, on the store the suite runs on. Live data: the days are in
  * the past, and another file's retention purge of test evidence must not empty what we recount.

@@ -10,7 +10,7 @@ import {
 } from '../helpers/sites.ts';
 
 /**
- * Issue 23: a batch of consent writes is one SQL statement, whatever the number of requests in it,
+ * A batch of consent writes is one SQL statement, whatever the number of requests in it,
  * and a request adds no statement of its own (no SELECT of its Idempotency-Key before the write).
  * Counted at the driver: every query this process sends to the database (pg's Client.query on
  * PostgreSQL, the PGlite instance's query on the embedded store) while a burst of writes runs.

@@ -205,7 +205,7 @@ describe('POST …/preferences: origins and CORS', () => {
     const denied = audit.body.data.filter(
       (e: { target: { id: string } | null }) => e.target?.id === 'POST /v1/public/sites/:siteKey/preferences',
     );
-    // One entry per route and minute, counting the refusals (issue 17 item 7a).
+    // One entry per route and minute, counting the refusals.
     const refusals = denied.reduce((sum: number, e: { count: number }) => sum + e.count, 0);
     expect(refusals).toBeGreaterThanOrEqual(8);
     expect(denied[0]).toMatchObject({

@@ -32,7 +32,7 @@ const LATER = TODAY - 10 * DAY;
 const WIDTHS = [1280, 375];
 
 /**
- * Issue 44 item 7: the console as a privacy manager reads it. A channel with decisions on two days
+ * The console as a privacy manager reads it. A channel with decisions on two days
  * (8 accept all, 3 reject all, 1 custom), a renamed purpose and an added technology (two config
  * versions after the first), its evidence sealed in the ledger; Overview, the channel page and an
  * opened evidence event are each checked by what they show, then by axe-core at 1280 and 375 px.

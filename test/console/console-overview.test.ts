@@ -54,7 +54,7 @@ describe('console stylesheet', () => {
 });
 
 /**
- * The Overview view (issue 21 item 4): a channel with a known mix of decisions and
+ * The Overview view: a channel with a known mix of decisions and
  * impressions on four days of March 2026 (two ISO weeks, three regions), recorded with the manual
  * clock; the view's tables must show exactly those counts.
  */

@@ -167,7 +167,7 @@ describe.skipIf(skipWith(browserSkipReason))('console IAB TCF section in Chromiu
       await expectAccessible('vendors picked');
       await expectNoHorizontalOverflow(page, 'TCF section, 1280');
 
-      // The reopen control is on by default; turned off here, saved with the settings (issue 41 item 8).
+      // The reopen control is on by default; turned off here, saved with the settings.
       expect(await page.getByLabel('Reopen control').isChecked()).toBe(true);
       await page.getByLabel('Reopen control').uncheck();
       await page.getByRole('button', { name: 'Save TCF settings' }).click();
@@ -178,7 +178,7 @@ describe.skipIf(skipWith(browserSkipReason))('console IAB TCF section in Chromiu
       expect(channel.reopenControl).toBe('none');
       expect(channel.tcf).toEqual({
         cmpId: 300,
-        // Left empty: the service's TCF release (issue 41).
+        // Left empty: the service's TCF release.
         cmpVersion: null,
         vendorIds: [21, 32],
         publisherCountryCode: 'FR',

@@ -14,7 +14,7 @@ import {
 } from './console-browser.ts';
 
 /**
- * The channel page's "US and Microsoft signals" section (issue 43 item 5), through the real console in
+ * The channel page's "US and Microsoft signals" section, through the real console in
  * Chromium: per region of the channel's rules, the GPP section a visitor there gets, under each mode;
  * gppSections and both integrations saved; axe-core over the section.
  */

@@ -17,8 +17,8 @@ import {
 } from '../helpers/sites.ts';
 
 /**
- * The consent state kept right by the retention purge and built for events older than its table
- * (issue 20 items 1 and 3). Events are recorded with the clock in the past and purged at the real
+ * The consent state kept right by the retention purge and built for events older than its table.
+ * Events are recorded with the clock in the past and purged at the real
  * present, so purges here never reach the events other test files record on a shared PostgreSQL.
  */
 let t: TestApp;

@@ -10,7 +10,7 @@ import {
 } from '../helpers/sites.ts';
 
 /**
- * Issue 20's property: for random sequences of decisions, purges and config changes across
+ * The property: for random sequences of decisions, purges and config changes across
  * subjects, the consent state always equals a replay of each subject's remaining evidence (read
  * through GET /v1/evidence, newest first in the order the test recorded them: the state's "newest"
  * is the order of recording, which recordedAt's whole seconds cannot tell apart within a second),

@@ -16,7 +16,7 @@ import {
 import { asTcfJsWrites, startTcfTestApp } from '../helpers/tcf.ts';
 
 /**
- * The consent state's TC string is kept with the state (consent_state_tc_strings, issue 45 item 5),
+ * The consent state's TC string is kept with the state (consent_state_tc_strings),
  * not found by walking the subject's events: a lookup's tcString is always the subject's newest
  * decision's that carried one, after any order of decisions, a purge, and the backfill.
  */

@@ -5,7 +5,7 @@ import { createReadySite, recordConsent, SITES_TEST_ENV } from '../helpers/sites
 import { postgresOnly, skipWith } from '../helpers/skip.ts';
 
 /**
- * Evidence pages on the partitioned table (issue 45): live months are read newest first, and a page
+ * Evidence pages on the partitioned table: live months are read newest first, and a page
  * stops in the month that fills it. With a DEFAULT partition on the live side PostgreSQL merged every
  * month's index (Merge Append) for every page; its removal must not lose a write whose month has no
  * partition yet.

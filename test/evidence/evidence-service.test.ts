@@ -76,7 +76,7 @@ describe('consent state: an unknown channel is a 404, a known one without decisi
   });
 });
 
-describe('the size of an evidence event is bounded (issue 40 item 2)', () => {
+describe('the size of an evidence event is bounded', () => {
   const decision = (decisions: Record<string, 'granted' | 'denied'>) => ({
     channel: { organizationId: newId('org'), id: newId('ch'), environment: 'test' as const },
     subjectKind: 'device' as const,

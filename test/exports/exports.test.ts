@@ -354,7 +354,7 @@ describe('exports: a worker that dies mid-export', () => {
     );
     const partial = await t.app.services.exports.storage.createWriteStream(fileKeyOf(row!));
     // The dead worker's half-written file: its process is gone, so is its descriptor.
-    await new Promise((resolve) => partial.stream.end('{"partial":', resolve));
+    await new Promise<void>((resolve) => partial.stream.end('{"partial":', () => resolve()));
     return claimed;
   }
 

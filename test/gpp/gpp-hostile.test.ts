@@ -12,8 +12,8 @@ import {
 } from '../helpers/sites.ts';
 
 /**
- * GPP strings built to make `@iabgpp/cmpapi`'s decoder expand a declared range one id at a time
- * (issues 29 and 40, item 1). Before the bounds, the first blocked the event loop for 18 s and then killed the
+ * GPP strings built to make `@iabgpp/cmpapi`'s decoder expand a declared range one id at a time.
+ * Before the bounds, the first blocked the event loop for 18 s and then killed the
  * process ("Fatal JavaScript invalid size error"); the second answered after 14.6 s and 2 GB. Each
  * is refused promptly with the 422 a GPP string that does not decode gets, the service answers its
  * health check all the while, and a real string is still recorded afterwards.
@@ -26,7 +26,7 @@ const HEADER_RANGES = {
 /**
  * A valid header (one section) whose section's content declares such a range. They reached the
  * library, which ran where it could not hold the event loop, but stopped the one decoder every tenant
- * shared (issue 40 item 1); the section bounds now refuse them before any decoding.
+ * shared; the section bounds now refuse them before any decoding.
  */
 const CONTENT_RANGES = {
   // tcfcav1 (id 5): its vendor express consents are a Fibonacci range of about 169 million ids.
@@ -96,7 +96,7 @@ async function refusedPromptly(gppString: string, withinMs: number): Promise<Tes
   return res;
 }
 
-describe('hostile GPP strings (issue 29 item 1)', () => {
+describe('hostile GPP strings', () => {
   for (const [name, gppString] of Object.entries(HEADER_RANGES)) {
     it(`${name}: 422 at once, refused by the header bounds before any decoding`, async () => {
       const before = await evidenceCount();
@@ -113,14 +113,14 @@ describe('hostile GPP strings (issue 29 item 1)', () => {
     it(`${name}: 422 at once, refused by the section bounds before any decoding`, async () => {
       const before = await evidenceCount();
       const res = await refusedPromptly(gppString, 1000);
-      // Before issue 40: "is not a GPP string that decodes: its decoding stopped the decoder …".
+      // Before the section bounds: "is not a GPP string that decodes: its decoding stopped the decoder …".
       expect(res.body.errors[0].message).toBe(`is not a GPP string this service accepts: ${reason}`);
       expect((await t.http.get('/healthz')).status).toBe(200);
       expect(await evidenceCount()).toBe(before);
     });
   }
 
-  it('the 603-character tcfeuv2 string of 100 vendor ranges 1..65535: 422 before any decoding (issue 40 item 1)', async () => {
+  it('the 603-character tcfeuv2 string of 100 vendor ranges 1..65535: 422 before any decoding', async () => {
     const before = await evidenceCount();
     // Before: the decoder ran out of memory on it and stopped ("its decoding stopped the decoder").
     const res = await refusedPromptly(hostileTcfEuGpp(), 5000);

@@ -12,7 +12,7 @@ import {
 } from '../helpers/sites.ts';
 
 /**
- * One organization's GPP strings must not hold another's (issue 40 item 1): a 603-character tcfeuv2
+ * One organization's GPP strings must not hold another's: a 603-character tcfeuv2
  * string of 100 vendor ranges 1..65535 passed the header bounds and stopped the one decoder every
  * tenant shared. Two a second from one address, to the attacker's own site, made 21 of 24 valid GPP
  * decisions of another organization's site answer 503 after 2 s.
@@ -53,7 +53,7 @@ async function victimDecisions(count: number): Promise<{ statuses: number[]; ms:
   return { statuses, ms };
 }
 
-describe('GPP strings of one organization and another (issue 40 item 1)', () => {
+describe('GPP strings of one organization and another', () => {
   it('the strings the victim sends decode with the IAB library', () => {
     expect(new GppModel(USNAT).getSection('usnat')).toMatchObject({ SaleOptOut: 2 });
     expect(new GppModel(tcfCaGpp([1, 2, 755])).getSection('tcfcav1')).toMatchObject({

@@ -36,7 +36,7 @@ export function tcfCaGpp(vendorExpressConsent: number[]): string {
  * A tcfeuv2 string whose core segment's vendor consents are `ranges` range entries of 1..`last`
  * (the fixed fields, 213 bits, of a real string first; then MaxVendorId, IsRangeEncoding 1,
  * NumEntries and the entries; empty legitimate interests; no publisher restrictions). With the
- * defaults, the 603-character string that stopped the shared decoder (issue 40 item 1): the library
+ * defaults, the 603-character string that stopped the shared decoder: the library
  * expands it to 6.5 million ids.
  */
 export function hostileTcfEuGpp(options: { ranges?: number; last?: number } = {}): string {

@@ -20,7 +20,7 @@ interface Listed {
 }
 
 /**
- * Issue 44 item 5: nothing here can publish to npm, so `npm install` packs the packages into
+ * Nothing here can publish to npm, so `npm install` packs the packages into
  * dist/packages/ and the service serves them at /packages/. The React tarball must install alone,
  * downloaded from the service, with only React from the registry: before it bundled the browser
  * package, npm looked `@consent-service/browser@0.1.0` up on the registry and failed.

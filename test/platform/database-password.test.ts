@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from '../../src/config.ts';
 import { freePort, runCli } from '../helpers/processes.ts';
 
 /**
- * A database password never reaches a log, a setting's echo or an error message (issue 45 item 6):
+ * A database password never reaches a log, a setting's echo or an error message:
  * the real CLI, started with each kind of bad URL that carries one, must not print it.
  */
 const PASSWORD = 'S3cret-pw-4e1f';

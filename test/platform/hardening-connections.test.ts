@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 
-/** Issue 17 item 7 (c, g): clients that cut their upload short, and pipelined requests. */
+/** Clients that cut their upload short, and pipelined requests. */
 let t: TestApp;
 let tenant: Tenant;
 const logLines: { level: number; msg: string; [k: string]: unknown }[] = [];

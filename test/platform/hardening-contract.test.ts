@@ -3,7 +3,7 @@ import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import { createReadySite, type ReadySite, SITE_ORIGIN, SITES_TEST_ENV } from '../helpers/sites.ts';
 
-/** Issue 17 item 2: media types, every validation failure, impossible dates, decimal limits. */
+/** Media types, every validation failure, impossible dates, decimal limits. */
 let t: TestApp;
 let tenant: Tenant;
 let site: ReadySite;

@@ -4,7 +4,7 @@ import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { createReadySite, SITES_TEST_ENV } from '../helpers/sites.ts';
 import { launchChromium } from '../sdk/harness.ts';
 
-/** Issue 17 item 7 (d, e): security headers on HTML and JSON, and the swagger-ui redirect loop. */
+/** Security headers on HTML and JSON, and the swagger-ui redirect loop. */
 let t: TestApp;
 let tenant: Tenant;
 

@@ -6,7 +6,7 @@ import { expectProblemShape, type TestResponse } from '../helpers/http.ts';
 import { createReadySite, type ReadySite, SITE_ORIGIN, SITES_TEST_ENV } from '../helpers/sites.ts';
 
 /**
- * The service's side of the US opt-out (docs/regions.md, issue 19): the channel's `gppCmpId`, the GPP
+ * The service's side of the US opt-out (docs/regions.md): the channel's `gppCmpId`, the GPP
  * string of a decision (checked with the IAB's own decoder, stored and shown), and Global Privacy
  * Control sent as the `Sec-GPC: 1` header.
  */
@@ -131,7 +131,7 @@ describe('gppString of a decision', () => {
     expect(after.body.data.length).toBe(before.body.data.length);
   });
 
-  it('on a channel without a gppCmpId (no GPP) a string is a 422 at /gppString, never decoded (issue 40 item 1)', async () => {
+  it('on a channel without a gppCmpId (no GPP) a string is a 422 at /gppString, never decoded', async () => {
     const plain = await createReadySite(t, tenant.testKey, { name: 'No GPP' });
     await t.http.patch(`/v1/channels/${plain.channelId}`, {
       key: tenant.testKey,

@@ -7,7 +7,7 @@ import { expectProblemShape, type TestResponse } from '../helpers/http.ts';
 import { createReadySite, type ReadySite, SITE_ORIGIN, SITES_TEST_ENV } from '../helpers/sites.ts';
 
 /**
- * Issue 43 items 1 and 3, the service's side: the channel's `gppSections` and `integrations`, the
+ * The service's side: the channel's `gppSections` and `integrations`, the
  * stub the snippet carries under "state", and decisions carrying a string of each US state section,
  * decoded by the IAB's own decoder within the same bounds as usnat's (a malformed one is a 422).
  */
@@ -142,7 +142,7 @@ describe('a decision’s string of each US state section', () => {
   );
 });
 
-describe('gpcHonoredShown on a decision (issue 43 item 2)', () => {
+describe('gpcHonoredShown on a decision', () => {
   it('recorded with GPC only; absent otherwise, so other events keep their canonical form', async () => {
     const event = async (body: Record<string, unknown>) => {
       const res = await decide('US-CA', { decisions: { marketing: 'denied' }, ...body });

@@ -17,7 +17,7 @@ import {
 import { skipWith } from '../helpers/skip.ts';
 
 /**
- * Failover without a restart (issue 45 item 1): the service is given a host list
+ * Failover without a restart: the service is given a host list
  * (`postgres://primary,standby/db?target_session_attrs=read-write`) of a primary and a synchronous
  * standby this test starts; under a steady stream of decisions the primary is killed and the
  * standby promoted. The same service process must find the new primary by itself, and every

@@ -11,7 +11,7 @@ import { postgresOnly, skipWith } from '../helpers/skip.ts';
 
 /**
  * The server behind DATABASE_URL turns read-only under the service (a demoted primary behind a
- * virtual address or PgBouncer; issue 45 item 1): writes get SQLSTATE 25006 on connections the pool
+ * virtual address or PgBouncer): writes get SQLSTATE 25006 on connections the pool
  * already trusts. The service must answer 503 with Retry-After (never 500), search for a read-write
  * server again, and write as soon as the server is read-write again, without a restart and without
  * keeping the read-only sessions it opened meanwhile.

@@ -123,7 +123,7 @@ describe.skipIf(skipWith(browserSkipReason))(
       // The SDK talks to the service only; everything else came from the shop's own origin.
       expect(f.requestOrigins(context)).toEqual([f.t.baseUrl, f.pages.origin].sort());
       // Without gtag the commands are queued on dataLayer as Arguments objects, as gtag.js expects;
-      // then the consent_update event for tag managers' triggers (issue 43), a plain object.
+      // then the consent_update event for tag managers' triggers, a plain object.
       const queued = await page.evaluate(
         "dataLayer.map((a) => { const type = Object.prototype.toString.call(a); return [type, JSON.parse(JSON.stringify(type === '[object Arguments]' ? Array.from(a) : a))]; })",
       );

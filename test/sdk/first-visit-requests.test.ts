@@ -5,7 +5,7 @@ import { action, BANNER, sdkFixture } from './fixture.ts';
 import { browserSkipReason, createSite } from './harness.ts';
 
 /**
- * Issue 35 item 2: a first-time visitor's banner needs one request to the service, sdk.js, which
+ * A first-time visitor's banner needs one request to the service, sdk.js, which
  * carries the site's config for the visitor's region; nothing before the banner is a CORS preflight,
  * and the impression that follows it is a CORS-simple POST (no preflight either).
  */

@@ -5,7 +5,7 @@ import { browserSkipReason } from './harness.ts';
 import { CHOICES, LINK, NOTICE, regionHelpers, settled, US_OPT_OUT } from './regions-helpers.ts';
 
 /**
- * Issue 43 item 2: California's regulations (§7025(c)(6)) ask a site to show that it honoured the
+ * California's regulations (§7025(c)(6)) ask a site to show that it honoured the
  * visitor's opt-out preference signal. With GPC in an opt-out region, the notice, the "Your Privacy
  * Choices" link and the preferences say "Opt-Out Request Honored" in the visitor's language, and the
  * GPC decision's evidence records that it was shown (`gpcHonoredShown: true`).
@@ -15,7 +15,7 @@ const HONORED: Record<string, string> = {
   'de-DE': 'Opt-out-Anfrage berücksichtigt',
 };
 
-describe.skipIf(skipWith(browserSkipReason))('"Opt-Out Request Honored" in Chromium (issue 43)', () => {
+describe.skipIf(skipWith(browserSkipReason))('"Opt-Out Request Honored" in Chromium', () => {
   const f = sdkFixture();
   const { siteWithRules, visitFrom, expectNoAxeViolations } = regionHelpers(f);
 

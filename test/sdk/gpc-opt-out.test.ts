@@ -5,7 +5,7 @@ import { browserSkipReason } from './harness.ts';
 import { CHOICES, LINK, NOTICE, regionHelpers, settled, US_OPT_OUT } from './regions-helpers.ts';
 
 /**
- * Issue 19 item 2 (docs/regions.md): Global Privacy Control as an opt-out in US opt-out regions, and
+ * docs/regions.md: Global Privacy Control as an opt-out in US opt-out regions, and
  * its unchanged opt-in meaning elsewhere. The browser has the signal both ways a real one does:
  * `navigator.globalPrivacyControl` (init script) and the `Sec-GPC: 1` header on every request.
  */

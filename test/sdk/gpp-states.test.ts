@@ -8,7 +8,7 @@ import { browserSkipReason, type Site } from './harness.ts';
 import { regionHelpers, US_OPT_OUT } from './regions-helpers.ts';
 
 /**
- * Issue 43 item 1 in Chromium: under a channel's `gppSections: "state"`, a visitor of each state with
+ * In Chromium: under a channel's `gppSections: "state"`, a visitor of each state with
  * its own GPP section gets that section (table-driven over every section @iabgpp/cmpapi encodes), a
  * visitor of a state without one gets usnat, and under "usnat" the strings are today's, byte for
  * byte. Every string is read back with the IAB's own decoder.
@@ -16,7 +16,7 @@ import { regionHelpers, US_OPT_OUT } from './regions-helpers.ts';
 const CMP_ID = 300;
 const STATES = Object.entries(US_STATE_SECTIONS);
 /**
- * What the SDK before issue 43 made for this site's US-CA visitor (usnat.ts of that commit, encoded
+ * What the SDK made before state sections for this site's US-CA visitor (usnat.ts of that commit, encoded
  * by the library): nothing opted out; and with GPC, recorded as the opt-out.
  */
 const USNAT_BEFORE = 'DBABLA~CVQqAAAAAACA.QA';
@@ -27,7 +27,7 @@ const ping = (page: Page): Promise<Record<string, any>> =>
 const loaded =
   "(() => { let ok = false; window.__gpp && __gpp('ping', (p) => { ok = p.cmpStatus === 'loaded' && p.signalStatus === 'ready'; }); return ok; })()";
 
-describe.skipIf(skipWith(browserSkipReason))('US state GPP sections in Chromium (issue 43)', () => {
+describe.skipIf(skipWith(browserSkipReason))('US state GPP sections in Chromium', () => {
   const f = sdkFixture();
   const { siteWithRules, visitFrom, channel } = regionHelpers(f);
 

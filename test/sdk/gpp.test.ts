@@ -9,7 +9,7 @@ import { browserSkipReason, shopPage } from './harness.ts';
 import { CHOICES, NOTICE, regionHelpers, settled, US_OPT_OUT } from './regions-helpers.ts';
 
 /**
- * Issue 19 items 3 and 4 (docs/regions.md): the IAB GPP CMP API for US opt-out visitors of a channel
+ * docs/regions.md: the IAB GPP CMP API for US opt-out visitors of a channel
  * with a gppCmpId. The page is the customer's: the snippet exactly as the service hands it out (the
  * stub, then sdk.js), and a vendor's tag that calls `__gpp` before the SDK has loaded. Every GPP
  * string is read back with the IAB's own decoder.
@@ -40,7 +40,7 @@ const ping = (page: Page): Promise<Record<string, any>> =>
 const loaded =
   "(() => { let ok = false; __gpp('ping', (p) => { ok = p.cmpStatus === 'loaded' && p.signalStatus === 'ready'; }); return ok; })()";
 
-describe.skipIf(skipWith(browserSkipReason))('GPP CMP API (issue 19)', () => {
+describe.skipIf(skipWith(browserSkipReason))('GPP CMP API', () => {
   const f = sdkFixture();
   const { siteWithRules, channel } = regionHelpers(f);
   const get = (siteKey: string, part: string, headers: Record<string, string> = {}) =>

@@ -6,8 +6,8 @@ import { browserSkipReason, createSite, type Site } from './harness.ts';
 import { JP_NOTICE, NOTICE, regionHelpers, settled } from './regions-helpers.ts';
 
 /**
- * Issue 20 item 6 (docs/receipts.md): the SDK keeps the receipt URL of the visitor's last delivered
- * decision and links it from the preferences view. Issue 21 item 1: one impression
+ * docs/receipts.md: the SDK keeps the receipt URL of the visitor's last delivered
+ * decision and links it from the preferences view. One impression
  * per banner (or notice) shown, counted in the service's aggregates.
  */
 describe.skipIf(skipWith(browserSkipReason))('browser SDK in Chromium: receipts and impressions', () => {

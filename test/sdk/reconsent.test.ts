@@ -5,7 +5,7 @@ import { browserSkipReason, createSite, type Site } from './harness.ts';
 import { DAY_MS, regionHelpers, settled, US_OPT_OUT } from './regions-helpers.ts';
 
 /**
- * Issue 18 item 5 (material changes, docs/regions.md): a returning visitor is asked again only after a
+ * Material changes, docs/regions.md: a returning visitor is asked again only after a
  * material change (the service's consentRequiredSince) or after the channel's consentMaxAgeDays.
  */
 describe.skipIf(skipWith(browserSkipReason))('browser SDK in Chromium: when a visitor is asked again', () => {

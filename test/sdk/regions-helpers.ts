@@ -4,7 +4,7 @@ import { axeViolations, describeViolations } from './axe.ts';
 import { action, type sdkFixture } from './fixture.ts';
 import { createSite, type Site } from './harness.ts';
 
-/** Shared by the Chromium tests of regions (issue 18, docs/regions.md): selectors, rules, helpers. */
+/** Shared by the Chromium tests of regions (docs/regions.md): selectors, rules, helpers. */
 export const NOTICE = '[data-consent-notice]';
 export const CHOICES = action('privacy-choices');
 export const LINK = '[data-consent-choices]';

@@ -14,7 +14,7 @@ import {
 } from './regions-helpers.ts';
 
 /**
- * Issue 18 item 6 (docs/regions.md): one shop page seen from regions under different regimes, through
+ * docs/regions.md: one shop page seen from regions under different regimes, through
  * the declared region (`data-region`) that test channels honour, against the real service.
  */
 describe.skipIf(skipWith(browserSkipReason))('browser SDK in Chromium: regions and regimes', () => {

@@ -6,7 +6,7 @@ import { action, BANNER, sdkFixture } from './fixture.ts';
 import { browserSkipReason, createSite, type Site } from './harness.ts';
 
 /**
- * Issue 32 in Chromium through the real SDK (docs/guides/signed-in-visitors.md): two browser
+ * In Chromium through the real SDK (docs/guides/signed-in-visitors.md): two browser
  * contexts are two devices of one account; the newest explicit choice wins at sign-in; the
  * cooldown after a refusal outlasts a material change; "Reject all" weighs what "Accept all" does.
  */

@@ -24,14 +24,14 @@ import {
 } from './tcf-helpers.ts';
 
 /**
- * Issue 31 item 3 (docs/guides/tcf.md): the IAB TCF CMP API of a TCF channel's pages. The page is
+ * docs/guides/tcf.md: the IAB TCF CMP API of a TCF channel's pages. The page is
  * the customer's: the snippet as the service hands it out (IAB's stub, then sdk.js), a vendor's tag
  * that calls `__tcfapi` before the SDK has loaded, and a vendor's frame from another origin.
  */
 /**
  * Every visitor loads sdk.js, so TCF may add to it only the loader (at most 300 bytes gzipped, issue
  * 31) and the small CMP that answers `__tcfapi` where tcf.js does not run (at most 300 bytes with
- * brotli, issue 41); IAB's libraries and the layers are in tcf.js, which only opt-in visitors of TCF
+ * brotli); IAB's libraries and the layers are in tcf.js, which only opt-in visitors of TCF
  * channels load. Each is measured as sdk.js against the same build without it (before TCF, commit
  * da34b36, the whole of sdk.js was 9,414 bytes gzipped).
  */
@@ -55,7 +55,7 @@ async function sdkWith(filter: RegExp, contents: string): Promise<string> {
   return (await buildAll([replace])).sdk;
 }
 
-describe('TCF bundles (issue 31)', () => {
+describe('TCF bundles', () => {
   it('sdk.js grows by at most 300 bytes gzipped for the loader and 300 with brotli for the CMP without tcf.js, and holds none of IAB’s TCF code; tcf.js is a minified IIFE of its own with no host baked in', async () => {
     const [sdk, tcf, withoutTcf, withoutAnswers] = await Promise.all([
       buildSdk(),
@@ -83,7 +83,7 @@ describe('TCF bundles (issue 31)', () => {
   });
 });
 
-describe.skipIf(skipWith(browserSkipReason))('TCF CMP API (issue 31)', () => {
+describe.skipIf(skipWith(browserSkipReason))('TCF CMP API', () => {
   const f = tcfFixture();
   const get = (siteKey: string, part: string, headers: Record<string, string> = {}) =>
     f.t.http.get(`/v1/public/sites/${siteKey}/${part}`, { headers });

@@ -20,7 +20,7 @@ import {
 } from './harness.ts';
 
 /**
- * The TCF browser tests (issue 31, docs/guides/tcf.md): a service whose worker mirrors the tests'
+ * The TCF browser tests (docs/guides/tcf.md): a service whose worker mirrors the tests'
  * vendor list (five vendors, version 100), a customer's page carrying the snippet exactly as the
  * service hands it out, and a vendor's tag that talks to `__tcfapi` before the SDK has loaded.
  */

@@ -8,12 +8,12 @@ import { browserSkipReason } from './harness.ts';
 import { decodeTc, heard, LAYERS, TCF_SETTINGS, tcfapi, tcfFixture, VENDOR_IDS } from './tcf-helpers.ts';
 
 /**
- * Issue 41 items 3 and 11 (docs/guides/tcf.md): a returning visitor's kept TC string speaks for the
+ * docs/guides/tcf.md: a returning visitor's kept TC string speaks for the
  * vendors the publisher has now, in the vendor list the service has now (a vendor removed from the
  * channel, or deleted by IAB, is neither consented nor disclosed any more, without asking the
  * visitor again); and a channel that does not pin `cmpVersion` reports the service's TCF release.
  */
-describe.skipIf(skipWith(browserSkipReason))('kept TC strings and the CMP version (issue 41)', () => {
+describe.skipIf(skipWith(browserSkipReason))('kept TC strings and the CMP version', () => {
   const f = tcfFixture();
 
   it('a channel without its own cmpVersion follows the service’s TCF release: config, ping and string', async () => {

@@ -8,12 +8,12 @@ import { browserSkipReason, type Site } from './harness.ts';
 import { decodeTc, LAYERS, TCF_SETTINGS, tcfFixture } from './tcf-helpers.ts';
 
 /**
- * Issue 41 item 7: the layers are drawn in one language as a whole (their own sentences, the
+ * The layers are drawn in one language as a whole (their own sentences, the
  * banner's buttons, the vendor list's declarations, the vendors' links), and the TC string's
  * consentLanguage is that language. A language the layers or IAB lack falls back to English for
  * everything; `fr-CA` is French.
  */
-describe.skipIf(skipWith(browserSkipReason))('TCF layers in the visitor’s language (issue 41 item 7)', () => {
+describe.skipIf(skipWith(browserSkipReason))('TCF layers in the visitor’s language', () => {
   const f = tcfFixture();
   let site: Site;
 

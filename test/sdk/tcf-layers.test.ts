@@ -113,7 +113,7 @@ describe.skipIf(skipWith(browserSkipReason))('TCF layers in Chromium', () => {
         vendorLegitimateInterests: VENDORS,
         specialFeatureOptins: [1, 2],
         decisions: { necessary: 'granted', analytics: 'granted' },
-        consentScreen: 1, // made on the first layer (issue 41)
+        consentScreen: 1, // made on the first layer
         acConsents: [], // no Google Additional Consent providers on this channel
       },
     });
@@ -232,7 +232,7 @@ describe.skipIf(skipWith(browserSkipReason))('TCF layers in Chromium', () => {
       vendorLegitimateInterests: [1, 2, 21, 32],
       specialFeatureOptins: [1],
       decisions: { necessary: 'granted', analytics: 'granted' },
-      consentScreen: 2, // made on the second layer (issue 41)
+      consentScreen: 2, // made on the second layer
       acConsents: [], // no Google Additional Consent providers on this channel
     };
     expect(await h.choices(page)).toEqual([{ action: 'save', choice: custom }]);

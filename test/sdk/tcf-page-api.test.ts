@@ -13,7 +13,7 @@ const statuses = async (page: Page): Promise<string[]> =>
   ((await page.evaluate('window.tcfEvents')) as Array<{ status: string }>).map((e) => e.status);
 
 /**
- * Issue 41 items 4, 8 and 12 in Chromium through the real sdk.js and tcf.js: the page's API decides
+ * In Chromium through the real sdk.js and tcf.js: the page's API decides
  * as the layers' buttons do, a reopen control stays after a decision, and a signed-in account's
  * choice carries its TC string to another device. Every string decoded with @iabtechlabtcf/core.
  */

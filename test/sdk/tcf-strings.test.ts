@@ -17,7 +17,7 @@ import {
 } from './tcf-helpers.ts';
 
 /**
- * Issue 31 item 3 (docs/guides/tcf.md): the TC strings the SDK's tcf.js builds from the visitor's
+ * docs/guides/tcf.md: the TC strings the SDK's tcf.js builds from the visitor's
  * choice in the layers, each read back in Node with IAB Tech Lab's own decoder (@iabtechlabtcf/core),
  * never ours, and compared with what the service recorded as evidence. The vendor list is the tests'
  * (version 100): vendors 1, 2, 8, 21 and 32 ask consent for purposes 1–7 between them, claim
@@ -26,7 +26,7 @@ import {
  */
 const ALL_LI_PURPOSES = [2, 7, 8, 9, 10, 11];
 
-describe.skipIf(skipWith(browserSkipReason))('TC strings (issue 31)', () => {
+describe.skipIf(skipWith(browserSkipReason))('TC strings', () => {
   const f = tcfFixture();
 
   /** Does `act` in the layers; returns the string the CMP API announced and the evidence event. */
@@ -98,7 +98,7 @@ describe.skipIf(skipWith(browserSkipReason))('TC strings (issue 31)', () => {
     const before: number = await visit.page.evaluate(shown);
     await visit.page.evaluate('window.ConsentService.reset()');
     await visit.page.waitForFunction(`${shown} > ${before}`);
-    // The visitor's string is forgotten: the layers' transparency string stands (issue 41).
+    // The visitor's string is forgotten: the layers' transparency string stands.
     const reshown = await heard(visit.page, 'cmpuishown');
     expect(reshown.ok).toBe(true);
     expect(decodeTc(reshown.tcString).vendorConsents).toEqual([]);
@@ -113,7 +113,7 @@ describe.skipIf(skipWith(browserSkipReason))('TC strings (issue 31)', () => {
 
   it('a custom choice in "Manage options" (German): two consents, objections to a purpose’s and a vendor’s legitimate interest, a special feature', async () => {
     const site = await f.tcfSite();
-    // The layers are drawn in German only with IAB's German texts (never mixed, issue 41 item 7):
+    // The layers are drawn in German only with IAB's German texts (never mixed):
     // the mirror fetches them once a channel uses the language.
     await refreshVendorList(f.t);
     const visit = await f.visit(site, 'FR', { locale: 'de-DE' });

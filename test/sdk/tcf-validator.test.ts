@@ -17,7 +17,7 @@ import {
 } from './tcf-helpers.ts';
 
 /**
- * Issue 41 (docs/guides/tcf.md, "What IAB Europe's CMP Validator checks"): the checks a CMP validator
+ * docs/guides/tcf.md, "What IAB Europe's CMP Validator checks": the checks a CMP validator
  * runs against a page, scripted in Chromium on the customer's page as the service hands out its
  * snippet: `ping` before and after the CMP loads, in and out of the TCF's scope; the listener's
  * events in order, each with its TC string read by IAB's own decoder; the `__tcfapiLocator` frame
@@ -58,7 +58,7 @@ const liOf = (v: (typeof TEST_VENDORS)[number]) =>
 const LI_VENDORS = TEST_VENDORS.filter((v) => liOf(v).length > 0).map((v) => v.id);
 const LI_PURPOSES = [...new Set(TEST_VENDORS.flatMap(liOf))].sort((a, b) => a - b);
 
-describe.skipIf(skipWith(browserSkipReason))('a CMP validator’s checks of the CMP API (issue 41)', () => {
+describe.skipIf(skipWith(browserSkipReason))('a CMP validator’s checks of the CMP API', () => {
   const f = tcfFixture();
 
   it('in scope: the stub’s ping, cmpuishown with a string, ping, getVendorList, useractioncomplete, then tcloaded for the returning visitor', async () => {

@@ -7,7 +7,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createReadySite, SITES_TEST_ENV } from '../helpers/sites.ts';
 
 /**
- * The SDK's bundles on the wire (issue 35 item 1): brotli or gzip as the browser accepts, the same
+ * The SDK's bundles on the wire: brotli or gzip as the browser accepts, the same
  * script once decompressed, `Vary: Accept-Encoding` so no cache hands one encoding to a browser that
  * asked for another, and an ETag per representation. Raw HTTP: fetch would decompress for us.
  */

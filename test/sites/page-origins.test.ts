@@ -17,8 +17,8 @@ import { createIdentitySecret, identify, mintToken } from '../identity/identity-
 /**
  * The origins a site's pages may run on, as the service tells the SDK (the config's `origins`, so
  * also the config sdk.js carries) and as it checks them on the public POSTs: the channel's active
- * origins and, on test channels only, any page on http://localhost or http://127.0.0.1 (issue 40
- * item 0, issue 44 item 2).
+ * origins and, on test channels only, any page on http://localhost or http://127.0.0.1 (a developer's own
+ * machine, whatever its port).
  */
 let t: TestApp;
 let tenant: Tenant;

@@ -8,7 +8,7 @@ import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { createReadySite, SITES_TEST_ENV } from '../helpers/sites.ts';
 
 /**
- * Issue 40 item 6 over HTTP: sdk.js bodies are kept by the config they carry (its hash), for all
+ * Over HTTP: sdk.js bodies are kept by the config they carry (its hash), for all
  * sites within SDK_CACHE_MB, each compressed once however many regions and requests share it; what
  * a browser gets (bytes once decoded, ETag, 304, Vary, Cache-Control, Content-Encoding) is as before.
  * Compressions, the cache's bytes and its evictions are read from /metrics.

@@ -6,7 +6,7 @@ import { expectProblemShape } from '../helpers/http.ts';
 import { createReadySite, SITE_ORIGIN, SITES_TEST_ENV } from '../helpers/sites.ts';
 
 /**
- * Issue 35 items 1 and 2 over HTTP: sdk.js carries the site's config for the visitor's region (so the
+ * Over HTTP: sdk.js carries the site's config for the visitor's region (so the
  * banner needs no second request) and is cached as the config is; the lazily loaded bundles have
  * immutable versioned URLs; an impression may be a CORS-simple text/plain POST.
  */

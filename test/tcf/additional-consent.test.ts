@@ -17,7 +17,7 @@ import {
 import { asTcfJsWrites, startTcfTestApp } from '../helpers/tcf.ts';
 
 /**
- * Issue 41 item 10 (docs/guides/tcf.md, "Google Additional Consent"): a channel's
+ * docs/guides/tcf.md, "Google Additional Consent": a channel's
  * `tcf.googleAdditionalConsent`, and a decision's `addtlConsent` (Google's version 2 format,
  * `2~<consented>~dv.<disclosed>`), checked against the format and the channel's providers and kept
  * in the evidence's `tcf.addtlConsent` (reads, exports, receipt hashes).

@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { type AtpServer, buildAtpCsv, loadAtpList, serveAtpList, writeAtpFile } from '../helpers/atp.ts';
 
 /**
- * Issue 41 item 10 (docs/guides/tcf.md, "Google's ATP list"): the worker mirrors Google's ATP list
+ * docs/guides/tcf.md, "Google's ATP list": the worker mirrors Google's ATP list
  * from GOOGLE_ATP_URL (Google's CSV: provider id, name, policy URL, domains) only when asked or
  * used, through the address guard, bounded and checked; a hostile host is a failed fetch that keeps
  * the last good list, never a crashed worker.

@@ -41,7 +41,7 @@ describe('channel tcf', () => {
     expect(plain.body.data.tcf).toBeNull();
 
     const channel = await tcfChannel();
-    // cmpVersion null: the channel follows the service's TCF release (issue 41).
+    // cmpVersion null: the channel follows the service's TCF release.
     const expected = {
       ...settings,
       cmpVersion: null,
@@ -80,7 +80,7 @@ describe('channel tcf', () => {
     const audit = await t.http.get(`/v1/audit-logs?targetId=${channel.id}`, { key: tenant.testKey });
     expect(audit.body.data.map((e: { action: string }) => e.action)).toContain('channel.updated');
 
-    // Pinned, it is served as is; null again follows the service's TCF release (issue 41).
+    // Pinned, it is served as is; null again follows the service's TCF release.
     const config = async () =>
       (await t.http.get(`/v1/public/sites/${channel.siteKey}/config`)).body.data.tcf.cmpVersion;
     expect(await config()).toBe(3);
@@ -269,7 +269,7 @@ describe('the visitor config of a TCF channel', () => {
     const routed = await t.http.get(`${url}?region=FR`);
     expect(routed.body.data.regime).toBe('opt-in');
     expect(routed.body.data.tcf).toEqual(fast.body.data.tcf);
-    // tcfCmp: what __tcfapi names without tcf.js (issue 41), GDPR applying in opt-in regions only.
+    // tcfCmp: what __tcfapi names without tcf.js, GDPR applying in opt-in regions only.
     const cmp = { cmpId: 300, cmpVersion: TCF_RELEASE, tcfPolicyVersion: 5 };
     expect(fast.body.data.tcfCmp).toEqual({ ...cmp, gdprApplies: true });
     expect(routed.body.data.tcfCmp).toEqual(fast.body.data.tcfCmp);

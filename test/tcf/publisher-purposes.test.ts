@@ -16,7 +16,7 @@ import {
 import { asTcfJsWrites, startTcfTestApp } from '../helpers/tcf.ts';
 
 /**
- * Issue 41 item 10 (docs/guides/tcf.md, "The channel's own purposes in the string"): a TC string
+ * docs/guides/tcf.md, "The channel's own purposes in the string": a TC string
  * carries the channel's purposes as custom purposes of its Publisher TC segment, in the channel's
  * order (necessary, analytics, marketing: custom purposes 1, 2, 3). The service records it when it
  * agrees with the decisions, keeps the custom consents in the evidence's decoded summary (reads,

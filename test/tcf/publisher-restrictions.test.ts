@@ -13,7 +13,7 @@ import {
 import { asTcfJsWrites, startTcfTestApp } from '../helpers/tcf.ts';
 
 /**
- * Issue 41 item 10 (docs/guides/tcf.md, "Publisher restrictions"): a channel's
+ * docs/guides/tcf.md, "Publisher restrictions": a channel's
  * `tcf.publisherRestrictions` are validated when written, returned as written, and a decision's TC
  * string whose restrictions differ from them is refused with 422 `tc_publisher_restrictions`.
  * Strings are made by IAB's own encoder (@iabtechlabtcf/core).

@@ -11,7 +11,7 @@ import { SITE_ORIGIN, SITES_TEST_ENV } from '../helpers/sites.ts';
 import { refreshVendorList, startTcfTestApp } from '../helpers/tcf.ts';
 
 /**
- * Issue 41 item 6: each vendor's device storage disclosure (the JSON at its
+ * Each vendor's device storage disclosure (the JSON at its
  * `deviceStorageDisclosureUrl`) is fetched by the worker through the address guard, bounded,
  * checked, kept with the vendor list version, and served in the channel's slice, from which the
  * second layer shows it. A vendor's session cookie (`cookieMaxAgeSeconds` 0, or negative) is a
@@ -51,7 +51,7 @@ async function slice(t: TestApp, tenant: Tenant, channel: Channel) {
   );
 }
 
-describe('vendors’ storage disclosures in the slice (issue 41 item 6)', () => {
+describe('vendors’ storage disclosures in the slice', () => {
   let t: TestApp;
   let gvl: VendorListServer;
   let tenant: Tenant;
@@ -134,7 +134,7 @@ describe('vendors’ storage disclosures in the slice (issue 41 item 6)', () => 
   });
 });
 
-describe('the address guard on vendors’ disclosure URLs (issue 41 item 6)', () => {
+describe('the address guard on vendors’ disclosure URLs', () => {
   let t: TestApp;
   let gvl: VendorListServer;
 

@@ -17,7 +17,7 @@ import { asTcfJsWrites, startTcfTestApp } from '../helpers/tcf.ts';
 import { LOCAL_WEBHOOKS_ENV, subscribeWebhook } from '../helpers/webhooks.ts';
 
 /**
- * Issue 41 item 5 and issue 40 item 2 (docs/guides/tcf.md, "What the service refuses"): the
+ * docs/guides/tcf.md, "What the service refuses": the
  * decision's TC string is held to what the TCF policy and the channel allow, each refusal a 422
  * naming its rule in `errors[].code`, and nothing stored or sent for a string the channel's vendors
  * cannot carry. Every string is made by IAB's own encoder (@iabtechlabtcf/core): TCString.encode as
@@ -138,7 +138,7 @@ async function refusedWith(value: string, codes: string[], overrides: Record<str
   return problem;
 }
 
-describe('a 51-character string naming vendors 1..19,999 (issue 40 item 2)', () => {
+describe('a 51-character string naming vendors 1..19,999', () => {
   it('is refused before anything is stored or sent: no 130 KB event, no 130 KB webhook payload', async () => {
     const range = Array.from({ length: 19_999 }, (_, i) => i + 1);
     const value = rawEncoded({ vendorConsents: range, vendorsDisclosed: range }, [Segment.CORE]);
@@ -161,7 +161,7 @@ describe('a 51-character string naming vendors 1..19,999 (issue 40 item 2)', () 
   });
 });
 
-describe('what the TCF policy and the channel forbid: 422 naming the rule (issue 41 item 5)', () => {
+describe('what the TCF policy and the channel forbid: 422 naming the rule', () => {
   it('tc_not_service_specific: a global-scope string', async () => {
     // IAB's encoder writes no Publisher TC segment in a global-scope string: the channel's own
     // optional purposes are then carried nowhere either.
@@ -250,7 +250,7 @@ describe('what the TCF policy and the channel forbid: 422 naming the rule (issue
   });
 });
 
-describe('a valid string: the evidence keeps the decoded summary (issue 41 item 5)', () => {
+describe('a valid string: the evidence keeps the decoded summary', () => {
   it('legitimate interests, DisclosedVendors, the policy version and the consent screen, on reads and the webhook', async () => {
     const subjectId = newSubjectId();
     const value = encoded({ consentScreen: 2 });

@@ -179,7 +179,7 @@ describe('GET /v1/public/sites/:siteKey/tcf/vendor-list.json', () => {
 
   it('translates the declarations from the stored language file, and falls back to English saying so', async () => {
     const version = await current();
-    // The worker asks the newly chosen vendor 8 for its storage disclosure (issue 41 item 6): until
+    // The worker asks the newly chosen vendor 8 for its storage disclosure: until
     // it has, the slice may still change and is not cached for ever.
     await refreshVendorList(t);
     const fr = await slice(channel.siteKey, `?version=101&configVersion=${version}&lang=fr-FR`);
@@ -211,7 +211,7 @@ describe('GET /v1/public/sites/:siteKey/tcf/vendor-list.json', () => {
 
   it('is 404 for a version, config version, site or channel without TCF it does not know', async () => {
     expectProblemShape(await slice(channel.siteKey, '?version=99'), 404, 'not_found');
-    // The site's page reads the 404 too (issue 41: getVendorList of an unknown version answers false).
+    // The site's page reads the 404 too (getVendorList of an unknown version answers false, as IAB's CMP API says).
     const unknown = await slice(channel.siteKey, '?version=99', { origin: SITE_ORIGIN });
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get('access-control-allow-origin')).toBe(SITE_ORIGIN);

@@ -4,7 +4,7 @@ import { expectProblemShape } from '../helpers/http.ts';
 
 /**
  * A newcomer points a webhook or a scan at their laptop and is refused: the refusal names the
- * setting that allows it for test channels (issue 33 item 4), and tells live channels there is none.
+ * setting that allows it for test channels, and tells live channels there is none.
  * The service here runs with neither setting, as a default install does.
  */
 let t: TestApp;

@@ -11,7 +11,7 @@ const MAX_ACTIVE = 2;
 const GUIDE = () => guideLink('Signed-in visitors', 'signed-in-visitors.md');
 
 /**
- * "Identity secrets" (issue 32): the secrets a site's backend signs its visitors' identity tokens
+ * "Identity secrets": the secrets a site's backend signs its visitors' identity tokens
  * with, so a signed-in visitor's choice applies on every device. Listed without secrets; a new
  * secret is shown once, here, and lives only in this closure: the section redraws itself instead of
  * the whole view, and a reload or another view loses it for good.

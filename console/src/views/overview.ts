@@ -41,7 +41,7 @@ const periodLabel = (period: string, interval: string) =>
   interval === 'month' ? period.slice(0, 7) : interval === 'week' ? `Week of ${period}` : period;
 
 /**
- * Overview (issue 21, docs/guides/analytics.md): how a channel's banner performs over a range of days, from
+ * Overview (docs/guides/analytics.md): how a channel's banner performs over a range of days, from
  * GET /v1/analytics/consent. The first view after sign-in.
  */
 export const overviewView: View = async (ctx) => {

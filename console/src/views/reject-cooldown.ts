@@ -15,7 +15,7 @@ function effect(days: number): string {
 }
 
 /**
- * "After a refusal" (issue 32): the channel's `rejectCooldownDays`, 0–395, saved with
+ * "After a refusal": the channel's `rejectCooldownDays`, 0–395, saved with
  * PATCH /v1/channels/:id; the same rule is checked before sending and the API's error for the
  * field is shown at it.
  */

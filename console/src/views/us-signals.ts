@@ -37,7 +37,7 @@ function sectionRows(channel: SignalsChannel): (string | HTMLElement)[][] {
 }
 
 /**
- * "US and Microsoft signals" (issue 43 item 5): the channel's `gppSections` and `integrations`, saved
+ * "US and Microsoft signals": the channel's `gppSections` and `integrations`, saved
  * with PATCH /v1/channels/:id, and per region of its rules the GPP section a visitor there gets.
  */
 export function usSignalsSection(ctx: ViewContext, channel: SignalsChannel, manage: boolean): HTMLElement {

@@ -10,7 +10,7 @@ import { buildVendorList } from '../../helpers/gvl.ts';
 import { purpose } from '../../helpers/sdk-purposes.ts';
 
 /**
- * The pure parts of the GPP CMP API (docs/regions.md, issue 19): the usnat fields the SDK reports, the
+ * The pure parts of the GPP CMP API (docs/regions.md): the usnat fields the SDK reports, the
  * string CmpApi encodes from them (decoded again with the IAB's own decoder), the stub's hand-over
  * to CmpApi, and which visitors get it. IAB test vectors check that decoder against the spec.
  */

@@ -15,7 +15,7 @@ import {
 import { purpose } from '../../helpers/sdk-purposes.ts';
 
 /**
- * Issue 43 item 1, the pure parts: the table of state sections against the library's own, the fields
+ * The table of state sections against the library's own, the fields
  * the SDK puts in each section (read back with @iabgpp/cmpapi's decoder), and the stub's list.
  * test/sdk/gpp-states.test.ts shows the same in Chromium through the snippet.
  */

@@ -9,7 +9,7 @@ import { AppError } from '../../../../src/platform/http/errors.ts';
 import { hostileTcfEuGpp, tcfEuGpp, USNAT } from '../../../helpers/gpp.ts';
 
 /**
- * The shared decoder processes with real children and the real library (issue 40 item 1): one
+ * The shared decoder processes with real children and the real library: one
  * organization's strings, even ones that stop a child, do not hold another organization's.
  */
 const HOSTILE = hostileTcfEuGpp();

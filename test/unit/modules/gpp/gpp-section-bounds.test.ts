@@ -83,7 +83,7 @@ function tcfCaWithFibonacciRanges(entries: [number, number][]): string {
 }
 
 describe('gppSectionsBoundsError through gppBoundsError', () => {
-  it('the 603-character string of issue 40 and the strings around the bound', () => {
+  it('the 603-character string that once stalled the shared decoder, and the strings around the bound', () => {
     expect(gppBoundsError(hostileTcfEuGpp())).toBe(REASON);
     expect(gppBoundsError(hostileTcfEuGpp({ ranges: 20, last: 1000 }))).toBeNull();
     expect(gppBoundsError(hostileTcfEuGpp({ ranges: 20, last: 1001 }))).toBe(REASON);
