@@ -88,6 +88,154 @@ function goesBefore(a: ClaimGroup, b: ClaimGroup): boolean {
 /** The group of a job within its kind: its organization, or '' for system jobs (as jobs.repo counts). */
 const groupOf = (job: JobRow) => job.organizationId ?? '';
 
+/** What claiming reads of a runner: its store and clock, its id, its kinds and its running slots. */
+interface ClaimingRunner {
+  store: Store;
+  clock: Clock;
+  workerId: string;
+  kinds: Map<string, RegisteredKind>;
+  running: Map<string, Slot>;
+}
+
+/**
+ * Claims due jobs for this worker's free slots, one at a time, and hands each to `take` at once:
+ * for each kind with a free slot, the oldest due job of the group (organization) that holds the
+ * fewest running jobs of the kind, skipping groups at their `perOrganization` share of this
+ * worker's slots; among groups running equally many, the one whose last turn is oldest (never
+ * first), then the one whose oldest job is. Jobs whose worker died (lease lapsed) are queued
+ * again first. Returns how many it claimed. (A function of its own, given the runner's state, so
+ * that createJobRunner reads as the runner's life: register, run, claim, stop.)
+ */
+async function claimDue(runner: ClaimingRunner, take: (job: JobRow) => void): Promise<number> {
+  const { store, clock, workerId, kinds, running } = runner;
+  const held = new Map<string, number>();
+  const heldInGroup = new Map<string, number>();
+  const slotKey = (kind: string, group: string) => `${kind}\u0000${group}`;
+  for (const slot of running.values()) {
+    held.set(slot.kind, (held.get(slot.kind) ?? 0) + 1);
+    const key = slotKey(slot.kind, slot.group);
+    heldInGroup.set(key, (heldInGroup.get(key) ?? 0) + 1);
+  }
+  const free = [...kinds].filter(([kind, k]) => k.concurrency > (held.get(kind) ?? 0));
+  if (free.length === 0) return 0;
+  const now = clock.now();
+  await store.tx((tx) => jobsRepo.requeueLapsed(tx, now));
+  const groups = await jobsRepo.claimGroups(store.db, now);
+  let count = 0;
+  for (const [kind, k] of free) {
+    const candidates = groups.filter((g) => g.kind === kind && g.oldestDue !== null);
+    const mine = (g: ClaimGroup) => heldInGroup.get(slotKey(kind, g.group)) ?? 0;
+    let slots = k.concurrency - (held.get(kind) ?? 0);
+    while (slots > 0) {
+      const open = candidates.filter((g) => mine(g) < k.perOrganization);
+      if (open.length === 0) break;
+      const next = open.reduce((best, g) => (goesBefore(g, best) ? g : best));
+      const leaseUntil = new Date(now.getTime() + k.leaseMs);
+      const claimed = await store.tx(async (tx) => {
+        const [job] = await jobsRepo.claim(tx, workerId, now, leaseUntil, 1, [kind], next.group);
+        return job && { job, turn: await jobsRepo.takeTurn(tx, kind, next.group, now) };
+      });
+      if (!claimed) {
+        // Nothing left in that group (or another worker took it): the others may still have some.
+        candidates.splice(candidates.indexOf(next), 1);
+        continue;
+      }
+      take(claimed.job);
+      count++;
+      slots--;
+      next.running++;
+      next.lastTurn = claimed.turn;
+      heldInGroup.set(slotKey(kind, next.group), mine(next) + 1);
+    }
+  }
+  return count;
+}
+
+/** What running a job reads of its runner (runJob, fail, scheduleRecurring). */
+interface JobRunning extends ClaimingRunner {
+  queue: JobQueue;
+  log: FastifyBaseLogger;
+  /** The runner's current stop signal (a new one each start). */
+  signal: () => AbortSignal;
+}
+
+async function scheduleRecurring(runner: JobRunning, tx: Tx, kind: string, runAt: Date) {
+  await runner.queue.enqueue(tx, {
+    kind,
+    payload: {},
+    runAt,
+    dedupeKey: `recurring:${kind}`,
+    maxAttempts: 3,
+  });
+}
+
+/** Runs one claimed job's handler, then records how it ended: done, retried later, or failed. */
+async function runJob(runner: JobRunning, job: JobRow): Promise<void> {
+  const { store, clock, log, workerId, kinds } = runner;
+  const kind = kinds.get(job.kind)!;
+  const leaseEnd = () => new Date(clock.now().getTime() + kind.leaseMs);
+  if (job.attempts > job.maxAttempts) {
+    // A lease lapsed on its last attempt (the worker died): no attempts left.
+    await fail(runner, job, kind, job.lastError ?? 'worker lost the job on its last attempt');
+    return;
+  }
+  const context: JobContext = {
+    job,
+    signal: runner.signal(),
+    heartbeat: async () => {
+      if (!(await store.tx((tx) => jobsRepo.extendLease(tx, job.id, workerId, leaseEnd())))) {
+        throw new Error(`lease of job ${job.id} was lost`);
+      }
+    },
+  };
+  try {
+    await kind.handler(job.payload, context);
+    await store.tx(async (tx) => {
+      await jobsRepo.finish(tx, job.id, workerId, { status: 'succeeded', completedAt: clock.now() });
+      if (kind.everyMs !== undefined)
+        await scheduleRecurring(runner, tx, job.kind, new Date(clock.now().getTime() + kind.everyMs));
+    });
+    // At debug level only (LOG_LEVEL=debug): a job's end is otherwise silent, and this line is
+    // what shows that a round ran (tests wait for it before checking that nothing else happened).
+    log.debug({ jobId: job.id, kind: job.kind }, 'job succeeded');
+  } catch (error) {
+    // Stored as lastError and shown in logs: never the data a database error carried.
+    const message = error instanceof RetryJobAt ? error.message : describeError(error);
+    if (error instanceof RetryJobAt) {
+      await store.tx((tx) =>
+        jobsRepo.finish(tx, job.id, workerId, { status: 'queued', runAt: error.runAt, lastError: message }),
+      );
+    } else if (job.attempts >= job.maxAttempts) {
+      await fail(runner, job, kind, message);
+    } else {
+      log.warn(
+        { jobId: job.id, kind: job.kind, attempt: job.attempts, err: message },
+        'job failed; will retry',
+      );
+      const runAt = new Date(clock.now().getTime() + kind.backoffMs(job.attempts));
+      await store.tx((tx) =>
+        jobsRepo.finish(tx, job.id, workerId, { status: 'queued', runAt, lastError: message }),
+      );
+    }
+  }
+}
+
+async function fail(runner: JobRunning, job: JobRow, kind: RegisteredKind, message: string) {
+  const { store, clock, log, workerId } = runner;
+  log.error({ jobId: job.id, kind: job.kind, attempts: job.attempts, err: message }, 'job failed for good');
+  await store.tx(async (tx) => {
+    const finished = await jobsRepo.finish(tx, job.id, workerId, {
+      status: 'failed',
+      lastError: message,
+      completedAt: clock.now(),
+    });
+    if (finished && kind.onExhausted) await kind.onExhausted(tx, job, message);
+    if (finished && kind.everyMs !== undefined) {
+      await scheduleRecurring(runner, tx, job.kind, new Date(clock.now().getTime() + kind.everyMs));
+    }
+  });
+}
+
 /**
  * Runs registered job kinds: claims due jobs, runs their handlers, retries with backoff, gives up
  * after maxAttempts. `start()` polls; `runDue()` runs everything due now (tests, CLI).
@@ -111,6 +259,16 @@ export function createJobRunner(options: JobRunnerOptions) {
   let timer: NodeJS.Timeout | null = null;
   let stopping = false;
   let stopped = new AbortController();
+  const runner: JobRunning = {
+    store,
+    clock,
+    queue,
+    log,
+    workerId,
+    kinds,
+    running,
+    signal: () => stopped.signal,
+  };
 
   function register(kind: string, handler: RegisteredKind['handler'], opts: JobKindOptions = {}) {
     const concurrency = opts.concurrency ?? defaultConcurrency;
@@ -132,134 +290,8 @@ export function createJobRunner(options: JobRunnerOptions) {
     kinds.get(kind)!.everyMs = intervalMs;
   }
 
-  async function scheduleRecurring(tx: Tx, kind: string, runAt: Date) {
-    await queue.enqueue(tx, {
-      kind,
-      payload: {},
-      runAt,
-      dedupeKey: `recurring:${kind}`,
-      maxAttempts: 3,
-    });
-  }
-
-  async function runOne(job: JobRow): Promise<void> {
-    const kind = kinds.get(job.kind)!;
-    const leaseEnd = () => new Date(clock.now().getTime() + kind.leaseMs);
-    if (job.attempts > job.maxAttempts) {
-      // A lease lapsed on its last attempt (the worker died): no attempts left.
-      await fail(job, kind, job.lastError ?? 'worker lost the job on its last attempt');
-      return;
-    }
-    const context: JobContext = {
-      job,
-      signal: stopped.signal,
-      heartbeat: async () => {
-        if (!(await store.tx((tx) => jobsRepo.extendLease(tx, job.id, workerId, leaseEnd())))) {
-          throw new Error(`lease of job ${job.id} was lost`);
-        }
-      },
-    };
-    try {
-      await kind.handler(job.payload, context);
-      await store.tx(async (tx) => {
-        await jobsRepo.finish(tx, job.id, workerId, { status: 'succeeded', completedAt: clock.now() });
-        if (kind.everyMs !== undefined)
-          await scheduleRecurring(tx, job.kind, new Date(clock.now().getTime() + kind.everyMs));
-      });
-      // At debug level only (LOG_LEVEL=debug): a job's end is otherwise silent, and this line is
-      // what shows that a round ran (tests wait for it before checking that nothing else happened).
-      log.debug({ jobId: job.id, kind: job.kind }, 'job succeeded');
-    } catch (error) {
-      // Stored as lastError and shown in logs: never the data a database error carried.
-      const message = error instanceof RetryJobAt ? error.message : describeError(error);
-      if (error instanceof RetryJobAt) {
-        await store.tx((tx) =>
-          jobsRepo.finish(tx, job.id, workerId, { status: 'queued', runAt: error.runAt, lastError: message }),
-        );
-      } else if (job.attempts >= job.maxAttempts) {
-        await fail(job, kind, message);
-      } else {
-        log.warn(
-          { jobId: job.id, kind: job.kind, attempt: job.attempts, err: message },
-          'job failed; will retry',
-        );
-        const runAt = new Date(clock.now().getTime() + kind.backoffMs(job.attempts));
-        await store.tx((tx) =>
-          jobsRepo.finish(tx, job.id, workerId, { status: 'queued', runAt, lastError: message }),
-        );
-      }
-    }
-  }
-
-  async function fail(job: JobRow, kind: RegisteredKind, message: string) {
-    log.error({ jobId: job.id, kind: job.kind, attempts: job.attempts, err: message }, 'job failed for good');
-    await store.tx(async (tx) => {
-      const finished = await jobsRepo.finish(tx, job.id, workerId, {
-        status: 'failed',
-        lastError: message,
-        completedAt: clock.now(),
-      });
-      if (finished && kind.onExhausted) await kind.onExhausted(tx, job, message);
-      if (finished && kind.everyMs !== undefined) {
-        await scheduleRecurring(tx, job.kind, new Date(clock.now().getTime() + kind.everyMs));
-      }
-    });
-  }
-
-  /**
-   * Claims due jobs for this worker's free slots, one at a time, and hands each to `take` at once:
-   * for each kind with a free slot, the oldest due job of the group (organization) that holds the
-   * fewest running jobs of the kind, skipping groups at their `perOrganization` share of this
-   * worker's slots; among groups running equally many, the one whose last turn is oldest (never
-   * first), then the one whose oldest job is. Jobs whose worker died (lease lapsed) are queued
-   * again first. Returns how many it claimed.
-   */
-  async function claim(take: (job: JobRow) => void): Promise<number> {
-    const held = new Map<string, number>();
-    const heldInGroup = new Map<string, number>();
-    const slotKey = (kind: string, group: string) => `${kind}\u0000${group}`;
-    for (const slot of running.values()) {
-      held.set(slot.kind, (held.get(slot.kind) ?? 0) + 1);
-      const key = slotKey(slot.kind, slot.group);
-      heldInGroup.set(key, (heldInGroup.get(key) ?? 0) + 1);
-    }
-    const free = [...kinds].filter(([kind, k]) => k.concurrency > (held.get(kind) ?? 0));
-    if (free.length === 0) return 0;
-    const now = clock.now();
-    await store.tx((tx) => jobsRepo.requeueLapsed(tx, now));
-    const groups = await jobsRepo.claimGroups(store.db, now);
-    let count = 0;
-    for (const [kind, k] of free) {
-      const candidates = groups.filter((g) => g.kind === kind && g.oldestDue !== null);
-      const mine = (g: ClaimGroup) => heldInGroup.get(slotKey(kind, g.group)) ?? 0;
-      let slots = k.concurrency - (held.get(kind) ?? 0);
-      while (slots > 0) {
-        const open = candidates.filter((g) => mine(g) < k.perOrganization);
-        if (open.length === 0) break;
-        const next = open.reduce((best, g) => (goesBefore(g, best) ? g : best));
-        const leaseUntil = new Date(now.getTime() + k.leaseMs);
-        const claimed = await store.tx(async (tx) => {
-          const [job] = await jobsRepo.claim(tx, workerId, now, leaseUntil, 1, [kind], next.group);
-          return job && { job, turn: await jobsRepo.takeTurn(tx, kind, next.group, now) };
-        });
-        if (!claimed) {
-          // Nothing left in that group (or another worker took it): the others may still have some.
-          candidates.splice(candidates.indexOf(next), 1);
-          continue;
-        }
-        take(claimed.job);
-        count++;
-        slots--;
-        next.running++;
-        next.lastTurn = claimed.turn;
-        heldInGroup.set(slotKey(kind, next.group), mine(next) + 1);
-      }
-    }
-    return count;
-  }
-
   function launch(job: JobRow) {
-    const promise = runOne(job)
+    const promise = runJob(runner, job)
       .catch((error) => log.error({ error: describeError(error), jobId: job.id }, 'job runner error'))
       .finally(() => {
         running.delete(job.id);
@@ -279,7 +311,7 @@ export function createJobRunner(options: JobRunnerOptions) {
     timer = null;
     if (stopping) return;
     try {
-      await claim(launch);
+      await claimDue(runner, launch);
     } catch (error) {
       log.warn({ error: describeError(error) }, 'could not claim jobs; retrying');
     }
@@ -288,7 +320,8 @@ export function createJobRunner(options: JobRunnerOptions) {
 
   async function ensureRecurring() {
     for (const [kind, registered] of kinds) {
-      if (registered.everyMs !== undefined) await store.tx((tx) => scheduleRecurring(tx, kind, clock.now()));
+      if (registered.everyMs !== undefined)
+        await store.tx((tx) => scheduleRecurring(runner, tx, kind, clock.now()));
     }
   }
 
@@ -318,9 +351,9 @@ export function createJobRunner(options: JobRunnerOptions) {
       let count = 0;
       for (;;) {
         const claimed: JobRow[] = [];
-        if ((await claim((job) => claimed.push(job))) === 0) return count;
+        if ((await claimDue(runner, (job) => claimed.push(job))) === 0) return count;
         count += claimed.length;
-        await Promise.all(claimed.map((job) => runOne(job)));
+        await Promise.all(claimed.map((job) => runJob(runner, job)));
       }
     },
 
