@@ -18,7 +18,7 @@ import ts from 'typescript';
 
 export type SqlLiteral = {
   line: number;
-  /** The literal's text with `${…}` shown as `${}`, for messages. */
+  /** The literal's text with each `${…}` shown as ⟪…⟫, for messages. */
   text: string;
   /** The tables it names, or null when the parser could not read it under any stand-in. */
   tables: string[] | null;
@@ -156,7 +156,7 @@ export function sqlLiterals(fileName: string, source: string): SqlLiteral[] {
     if (parts && STATEMENT.test(parts.join(' __i '))) {
       found.push({
         line: file.getLineAndCharacterOfPosition(node.getStart()).line + 1,
-        text: parts.join('${}'),
+        text: parts.join('⟪…⟫'),
         tables: tablesOf(parts),
       });
     }

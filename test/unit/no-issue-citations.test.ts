@@ -8,7 +8,10 @@ import { describe, expect, it } from 'vitest';
  * words, never "issue 40 item 1". Every tracked text file is read (git ls-files), this one aside.
  */
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const SELF = path.relative(ROOT, import.meta.filename).split(path.sep).join('/');
+const SELF = path
+  .relative(ROOT, import.meta.filename)
+  .split(path.sep)
+  .join('/');
 const TEXT = /\.(ts|tsx|mts|mjs|cjs|js|md|sh|txt|json|yaml|yml|html|css)$|^\.ci\/run$/;
 // Built from parts so that this file's own source does not read as a citation.
 const CITATION = new RegExp(['[Ii]ssues? #?[0-9]+', '#[0-9]{2} items?'].join('|'));
