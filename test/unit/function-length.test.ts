@@ -42,7 +42,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** The functions of a source text over `max` lines, as `file name` (anonymous ones by their line). */
-export function longFunctions(file: string, text: string, max = MAX_LINES): string[] {
+function longFunctions(file: string, text: string, max = MAX_LINES): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   const visit = (node: ts.Node) => {
