@@ -181,10 +181,50 @@ async function render() {
   }
 }
 
-whenSignedOut(() => {
+/**
+ * The session ended while a view was open: the view stays as it is (a half-filled form keeps what
+ * was typed), and a sign-in form above it brings the session back without redrawing the view, so
+ * the reader can send the change again.
+ */
+function signInAgain() {
+  const s = session;
   session = null;
-  signInPage('Your session has ended. Sign in again.');
-});
+  const main = document.getElementById('main');
+  if (!s || !main) return signInPage('Your session has ended. Sign in again.');
+  if (document.getElementById('sign-in-again')) return;
+  const box = messageBox();
+  const password = input('password', { type: 'password', autocomplete: 'current-password', required: true });
+  const submit = h('button', { type: 'submit' }, 'Sign in again');
+  const panel = h(
+    'form',
+    { id: 'sign-in-again', class: 'card sign-in-again stack', 'aria-labelledby': 'sign-in-again-title' },
+    h('h2', { id: 'sign-in-again-title' }, 'Your session has ended'),
+    h(
+      'p',
+      { class: 'message error', role: 'alert' },
+      `Nothing was saved since. Sign in again as ${s.member.email}; the page below keeps what you typed.`,
+    ),
+    field('Password', password),
+    submit,
+    box,
+  );
+  panel.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void act(box, submit, async () => {
+      const { data } = await signIn({
+        email: s.member.email,
+        password: password.value,
+        organizationId: s.organization.id,
+      });
+      session = data;
+      setCsrfToken(data.csrfToken);
+      panel.remove();
+    });
+  });
+  main.before(panel);
+  password.focus();
+}
+whenSignedOut(signInAgain);
 window.addEventListener('hashchange', () => void render());
 
 currentSession().then(
