@@ -319,6 +319,22 @@ describe.skipIf(skipWith(browserSkipReason))('the console in Chromium', () => {
     await context.close();
   });
 
+  it('names each purpose of an evidence event, in the list and on the event page', async () => {
+    const { context, page } = await newPage(browser, t.baseUrl);
+    await signInAs(page, owner.email, PASSWORD);
+    await openView(page, 'Evidence');
+    const list = page.getByRole('region', { name: 'Evidence events' });
+    await eventually(() => textOf(list)).toContain('Strictly necessary');
+    expect(await list.textContent()).toContain('Marketing');
+    await list.getByRole('link').first().click();
+    await page.getByRole('heading', { level: 1, name: 'Evidence event' }).waitFor();
+    const decisions = page.locator('section', { has: page.getByRole('heading', { name: 'Decisions' }) });
+    await eventually(() => textOf(decisions.locator('ul.decisions'))).toContain(
+      'Strictly necessary necessary ✓ granted',
+    );
+    await context.close();
+  });
+
   it('switches between test and live data, and signs out', async () => {
     const { context, page } = await newPage(browser, t.baseUrl);
     await signInAs(page, owner.email, PASSWORD);

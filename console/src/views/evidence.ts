@@ -3,7 +3,7 @@ import { channelChoices, channelPicker } from '../channel-picker.ts';
 import { dayField, ISO_DAY } from '../date-field.ts';
 import { date, field, h, input, select, table } from '../dom.ts';
 import { form, section, type View } from '../ui.ts';
-import { decisionList, evidenceEventView } from './evidence-event.ts';
+import { decisionList, evidenceEventView, purposeNames } from './evidence-event.ts';
 
 /** The form's fields, as typed (the days are sent as instants). */
 type Filters = Partial<
@@ -42,6 +42,7 @@ export const evidenceView: View = async (ctx) => {
     const { data, meta } = await answer(
       api.GET('/v1/evidence', { params: { query: { ...sent, limit: 50, cursor } } }),
     );
+    const purposes = await purposeNames(data.map((e) => e.channelId));
     const rows = data.map((e) => [
       h(
         'a',
@@ -53,7 +54,7 @@ export const evidenceView: View = async (ctx) => {
       ),
       names.get(e.channelId) ?? h('code', {}, e.channelId),
       h('code', {}, e.subject.pseudonym),
-      decisionList(e.decisions),
+      decisionList(e.decisions, purposes.get(e.channelId)),
       e.source,
       e.origin ?? '—',
       String(e.configVersion),
