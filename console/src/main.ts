@@ -35,6 +35,8 @@ const VIEWS: { path: string; label: string; view: View }[] = [
 
 const app = document.getElementById('app') as HTMLElement;
 let session: Session | null = null;
+/** What the views keep across redraws (ViewContext.kept), for this page's console. */
+const kept = new Map<string, object>();
 
 function signInPage(message?: string) {
   document.title = 'Sign in · consent-service';
@@ -170,6 +172,10 @@ async function render() {
     can: (scope) => s.scopes.includes(scope),
     refresh: () => void render(),
     params,
+    kept: <T extends object>(name: string, initial: () => T) => {
+      if (!kept.has(name)) kept.set(name, initial());
+      return kept.get(name) as T;
+    },
   };
   try {
     const content = await entry.view(ctx);

@@ -8,6 +8,12 @@ export interface ViewContext {
   refresh(): void;
   /** What follows the view in the address (`#/channels/<id>`: the channel's id). */
   params: string[];
+  /**
+   * What a view keeps across its redraws (a notice to say once, a search's filters), per console
+   * instance rather than in a module-level variable: `ctx.kept<T>('webhooks', () => ({ … }))`
+   * returns the same object on every render of this console.
+   */
+  kept<T extends object>(name: string, initial: () => T): T;
 }
 
 export type View = (ctx: ViewContext) => Promise<HTMLElement>;

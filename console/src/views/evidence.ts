@@ -11,9 +11,6 @@ type Filters = Partial<
 >;
 type EvidenceQuery = GetQuery<'/v1/evidence'>;
 
-// The filters survive a redraw, as people expect from a search form.
-let filters: Filters = {};
-
 /**
  * A filter's day as the API's instant: From is the day's first second, To its last (UTC); anything
  * else (a full RFC 3339 instant) goes as typed, and the API's 422 says what is wrong with it.
@@ -29,8 +26,11 @@ export const evidenceView: View = async (ctx) => {
   const channels = await channelChoices();
   const names = new Map(channels.map((c) => [c.id, c.name]));
   if (ctx.params[0]) return evidenceEventView(ctx.params[0], names);
+  // The filters survive a redraw, as people expect from a search form.
+  const kept = ctx.kept('evidence', () => ({ filters: {} as Filters }));
   const results = h('div', {});
   async function load(cursor?: string) {
+    const filters = kept.filters;
     const sent: EvidenceQuery = {
       ...filters,
       // The form's selects offer only the API's values.
@@ -71,7 +71,7 @@ export const evidenceView: View = async (ctx) => {
       more ?? '',
     );
   }
-  const value = (name: keyof Filters) => filters[name] ?? '';
+  const value = (name: keyof Filters) => kept.filters[name] ?? '';
   const filterForm = form(
     'Evidence filters',
     [
@@ -109,7 +109,7 @@ export const evidenceView: View = async (ctx) => {
       new FormData(el).forEach((v, k) => {
         if (typeof v === 'string' && v.trim()) next[k] = v.trim();
       });
-      filters = next;
+      kept.filters = next;
       await load();
     },
   );

@@ -19,16 +19,13 @@ const MAX_LINES = 100;
 const KNOWN_LETS = [
   'console/src/api.ts csrfToken',
   'console/src/api.ts onSignedOut',
-  'console/src/dom.ts fieldCount',
   'console/src/main.ts session',
   'console/src/main.ts renderCount',
-  'console/src/views/evidence.ts filters',
   'console/src/views/regions.ts pendingNotice',
   'console/src/views/reject-cooldown.ts pendingNotice',
   'console/src/views/scans.ts openScanId',
   'console/src/views/scans.ts pendingNotice',
   'console/src/views/tcf-form.ts pendingNotice',
-  'console/src/views/webhooks.ts secretOnce',
 ];
 const KNOWN_LONG = [
   'console/src/views/api-keys.ts',
