@@ -73,3 +73,25 @@ export function form(
 export function badge(text: string): HTMLElement {
   return h('span', { class: `badge badge-${text.replace(/[^a-z]/g, '')}` }, text);
 }
+
+/**
+ * A notice a save says after the redraw it causes (the redraw makes a new message box), once and on
+ * the same channel only; kept per console instance (ViewContext.kept), under `name`.
+ */
+export function noticeAfterRedraw(ctx: ViewContext, name: string) {
+  const kept = ctx.kept(`notice:${name}`, () => ({
+    pending: null as { channelId: string; text: string } | null,
+  }));
+  return {
+    say(channelId: string, text: string) {
+      kept.pending = { channelId, text };
+    },
+    /** The notice for `channelId`, if one waits; taking it clears it. */
+    take(channelId: string): string | null {
+      const pending = kept.pending;
+      if (pending?.channelId !== channelId) return null;
+      kept.pending = null;
+      return pending.text;
+    },
+  };
+}

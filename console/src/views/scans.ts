@@ -6,7 +6,7 @@ import {
 } from '../../../src/shared/scans-matching.ts';
 import { answer, api, type Schemas } from '../api.ts';
 import { button, date, field, h, input, table } from '../dom.ts';
-import { act, badge, form, messageBox, type ViewContext } from '../ui.ts';
+import { act, badge, form, messageBox, noticeAfterRedraw, type ViewContext } from '../ui.ts';
 
 /** A tracker scan and what it found, as the typed client's schema has them. */
 type Scan = Schemas['Scan'];
@@ -28,7 +28,6 @@ const POLL_MS = 2000;
 // Which scan's findings are open survives a redraw, like the open channel; so does the notice of
 // what a click added (adding redraws the whole view, with the technology in its table).
 let openScanId: string | null = null;
-let pendingNotice: { channelId: string; text: string } | null = null;
 
 /** "Tracker scans": run a scan, follow it, and read its findings by phase, violations first. */
 export async function scansSection(
@@ -45,9 +44,9 @@ export async function scansSection(
   const active = scans.find((s) => s.status === 'queued' || s.status === 'running');
   const shown = scans.find((s) => s.id === openScanId) ?? scans[0] ?? null;
   const box = messageBox();
-  if (pendingNotice?.channelId === channel.id) {
-    box.ok(pendingNotice.text);
-    pendingNotice = null;
+  const said = noticeAfterRedraw(ctx, 'scans').take(channel.id);
+  if (said) {
+    box.ok(said);
   }
 
   const runForm = form(
@@ -163,10 +162,10 @@ function scanDetail(
       const purpose = body.purposeKeys.length
         ? ` for ${body.purposeKeys.join(', ')}`
         : ' with no purpose yet';
-      pendingNotice = {
+      noticeAfterRedraw(ctx, 'scans').say(
         channelId,
-        text: `Added "${body.name}" as a technology${purpose}. Check it under Technologies.`,
-      };
+        `Added "${body.name}" as a technology${purpose}. Check it under Technologies.`,
+      );
       ctx.refresh();
     });
   const groups = PHASES.map(([phase, title]) => {

@@ -21,11 +21,7 @@ const KNOWN_LETS = [
   'console/src/api.ts onSignedOut',
   'console/src/main.ts session',
   'console/src/main.ts renderCount',
-  'console/src/views/regions.ts pendingNotice',
-  'console/src/views/reject-cooldown.ts pendingNotice',
   'console/src/views/scans.ts openScanId',
-  'console/src/views/scans.ts pendingNotice',
-  'console/src/views/tcf-form.ts pendingNotice',
 ];
 const KNOWN_LONG = [
   'console/src/views/api-keys.ts',
