@@ -26,8 +26,8 @@ const KIND_NAMES = { cookie: 'Cookie', storage: 'Storage key', request: 'Request
 const POLL_MS = 2000;
 
 // Which scan's findings are open survives a redraw, like the open channel; so does the notice of
-// what a click added (adding redraws the whole view, with the technology in its table).
-let openScanId: string | null = null;
+// what a click added (adding redraws the whole view, with the technology in its table). Both are
+// kept per console (ViewContext.kept).
 
 /** "Tracker scans": run a scan, follow it, and read its findings by phase, violations first. */
 export async function scansSection(
@@ -38,16 +38,15 @@ export async function scansSection(
   manage: boolean,
 ): Promise<HTMLElement> {
   const id = channel.id;
+  const open = ctx.kept('scans', () => ({ scanId: null as string | null }));
   const { data: scans } = await answer(
     api.GET('/v1/channels/{id}/scans', { params: { path: { id }, query: { limit: 10 } } }),
   );
   const active = scans.find((s) => s.status === 'queued' || s.status === 'running');
-  const shown = scans.find((s) => s.id === openScanId) ?? scans[0] ?? null;
+  const shown = scans.find((s) => s.id === open.scanId) ?? scans[0] ?? null;
   const box = messageBox();
   const said = noticeAfterRedraw(ctx, 'scans').take(channel.id);
-  if (said) {
-    box.ok(said);
-  }
+  if (said) box.ok(said);
 
   const runForm = form(
     'Run a tracker scan',
@@ -64,7 +63,7 @@ export async function scansSection(
       const { data } = await answer(
         api.POST('/v1/channels/{id}/scans', { params: { path: { id } }, body: url ? { url } : {} }),
       );
-      openScanId = data.id;
+      open.scanId = data.id;
       ctx.refresh();
     },
   );
@@ -79,7 +78,7 @@ export async function scansSection(
       : button(
           'Show',
           () => {
-            openScanId = s.id;
+            open.scanId = s.id;
             ctx.refresh();
           },
           { 'aria-label': `Show the scan of ${date(s.createdAt)}` },

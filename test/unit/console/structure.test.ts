@@ -21,7 +21,6 @@ const KNOWN_LETS = [
   'console/src/api.ts onSignedOut',
   'console/src/main.ts session',
   'console/src/main.ts renderCount',
-  'console/src/views/scans.ts openScanId',
 ];
 const KNOWN_LONG = [
   'console/src/views/api-keys.ts',
