@@ -72,24 +72,34 @@ function prepare(request: Request): Request {
 }
 
 /** Throws the problem of an answer that is not 2xx; a 401 outside sign-in means the session is gone. */
-async function refuse(response: Response, path: string): Promise<void> {
+async function refuse(response: Response, path: string, method: string): Promise<void> {
   if (response.ok) return;
   const text = await response.text();
   const parsed = text ? JSON.parse(text) : {};
-  const error = new ApiError(
+  if (response.status === 401 && !/\/(sign-in|session)$/.test(path)) {
+    onSignedOut();
+    // Said where the reader acted, as an error: what they typed stays on the page to send again.
+    throw new ApiError(
+      401,
+      'session_ended',
+      method === 'GET'
+        ? 'Your session has ended. Sign in again above, then reload this view.'
+        : 'Your session has ended, so this change was not saved. Sign in again above; what you typed is kept here.',
+      parsed,
+    );
+  }
+  throw new ApiError(
     response.status,
     parsed.code ?? 'error',
     parsed.detail ?? `The request failed (${response.status}).`,
     parsed,
   );
-  if (response.status === 401 && !/\/(sign-in|session)$/.test(path)) onSignedOut();
-  throw error;
 }
 
 const consoleMiddleware: Middleware = {
   onRequest: ({ request }) => prepare(request),
   async onResponse({ request, response }) {
-    await refuse(response, new URL(request.url).pathname);
+    await refuse(response, new URL(request.url).pathname, request.method);
     return undefined;
   },
   onError: () => unreachable(),
@@ -132,7 +142,7 @@ async function consoleCall<T>(method: 'GET' | 'POST', path: string, body?: objec
   } catch {
     throw unreachable();
   }
-  await refuse(response, path);
+  await refuse(response, path, method);
   if (response.status === 204) return undefined as T;
   const text = await response.text();
   return (text ? JSON.parse(text) : {}) as T;

@@ -25,11 +25,10 @@ export function append(el: Element, children: Child[]) {
   }
 }
 
-let fieldCount = 0;
-
 /** A labelled control; a hint is its description, not part of its name. */
 export function field(label: string, control: HTMLElement, hint?: string): HTMLElement {
-  control.id ||= `field-${++fieldCount}`;
+  // A fresh id per control, with no counter to keep between calls.
+  control.id ||= `field-${crypto.randomUUID()}`;
   const hintId = `${control.id}-hint`;
   if (hint) control.setAttribute('aria-describedby', hintId);
   return h(

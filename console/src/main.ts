@@ -35,6 +35,8 @@ const VIEWS: { path: string; label: string; view: View }[] = [
 
 const app = document.getElementById('app') as HTMLElement;
 let session: Session | null = null;
+/** What the views keep across redraws (ViewContext.kept), for this page's console. */
+const kept = new Map<string, object>();
 
 function signInPage(message?: string) {
   document.title = 'Sign in · consent-service';
@@ -170,6 +172,10 @@ async function render() {
     can: (scope) => s.scopes.includes(scope),
     refresh: () => void render(),
     params,
+    kept: <T extends object>(name: string, initial: () => T) => {
+      if (!kept.has(name)) kept.set(name, initial());
+      return kept.get(name) as T;
+    },
   };
   try {
     const content = await entry.view(ctx);
@@ -181,10 +187,50 @@ async function render() {
   }
 }
 
-whenSignedOut(() => {
+/**
+ * The session ended while a view was open: the view stays as it is (a half-filled form keeps what
+ * was typed), and a sign-in form above it brings the session back without redrawing the view, so
+ * the reader can send the change again.
+ */
+function signInAgain() {
+  const s = session;
   session = null;
-  signInPage('Your session has ended. Sign in again.');
-});
+  const main = document.getElementById('main');
+  if (!s || !main) return signInPage('Your session has ended. Sign in again.');
+  if (document.getElementById('sign-in-again')) return;
+  const box = messageBox();
+  const password = input('password', { type: 'password', autocomplete: 'current-password', required: true });
+  const submit = h('button', { type: 'submit' }, 'Sign in again');
+  const panel = h(
+    'form',
+    { id: 'sign-in-again', class: 'card sign-in-again stack', 'aria-labelledby': 'sign-in-again-title' },
+    h('h2', { id: 'sign-in-again-title' }, 'Your session has ended'),
+    h(
+      'p',
+      { class: 'message error', role: 'alert' },
+      `Nothing was saved since. Sign in again as ${s.member.email}; the page below keeps what you typed.`,
+    ),
+    field('Password', password),
+    submit,
+    box,
+  );
+  panel.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void act(box, submit, async () => {
+      const { data } = await signIn({
+        email: s.member.email,
+        password: password.value,
+        organizationId: s.organization.id,
+      });
+      session = data;
+      setCsrfToken(data.csrfToken);
+      panel.remove();
+    });
+  });
+  main.before(panel);
+  password.focus();
+}
+whenSignedOut(signInAgain);
 window.addEventListener('hashchange', () => void render());
 
 currentSession().then(

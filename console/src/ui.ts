@@ -8,6 +8,12 @@ export interface ViewContext {
   refresh(): void;
   /** What follows the view in the address (`#/channels/<id>`: the channel's id). */
   params: string[];
+  /**
+   * What a view keeps across its redraws (a notice to say once, a search's filters), per console
+   * instance rather than in a module-level variable: `ctx.kept<T>('webhooks', () => ({ … }))`
+   * returns the same object on every render of this console.
+   */
+  kept<T extends object>(name: string, initial: () => T): T;
 }
 
 export type View = (ctx: ViewContext) => Promise<HTMLElement>;
@@ -66,4 +72,26 @@ export function form(
 
 export function badge(text: string): HTMLElement {
   return h('span', { class: `badge badge-${text.replace(/[^a-z]/g, '')}` }, text);
+}
+
+/**
+ * A notice a save says after the redraw it causes (the redraw makes a new message box), once and on
+ * the same channel only; kept per console instance (ViewContext.kept), under `name`.
+ */
+export function noticeAfterRedraw(ctx: ViewContext, name: string) {
+  const kept = ctx.kept(`notice:${name}`, () => ({
+    pending: null as { channelId: string; text: string } | null,
+  }));
+  return {
+    say(channelId: string, text: string) {
+      kept.pending = { channelId, text };
+    },
+    /** The notice for `channelId`, if one waits; taking it clears it. */
+    take(channelId: string): string | null {
+      const pending = kept.pending;
+      if (pending?.channelId !== channelId) return null;
+      kept.pending = null;
+      return pending.text;
+    },
+  };
 }

@@ -133,6 +133,9 @@ describe.skipIf(skipWith(browserSkipReason))('the console at a glance (Chromium)
       ['67%', 'Accept all', '8 of 12'],
       ['25%', 'Reject all', '3 of 12'],
       ['8%', 'Custom', '1 of 12'],
+      // Opt-in per optional purpose, by the purpose's name, beside the outcome rates.
+      ['75%', 'Opt-in: Audience measurement', '9 of 12'],
+      ['67%', 'Opt-in: Marketing', '8 of 12'],
     ]);
     // Before the pickers and the charts.
     const order = await page.evaluate(
@@ -219,11 +222,17 @@ describe.skipIf(skipWith(browserSkipReason))('the console at a glance (Chromium)
       li.textContent.replace(/\\s+/g, ' ').trim(),
       getComputedStyle(li.querySelector('.decision-value')).backgroundColor,
     ])`)) as [string, string][];
+    const NAMES: Record<string, string> = {
+      analytics: 'Audience measurement',
+      marketing: 'Marketing',
+      necessary: 'Strictly necessary',
+    };
     const green = 'rgb(220, 252, 231)';
     const red = 'rgb(254, 226, 226)';
     expect(marks).toEqual(
       Object.entries(event.decisions).map(([k, v]) => [
-        `${k} ${v === 'granted' ? '✓' : '✕'} ${v}`,
+        // The purpose's name (as renamed above), then its key.
+        `${NAMES[k]} ${k} ${v === 'granted' ? '✓' : '✕'} ${v}`,
         v === 'granted' ? green : red,
       ]),
     );

@@ -21,6 +21,8 @@ import {
 import { memberWithPassword, PASSWORD } from './console-helpers.ts';
 
 const require = createRequire(import.meta.url);
+/** The privacy manager's screenshots (git-ignored, made by this run). */
+const PRIVACY_SHOTS = 'test-results/console-shots';
 
 /** The cells of a table region, row by row (header cells included), as the page shows them. */
 async function cellsOf(page: Page, name: string): Promise<string[][]> {
@@ -239,6 +241,28 @@ describe.skipIf(skipWith(browserSkipReason))('console overview in Chromium', () 
     await page.setViewportSize({ width: 1280, height: 900 });
     // uPlot under the console's CSP (style-src 'self'): nothing refused, nothing thrown.
     expect(pageErrors).toEqual([]);
+  });
+
+  it('shows opt-in per purpose as cards beside the outcome rates, at 1280 and 390 px', async () => {
+    await showRange('2026-03-01', '2026-03-12');
+    const glance = page.getByRole('region', { name: 'At a glance, 2026-03-01 to 2026-03-12' });
+    await glance.waitFor();
+    const cards = glance.getByRole('list', { name: 'Opt-in per purpose' }).getByRole('listitem');
+    // Optional purposes only, each with its share and its counts (the totals of the table above).
+    await eventually(() => cards.allTextContents()).toEqual([
+      '68%Opt-in: Analytics27 of 40',
+      '50%Opt-in: Marketing20 of 40',
+    ]);
+    // Shown beside the outcome rates, not folded away in a closed disclosure.
+    expect(await glance.getByText('Opt-in: Analytics').isVisible()).toBe(true);
+    fs.mkdirSync(PRIVACY_SHOTS, { recursive: true });
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await expectNoHorizontalOverflow(page, `overview opt-in cards at ${width}`);
+      expect(await glance.getByText('Opt-in: Marketing').isVisible()).toBe(true);
+      await page.screenshot({ path: `${PRIVACY_SHOTS}/overview-${width}.png`, fullPage: true });
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   it('refetches when the interval or the range changes', async () => {

@@ -4,6 +4,7 @@ import { ROLE_SCOPES } from '../../src/platform/auth/scopes.ts';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { createReadySite, recordConsent, SITES_TEST_ENV } from '../helpers/sites.ts';
 import { skipWith } from '../helpers/skip.ts';
+import { axeViolations, describeViolations } from '../sdk/axe.ts';
 import {
   browserSkipReason,
   eventually,
@@ -231,7 +232,7 @@ describe.skipIf(skipWith(browserSkipReason))('the console in Chromium', () => {
     await eventually(() => textOf(page.locator('#main [role=alert]'))).toBe(
       'The service could not be reached. Check your connection and retry.',
     );
-    // A 401 from /v1 (the session ended elsewhere): back to the sign-in page, saying so.
+    // A 401 from /v1 (the session ended elsewhere): the view says so, and a sign-in form opens above it.
     await page.route('**/v1/exports*', (route) =>
       route.fulfill({
         status: 401,
@@ -240,12 +241,64 @@ describe.skipIf(skipWith(browserSkipReason))('the console in Chromium', () => {
       }),
     );
     await page.getByRole('navigation').getByRole('link', { name: 'Exports', exact: true }).click();
-    await page.getByRole('button', { name: 'Sign in' }).waitFor();
-    expect(await page.getByRole('alert').first().textContent()).toBe(
-      'Your session has ended. Sign in again.',
+    await page.getByRole('button', { name: 'Sign in again' }).waitFor();
+    await eventually(() => textOf(page.locator('#main [role=alert]'))).toBe(
+      'Your session has ended. Sign in again above, then reload this view.',
     );
     await context.close();
   });
+
+  it.each([1280, 390])(
+    'keeps what was typed when the session ended, says the change was not saved, as an error (%i px)',
+    async (width) => {
+      const { context, page } = await newPage(browser, t.baseUrl, width);
+      await signInAs(page, owner.email, PASSWORD);
+      await openView(page, 'Webhooks');
+      const url = 'http://127.0.0.1:9/typed-before-the-session-ended';
+      await page.getByLabel('Endpoint URL').fill(url);
+      await page.getByLabel('Description').fill('Typed by hand');
+      // The session ends for real: signed out from elsewhere with the same cookie.
+      const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+      const csrf = (await page.evaluate(`fetch('/console/api/session').then((r) => r.json())`)) as {
+        data: { csrfToken: string };
+      };
+      const out = await t.http.post('/console/api/sign-out', {
+        headers: { cookie, 'x-csrf-token': csrf.data.csrfToken },
+        body: {},
+      });
+      expect(out.status, out.text).toBe(204);
+
+      await page.getByRole('button', { name: 'Add destination' }).click();
+      const form = page.getByRole('form', { name: 'Add destination' });
+      const message = form.getByRole('alert');
+      await eventually(() => textOf(message)).toBe(
+        'Your session has ended, so this change was not saved. Sign in again above; what you typed is kept here.',
+      );
+      expect(await message.getAttribute('class')).toBe('message error');
+      expect(await form.getByLabel('Endpoint URL').inputValue()).toBe(url);
+      expect(await form.getByLabel('Description').inputValue()).toBe('Typed by hand');
+      // Styled as an error: not the colour of a saved-it message.
+      const colors = (await page.evaluate(`(() => {
+        const shown = document.querySelector('form[aria-label="Add destination"] .message');
+        const p = document.createElement('p'); p.className = 'message ok'; document.body.append(p);
+        const ok = getComputedStyle(p).color; p.remove();
+        return { shown: getComputedStyle(shown).color, ok };
+      })()`)) as { shown: string; ok: string };
+      expect(colors.shown).not.toBe(colors.ok);
+      await expectNoHorizontalOverflow(page, `session ended at ${width} px`);
+      const violations = await axeViolations(page);
+      expect(violations, describeViolations(violations)).toEqual([]);
+
+      // Signing in again keeps the page; the same click then saves what was typed.
+      await page.getByRole('form', { name: 'Your session has ended' }).getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in again' }).click();
+      await page.getByRole('button', { name: 'Sign in again' }).waitFor({ state: 'detached' });
+      expect(await form.getByLabel('Endpoint URL').inputValue()).toBe(url);
+      await page.getByRole('button', { name: 'Add destination' }).click();
+      await eventually(() => textOf(page.getByRole('region', { name: 'Destinations' }))).toContain(url);
+      await context.close();
+    },
+  );
 
   // One test per width: each walks seven views and screenshots them, which under a loaded machine
   // took most of one test's time budget when both widths shared it.
@@ -263,6 +316,22 @@ describe.skipIf(skipWith(browserSkipReason))('the console in Chromium', () => {
       const slug = view.toLowerCase().replace(/ /g, '-');
       await page.screenshot({ path: `${SHOTS}/${slug}-${width}.png`, fullPage: true });
     }
+    await context.close();
+  });
+
+  it('names each purpose of an evidence event, in the list and on the event page', async () => {
+    const { context, page } = await newPage(browser, t.baseUrl);
+    await signInAs(page, owner.email, PASSWORD);
+    await openView(page, 'Evidence');
+    const list = page.getByRole('region', { name: 'Evidence events' });
+    await eventually(() => textOf(list)).toContain('Strictly necessary');
+    expect(await list.textContent()).toContain('Marketing');
+    await list.getByRole('link').first().click();
+    await page.getByRole('heading', { level: 1, name: 'Evidence event' }).waitFor();
+    const decisions = page.locator('section', { has: page.getByRole('heading', { name: 'Decisions' }) });
+    await eventually(() => textOf(decisions.locator('ul.decisions'))).toContain(
+      'Strictly necessary necessary ✓ granted',
+    );
     await context.close();
   });
 

@@ -13,11 +13,13 @@ const SOURCES: Record<string, string> = {
  * A decision as a coloured mark that also says it in words (granted ✓ / denied ✕): colour alone
  * tells nothing to a reader who cannot see it, or prints in grey.
  */
-function decisionMark(key: string, value: string): HTMLElement {
+function decisionMark(key: string, value: string, name: string | undefined): HTMLElement {
   const granted = value === 'granted';
   return h(
     'li',
     { class: `decision decision-${granted ? 'granted' : 'denied'}` },
+    // The purpose's name, as the banner shows it, with its key for a reader of the API.
+    name && name !== key ? h('span', { class: 'purpose-name' }, `${name} `) : null,
     h('code', {}, key),
     ' ',
     h(
@@ -30,8 +32,29 @@ function decisionMark(key: string, value: string): HTMLElement {
 }
 
 /** An event's decisions, purpose by purpose, for the table and the event page alike. */
-export function decisionList(decisions: Record<string, string>): HTMLElement {
-  return h('ul', { class: 'decisions' }, ...Object.entries(decisions).map(([k, v]) => decisionMark(k, v)));
+export function decisionList(decisions: Record<string, string>, names?: Map<string, string>): HTMLElement {
+  return h(
+    'ul',
+    { class: 'decisions' },
+    ...Object.entries(decisions).map(([k, v]) => decisionMark(k, v, names?.get(k))),
+  );
+}
+
+/**
+ * The purposes' names of each channel (key → name), one call per channel; a channel whose purposes
+ * cannot be read shows the keys alone.
+ */
+export async function purposeNames(channelIds: Iterable<string>): Promise<Map<string, Map<string, string>>> {
+  const ids = [...new Set(channelIds)];
+  const lists = await Promise.all(
+    ids.map((id) =>
+      answer(api.GET('/v1/channels/{id}/purposes', { params: { path: { id }, query: { limit: 100 } } })).then(
+        (r) => new Map(r.data.map((p) => [p.key, p.name])),
+        () => new Map<string, string>(),
+      ),
+    ),
+  );
+  return new Map(ids.map((id, i) => [id, lists[i]]));
 }
 
 function facts(rows: [string, Child][]): HTMLElement {
@@ -71,6 +94,7 @@ export async function evidenceEventView(id: string, channels: Map<string, string
     (error: unknown) =>
       error instanceof ApiError && error.status === 409 ? error.detail : Promise.reject(error),
   );
+  const names = (await purposeNames([event.channelId])).get(event.channelId);
   const channelName = channels.get(event.channelId) ?? event.channelId;
   const account = event.subjectKind === 'account';
   const channelLink = h('a', { href: `#/channels/${encodeURIComponent(event.channelId)}` }, channelName);
@@ -98,7 +122,7 @@ export async function evidenceEventView(id: string, channels: Map<string, string
     section(
       'Decisions',
       h('p', { class: 'lead' }, `Recorded ${date(event.recordedAt)} on ${channelName}.`),
-      decisionList(event.decisions),
+      decisionList(event.decisions, names),
       event.gpc ? h('p', {}, 'The browser sent Global Privacy Control.') : null,
     ),
     section(

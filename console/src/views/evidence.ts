@@ -3,16 +3,13 @@ import { channelChoices, channelPicker } from '../channel-picker.ts';
 import { dayField, ISO_DAY } from '../date-field.ts';
 import { date, field, h, input, select, table } from '../dom.ts';
 import { form, section, type View } from '../ui.ts';
-import { decisionList, evidenceEventView } from './evidence-event.ts';
+import { decisionList, evidenceEventView, purposeNames } from './evidence-event.ts';
 
 /** The form's fields, as typed (the days are sent as instants). */
 type Filters = Partial<
   Record<'channelId' | 'purpose' | 'decision' | 'source' | 'subjectId' | 'from' | 'to', string>
 >;
 type EvidenceQuery = GetQuery<'/v1/evidence'>;
-
-// The filters survive a redraw, as people expect from a search form.
-let filters: Filters = {};
 
 /**
  * A filter's day as the API's instant: From is the day's first second, To its last (UTC); anything
@@ -29,8 +26,11 @@ export const evidenceView: View = async (ctx) => {
   const channels = await channelChoices();
   const names = new Map(channels.map((c) => [c.id, c.name]));
   if (ctx.params[0]) return evidenceEventView(ctx.params[0], names);
+  // The filters survive a redraw, as people expect from a search form.
+  const kept = ctx.kept('evidence', () => ({ filters: {} as Filters }));
   const results = h('div', {});
   async function load(cursor?: string) {
+    const filters = kept.filters;
     const sent: EvidenceQuery = {
       ...filters,
       // The form's selects offer only the API's values.
@@ -42,6 +42,7 @@ export const evidenceView: View = async (ctx) => {
     const { data, meta } = await answer(
       api.GET('/v1/evidence', { params: { query: { ...sent, limit: 50, cursor } } }),
     );
+    const purposes = await purposeNames(data.map((e) => e.channelId));
     const rows = data.map((e) => [
       h(
         'a',
@@ -53,7 +54,7 @@ export const evidenceView: View = async (ctx) => {
       ),
       names.get(e.channelId) ?? h('code', {}, e.channelId),
       h('code', {}, e.subject.pseudonym),
-      decisionList(e.decisions),
+      decisionList(e.decisions, purposes.get(e.channelId)),
       e.source,
       e.origin ?? '—',
       String(e.configVersion),
@@ -70,7 +71,7 @@ export const evidenceView: View = async (ctx) => {
       more ?? '',
     );
   }
-  const value = (name: keyof Filters) => filters[name] ?? '';
+  const value = (name: keyof Filters) => kept.filters[name] ?? '';
   const filterForm = form(
     'Evidence filters',
     [
@@ -108,7 +109,7 @@ export const evidenceView: View = async (ctx) => {
       new FormData(el).forEach((v, k) => {
         if (typeof v === 'string' && v.trim()) next[k] = v.trim();
       });
-      filters = next;
+      kept.filters = next;
       await load();
     },
   );

@@ -13,7 +13,12 @@ export const percent = (part: number, whole: number) =>
  * What a privacy manager asks first, before any chart: how many decisions, and how they split
  * between accept all, reject all and a custom choice, over the range shown.
  */
-export function headlineFigures(totals: Counts, from: string, to: string): HTMLElement {
+export function headlineFigures(
+  totals: Counts,
+  from: string,
+  to: string,
+  purposes: { key: string; name: string; required: boolean }[] = [],
+): HTMLElement {
   const tile = (label: string, value: string, detail: string) =>
     h(
       'li',
@@ -34,6 +39,42 @@ export function headlineFigures(totals: Counts, from: string, to: string): HTMLE
       tile('Accept all', percent(totals.acceptAll, totals.decisions), of(totals.acceptAll)),
       tile('Reject all', percent(totals.rejectAll, totals.decisions), of(totals.rejectAll)),
       tile('Custom', percent(totals.custom, totals.decisions), of(totals.custom)),
+    ),
+    optInFigures(totals, purposes, tile),
+  );
+}
+
+/**
+ * Opt-in per optional purpose, as cards beside the outcome rates (required purposes are always
+ * granted, so their 100% says nothing): the share of the decisions about it that granted it.
+ */
+function optInFigures(
+  totals: Counts,
+  purposes: { key: string; name: string; required: boolean }[],
+  tile: (label: string, value: string, detail: string) => HTMLElement,
+): HTMLElement | null {
+  const required = new Set(purposes.filter((p) => p.required).map((p) => p.key));
+  const names = new Map(purposes.map((p) => [p.key, p.name]));
+  const keys = Object.keys(totals.purposes)
+    .filter((k) => !required.has(k))
+    .sort();
+  if (keys.length === 0) return null;
+  return h(
+    'div',
+    { class: 'opt-in-figures' },
+    h('h3', { id: 'opt-in-title' }, 'Opt-in per purpose'),
+    h(
+      'ul',
+      { class: 'figures', 'aria-labelledby': 'opt-in-title' },
+      ...keys.map((k) => {
+        const c = totals.purposes[k];
+        const asked = c.granted + c.denied;
+        return tile(
+          `Opt-in: ${names.get(k) ?? k}`,
+          percent(c.granted, asked),
+          `${count(c.granted)} of ${count(asked)}`,
+        );
+      }),
     ),
   );
 }

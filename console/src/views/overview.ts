@@ -163,7 +163,7 @@ export const overviewView: View = async (ctx) => {
       if (mine !== loads) return;
       destroyCharts();
       const name = channels.find((c) => c.id === picks.channelId)?.name ?? picks.channelId;
-      headline.replaceChildren(headlineFigures(overall.meta.totals, picks.from, picks.to));
+      headline.replaceChildren(headlineFigures(overall.meta.totals, picks.from, picks.to, purposes));
       results.replaceChildren(
         ...figures(name, overall.data, overall.meta.totals, regions.data, purposes, picks.interval),
       );

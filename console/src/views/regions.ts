@@ -1,7 +1,7 @@
 import { ApiError, answer, api, type RequestBody, type Schemas } from '../api.ts';
 import { configChanges } from '../config-changes.ts';
 import { button, date, h, input, select, table } from '../dom.ts';
-import { badge, messageBox, section, type ViewContext } from '../ui.ts';
+import { badge, messageBox, noticeAfterRedraw, section, type ViewContext } from '../ui.ts';
 
 /** A channel's ordered region rule (docs/regions.md). */
 export type RegionRule = Schemas['Channel']['regionRules'][number];
@@ -32,7 +32,6 @@ const REGIME_EFFECT: Record<Regime, string> = {
 const CODES_HINT = 'Comma-separated: FR, US-CA, EEA, EU, or * for every visitor';
 
 // A notice said after a redraw (saving redraws the whole view), and where focus goes back to.
-let pendingNotice: { channelId: string; text: string } | null = null;
 
 /** Focus `el` once the view holding it is on the page (views are built before they are attached). */
 function focusWhenShown(el: HTMLElement) {
@@ -48,9 +47,9 @@ function focusWhenShown(el: HTMLElement) {
 export function regionRulesSection(ctx: ViewContext, channel: RegionChannel, manage: boolean): HTMLElement {
   const heading = h('h2', { id: `regions-${channel.id}`, tabindex: -1 }, 'Region rules');
   const notice = messageBox();
-  if (pendingNotice?.channelId === channel.id) {
-    notice.ok(pendingNotice.text);
-    pendingNotice = null;
+  const said = noticeAfterRedraw(ctx, 'regions').take(channel.id);
+  if (said) {
+    notice.ok(said);
     focusWhenShown(heading);
   }
   const rows = channel.regionRules.map((rule, i) => [
@@ -317,10 +316,10 @@ function rulesForm(ctx: ViewContext, channel: RegionChannel, notice: HTMLElement
     clearErrors();
     answer(api.PATCH('/v1/channels/{id}', { params: { path: { id: channel.id } }, body }))
       .then(({ data }) => {
-        pendingNotice = {
-          channelId: channel.id,
-          text: `Region rules saved. The channel is at config version ${data.configVersion}.`,
-        };
+        noticeAfterRedraw(ctx, 'regions').say(
+          channel.id,
+          `Region rules saved. The channel is at config version ${data.configVersion}.`,
+        );
         ctx.refresh();
       })
       .catch((error: unknown) => {

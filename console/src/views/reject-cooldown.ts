@@ -1,11 +1,10 @@
 import { ApiError, answer, api } from '../api.ts';
 import { h, input } from '../dom.ts';
-import { messageBox, type ViewContext } from '../ui.ts';
+import { messageBox, noticeAfterRedraw, type ViewContext } from '../ui.ts';
 
 const MAX_DAYS = 395;
 
 // Saving redraws the whole view: the notice is said after the redraw, where the form was.
-let pendingNotice: { channelId: string; text: string } | null = null;
 
 /** What the setting does, in the words of the SDK's behaviour. */
 function effect(days: number): string {
@@ -28,9 +27,9 @@ export function rejectCooldownSection(
   const id = `reject-cooldown-${channel.id}`;
   const heading = h('h2', { id: `${id}-heading`, tabindex: -1 }, 'After a refusal');
   const notice = messageBox();
-  if (pendingNotice?.channelId === channel.id) {
-    notice.ok(pendingNotice.text);
-    pendingNotice = null;
+  const said = noticeAfterRedraw(ctx, 'reject-cooldown').take(channel.id);
+  if (said) {
+    notice.ok(said);
     // The redraw dropped the focus that was on Save: it goes to this section, not the page's top.
     // The view is attached once all of it is built, so wait for that (a second at most).
     let tries = 0;
@@ -117,10 +116,10 @@ function cooldownForm(ctx: ViewContext, channelId: string, days: number, id: str
       }),
     )
       .then(({ data }) => {
-        pendingNotice = {
+        noticeAfterRedraw(ctx, 'reject-cooldown').say(
           channelId,
-          text: `Saved: ${value} ${value === 1 ? 'day' : 'days'} without a banner after a refusal. The channel is at config version ${data.configVersion}.`,
-        };
+          `Saved: ${value} ${value === 1 ? 'day' : 'days'} without a banner after a refusal. The channel is at config version ${data.configVersion}.`,
+        );
         ctx.refresh();
       })
       .catch((problem: unknown) => {

@@ -6,7 +6,7 @@ import {
 } from '../../../src/shared/scans-matching.ts';
 import { answer, api, type Schemas } from '../api.ts';
 import { button, date, field, h, input, table } from '../dom.ts';
-import { act, badge, form, messageBox, type ViewContext } from '../ui.ts';
+import { act, badge, form, messageBox, noticeAfterRedraw, type ViewContext } from '../ui.ts';
 
 /** A tracker scan and what it found, as the typed client's schema has them. */
 type Scan = Schemas['Scan'];
@@ -26,9 +26,8 @@ const KIND_NAMES = { cookie: 'Cookie', storage: 'Storage key', request: 'Request
 const POLL_MS = 2000;
 
 // Which scan's findings are open survives a redraw, like the open channel; so does the notice of
-// what a click added (adding redraws the whole view, with the technology in its table).
-let openScanId: string | null = null;
-let pendingNotice: { channelId: string; text: string } | null = null;
+// what a click added (adding redraws the whole view, with the technology in its table). Both are
+// kept per console (ViewContext.kept).
 
 /** "Tracker scans": run a scan, follow it, and read its findings by phase, violations first. */
 export async function scansSection(
@@ -39,16 +38,15 @@ export async function scansSection(
   manage: boolean,
 ): Promise<HTMLElement> {
   const id = channel.id;
+  const open = ctx.kept('scans', () => ({ scanId: null as string | null }));
   const { data: scans } = await answer(
     api.GET('/v1/channels/{id}/scans', { params: { path: { id }, query: { limit: 10 } } }),
   );
   const active = scans.find((s) => s.status === 'queued' || s.status === 'running');
-  const shown = scans.find((s) => s.id === openScanId) ?? scans[0] ?? null;
+  const shown = scans.find((s) => s.id === open.scanId) ?? scans[0] ?? null;
   const box = messageBox();
-  if (pendingNotice?.channelId === channel.id) {
-    box.ok(pendingNotice.text);
-    pendingNotice = null;
-  }
+  const said = noticeAfterRedraw(ctx, 'scans').take(channel.id);
+  if (said) box.ok(said);
 
   const runForm = form(
     'Run a tracker scan',
@@ -65,7 +63,7 @@ export async function scansSection(
       const { data } = await answer(
         api.POST('/v1/channels/{id}/scans', { params: { path: { id } }, body: url ? { url } : {} }),
       );
-      openScanId = data.id;
+      open.scanId = data.id;
       ctx.refresh();
     },
   );
@@ -80,7 +78,7 @@ export async function scansSection(
       : button(
           'Show',
           () => {
-            openScanId = s.id;
+            open.scanId = s.id;
             ctx.refresh();
           },
           { 'aria-label': `Show the scan of ${date(s.createdAt)}` },
@@ -163,10 +161,10 @@ function scanDetail(
       const purpose = body.purposeKeys.length
         ? ` for ${body.purposeKeys.join(', ')}`
         : ' with no purpose yet';
-      pendingNotice = {
+      noticeAfterRedraw(ctx, 'scans').say(
         channelId,
-        text: `Added "${body.name}" as a technology${purpose}. Check it under Technologies.`,
-      };
+        `Added "${body.name}" as a technology${purpose}. Check it under Technologies.`,
+      );
       ctx.refresh();
     });
   const groups = PHASES.map(([phase, title]) => {

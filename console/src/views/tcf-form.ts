@@ -1,14 +1,10 @@
 import { ApiError, answer, api } from '../api.ts';
 import { button, h, input } from '../dom.ts';
-import { messageBox, type ViewContext } from '../ui.ts';
+import { messageBox, noticeAfterRedraw, type ViewContext } from '../ui.ts';
 import type { ChannelTcf, TcfChannel } from './tcf.ts';
 import { type Names, noListYet, type Vendor, vendorPicker } from './tcf-vendors.ts';
 
 // Saving redraws the whole view: the notice is said after the redraw (tcf.ts shows it).
-export let pendingNotice: { channelId: string; text: string } | null = null;
-export const noticeShown = () => {
-  pendingNotice = null;
-};
 
 /**
  * The TCF settings form (channels:manage): CMP id and version, publisher country, purpose one
@@ -151,12 +147,12 @@ export function settingsForm(
           body: { tcf: body, ...(body && { reopenControl: reopen.checked ? 'floating' : 'none' }) },
         }),
       );
-      pendingNotice = {
-        channelId: channel.id,
-        text: body
+      noticeAfterRedraw(ctx, 'tcf').say(
+        channel.id,
+        body
           ? `TCF settings saved with ${sentIds.length} ${sentIds.length === 1 ? 'vendor' : 'vendors'}. The channel is at config version ${data.configVersion}.`
           : `The channel no longer runs as a TCF CMP. It is at config version ${data.configVersion}.`,
-      };
+      );
       ctx.refresh();
     } catch (error) {
       const errors = error instanceof ApiError && Array.isArray(error.body.errors) ? error.body.errors : [];

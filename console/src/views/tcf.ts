@@ -1,8 +1,8 @@
 import { ApiError, answer, api, type Schemas } from '../api.ts';
 import { h } from '../dom.ts';
 import { guideLink } from '../guide-link.ts';
-import { messageBox, type ViewContext } from '../ui.ts';
-import { noticeShown, pendingNotice, settingsForm } from './tcf-form.ts';
+import { messageBox, noticeAfterRedraw, type ViewContext } from '../ui.ts';
+import { settingsForm } from './tcf-form.ts';
 import { layersPreview, type OwnPurpose } from './tcf-preview.ts';
 import { type Names, namesOf, noListYet, type Vendor, type VendorList, vendorFacts } from './tcf-vendors.ts';
 
@@ -45,9 +45,9 @@ export async function tcfSections(
 ): Promise<HTMLElement[]> {
   const heading = h('h2', { id: `tcf-${channel.id}`, tabindex: -1 }, 'IAB TCF');
   const notice = messageBox();
-  if (pendingNotice?.channelId === channel.id) {
-    notice.ok(pendingNotice.text);
-    noticeShown();
+  const said = noticeAfterRedraw(ctx, 'tcf').take(channel.id);
+  if (said) {
+    notice.ok(said);
     setTimeout(() => heading.isConnected && heading.focus(), 0);
   }
   const intro = h(

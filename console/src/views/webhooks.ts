@@ -2,9 +2,6 @@ import { answer, api, type RequestBody } from '../api.ts';
 import { button, copyField, date, field, h, input, markRow, table } from '../dom.ts';
 import { act, badge, form, messageBox, section, type View } from '../ui.ts';
 
-// A new signing secret survives the redraw that lists its destination, once; never a reload.
-let secretOnce: string | null = null;
-
 /** Webhooks: destinations (secret shown once) and deliveries, with Redeliver for failed ones. */
 export const webhooksView: View = async (ctx) => {
   const [destinations, deliveries] = await Promise.all([
@@ -14,8 +11,10 @@ export const webhooksView: View = async (ctx) => {
   const write = ctx.can('webhooks:write');
   const box = messageBox();
   const secretSlot = h('div', { 'aria-live': 'polite' });
-  if (secretOnce) showSecret(secretOnce);
-  secretOnce = null;
+  // A new signing secret survives the redraw that lists its destination, once; never a reload.
+  const kept = ctx.kept('webhooks', () => ({ secretOnce: null as string | null }));
+  if (kept.secretOnce) showSecret(kept.secretOnce);
+  kept.secretOnce = null;
   function showSecret(secret: string) {
     secretSlot.replaceChildren(
       h(
@@ -59,7 +58,7 @@ export const webhooksView: View = async (ctx) => {
                 const { data } = await answer(
                   api.POST('/v1/webhook-destinations/{id}/rotate-secret', byId(d.id)),
                 );
-                secretOnce = data.secret;
+                kept.secretOnce = data.secret;
               }),
           ),
         )
@@ -104,7 +103,7 @@ export const webhooksView: View = async (ctx) => {
             // Typed by hand: a name outside the catalogue comes back as the API's 422 naming it.
             if (types.length) body.eventTypes = types as NonNullable<typeof body.eventTypes>;
             const { data } = await answer(api.POST('/v1/webhook-destinations', { body }));
-            secretOnce = data.secret;
+            kept.secretOnce = data.secret;
             ctx.refresh();
           },
         ),
