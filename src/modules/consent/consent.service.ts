@@ -8,7 +8,8 @@ import type { EvidenceService, RecordedEvent, RecordInput } from '../evidence/ev
 import type { DecisionOutcome, EvidenceRow, EvidenceTcf } from '../evidence/evidence.tables.ts';
 import { createGppDecoder, type GppDecoder, gppDecodeError, tcfEuSection } from '../gpp/gpp.service.ts';
 import type { IdentityService } from '../identity/identity.service.ts';
-import type { AppCaller, Site, SitesService } from '../sites/sites.service.ts';
+import type { AppCaller } from '../sites/sites.schemas.ts';
+import type { Site, SitesService } from '../sites/sites.service.ts';
 import { visitorRegime } from '../tcf/settings/tcf-settings.service.ts';
 import type { TcStringContext, TcStringProblem } from '../tcf/tc-strings/tc-string.schemas.ts';
 import type { PreferencesBody } from './consent.schemas.ts';
