@@ -107,11 +107,6 @@ const KNOWN_TABLES_IMPORTS = [
 ];
 const KNOWN_SERVICE_REEXPORTS = [
   'modules/analytics/analytics.service.ts re-exports modules/analytics/impressions.ts',
-  'modules/channels/channels.service.ts re-exports modules/channels/channel-changes.ts',
-  'modules/channels/channels.service.ts re-exports modules/channels/channels.repo.ts',
-  'modules/channels/channels.service.ts re-exports modules/channels/first-party-settings.ts',
-  'modules/channels/channels.service.ts re-exports modules/channels/origin.ts',
-  'modules/channels/channels.service.ts re-exports modules/channels/visitor-config.ts',
   'modules/evidence/evidence.service.ts re-exports modules/evidence/evidence.presenters.ts',
   'modules/evidence/evidence.service.ts re-exports modules/evidence/retention.ts',
   'modules/gpp/gpp.service.ts re-exports modules/gpp/gpp-decoder.ts',

@@ -337,10 +337,8 @@ export function createChannelsService(deps: {
 
 export type ChannelsService = ReturnType<typeof createChannelsService>;
 
+export type { VisitorConfig } from './channels.schemas.ts';
 // What other modules may use of channels besides the service: sites resolve origins, follow
 // channel changes and serve the visitor config.
-export { CHANNEL_CHANGES } from './channel-changes.ts';
-export type { ChannelRow } from './channels.repo.ts';
-export { domainCovers, originHost, registrableDomain } from './first-party-settings.ts';
-export { originMatches } from './origin.ts';
-export type { VisitorConfig } from './visitor-config.ts';
+export { CHANNEL_CHANGES } from './channels.schemas.ts';
+export type { ChannelRow } from './channels.tables.ts';

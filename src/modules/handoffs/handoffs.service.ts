@@ -3,7 +3,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Store } from '../../platform/db/store.ts';
 import { AppError, validationFailed } from '../../platform/http/errors.ts';
 import { randomBase62 } from '../../platform/ids.ts';
-import { originMatches } from '../channels/channels.service.ts';
+import { originMatches } from '../channels/origins.service.ts';
 import type { ConsentService, RequestFacts } from '../consent/consent.service.ts';
 import type { EvidenceService, RecordedEvent } from '../evidence/evidence.service.ts';
 import type { AppCaller } from '../sites/sites.schemas.ts';

@@ -1,5 +1,5 @@
 import { AppError } from '../../platform/http/errors.ts';
-import { originMatches } from '../channels/channels.service.ts';
+import { originMatches } from '../channels/origins.service.ts';
 import {
   DestinationRefused,
   type Lookup,

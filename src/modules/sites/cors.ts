@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { originMatches } from '../channels/channels.service.ts';
+import { originMatches } from '../channels/origins.service.ts';
 import { acceptsLocalPage } from './page-origins.ts';
 import type { Site } from './sites.service.ts';
 

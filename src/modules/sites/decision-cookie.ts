@@ -3,7 +3,7 @@ import {
   encodeDecisionCookie,
   type StoredDecision,
 } from '../../shared/decision-cookie.ts';
-import { domainCovers, originHost } from '../channels/channels.service.ts';
+import { domainCovers, originHost } from '../channels/origins.service.ts';
 import { domainOfOrigin } from './sibling-domains.ts';
 import type { Site } from './sites.service.ts';
 

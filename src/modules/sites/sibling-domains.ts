@@ -1,4 +1,4 @@
-import { originHost, registrableDomain } from '../channels/channels.service.ts';
+import { originHost, registrableDomain } from '../channels/origins.service.ts';
 import type { Site } from './sites.service.ts';
 
 /** One registrable domain of a channel and its active origins on it. */
