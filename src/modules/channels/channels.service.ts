@@ -8,11 +8,8 @@ import { notFound } from '../../platform/http/errors.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
 import { createLoadingCache } from '../../platform/loading-cache.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
-import {
-  assertRegionRules,
-  DEFAULT_CONSENT_MAX_AGE_DAYS,
-  DEFAULT_REGION_RULES,
-} from '../regions/regions.service.ts';
+import { DEFAULT_CONSENT_MAX_AGE_DAYS, DEFAULT_REGION_RULES } from '../regions/regions.schemas.ts';
+import { assertRegionRules } from '../regions/regions.service.ts';
 import {
   assertAtpProviders,
   assertTcfSettings,

@@ -2,7 +2,7 @@ import {
   DEFAULT_CONSENT_MAX_AGE_DAYS,
   DEFAULT_REGION_RULES,
   type RegionRule,
-} from '../regions/regions.service.ts';
+} from '../regions/regions.schemas.ts';
 import type { SnapshotTcf } from '../tcf/settings/tcf-settings.service.ts';
 import type { ChannelRow, PurposeRow, TechnologyRow } from './channels.repo.ts';
 import type { VisitorConfig } from './channels.schemas.ts';
