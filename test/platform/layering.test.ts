@@ -106,13 +106,8 @@ const KNOWN_TABLES_IMPORTS = [
   'modules/sites/regional-config.ts -> modules/channels/channels.tables.ts',
 ];
 const KNOWN_SERVICE_REEXPORTS = [
-  'modules/analytics/analytics.service.ts re-exports modules/analytics/impressions.ts',
   'modules/evidence/evidence.service.ts re-exports modules/evidence/evidence.presenters.ts',
   'modules/evidence/evidence.service.ts re-exports modules/evidence/retention.ts',
-  'modules/gpp/gpp.service.ts re-exports modules/gpp/gpp-decoder.ts',
-  'modules/gpp/gpp.service.ts re-exports modules/gpp/gpp-stub.ts',
-  'modules/gpp/gpp.service.ts re-exports modules/gpp/gpp.ts',
-  'modules/scans/scans.service.ts re-exports modules/scans/scan-job.ts',
   'modules/webhooks/webhooks.service.ts re-exports modules/webhooks/address-guard.ts',
   'modules/webhooks/webhooks.service.ts re-exports modules/webhooks/webhook-secrets.ts',
   'modules/webhooks/webhooks.service.ts re-exports modules/webhooks/webhook-sender.ts',

@@ -63,7 +63,7 @@ export function createConsentService(deps: {
   identity: Pick<IdentityService, 'accountOf'>;
   clock: Clock;
   baseUrl: string;
-  /** The GPP decoders (gpp-decoder.ts); by default its own, started on the first GPP string. */
+  /** The GPP decoders (gpp.service.ts); by default its own, started on the first GPP string. */
   gppDecoder?: GppDecoder;
 }) {
   const { sites, evidence, clock, baseUrl } = deps;
