@@ -108,9 +108,6 @@ const KNOWN_TABLES_IMPORTS = [
 const KNOWN_SERVICE_REEXPORTS = [
   'modules/evidence/evidence.service.ts re-exports modules/evidence/evidence.presenters.ts',
   'modules/evidence/evidence.service.ts re-exports modules/evidence/retention.ts',
-  'modules/webhooks/webhooks.service.ts re-exports modules/webhooks/address-guard.ts',
-  'modules/webhooks/webhooks.service.ts re-exports modules/webhooks/webhook-secrets.ts',
-  'modules/webhooks/webhooks.service.ts re-exports modules/webhooks/webhook-sender.ts',
 ];
 const WIRING = ['app.ts', 'services.ts', 'worker.ts', 'main.ts'];
 
