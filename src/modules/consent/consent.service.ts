@@ -4,8 +4,14 @@ import type { Clock } from '../../platform/clock.ts';
 import type { UnitOfWork } from '../../platform/db/unit-of-work.ts';
 import { validationFailed } from '../../platform/http/errors.ts';
 import type { VisitorConfig } from '../channels/channels.service.ts';
-import type { EvidenceService, RecordedEvent, RecordInput } from '../evidence/evidence.service.ts';
-import type { DecisionOutcome, EvidenceRow, EvidenceTcf } from '../evidence/evidence.tables.ts';
+import type {
+  DecisionOutcome,
+  EvidenceRow,
+  EvidenceService,
+  EvidenceTcf,
+  RecordedEvent,
+  RecordInput,
+} from '../evidence/evidence.service.ts';
 import { createGppDecoder, type GppDecoder, gppDecodeError, tcfEuSection } from '../gpp/gpp.service.ts';
 import type { IdentityService } from '../identity/identity.service.ts';
 import type { AppCaller } from '../sites/sites.schemas.ts';
