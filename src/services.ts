@@ -16,7 +16,7 @@ import { createEvidenceService } from './modules/evidence/evidence.service.ts';
 import { createExportsService } from './modules/exports/exports.service.ts';
 import { createLocalFileStorage } from './modules/exports/file-storage.ts';
 import { ledgerProofs } from './modules/exports/ledger-proofs.ts';
-import { gppStub } from './modules/gpp/gpp.service.ts';
+import { gppStub } from './modules/gpp/gpp-stub.ts';
 import { createHandoffsService } from './modules/handoffs/handoffs.service.ts';
 import { createIdentityService } from './modules/identity/identity.service.ts';
 import { createLedgerService } from './modules/ledger/ledger.service.ts';

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { EXPORT_JOB, EXPORT_LEASE_MS, EXPORT_TASK_MS } from './modules/exports/export-job.ts';
-import { SCAN_JOB, SCAN_LEASE_MS } from './modules/scans/scans.service.ts';
+import { SCAN_JOB, SCAN_LEASE_MS } from './modules/scans/scan-job.ts';
 import {
   ATP_LIST_JOB,
   ATP_LIST_POLL_MS,

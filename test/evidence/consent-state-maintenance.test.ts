@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConsentStateReader } from '../../src/modules/evidence/consent-state.ts';
+import { evidenceEventBody } from '../../src/modules/evidence/evidence.presenters.ts';
 import { evidenceRepo } from '../../src/modules/evidence/evidence.repo.ts';
-import { evidenceEventBody } from '../../src/modules/evidence/evidence.service.ts';
 import type { EvidenceRow } from '../../src/modules/evidence/evidence.tables.ts';
 import { evidenceLeafHash } from '../../src/modules/evidence/leaf-hash.ts';
 import { pseudonymOf } from '../../src/modules/evidence/pseudonym.ts';

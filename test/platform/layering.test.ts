@@ -89,51 +89,30 @@ const ALLOWED_EDGES: Array<{ from: string; to: string; why: string }> = [
 const TOP_LEVEL = ['src', 'sdk', 'console', 'packages', 'test', 'bench', 'clients', 'scripts'];
 
 /**
- * Rule breaks that predate the rule, each to be fixed by moving the code it names: the test fails
- * when one is added, and when one is fixed but still listed, so this list can only shrink.
+ * Rule breaks kept on purpose, each with why: the test fails when one is added, and when one is
+ * fixed but still listed, so these lists can only shrink. What is left are drizzle joins across two
+ * modules' tables in one statement, where the owner's table object is the fragment.
  */
-const KNOWN_TABLES_IMPORTS = [
-  'modules/api-keys/api-keys.repo.ts -> modules/organizations/organizations.tables.ts',
-  'modules/consent/consent.service.ts -> modules/evidence/evidence.tables.ts',
-  'modules/consent/decisions.ts -> modules/evidence/evidence.tables.ts',
-  'modules/console/sessions.repo.ts -> modules/organizations/organizations.tables.ts',
-  'modules/evidence/consent-state.repo.ts -> modules/channels/channels.tables.ts',
-  'modules/evidence/consent-write.ts -> platform/idempotency/idempotency.tables.ts',
-  'modules/evidence/evidence-writer.ts -> platform/idempotency/idempotency.tables.ts',
-  'modules/exports/evidence-reader.ts -> modules/evidence/evidence.tables.ts',
-  'modules/exports/export-writer.ts -> modules/evidence/evidence.tables.ts',
-  'modules/receipts/receipts.service.ts -> modules/evidence/evidence.tables.ts',
-  'modules/sites/regional-config.ts -> modules/channels/channels.tables.ts',
+const KNOWN_TABLES_IMPORTS: Array<{ rule: string; why: string }> = [
+  {
+    rule: 'modules/api-keys/api-keys.repo.ts -> modules/organizations/organizations.tables.ts',
+    why: "every authenticated request finds its key, its member's role and its organization's rate limit in one drizzle join",
+  },
+  {
+    rule: 'modules/console/sessions.repo.ts -> modules/organizations/organizations.tables.ts',
+    why: "every console request finds its session, its member and its organization's rate limit in one drizzle join",
+  },
+  {
+    rule: 'modules/evidence/consent-state.repo.ts -> modules/channels/channels.tables.ts',
+    why: "the state read joins the channels table so the channel is checked to be the scope's in the same statement",
+  },
+  {
+    rule: 'modules/exports/evidence-reader.ts -> modules/evidence/evidence.tables.ts',
+    why: "exports read evidence oldest first in index-seeking keyset batches, which the evidence service's newest-first list cannot",
+  },
 ];
-const KNOWN_SERVICE_REEXPORTS = [
-  'modules/analytics/analytics.service.ts re-exports modules/analytics/impressions.ts',
-  'modules/channels/channels.service.ts re-exports modules/channels/channel-changes.ts',
-  'modules/channels/channels.service.ts re-exports modules/channels/channels.repo.ts',
-  'modules/channels/channels.service.ts re-exports modules/channels/first-party-settings.ts',
-  'modules/channels/channels.service.ts re-exports modules/channels/origin.ts',
-  'modules/channels/channels.service.ts re-exports modules/channels/visitor-config.ts',
-  'modules/evidence/evidence.service.ts re-exports modules/evidence/evidence.presenters.ts',
-  'modules/evidence/evidence.service.ts re-exports modules/evidence/retention.ts',
-  'modules/gpp/gpp.service.ts re-exports modules/gpp/gpp-decoder.ts',
-  'modules/gpp/gpp.service.ts re-exports modules/gpp/gpp-stub.ts',
-  'modules/gpp/gpp.service.ts re-exports modules/gpp/gpp.ts',
-  'modules/regions/regions.service.ts re-exports modules/regions/material-changes.ts',
-  'modules/regions/regions.service.ts re-exports modules/regions/region-codes.ts',
-  'modules/regions/regions.service.ts re-exports modules/regions/region-resolver.ts',
-  'modules/regions/regions.service.ts re-exports modules/regions/region-rules.ts',
-  'modules/scans/scans.service.ts re-exports modules/scans/scan-job.ts',
-  'modules/sites/sites.service.ts re-exports modules/sites/app-callers.ts',
-  'modules/sites/sites.service.ts re-exports modules/sites/cors.ts',
-  'modules/sites/sites.service.ts re-exports modules/sites/decision-cookie.ts',
-  'modules/sites/sites.service.ts re-exports modules/sites/sdk-with-config.ts',
-  'modules/sites/sites.service.ts re-exports modules/sites/sibling-domains.ts',
-  'modules/sites/sites.service.ts re-exports modules/sites/site-cache.ts',
-  'modules/sites/sites.service.ts re-exports modules/sites/site-origin-hooks.ts',
-  'modules/sites/sites.service.ts re-exports modules/sites/site-requests.ts',
-  'modules/webhooks/webhooks.service.ts re-exports modules/webhooks/address-guard.ts',
-  'modules/webhooks/webhooks.service.ts re-exports modules/webhooks/webhook-secrets.ts',
-  'modules/webhooks/webhooks.service.ts re-exports modules/webhooks/webhook-sender.ts',
-];
+/** A service passing on a private file of its module: none left (the list stays, so none comes back unseen). */
+const KNOWN_SERVICE_REEXPORTS: Array<{ rule: string; why: string }> = [];
 const WIRING = ['app.ts', 'services.ts', 'worker.ts', 'main.ts'];
 
 /** Tables created only by SQL migrations (no drizzle table), and the module that owns each. */
@@ -628,7 +607,9 @@ describe('layering', () => {
   });
 
   it("another unit's *.tables.ts is imported only from a *.tables.ts (known exceptions listed)", () => {
-    expect(tablesImportViolations(sourceEdges()).sort()).toEqual(KNOWN_TABLES_IMPORTS);
+    expect(tablesImportViolations(sourceEdges()).sort()).toEqual(
+      KNOWN_TABLES_IMPORTS.map((known) => known.rule),
+    );
   });
 
   it("the tables-import rule fails on a repo importing another module's tables (planted)", () => {
@@ -643,7 +624,7 @@ describe('layering', () => {
   });
 
   it("a service re-exports only its module's public parts (known exceptions listed)", () => {
-    expect(serviceReexportViolations()).toEqual(KNOWN_SERVICE_REEXPORTS);
+    expect(serviceReexportViolations()).toEqual(KNOWN_SERVICE_REEXPORTS.map((known) => known.rule));
   });
 
   it('the re-export rule fails on a service passing on a repo or helper (planted)', () => {

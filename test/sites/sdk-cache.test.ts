@@ -3,7 +3,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUBDIVISION_CODES } from '../../src/modules/regions/iso-3166-codes.ts';
 import { sdkBundle } from '../../src/modules/sites/sdk-bundle.ts';
-import { carriedConfig } from '../../src/modules/sites/sdk-with-config.ts';
+import { carriedConfig } from '../../src/modules/sites/sites.service.ts';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { createReadySite, SITES_TEST_ENV } from '../helpers/sites.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pieceBundle } from '../../src/modules/sites/sdk-bundle.ts';
-import { carriedConfig } from '../../src/modules/sites/sdk-with-config.ts';
+import { carriedConfig } from '../../src/modules/sites/sites.service.ts';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape } from '../helpers/http.ts';
 import { createReadySite, SITE_ORIGIN, SITES_TEST_ENV } from '../helpers/sites.ts';

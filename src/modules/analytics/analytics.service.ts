@@ -15,7 +15,6 @@ import { createImpressionCounter, type ImpressionKey } from './impressions.ts';
 
 export { ImpressionBody } from './analytics.schemas.ts';
 export { analyticsCtes } from './analytics.sql.ts';
-export type { ImpressionKey } from './impressions.ts';
 
 const DAY_MS = 86_400_000;
 /** The longest range one query may cover: a year, leap day included. */

@@ -9,6 +9,7 @@ import type { TcfService } from '../tcf/tcf.service.ts';
 import type { EventsService } from '../webhooks/events.service.ts';
 import { presentChannel } from './channels.presenters.ts';
 import { type ChannelRow, channelsRepo, configVersionsRepo } from './channels.repo.ts';
+import { CHANNEL_CHANGES } from './channels.schemas.ts';
 import { purposesRepo } from './purposes.repo.ts';
 import { technologiesRepo } from './technologies.repo.ts';
 import {
@@ -19,12 +20,6 @@ import {
 } from './visitor-config.ts';
 
 export type ChannelEventType = 'channel.created' | 'channel.updated' | 'channel.archived';
-
-/**
- * The store notification channel (`store.notify` / `store.listen`) for any change to a channel or
- * its parts: every replica's public-site cache drops what it holds when it fires.
- */
-export const CHANNEL_CHANGES = 'channel_changes';
 
 /**
  * What every change to a channel or its parts shares: finding the channel in the caller's

@@ -4,6 +4,7 @@ import type { CursorPosition } from '../../platform/db/keyset.ts';
 import { keysetValues, olderThanPlaceholder, preparedQueries } from '../../platform/db/prepared.ts';
 import type { Db, Tx } from '../../platform/db/store.ts';
 import {
+  type ChannelRow,
   channelConfigVersions,
   channels,
   type origins,
@@ -11,7 +12,7 @@ import {
   type technologies,
 } from './channels.tables.ts';
 
-export type ChannelRow = typeof channels.$inferSelect;
+export type { ChannelRow };
 export type PurposeRow = typeof purposes.$inferSelect;
 export type TechnologyRow = typeof technologies.$inferSelect;
 export type OriginRow = typeof origins.$inferSelect;

@@ -1,4 +1,4 @@
-import { type TString, Type } from '@sinclair/typebox';
+import { type Static, type TString, Type } from '@sinclair/typebox';
 import { ApiDate, NullableApiDate } from '../../platform/http/schemas.ts';
 import { BANNER_WORDS, type UiStrings } from '../../shared/banner-words.ts';
 import { ConsentMaxAgeDays, Regime, RegionRules, ResolvedRegion } from '../regions/regions.schemas.ts';
@@ -344,6 +344,7 @@ export const VisitorConfig = Type.Object(
   },
   { $id: 'VisitorConfig' },
 );
+export type VisitorConfig = Static<typeof VisitorConfig>;
 
 /**
  * The public config answer (`GET /v1/public/sites/:siteKey/config`): the snapshot, resolved for
@@ -455,3 +456,9 @@ export const ConfigVersionParams = Type.Object({
 
 /** Body of the archive actions: nothing (read as {} by absentBodyAsEmpty), or an empty object. */
 export const EmptyBody = Type.Object({}, { additionalProperties: false });
+
+/**
+ * The store notification channel (`store.notify` / `store.listen`) for any change to a channel or
+ * its parts: every replica's public-site cache drops what it holds when it fires.
+ */
+export const CHANNEL_CHANGES = 'channel_changes';

@@ -8,11 +8,8 @@ import { notFound } from '../../platform/http/errors.ts';
 import { newId, randomBase62 } from '../../platform/ids.ts';
 import { createLoadingCache } from '../../platform/loading-cache.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
-import {
-  assertRegionRules,
-  DEFAULT_CONSENT_MAX_AGE_DAYS,
-  DEFAULT_REGION_RULES,
-} from '../regions/regions.service.ts';
+import { DEFAULT_CONSENT_MAX_AGE_DAYS, DEFAULT_REGION_RULES } from '../regions/regions.schemas.ts';
+import { assertRegionRules } from '../regions/regions.service.ts';
 import {
   assertAtpProviders,
   assertTcfSettings,
@@ -337,10 +334,8 @@ export function createChannelsService(deps: {
 
 export type ChannelsService = ReturnType<typeof createChannelsService>;
 
+export type { VisitorConfig } from './channels.schemas.ts';
 // What other modules may use of channels besides the service: sites resolve origins, follow
 // channel changes and serve the visitor config.
-export { CHANNEL_CHANGES } from './channel-changes.ts';
-export type { ChannelRow } from './channels.repo.ts';
-export { domainCovers, originHost, registrableDomain } from './first-party-settings.ts';
-export { originMatches } from './origin.ts';
-export type { VisitorConfig } from './visitor-config.ts';
+export { CHANNEL_CHANGES } from './channels.schemas.ts';
+export type { ChannelRow } from './channels.tables.ts';

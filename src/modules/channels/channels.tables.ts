@@ -102,6 +102,9 @@ export const channels = pgTable(
   ],
 );
 
+/** A channel as stored: what the repo reads, the site cache holds and the scanner takes. */
+export type ChannelRow = typeof channels.$inferSelect;
+
 export interface Translation {
   name: string;
   description: string | null;

@@ -4,8 +4,9 @@ import { type FieldError, validationFailed } from '../../platform/http/errors.ts
 import type { ChannelRow } from './channels.repo.ts';
 import type { UpdateChannelBody } from './channels.schemas.ts';
 import { cmpImportErrors } from './cmp-imports.ts';
-import { cookieDomainErrors, firstPartyPathErrors } from './first-party-settings.ts';
+import { firstPartyPathErrors } from './first-party-settings.ts';
 import { originsRepo } from './origins.repo.ts';
+import { cookieDomainErrors } from './origins.service.ts';
 import { purposesRepo } from './purposes.repo.ts';
 
 /**

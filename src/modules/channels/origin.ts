@@ -8,8 +8,6 @@ const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//;
  * newlines inside, so `" https://exa\tmple.com"` would parse as `https://example.com`. Not an origin.
  */
 const SPACE_OR_CONTROL = /[\s\p{Cc}]/u;
-/** An Origin header as browsers send it: scheme://host[:port] and nothing else. */
-const REQUEST_ORIGIN = /^https?:\/\/[^/?#@\\\s\p{Cc}]+$/iu;
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1']);
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
 
@@ -69,41 +67,4 @@ export function normalizeOrigin(input: string, options: { environment: Environme
   }
   // url.host keeps a non-default port and drops the default one.
   return { ok: true, origin: `${protocol}://${url.host}` };
-}
-
-/**
- * The origin a request's Origin header names, in canonical form (lower case, default port dropped),
- * or null when it is not exactly `http(s)://host[:port]`: a path (even "/"), query, fragment,
- * userinfo, or a space or control character anywhere makes it no origin (a browser never sends one
- * like that), so it is treated as a foreign one.
- */
-export function parseRequestOrigin(header: string): string | null {
-  if (!REQUEST_ORIGIN.test(header)) return null;
-  try {
-    const origin = new URL(header).origin;
-    return origin === 'null' ? null : origin;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Whether a browser's Origin header is allowed by one normalized allowed origin. A wildcard stands
- * for exactly one label: `https://*.example.com` matches `https://a.example.com`, but neither
- * `https://example.com` (list it separately) nor `https://a.b.example.com` (as with TLS wildcard
- * certificates). Scheme and port must match. A header that is not exactly an origin
- * (parseRequestOrigin) matches nothing.
- */
-export function originMatches(allowedOrigin: string, requestOrigin: string): boolean {
-  const request = parseRequestOrigin(requestOrigin);
-  if (request === null) return false;
-  const wildcard = /^(https?:\/\/)\*\.(.+)$/.exec(allowedOrigin);
-  if (!wildcard) return request === allowedOrigin;
-  const [, schemePart, domainAndPort] = wildcard;
-  if (!request.startsWith(schemePart)) return false;
-  const hostAndPort = request.slice(schemePart.length);
-  const suffix = `.${domainAndPort}`;
-  if (!hostAndPort.endsWith(suffix)) return false;
-  const label = hostAndPort.slice(0, -suffix.length);
-  return label.length > 0 && !label.includes('.') && !label.includes(':');
 }

@@ -1,11 +1,12 @@
+import { getDomain, parse } from 'tldts';
 import { isUniqueViolation } from '../../platform/db/pg-errors.ts';
 import type { DbScope } from '../../platform/db/store.ts';
+import type { FieldError } from '../../platform/http/errors.ts';
 import { AppError, notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { AuditContext } from '../audit/audit.service.ts';
 import { type ChannelPartsDeps, channelPartList } from './channel-changes.ts';
 import type { OriginRow } from './channels.repo.ts';
-import { cookieDomainErrors } from './first-party-settings.ts';
 import { normalizeOrigin } from './origin.ts';
 import { originsRepo } from './origins.repo.ts';
 
@@ -92,4 +93,118 @@ export function createOriginsService({ store, clock, audit, changes }: ChannelPa
       });
     },
   };
+}
+
+/** An Origin header as browsers send it: scheme://host[:port] and nothing else. */
+const REQUEST_ORIGIN = /^https?:\/\/[^/?#@\\\s\p{Cc}]+$/iu;
+
+/**
+ * The origin a request's Origin header names, in canonical form (lower case, default port dropped),
+ * or null when it is not exactly `http(s)://host[:port]`: a path (even "/"), query, fragment,
+ * userinfo, or a space or control character anywhere makes it no origin (a browser never sends one
+ * like that), so it is treated as a foreign one.
+ */
+export function parseRequestOrigin(header: string): string | null {
+  if (!REQUEST_ORIGIN.test(header)) return null;
+  try {
+    const origin = new URL(header).origin;
+    return origin === 'null' ? null : origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether a browser's Origin header is allowed by one normalized allowed origin. A wildcard stands
+ * for exactly one label: `https://*.example.com` matches `https://a.example.com`, but neither
+ * `https://example.com` (list it separately) nor `https://a.b.example.com` (as with TLS wildcard
+ * certificates). Scheme and port must match. A header that is not exactly an origin
+ * (parseRequestOrigin) matches nothing.
+ */
+export function originMatches(allowedOrigin: string, requestOrigin: string): boolean {
+  const request = parseRequestOrigin(requestOrigin);
+  if (request === null) return false;
+  const wildcard = /^(https?:\/\/)\*\.(.+)$/.exec(allowedOrigin);
+  if (!wildcard) return request === allowedOrigin;
+  const [, schemePart, domainAndPort] = wildcard;
+  if (!request.startsWith(schemePart)) return false;
+  const hostAndPort = request.slice(schemePart.length);
+  const suffix = `.${domainAndPort}`;
+  if (!hostAndPort.endsWith(suffix)) return false;
+  const label = hostAndPort.slice(0, -suffix.length);
+  return label.length > 0 && !label.includes('.') && !label.includes(':');
+}
+
+/**
+ * The rules of a channel's `cookieDomain` (docs/guides/keep-the-choice.md) and the Public Suffix
+ * List answers the public site endpoints ask (which registrable domain a host is on), here where
+ * the sites and handoffs modules take them with originMatches. The list is tldts's, private section included: browsers refuse a cookie for `github.io` as
+ * they do for `co.uk`, so the service must too.
+ */
+const PSL = { allowPrivateDomains: true } as const;
+
+/** The host of a normalized origin (`https://*.example.com` gives `*.example.com`), without port. */
+export function originHost(origin: string): string {
+  const rest = origin.slice(origin.indexOf('//') + 2);
+  if (rest.startsWith('[')) return rest.slice(0, rest.indexOf(']') + 1);
+  const colon = rest.lastIndexOf(':');
+  return colon === -1 ? rest : rest.slice(0, colon);
+}
+
+/** Whether a cookie with `Domain=domain` reaches `host` (the host itself, or any name under it). */
+export function domainCovers(domain: string, host: string): boolean {
+  return host === domain || host.endsWith(`.${domain}`);
+}
+
+/**
+ * Whether a registered origin (a wildcard included) lies under `domain`: `https://*.example.com`
+ * is covered by `example.com`, not by `shop.example.com` (the wildcard stands for any label).
+ */
+export function domainCoversOrigin(domain: string, origin: string): boolean {
+  const host = originHost(origin);
+  return domainCovers(domain, host.startsWith('*.') ? host.slice(2) : host);
+}
+
+/**
+ * The registrable domain of a host by the Public Suffix List (`www.example.co.uk` gives
+ * `example.co.uk`); a host that has none (an IP address, `localhost`, a public suffix itself) is its
+ * own group.
+ */
+export function registrableDomain(host: string): string {
+  const bare = host.startsWith('*.') ? host.slice(2) : host;
+  return getDomain(bare, PSL) ?? bare;
+}
+
+/**
+ * What is wrong with a cookieDomain for a channel whose active origins are `origins`: a public
+ * suffix (or an IP address, or a name without a registrable domain such as `localhost`), or an
+ * origin it does not cover. `path` is where the errors point (`/cookieDomain` on a channel change,
+ * `/origin` when an origin is added).
+ */
+export function cookieDomainErrors(
+  domain: string | null,
+  origins: readonly string[],
+  path = '/cookieDomain',
+): FieldError[] {
+  if (domain === null) return [];
+  const parsed = parse(domain, PSL);
+  if (parsed.isIp)
+    return [{ path, message: `${domain} is an IP address; a cookie Domain must be a domain name` }];
+  if (parsed.domain === null) {
+    return [
+      {
+        path,
+        message: `${domain} is a public suffix (Public Suffix List), or has no registrable domain: browsers refuse a cookie for it; use your own domain, e.g. example.${domain}`,
+      },
+    ];
+  }
+  const uncovered = origins.filter((origin) => !domainCoversOrigin(domain, origin));
+  if (uncovered.length === 0) return [];
+  const shown = uncovered.slice(0, 5).join(', ');
+  return [
+    {
+      path,
+      message: `${domain} does not cover ${uncovered.length === 1 ? 'the origin' : 'the origins'} ${shown}${uncovered.length > 5 ? ', …' : ''}: the cookie Domain must cover every registered origin of the channel (set cookieDomain to null, or archive the origin)`,
+    },
+  ];
 }

@@ -1,12 +1,11 @@
-import type { Static } from '@sinclair/typebox';
 import {
   DEFAULT_CONSENT_MAX_AGE_DAYS,
   DEFAULT_REGION_RULES,
   type RegionRule,
-} from '../regions/regions.service.ts';
+} from '../regions/regions.schemas.ts';
 import type { SnapshotTcf } from '../tcf/settings/tcf-settings.service.ts';
 import type { ChannelRow, PurposeRow, TechnologyRow } from './channels.repo.ts';
-import type { VisitorConfig as VisitorConfigSchema } from './channels.schemas.ts';
+import type { VisitorConfig } from './channels.schemas.ts';
 import { shownImports } from './cmp-imports.ts';
 
 /**
@@ -14,7 +13,8 @@ import { shownImports } from './cmp-imports.ts';
  * public site config. Only what the banner needs: no ids, no timestamps, nothing internal. Its
  * shape is the schema's (channels.schemas.ts), so the type cannot drift from what is served.
  */
-export type VisitorConfig = Static<typeof VisitorConfigSchema>;
+export type { VisitorConfig };
+
 type ConsentModeSignal = VisitorConfig['purposes'][number]['consentModeSignals'][number];
 
 const byCreation = (a: { createdAt: Date; id: string }, b: { createdAt: Date; id: string }) =>

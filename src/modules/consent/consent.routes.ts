@@ -6,18 +6,18 @@ import { Envelope, envelope, Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { siteIdempotencyOwner } from '../../platform/idempotency/idempotency.scope.ts';
 import type { DecisionOutcome, Metrics } from '../../platform/metrics/metrics.ts';
-import { DecisionCookieHeaders, RegionQuery, SiteParams } from '../sites/sites.schemas.ts';
+import type { StoredDecision } from '../../shared/decision-cookie.ts';
 import {
   callerOf,
   locationOf,
   preflightRoute,
   publicProblems,
   requireAllowedOrigin,
-  type SitesService,
-  type StoredDecision,
   siteOf,
   tags,
-} from '../sites/sites.service.ts';
+} from '../sites/public-site.service.ts';
+import { DecisionCookieHeaders, RegionQuery, SiteParams } from '../sites/sites.schemas.ts';
+import type { SitesService } from '../sites/sites.service.ts';
 import { PreferencesBody, PreferencesProblem, PreferencesReceipt } from './consent.schemas.ts';
 import type { ConsentService } from './consent.service.ts';
 

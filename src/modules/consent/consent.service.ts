@@ -4,11 +4,18 @@ import type { Clock } from '../../platform/clock.ts';
 import type { UnitOfWork } from '../../platform/db/unit-of-work.ts';
 import { validationFailed } from '../../platform/http/errors.ts';
 import type { VisitorConfig } from '../channels/channels.service.ts';
-import type { EvidenceService, RecordedEvent, RecordInput } from '../evidence/evidence.service.ts';
-import type { DecisionOutcome, EvidenceRow, EvidenceTcf } from '../evidence/evidence.tables.ts';
+import type {
+  DecisionOutcome,
+  EvidenceRow,
+  EvidenceService,
+  EvidenceTcf,
+  RecordedEvent,
+  RecordInput,
+} from '../evidence/evidence.service.ts';
 import { createGppDecoder, type GppDecoder, gppDecodeError, tcfEuSection } from '../gpp/gpp.service.ts';
 import type { IdentityService } from '../identity/identity.service.ts';
-import type { AppCaller, Site, SitesService } from '../sites/sites.service.ts';
+import type { AppCaller } from '../sites/sites.schemas.ts';
+import type { Site, SitesService } from '../sites/sites.service.ts';
 import { visitorRegime } from '../tcf/settings/tcf-settings.service.ts';
 import type { TcStringContext, TcStringProblem } from '../tcf/tc-strings/tc-string.schemas.ts';
 import type { PreferencesBody } from './consent.schemas.ts';
@@ -62,7 +69,7 @@ export function createConsentService(deps: {
   identity: Pick<IdentityService, 'accountOf'>;
   clock: Clock;
   baseUrl: string;
-  /** The GPP decoders (gpp-decoder.ts); by default its own, started on the first GPP string. */
+  /** The GPP decoders (gpp.service.ts); by default its own, started on the first GPP string. */
   gppDecoder?: GppDecoder;
 }) {
   const { sites, evidence, clock, baseUrl } = deps;

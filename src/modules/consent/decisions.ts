@@ -1,6 +1,6 @@
 import { AppError, type FieldError, validationFailed } from '../../platform/http/errors.ts';
 import type { VisitorConfig } from '../channels/channels.service.ts';
-import type { Decision, DecisionOutcome } from '../evidence/evidence.tables.ts';
+import type { Decision, DecisionOutcome } from '../evidence/evidence.service.ts';
 
 /**
  * The decisions to record for one answer to one notice (the config version the visitor saw).

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Statement, Store } from '../../platform/db/store.ts';
 import { recordKeyId } from '../../platform/idempotency/idempotency.repo.ts';
-import type { StagedCommitOutcome } from '../../platform/idempotency/idempotency.scope.ts';
-import type { IdempotencyRecord } from '../../platform/idempotency/idempotency.tables.ts';
+import type { IdempotencyRecord, StagedCommitOutcome } from '../../platform/idempotency/idempotency.scope.ts';
 import { CONSENT_WRITE_PARAMS, consentWriteSql, KEY_PARAMS, type OutboxJob } from './consent-write.sql.ts';
 import type { EvidenceRow } from './evidence.tables.ts';
 

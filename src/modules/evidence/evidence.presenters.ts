@@ -19,25 +19,7 @@ export function evidenceEventBody(row: EvidenceRow, pseudonym: 'masked' | 'unmas
   };
 }
 
-/**
- * The event with its receipt, members in the order reads serialize them: the optional members
- * (region, gppString, tcString, tcf, subjectKind, gpcHonoredShown, handoff and importedFrom) last, since the response serializer writes them after the others. Reads (`masked`) and
- * export lines (`unmasked`) are this object.
- */
-export function evidenceWithReceipt(row: EvidenceRow, pseudonym: 'masked' | 'unmasked') {
-  return {
-    ...eventCore(row, pseudonym),
-    receipt: { hash: row.receiptHash },
-    ...regionMembers(row),
-    ...gppMembers(row),
-    ...tcfMembers(row),
-    ...subjectKindMember(row),
-    ...gpcHonoredMember(row),
-    ...originMembers(row),
-  };
-}
-
-function eventCore(row: EvidenceRow, pseudonym: 'masked' | 'unmasked') {
+export function eventCore(row: EvidenceRow, pseudonym: 'masked' | 'unmasked') {
   if (row.purgedAt !== null || row.subjectPseudonym === null) {
     throw new Error(`evidence event ${row.id} is purged; it has no content to show`);
   }
@@ -63,7 +45,7 @@ function eventCore(row: EvidenceRow, pseudonym: 'masked' | 'unmasked') {
 }
 
 /** `gppString`, only on an event sent with one: every other event's canonical form lacks it. */
-function gppMembers(row: EvidenceRow) {
+export function gppMembers(row: EvidenceRow) {
   return row.gppString === null ? {} : { gppString: row.gppString };
 }
 
@@ -74,7 +56,7 @@ function gppMembers(row: EvidenceRow) {
  * the legitimate interests, DisclosedVendors, policy version and consent screen only on events
  * recorded since the service keeps them (an older event's canonical form lacks them).
  */
-function tcfMembers(row: EvidenceRow) {
+export function tcfMembers(row: EvidenceRow) {
   if (row.tcString === null || row.tcf === null) return {};
   const { vendorListVersion, purposeConsents, vendorConsents, specialFeatureOptins } = row.tcf;
   const base = { vendorListVersion, purposeConsents, vendorConsents, specialFeatureOptins };
@@ -109,7 +91,7 @@ function tcfMembers(row: EvidenceRow) {
  * regions exist (regionSource set): an older event's canonical form never had them, and its leaf
  * hash must stay what it was.
  */
-function regionMembers(row: EvidenceRow) {
+export function regionMembers(row: EvidenceRow) {
   if (row.regionSource === null) return {};
   return {
     region: row.region,
@@ -123,7 +105,7 @@ function regionMembers(row: EvidenceRow) {
  * "device" otherwise, on every event recorded since accounts exist. Older events never had it (they
  * are all device decisions): their canonical form lacks it, so their leaf hashes stay what they were.
  */
-function subjectKindMember(row: EvidenceRow) {
+export function subjectKindMember(row: EvidenceRow) {
   return row.subjectKind == null ? {} : { subjectKind: row.subjectKind };
 }
 
@@ -132,7 +114,7 @@ function subjectKindMember(row: EvidenceRow) {
  * visitor's GPC signal was honoured: every other event's canonical form lacks it, so older events
  * keep their bytes and leaf hashes.
  */
-function gpcHonoredMember(row: EvidenceRow) {
+export function gpcHonoredMember(row: EvidenceRow) {
   return row.gpcHonoredShown === true ? { gpcHonoredShown: true as const } : {};
 }
 
@@ -143,7 +125,7 @@ function gpcHonoredMember(row: EvidenceRow) {
  * event's canonical form lacks them, so events recorded before them keep their bytes and leaf hashes.
  * Members in a fixed order (the export's COPY writes the same).
  */
-function originMembers(row: EvidenceRow) {
+export function originMembers(row: EvidenceRow) {
   const { handoff, importedFrom, app } = row;
   return {
     ...(handoff == null ? {} : { handoff: handoffMember(handoff) }),
@@ -164,10 +146,3 @@ const handoffMember = (handoff: EvidenceHandoff) =>
   'fromApp' in handoff
     ? { fromApp: handoff.fromApp, eventId: handoff.eventId }
     : { fromOrigin: handoff.fromOrigin, eventId: handoff.eventId };
-
-/** The event of `GET /v1/evidence/:id`: masked, with its receipt. */
-export function presentEvidence(row: EvidenceRow) {
-  return evidenceWithReceipt(row, 'masked');
-}
-
-export type EvidenceEvent = ReturnType<typeof presentEvidence>;

@@ -13,9 +13,9 @@ import {
 } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { isVisitorRegion } from '../regions/regions.service.ts';
-import { presentEvidence } from './evidence.presenters.ts';
 import { EvidenceEvent, EvidenceQuery } from './evidence.schemas.ts';
 import type { EvidenceService } from './evidence.service.ts';
+import { presentEvidence } from './evidence.service.ts';
 
 /** Evidence reads: masked pseudonyms, purged events never shown. */
 export function evidenceRoutes(app: App, deps: { evidence: EvidenceService; cursors: CursorCodec }) {

@@ -2,6 +2,9 @@ import { Type } from '@sinclair/typebox';
 import { ApiDate, DateTimeInput, PageQuery } from '../../platform/http/schemas.ts';
 import { Regime, RegionSource } from '../regions/regions.schemas.ts';
 
+/** Test evidence is kept one day; live evidence its channel's retentionDays. */
+export const TEST_RETENTION_MS = 24 * 3600_000;
+
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 export const DecisionValue = Type.Union([Type.Literal('granted'), Type.Literal('denied')]);
 /** What a page may say a decision came from (the preferences write). */

@@ -8,10 +8,20 @@ import { notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newTimeOrderedId, randomBase64url } from '../../platform/ids.ts';
 import type { ChannelsService } from '../channels/channels.service.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
-import type { Regime, ResolvedRegion } from '../regions/regions.service.ts';
+import type { Regime } from '../regions/regions.schemas.ts';
+import type { ResolvedRegion } from '../regions/regions.service.ts';
 import { createConsentStateReader } from './consent-state.ts';
 import type { OutboxJob } from './consent-write.sql.ts';
-import { evidenceEventBody } from './evidence.presenters.ts';
+import {
+  eventCore,
+  evidenceEventBody,
+  gpcHonoredMember,
+  gppMembers,
+  originMembers,
+  regionMembers,
+  subjectKindMember,
+  tcfMembers,
+} from './evidence.presenters.ts';
 import { type EvidenceFilters, type EvidenceScope, evidenceRepo } from './evidence.repo.ts';
 import type {
   Decision,
@@ -350,6 +360,30 @@ export function createEvidenceService(deps: {
 
 export type EvidenceService = ReturnType<typeof createEvidenceService>;
 
-// What exports may use of evidence besides the service: the event's body and the test retention.
-export { evidenceEventBody, evidenceWithReceipt } from './evidence.presenters.ts';
-export { TEST_RETENTION_MS } from './retention.ts';
+// The row and the decision's types, for the modules that read or make evidence (consent, exports, receipts).
+export type { Decision, DecisionOutcome, EvidenceRow, EvidenceTcf } from './evidence.tables.ts';
+
+/**
+ * The event with its receipt, members in the order reads serialize them: the optional members
+ * (region, gppString, tcString, tcf, subjectKind, gpcHonoredShown, handoff and importedFrom) last, since the response serializer writes them after the others. Reads (`masked`) and
+ * export lines (`unmasked`) are this object.
+ */
+export function evidenceWithReceipt(row: EvidenceRow, pseudonym: 'masked' | 'unmasked') {
+  return {
+    ...eventCore(row, pseudonym),
+    receipt: { hash: row.receiptHash },
+    ...regionMembers(row),
+    ...gppMembers(row),
+    ...tcfMembers(row),
+    ...subjectKindMember(row),
+    ...gpcHonoredMember(row),
+    ...originMembers(row),
+  };
+}
+
+/** The event of `GET /v1/evidence/:id`: masked, with its receipt. */
+export function presentEvidence(row: EvidenceRow) {
+  return evidenceWithReceipt(row, 'masked');
+}
+
+export type EvidenceEvent = ReturnType<typeof presentEvidence>;

@@ -1,11 +1,10 @@
 import type { Clock } from '../../platform/clock.ts';
 import type { Store } from '../../platform/db/store.ts';
+import { TEST_RETENTION_MS } from './evidence.schemas.ts';
 import { createPartitionsAhead, dropExpiredPartitions } from './partitions.ts';
 import { type PurgeTarget, retentionRepo } from './retention.repo.ts';
 import { boundedTx, type Deferred, deferredBy, type RetentionObserver } from './retention-locks.ts';
 
-/** Test evidence is kept one day; live evidence its channel's retentionDays. */
-export const TEST_RETENTION_MS = 24 * 3600_000;
 /** Rows per transaction: small enough that no batch holds its row locks for long. */
 export const PURGE_BATCH = 500;
 /** Batches per run, so one run ends; a backlog larger than this is finished by the next runs. */

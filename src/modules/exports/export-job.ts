@@ -3,7 +3,7 @@ import type { Store, Tx } from '../../platform/db/store.ts';
 import type { JobRow } from '../../platform/jobs/jobs.repo.ts';
 import type { AuditContext } from '../audit/audit.service.ts';
 import type { ChannelsService } from '../channels/channels.service.ts';
-import { TEST_RETENTION_MS } from '../evidence/evidence.service.ts';
+import { TEST_RETENTION_MS } from '../evidence/evidence.schemas.ts';
 import type { EventsService } from '../webhooks/events.service.ts';
 import { copyJsonlExport } from './evidence-copy.ts';
 import { evidenceBatches } from './evidence-reader.ts';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
+import type { EvidenceRow } from '../evidence/evidence.service.ts';
 import { evidenceWithReceipt } from '../evidence/evidence.service.ts';
-import type { EvidenceRow } from '../evidence/evidence.tables.ts';
 import { createEncoder } from './export-formats.ts';
 import type { ExportFormat } from './exports.tables.ts';
 

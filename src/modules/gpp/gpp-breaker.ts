@@ -1,5 +1,5 @@
 /**
- * The GPP decoders' circuit breakers, one per site (gpp-decoder.ts): a site whose strings stopped a
+ * The GPP decoders' circuit breakers, one per site (gpp.service.ts): a site whose strings stopped a
  * decoder child `failures` times within `windowMs` is open for `openMs`: its strings are answered
  * at once, without a decode, until then. Per site, not per organization or for everyone: the strings
  * that stop a child are the site's (anyone can post them to any site, so an open breaker costs that

@@ -1,5 +1,5 @@
-// The process gpp-decoder.ts runs `@iabgpp/cmpapi`'s decoder in, under a heap limit and a timeout
-// (why: see gpp.ts). Plain JavaScript, so it starts without the parent's TypeScript loader.
+// The process gpp.service.ts runs `@iabgpp/cmpapi`'s decoder in, under a heap limit and a timeout
+// (why: see gpp.service.ts). Plain JavaScript, so it starts without the parent's TypeScript loader.
 // Each message is {id, value}; each answer {id, error, budget}: error is null when every section
 // decodes; budget is true when the string was stopped by the expansion budget below.
 //

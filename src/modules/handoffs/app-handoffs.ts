@@ -1,5 +1,5 @@
 import { AppError, validationFailed } from '../../platform/http/errors.ts';
-import { originMatches } from '../channels/channels.service.ts';
+import { originMatches } from '../channels/origins.service.ts';
 import type { RecordedEvent } from '../evidence/evidence.service.ts';
 import type { Site } from '../sites/sites.service.ts';
 

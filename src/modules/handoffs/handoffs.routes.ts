@@ -5,17 +5,17 @@ import { validationFailed } from '../../platform/http/errors.ts';
 import { ipPrefix } from '../../platform/http/ip.ts';
 import { Envelope, envelope, Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
-import { DecisionCookieHeaders, SiteParams } from '../sites/sites.schemas.ts';
 import {
   callerOf,
   locationOf,
   preflightRoute,
   publicProblems,
   requireAllowedOrigin,
-  type SitesService,
   siteOf,
   tags,
-} from '../sites/sites.service.ts';
+} from '../sites/public-site.service.ts';
+import { DecisionCookieHeaders, SiteParams } from '../sites/sites.schemas.ts';
+import type { SitesService } from '../sites/sites.service.ts';
 import {
   AppHandoffBody,
   AppHeaders,

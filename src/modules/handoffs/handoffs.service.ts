@@ -3,10 +3,11 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Store } from '../../platform/db/store.ts';
 import { AppError, validationFailed } from '../../platform/http/errors.ts';
 import { randomBase62 } from '../../platform/ids.ts';
-import { originMatches } from '../channels/channels.service.ts';
+import { originMatches } from '../channels/origins.service.ts';
 import type { ConsentService, RequestFacts } from '../consent/consent.service.ts';
 import type { EvidenceService, RecordedEvent } from '../evidence/evidence.service.ts';
-import { type AppCaller, domainOfOrigin, type Site, type SitesService } from '../sites/sites.service.ts';
+import type { AppCaller } from '../sites/sites.schemas.ts';
+import type { Site, SitesService } from '../sites/sites.service.ts';
 import { checkedWebViewTarget, decisionForPage } from './app-handoffs.ts';
 import { handoffsRepo } from './handoffs.repo.ts';
 import type { HandoffRow } from './handoffs.tables.ts';
@@ -51,7 +52,7 @@ export function createHandoffsService(deps: {
   evidence: Pick<EvidenceService, 'pseudonymize' | 'newestDecisionOf' | 'findEvent'>;
   consent: Pick<ConsentService, 'recordHandoff'>;
   /** The page's site of an app handoff (docs/guides/apps.md). */
-  sites: Pick<SitesService, 'resolve'>;
+  sites: Pick<SitesService, 'resolve' | 'domainOfOrigin'>;
 }) {
   const { store, clock, evidence } = deps;
   const channelRef = (site: Site) => site.channel;
@@ -185,7 +186,7 @@ export function createHandoffsService(deps: {
         ]);
       }
       const target = new URL(input.target).origin;
-      if (domainOfOrigin(target) === domainOfOrigin(origin)) {
+      if (deps.sites.domainOfOrigin(target) === deps.sites.domainOfOrigin(origin)) {
         throw validationFailed([
           {
             path: '/target',

@@ -4,15 +4,15 @@ import { PUBLIC_BODY } from '../../platform/http/body-limits.ts';
 import { Envelope, envelope, Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { deviceChoiceIsNewer } from '../../shared/decision-cookie.ts';
-import { DecisionCookieHeaders, SiteParams } from '../sites/sites.schemas.ts';
 import {
   preflightRoute,
   publicProblems,
   requireAllowedOrigin,
-  type SitesService,
   siteOf,
   tags,
-} from '../sites/sites.service.ts';
+} from '../sites/public-site.service.ts';
+import { DecisionCookieHeaders, SiteParams } from '../sites/sites.schemas.ts';
+import type { SitesService } from '../sites/sites.service.ts';
 import { IdentityAnswer, IdentityBody } from './identity.schemas.ts';
 import type { IdentityService } from './identity.service.ts';
 

@@ -20,7 +20,7 @@ const COUNTRY_FORMAT = /^[A-Z]{2}$/;
  * Plus XK (Kosovo): user-assigned, not in ISO 3166-1, but what MaxMind, Cloudflare and the EU use,
  * so a Kosovo visitor has a region and a rule can name it.
  */
-const ISO_COUNTRIES: ReadonlySet<string> = new Set(COUNTRY_CODES.split(' '));
+export const ISO_COUNTRIES: ReadonlySet<string> = new Set(COUNTRY_CODES.split(' '));
 const COUNTRIES: ReadonlySet<string> = new Set([...ISO_COUNTRIES, 'XK']);
 const SUBDIVISIONS: ReadonlySet<string> = new Set(
   SUBDIVISION_CODES.flatMap((line) => {
@@ -79,16 +79,7 @@ export const isGroup = (code: string): code is GroupCode => code === 'EU' || cod
 
 export const isCountry = (code: string): boolean => COUNTRIES.has(code);
 
-/**
- * One of the 249 codes ISO 3166-1 assigns, without XK: where a standard asks for an ISO 3166-1
- * alpha-2 code (a TC string's publisherCountryCode), a user-assigned code is not one.
- */
-export const isAssignedIsoCountry = (code: string): boolean => ISO_COUNTRIES.has(code);
-
 export const isSubdivision = (code: string): boolean => SUBDIVISIONS.has(code);
-
-/** A visitor region code: an assigned country or a listed subdivision. */
-export const isVisitorRegion = (code: string): boolean => isCountry(code) || isSubdivision(code);
 
 /** The country part of a visitor region (`US-CA` → `US`). */
 export const countryOf = (region: string): string => region.slice(0, 2);

@@ -1,12 +1,12 @@
-import { AppError } from '../../platform/http/errors.ts';
-import { originMatches } from '../channels/channels.service.ts';
 import {
   DestinationRefused,
   type Lookup,
   privateTargetHint,
   refusedAddressReason,
   vetDestination,
-} from '../webhooks/webhooks.service.ts';
+} from '../../platform/http/address-guard.ts';
+import { AppError } from '../../platform/http/errors.ts';
+import { originMatches } from '../channels/origins.service.ts';
 
 /** Pages one scan may visit; a channel with more origins is scanned a page per origin, in order, up to this. */
 export const MAX_SCAN_URLS = 10;

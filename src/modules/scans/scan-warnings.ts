@@ -1,4 +1,4 @@
-import type { Regime } from '../regions/regions.service.ts';
+import type { Regime } from '../regions/regions.schemas.ts';
 import { MAX_OBSERVATIONS_PER_PHASE, type PageScan } from './browser/index.ts';
 
 /**

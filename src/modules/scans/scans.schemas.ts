@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ApiDate, NullableApiDate } from '../../platform/http/schemas.ts';
-import { REGIMES } from '../regions/regions.service.ts';
+import { REGIMES } from '../regions/regions.schemas.ts';
 import { SCAN_PHASES, SCAN_STATUSES } from './scans.tables.ts';
 
 const literals = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));

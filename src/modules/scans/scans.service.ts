@@ -21,8 +21,6 @@ import { scanUrls, vetScanUrls } from './scan-targets.ts';
 import { ONE_ACTIVE_SCAN, scansRepo } from './scans.repo.ts';
 import type { ScanRow } from './scans.tables.ts';
 
-export { SCAN_JOB, SCAN_LEASE_MS } from './scan-job.ts';
-
 /**
  * Queued or running scans one organization may have at once, over all its channels (each channel
  * has one at most); more is 429 rate_limited. The worker runs one scan of an organization at a

@@ -1,14 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { AppError, validationFailed } from '../../platform/http/errors.ts';
-import type { Site } from './site-cache.ts';
-
-/** What an app says of itself on every public call of an app channel (docs/guides/apps.md). */
-export interface AppCaller {
-  appId: string;
-  platform: 'ios' | 'android' | 'other';
-  /** The client's version as sent (semver), or null when it sent none. */
-  sdkVersion: string | null;
-}
+import type { AppCaller } from './sites.schemas.ts';
+import type { Site } from './sites.service.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

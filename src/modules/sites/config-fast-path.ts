@@ -12,8 +12,8 @@ import {
 } from '../../platform/rate-limit/rate-limit.hooks.ts';
 import type { RateLimitDecision, RateLimiter } from '../../platform/rate-limit/rate-limiter.ts';
 import { configResponse, SITE_KEY } from './config-response.ts';
-import type { Site } from './site-cache.ts';
-import type { RequestPlace, SitesService } from './sites.service.ts';
+import type { RequestPlace } from './decision-cookie.ts';
+import type { Site, SitesService } from './sites.service.ts';
 
 const PREFIX = '/v1/public/sites/';
 
@@ -120,7 +120,7 @@ export function configFastPath(deps: {
     const siteKey = url.slice(PREFIX.length, url.length - SUFFIX.length);
     if (!SITE_KEY.test(siteKey)) return false;
     const site = sites.cachedSite(siteKey);
-    // An app channel's caller is checked by the Fastify route's hooks (site-requests.ts).
+    // An app channel's caller is checked by the Fastify route's hooks (public-site.service.ts).
     if (!site || site.channel.platform === 'app') return false;
 
     const startedAt = performance.now();

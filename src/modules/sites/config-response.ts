@@ -3,7 +3,7 @@ import type { ResolvedRegion } from '../regions/regions.service.ts';
 import { allowedOrigin, corsHeaders } from './cors.ts';
 import { COOKIE_CACHE_CONTROL } from './decision-cookie.ts';
 import { regionalConfig } from './regional-config.ts';
-import type { Site } from './site-cache.ts';
+import type { Site } from './sites.service.ts';
 
 /** The shape of a site key (`site_test_…`/`site_live_…`): anything else is a 404 without a query. */
 export const SITE_KEY = /^site_(test|live)_[0-9A-Za-z]{1,64}$/;

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
-import { originMatches } from '../channels/channels.service.ts';
+import { originMatches } from '../channels/origins.service.ts';
 import { acceptsLocalPage } from './page-origins.ts';
-import type { Site } from './site-cache.ts';
+import type { Site } from './sites.service.ts';
 
 export const ALLOWED_METHODS = 'POST, OPTIONS';
 export const ALLOWED_HEADERS = 'content-type, idempotency-key, x-request-id';

@@ -3,9 +3,9 @@ import {
   encodeDecisionCookie,
   type StoredDecision,
 } from '../../shared/decision-cookie.ts';
-import { domainCovers, originHost } from '../channels/channels.service.ts';
+import { domainCovers, originHost } from '../channels/origins.service.ts';
 import { domainOfOrigin } from './sibling-domains.ts';
-import type { Site } from './site-cache.ts';
+import type { Site } from './sites.service.ts';
 
 export type { StoredDecision } from '../../shared/decision-cookie.ts';
 

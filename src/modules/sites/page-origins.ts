@@ -1,4 +1,4 @@
-import type { Site } from './site-cache.ts';
+import type { Site } from './sites.service.ts';
 
 /**
  * Where a site's pages may run: the channel's active origins and, on test channels only, any page

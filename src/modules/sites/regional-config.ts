@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { envelope } from '../../platform/http/schemas.ts';
 import { bannerWordsFor } from '../../shared/banner-words.ts';
 import type { VisitorConfig } from '../channels/channels.service.ts';
-import type { PublisherRestriction } from '../channels/channels.tables.ts';
 import type { ResolvedRegion } from '../regions/regions.service.ts';
+import type { PublisherRestriction } from '../tcf/settings/tcf-settings.service.ts';
 import { type SnapshotTcf, TCF_RELEASE, visitorRegime } from '../tcf/settings/tcf-settings.service.ts';
 import { pageOrigins } from './page-origins.ts';
 import { siblingDomains } from './sibling-domains.ts';
-import type { Site } from './site-cache.ts';
+import type { Site } from './sites.service.ts';
 
 /** The config answer of one site for one resolved region: serialized once, with its ETag. */
 export interface RegionalConfig {

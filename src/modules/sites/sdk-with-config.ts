@@ -14,16 +14,5 @@ export function configStatement(siteKey: string, config: RegionalConfig): Buffer
   ]);
 }
 
-const STATEMENT_START = '(self.__consentServiceConfigs=self.__consentServiceConfigs||{})[';
-const STATEMENT_END = '.data;\n';
-
-/**
- * The config answer (`{"data": …}`, as `GET …/config` sends it) that an sdk.js body carries, or
- * null when it carries none: for readers of the script other than the SDK (the tracker scanner).
- */
-export function carriedConfig(script: string): string | null {
-  if (!script.startsWith(STATEMENT_START)) return null;
-  const start = script.indexOf(']=');
-  const end = script.indexOf(STATEMENT_END);
-  return start > 0 && end > start ? script.slice(start + 2, end) : null;
-}
+export const STATEMENT_START = '(self.__consentServiceConfigs=self.__consentServiceConfigs||{})[';
+export const STATEMENT_END = '.data;\n';

@@ -1,5 +1,5 @@
-import { originHost, registrableDomain } from '../channels/channels.service.ts';
-import type { Site } from './site-cache.ts';
+import { originHost, registrableDomain } from '../channels/origins.service.ts';
+import type { Site } from './sites.service.ts';
 
 /** One registrable domain of a channel and its active origins on it. */
 export interface SiblingDomain {

@@ -7,8 +7,8 @@ import { Envelope, envelope, NotModified, Problem } from '../../platform/http/sc
 import type { App } from '../../platform/http/types.ts';
 import { configResponse, regionalCacheControl } from './config-response.ts';
 import { COOKIE_CACHE_CONTROL } from './decision-cookie.ts';
+import { locationOf, publicProblems, siteOf, tags } from './public-site.service.ts';
 import { pieceBundle, type SdkBundle, type SdkPiece } from './sdk-bundle.ts';
-import { locationOf, publicProblems, siteOf, tags } from './site-requests.ts';
 import { RegionQuery, SiteConfigSchema, SiteParams, Snippet } from './sites.schemas.ts';
 import { requestPlace, type Site, type SitesService } from './sites.service.ts';
 

@@ -1,31 +1,11 @@
 import type { Clock } from '../../platform/clock.ts';
 import { watchChanges } from '../../platform/db/change-watch.ts';
 import type { Store } from '../../platform/db/store.ts';
-import type { ChannelRow, ChannelsService, VisitorConfig } from '../channels/channels.service.ts';
+import type { ChannelsService } from '../channels/channels.service.ts';
 import { CHANNEL_CHANGES } from '../channels/channels.service.ts';
-import type { RegionalAnswerCache, RegionalAnswers } from './regional-answers.ts';
-import { publicTcf, type SiteTcf } from './regional-config.ts';
-
-/** What the public endpoints know of one site: enough to answer config reads without a query. */
-export interface Site {
-  channel: ChannelRow;
-  /** Active origins, normalized. */
-  origins: string[];
-  /** An app channel's active app ids (docs/guides/apps.md); [] for a web channel. */
-  apps: string[];
-  /** The visitor config of channel.configVersion. */
-  config: VisitorConfig;
-  /** The newest version that asked visitors again (the config's `consentRequiredSince`). */
-  consentRequiredSince: number;
-  /** What the config tells visitors in opt-in regions of a TCF channel; null: not one. */
-  tcf: SiteTcf | null;
-  /**
-   * `GET …/config`'s answers by region, serialized once per configVersion and set of origins
-   * (regional-config.ts), within the cache all sites share (regional-answers.ts).
-   */
-  regional: RegionalAnswers;
-  checkedAtMs: number;
-}
+import type { RegionalAnswerCache } from './regional-answers.ts';
+import { publicTcf } from './regional-config.ts';
+import type { Site } from './sites.service.ts';
 
 /** How long an entry is trusted while change notifications cannot be relied on. */
 export const SITE_CACHE_TTL_MS = 5_000;

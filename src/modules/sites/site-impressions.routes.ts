@@ -7,8 +7,14 @@ import type { App } from '../../platform/http/types.ts';
 import type { Metrics } from '../../platform/metrics/metrics.ts';
 import { type AnalyticsService, ImpressionBody } from '../analytics/analytics.service.ts';
 import { visitorRegime } from '../tcf/settings/tcf-settings.service.ts';
-import { preflightRoute, requireAllowedOrigin } from './site-origin-hooks.ts';
-import { locationOf, publicProblems, siteOf, tags } from './site-requests.ts';
+import {
+  locationOf,
+  preflightRoute,
+  publicProblems,
+  requireAllowedOrigin,
+  siteOf,
+  tags,
+} from './public-site.service.ts';
 import { RegionQuery, SiteParams } from './sites.schemas.ts';
 import type { SitesService } from './sites.service.ts';
 

@@ -2,7 +2,7 @@ import type { onRequestHookHandler } from 'fastify';
 import type { ChannelsService } from '../channels/channels.service.ts';
 import type { VendorListSite } from '../tcf/tcf.schemas.ts';
 import { allowedOrigin, corsHeaders } from './cors.ts';
-import { publicProblems, siteOf, tags } from './site-requests.ts';
+import { publicProblems, siteOf, tags } from './public-site.service.ts';
 import { SiteParams } from './sites.schemas.ts';
 
 /**

@@ -2,8 +2,8 @@ import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { ipPrefix } from '../../platform/http/ip.ts';
 import type { App } from '../../platform/http/types.ts';
 import type { AuditContext } from '../audit/audit.service.ts';
+import { siteResolver } from './public-site.service.ts';
 import { siteAssetsRoutes } from './site-assets.routes.ts';
-import { siteResolver } from './site-requests.ts';
 import type { SitesService } from './sites.service.ts';
 
 /**

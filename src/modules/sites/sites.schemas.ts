@@ -53,3 +53,11 @@ export const DecisionCookieHeaders = {
     Type.String({ description: '`private, no-store` when the answer sets the cookie' }),
   ),
 };
+
+/** What an app says of itself on every public call of an app channel (docs/guides/apps.md). */
+export interface AppCaller {
+  appId: string;
+  platform: 'ios' | 'android' | 'other';
+  /** The client's version as sent (semver), or null when it sent none. */
+  sdkVersion: string | null;
+}

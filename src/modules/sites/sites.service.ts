@@ -3,8 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../platform/clock.ts';
 import type { Store } from '../../platform/db/store.ts';
 import { notFound, validationFailed } from '../../platform/http/errors.ts';
-import { readDecisionCookie } from '../../shared/decision-cookie.ts';
-import type { ChannelsService, VisitorConfig } from '../channels/channels.service.ts';
+import { readDecisionCookie, type StoredDecision } from '../../shared/decision-cookie.ts';
+import type { ChannelRow, ChannelsService, VisitorConfig } from '../channels/channels.service.ts';
 import {
   createRegionResolver,
   declaredRegionError,
@@ -17,11 +17,14 @@ import {
   cookieTarget,
   decisionSetCookie,
   type RequestPlace,
-  type StoredDecision,
   validStoredDecision,
 } from './decision-cookie.ts';
-import { createRegionalAnswerCache, type RegionalAnswersObserver } from './regional-answers.ts';
-import { regionalConfig } from './regional-config.ts';
+import {
+  createRegionalAnswerCache,
+  type RegionalAnswers,
+  type RegionalAnswersObserver,
+} from './regional-answers.ts';
+import { regionalConfig, type SiteTcf } from './regional-config.ts';
 import { sdkBundle } from './sdk-bundle.ts';
 import {
   createSdkScripts,
@@ -29,18 +32,41 @@ import {
   type SdkScript,
   type SdkScriptsObserver,
 } from './sdk-scripts.ts';
-import { createSiteCache, type Site, type SiteCacheDeps } from './site-cache.ts';
+import { STATEMENT_END, STATEMENT_START } from './sdk-with-config.ts';
+import { domainOfOrigin } from './sibling-domains.ts';
+import { createSiteCache, type SiteCacheDeps } from './site-cache.ts';
 
-export type { AppCaller } from './app-callers.ts';
-/** What the public site routes of other modules (consent, identity, tcf) share with this one's. */
-export { allowedOrigin, corsHeaders } from './cors.ts';
-export type { RequestPlace, StoredDecision } from './decision-cookie.ts';
-/** The config an sdk.js body carries, for modules that read the script (the tracker scanner). */
-export { carriedConfig } from './sdk-with-config.ts';
-export { domainOfOrigin } from './sibling-domains.ts';
-export type { Site } from './site-cache.ts';
-export { callerOf, preflightRoute, requireAllowedOrigin } from './site-origin-hooks.ts';
-export { locationOf, publicProblems, siteOf, siteResolver, tags } from './site-requests.ts';
+/** What the public endpoints know of one site: enough to answer config reads without a query. */
+export interface Site {
+  channel: ChannelRow;
+  /** Active origins, normalized. */
+  origins: string[];
+  /** An app channel's active app ids (docs/guides/apps.md); [] for a web channel. */
+  apps: string[];
+  /** The visitor config of channel.configVersion. */
+  config: VisitorConfig;
+  /** The newest version that asked visitors again (the config's `consentRequiredSince`). */
+  consentRequiredSince: number;
+  /** What the config tells visitors in opt-in regions of a TCF channel; null: not one. */
+  tcf: SiteTcf | null;
+  /**
+   * `GET …/config`'s answers by region, serialized once per configVersion and set of origins
+   * (regional-config.ts), within the cache all sites share (regional-answers.ts).
+   */
+  regional: RegionalAnswers;
+  checkedAtMs: number;
+}
+
+/**
+ * The config answer (`{"data": …}`, as `GET …/config` sends it) that an sdk.js body carries, or
+ * null when it carries none: for readers of the script other than the SDK (the tracker scanner).
+ */
+export function carriedConfig(script: string): string | null {
+  if (!script.startsWith(STATEMENT_START)) return null;
+  const start = script.indexOf(']=');
+  const end = script.indexOf(STATEMENT_END);
+  return start > 0 && end > start ? script.slice(start + 2, end) : null;
+}
 
 /** What of a public request locates the visitor (docs/regions.md). */
 export interface VisitorLocation {
@@ -211,6 +237,9 @@ export function createSitesService(deps: {
       );
       return stored ? decisionSetCookie(site, target, stored) : null;
     },
+
+    /** The registrable domain of an origin: two origins on one share the choice without a handoff. */
+    domainOfOrigin,
 
     /** The active site of a key from the cache alone, or undefined when it must be (re)read. */
     cachedSite: (siteKey: string): Site | undefined => cache.fresh(siteKey),

@@ -1,11 +1,11 @@
 import type { Clock } from '../../platform/clock.ts';
 import type { Store, Tx } from '../../platform/db/store.ts';
+import { DestinationRefused, type Lookup, vetDestination } from '../../platform/http/address-guard.ts';
 import { apiDate } from '../../platform/http/dates.ts';
 import { RetryJobAt } from '../../platform/jobs/job-runner.ts';
 import type { JobRow } from '../../platform/jobs/jobs.repo.ts';
 import type { WebhookAttemptOutcome } from '../../platform/metrics/metrics.ts';
 import type { AuditService } from '../audit/audit.service.ts';
-import { DestinationRefused, type Lookup, vetDestination } from './address-guard.ts';
 import type { AttemptJobPayload } from './delivery-jobs.ts';
 import { nextStep } from './next-step.ts';
 import type { SecretBox } from './webhook-secrets.ts';

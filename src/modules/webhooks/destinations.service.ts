@@ -2,11 +2,16 @@ import type { Static } from '@sinclair/typebox';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import type { DbScope, Tx } from '../../platform/db/store.ts';
+import {
+  DestinationRefused,
+  type Lookup,
+  privateTargetHint,
+  vetDestination,
+} from '../../platform/http/address-guard.ts';
 import { AppError, notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { JobQueue } from '../../platform/jobs/job-queue.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
-import { DestinationRefused, type Lookup, privateTargetHint, vetDestination } from './address-guard.ts';
 import { scheduleAttempt } from './delivery-jobs.ts';
 import { isEventType } from './event-types.ts';
 import { generateWebhookSecret, type SecretBox } from './webhook-secrets.ts';
@@ -51,7 +56,7 @@ function checkEventTypes(requested: string[] | undefined): string[] {
 export function createDestinationsService(deps: DestinationsDeps) {
   const { clock, audit, jobs } = deps;
 
-  /** The URL, checked by the SSRF guard (address-guard.ts): 422 invalid_destination with the reason. */
+  /** The URL, checked by the SSRF guard (platform/http/address-guard.ts): 422 invalid_destination with the reason. */
   async function checkUrl(context: AuditContext, url: string): Promise<string> {
     try {
       const vetted = await vetDestination(url, {

@@ -4,6 +4,9 @@ import path from 'node:path';
 import type { Config } from '../../config.ts';
 import { serviceSecret } from '../../platform/db/service-secrets.ts';
 import type { Store } from '../../platform/db/store.ts';
+import type { SecretBox } from './webhooks.service.ts';
+
+export type { SecretBox };
 
 /** `whsec_` + base64 of 32 random bytes, as Standard Webhooks libraries expect. */
 export function generateWebhookSecret(): string {
@@ -26,11 +29,6 @@ export function signatureHeader(secrets: string[], id: string, timestamp: number
       return `v1,${mac.digest('base64')}`;
     })
     .join(' ');
-}
-
-export interface SecretBox {
-  seal(plain: string): string;
-  open(sealed: string): string;
 }
 
 /** AES-256-GCM; sealed form `v1.<iv>.<tag>.<ciphertext>` (base64url), so the scheme can change later. */

@@ -1,7 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
-import net from 'node:net';
+import { pinnedLookup } from '../../platform/http/address-guard.ts';
 
 export interface SendResult {
   /** The receiver's status, or null when no response came (refused, timeout, network error). */
@@ -20,18 +19,6 @@ export const RESPONSE_BODY_LIMIT = 1024;
  * of SYN retries), so a dead receiver frees the worker's slot quickly.
  */
 export const CONNECT_TIMEOUT_MS = 5_000;
-
-/**
- * A lookup that answers with the addresses the guard vetted, so the connection goes exactly
- * there: a DNS answer that changes between the check and the connect (rebinding) is never used.
- */
-export function pinnedLookup(addresses: string[]): LookupFunction {
-  const entries = addresses.map((address) => ({ address, family: net.isIP(address) }));
-  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options?.all) callback(null, entries);
-    else callback(null, entries[0].address, entries[0].family);
-  }) as unknown as LookupFunction;
-}
 
 /**
  * POSTs one webhook: no redirects followed (Node's http never follows them), no connection reuse,

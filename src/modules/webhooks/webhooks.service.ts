@@ -8,7 +8,16 @@ import type { AuditService } from '../audit/audit.service.ts';
 import { createDeliveriesService } from './deliveries.service.ts';
 import { createDeliveryWorker } from './delivery-worker.ts';
 import { createDestinationsService } from './destinations.service.ts';
-import { createSecretBox, resolveSecretKey, type SecretBox } from './webhook-secrets.ts';
+import { createSecretBox, resolveSecretKey } from './webhook-secrets.ts';
+
+/**
+ * Seals and opens secrets at rest with the service's key (webhook signing secrets, and the identity
+ * module's too): webhook-secrets.ts makes it.
+ */
+export interface SecretBox {
+  seal(plain: string): string;
+  open(sealed: string): string;
+}
 
 /** Destinations, deliveries and the delivery worker, sharing one key for secrets at rest. */
 export function createWebhooksService(deps: {
@@ -63,16 +72,3 @@ export function createWebhooksService(deps: {
 }
 
 export type WebhooksService = ReturnType<typeof createWebhooksService>;
-
-// The webhooks' SSRF guard is shared with tracker scans and the TCF vendor list mirror (vendors'
-// storage disclosures): their targets follow the same address rules.
-export {
-  DestinationRefused,
-  type Lookup,
-  privateTargetHint,
-  refusedAddressReason,
-  vetDestination,
-} from './address-guard.ts';
-export type { SecretBox } from './webhook-secrets.ts';
-// The TCF vendor list mirror fetches vendors' storage disclosures through the same guard, pinned.
-export { pinnedLookup } from './webhook-sender.ts';

@@ -3,6 +3,8 @@ import type { Environment } from '../auth/scopes.ts';
 import type { UnitOfWork } from '../db/unit-of-work.ts';
 import type { IdempotencyRecord } from './idempotency.tables.ts';
 
+export type { IdempotencyRecord };
+
 /** Whose key space an Idempotency-Key lives in (per API key, or per site on public calls). */
 export interface IdempotencyOwner {
   organizationId: string;

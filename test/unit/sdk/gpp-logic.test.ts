@@ -128,7 +128,7 @@ describe('the GPP string CmpApi makes (decoded by @iabgpp/cmpapi)', () => {
     expect(decoded(out).usnat).toEqual({ ...NOT_ASKED, ...optOuts(1), GpcSegmentType: 1, Gpc: false });
     const signal = gpp.update({ ...GRANTED, marketing: 'denied', ads: 'denied' }, purposes, true);
     expect(decoded(signal).usnat).toEqual({ ...NOT_ASKED, ...optOuts(1), GpcSegmentType: 1, Gpc: true });
-    // The service's own check (src/modules/gpp/gpp.ts) accepts what the SDK makes.
+    // The service's own check (src/modules/gpp/gpp.service.ts) accepts what the SDK makes.
     expect(() => new GppModel(signal).toObject()).not.toThrow();
   });
 

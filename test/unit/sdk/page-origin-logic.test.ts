@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { originListed } from '../../../sdk/src/page-origin.ts';
 import { allowedOrigin } from '../../../src/modules/sites/cors.ts';
 import { pageOrigins } from '../../../src/modules/sites/page-origins.ts';
-import type { Site } from '../../../src/modules/sites/site-cache.ts';
+import type { Site } from '../../../src/modules/sites/sites.service.ts';
 
 /**
  * One rule in two places: the SDK runs on a page exactly when the service would accept that page's

@@ -1,10 +1,6 @@
 import { AppError, type FieldError, validationFailed } from '../../../platform/http/errors.ts';
-import {
-  isAssignedIsoCountry,
-  type Regime,
-  type RegionRule,
-  resolveRegime,
-} from '../../regions/regions.service.ts';
+import type { Regime, RegionRule } from '../../regions/regions.schemas.ts';
+import { isAssignedIsoCountry, resolveRegime } from '../../regions/regions.service.ts';
 import { CONSENT_ONLY_PURPOSES } from '../tc-strings/tc-string-rules.ts';
 import type { VendorListRow } from '../tcf.repo.ts';
 import { isSampleVendorList } from '../vendor-list/vendor-list-shape.ts';

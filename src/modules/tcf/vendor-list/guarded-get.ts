@@ -1,11 +1,11 @@
 import http from 'node:http';
 import https from 'node:https';
-import { DestinationRefused, pinnedLookup, vetDestination } from '../../webhooks/webhooks.service.ts';
+import { DestinationRefused, pinnedLookup, vetDestination } from '../../../platform/http/address-guard.ts';
 import { SourceError } from './vendor-list-source.ts';
 
 /**
  * One GET of an outside address by the worker (vendors' storage disclosures, Google's ATP list):
- * the webhooks' address guard resolves the host and refuses every address that is not public (the
+ * the address guard webhooks use too resolves the host and refuses every address that is not public (the
  * cloud's metadata address, the operator's own network), the connection goes to the vetted address
  * only (no second lookup to rebind), redirects are not followed (a redirect could lead anywhere),
  * and the answer is bounded in time and size before anyone parses it. Every failure is a

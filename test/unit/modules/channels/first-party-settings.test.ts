@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { cmpImportErrors, shownImports } from '../../../../src/modules/channels/cmp-imports.ts';
+import { firstPartyPathErrors } from '../../../../src/modules/channels/first-party-settings.ts';
 import {
   cookieDomainErrors,
   domainCoversOrigin,
-  firstPartyPathErrors,
   registrableDomain,
-} from '../../../../src/modules/channels/first-party-settings.ts';
+} from '../../../../src/modules/channels/origins.service.ts';
 import {
   decodeDecisionCookie,
   deviceChoiceIsNewer,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeOrigin, originMatches } from '../../../../src/modules/channels/origin.ts';
+import { normalizeOrigin } from '../../../../src/modules/channels/origin.ts';
+import { originMatches } from '../../../../src/modules/channels/origins.service.ts';
 
 type Env = 'test' | 'live';
 

@@ -4,7 +4,7 @@ import {
   type GppDecoder,
   type GppOwner,
   type GppRefusal,
-} from '../../../../src/modules/gpp/gpp-decoder.ts';
+} from '../../../../src/modules/gpp/gpp.service.ts';
 import { AppError } from '../../../../src/platform/http/errors.ts';
 import { hostileTcfEuGpp, tcfEuGpp, USNAT } from '../../../helpers/gpp.ts';
 

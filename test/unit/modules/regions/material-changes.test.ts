@@ -2,12 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { VisitorConfig } from '../../../../src/modules/channels/visitor-config.ts';
 import { COUNTRY_CODES, SUBDIVISION_CODES } from '../../../../src/modules/regions/iso-3166-codes.ts';
+import type { Regime, RegionRule } from '../../../../src/modules/regions/regions.schemas.ts';
 import {
   consentRequiredSince,
   isReconsent,
   regimesDiffer,
-} from '../../../../src/modules/regions/material-changes.ts';
-import { type Regime, type RegionRule, resolveRegime } from '../../../../src/modules/regions/region-rules.ts';
+  resolveRegime,
+} from '../../../../src/modules/regions/regions.service.ts';
 
 /** A stored snapshot (channels/visitor-config.ts) plus the regionRules snapshots will carry. */
 type Snapshot = VisitorConfig & { regionRules?: RegionRule[]; consentMaxAgeDays?: number };

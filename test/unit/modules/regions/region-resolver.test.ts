@@ -7,7 +7,7 @@ import {
   createRegionResolver,
   declaredRegionError,
   type RegionResolver,
-} from '../../../../src/modules/regions/region-resolver.ts';
+} from '../../../../src/modules/regions/regions.service.ts';
 import { writeMmdb } from '../../../helpers/mmdb-writer.ts';
 
 /** A City-style database: France, California, a subdivision-less US range, Germany over IPv6. */

@@ -2,16 +2,18 @@ import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
 import { GROUPS, ruleCodeProblem } from '../../../../src/modules/regions/region-codes.ts';
 import {
-  assertRegionRules,
   ConsentMaxAgeDays,
   DEFAULT_CONSENT_MAX_AGE_DAYS,
   DEFAULT_REGION_RULES,
   type Regime,
   type RegionRule,
   RegionRules,
+} from '../../../../src/modules/regions/regions.schemas.ts';
+import {
+  assertRegionRules,
   regionRulesErrors,
   resolveRegime,
-} from '../../../../src/modules/regions/region-rules.ts';
+} from '../../../../src/modules/regions/regions.service.ts';
 import { AppError } from '../../../../src/platform/http/errors.ts';
 
 const rule = (regime: Regime, ...regions: string[]): RegionRule => ({ regions, regime });

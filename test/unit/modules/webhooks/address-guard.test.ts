@@ -3,7 +3,7 @@ import {
   type Lookup,
   refusedAddressReason,
   vetDestination,
-} from '../../../../src/modules/webhooks/address-guard.ts';
+} from '../../../../src/platform/http/address-guard.ts';
 
 const refused: string[] = [
   '127.0.0.1',

@@ -1,10 +1,13 @@
 import dns from 'node:dns';
+import type { LookupFunction } from 'node:net';
 import net from 'node:net';
 
 /**
- * The webhooks' SSRF guard (docs/decisions/webhooks.md): a destination may only reach public unicast
- * addresses. Checked on the URL at creation and PATCH, and again on the resolved addresses at delivery time,
- * where the connection is then pinned to the vetted address (no second DNS lookup to rebind).
+ * The SSRF guard of every request the service makes to an outside address (docs/decisions/webhooks.md):
+ * webhook deliveries, tracker scans and the TCF vendor list mirror. A destination may only reach public
+ * unicast addresses. Webhooks check it on the URL at creation and PATCH, and again on the resolved
+ * addresses at delivery time, where the connection is then pinned to the vetted address (pinnedLookup:
+ * no second DNS lookup to rebind).
  */
 
 const v4 = new net.BlockList();
@@ -207,4 +210,16 @@ export async function vetDestination(
     }
   }
   return { url, addresses };
+}
+
+/**
+ * A lookup that answers with the addresses the guard vetted, so the connection goes exactly
+ * there: a DNS answer that changes between the check and the connect (rebinding) is never used.
+ */
+export function pinnedLookup(addresses: string[]): LookupFunction {
+  const entries = addresses.map((address) => ({ address, family: net.isIP(address) }));
+  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, entries);
+    else callback(null, entries[0].address, entries[0].family);
+  }) as unknown as LookupFunction;
 }
