@@ -20,7 +20,7 @@ const KNOWN_LONG: string[] = [
   'src/modules/console/sessions.service.ts createSessionsService',
   'src/modules/evidence/evidence.service.ts createEvidenceService',
   'src/modules/exports/exports.service.ts createExportsService',
-  'src/modules/gpp/gpp-decoder.ts createGppDecoder',
+  'src/modules/gpp/gpp.service.ts createGppDecoder',
   'src/modules/handoffs/handoffs.service.ts createHandoffsService',
   'src/modules/sites/site-assets.routes.ts siteAssetsRoutes',
   'src/modules/sites/sites.service.ts createSitesService',

@@ -12,7 +12,7 @@ const SELF = path
   .relative(ROOT, import.meta.filename)
   .split(path.sep)
   .join('/');
-const TEXT = /\.(ts|tsx|mts|mjs|cjs|js|md|sh|txt|json|yaml|yml|html|css)$|^\.ci\/run$/;
+const TEXT = /\.(ts|tsx|mts|mjs|cjs|js|md|sh|txt|json|yaml|yml|html|css|sql)$|^\.ci\/run$/;
 // Built from parts so that this file's own source does not read as a citation.
 const CITATION = new RegExp(['[Ii]ssues? #?[0-9]+', '#[0-9]{2} items?'].join('|'));
 

@@ -9,7 +9,7 @@ CREATE TABLE "consent_state_tc_strings" (
 	CONSTRAINT "consent_state_tc_strings_pkey" PRIMARY KEY("organization_id","channel_id","subject_pseudonym")
 );
 --> statement-breakpoint
--- The TC strings of the events recorded before this table (issue 45): per channel and subject, the
+-- The TC strings of the events recorded before this table: per channel and subject, the
 -- newest unpurged event that carried one. Later writes, the backfill and the purge keep it up to date.
 INSERT INTO "consent_state_tc_strings" ("organization_id", "environment", "channel_id", "subject_pseudonym", "tc_string", "event_id", "event_seq")
 SELECT DISTINCT ON ("organization_id", "channel_id", "subject_pseudonym")

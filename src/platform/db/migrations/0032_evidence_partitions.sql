@@ -1,4 +1,4 @@
--- evidence_events partitioned (issue 45): by environment (LIST), then by time (RANGE on recorded_at),
+-- evidence_events partitioned: by environment (LIST), then by time (RANGE on recorded_at),
 -- test events by the hour, live ones by the month, each environment with a DEFAULT partition for an
 -- event outside the partitions made so far. The 24-hour purge of test events and the retention of live
 -- ones then drop whole partitions (src/modules/evidence/partitions.ts) instead of updating rows.

@@ -1,4 +1,4 @@
--- The live side of evidence_events loses its DEFAULT partition (issue 45, evidence pages). With one,
+-- The live side of evidence_events loses its DEFAULT partition (for evidence pages). With one,
 -- PostgreSQL cannot read the months in order (a DEFAULT partition may hold any month), so a page
 -- merged every month's index (Merge Append) and a filtered page sorted rows from each of them. Without
 -- it the months are read newest first (an ordered Append) and a page stops in the month that fills it.
