@@ -137,13 +137,15 @@ describe.skipIf(skipWith(browserSkipReason))('the console at a glance (Chromium)
       ['75%', 'Opt-in: Audience measurement', '9 of 12'],
       ['67%', 'Opt-in: Marketing', '8 of 12'],
     ]);
-    // Before the pickers and the charts.
+    // Before the pickers, then what the channel is missing, then the charts.
+    await page.getByRole('heading', { name: 'Next steps', exact: true }).waitFor();
     const order = await page.evaluate(
-      `[...document.querySelectorAll('main h2')].map((h) => h.textContent).slice(0, 3)`,
+      `[...document.querySelectorAll('main h2')].map((h) => h.textContent).slice(0, 4)`,
     );
     expect(order).toEqual([
       `At a glance, ${isoDay(FIRST)} to ${isoDay(TODAY)}`,
       'Channel and dates',
+      'Next steps',
       'Impressions and decisions',
     ]);
     // The first day of the table is the first day with data, not 30 days of zeros before it.

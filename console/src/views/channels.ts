@@ -4,6 +4,7 @@ import { withSectionIndex } from '../section-index.ts';
 import { act, badge, form, messageBox, section, type View, type ViewContext } from '../ui.ts';
 import { identitySecretsSection } from './identity-secrets.ts';
 import { keepTheChoiceSection } from './keep-the-choice.ts';
+import { channelNextSteps, nextStepsSection } from './next-steps.ts';
 import { configVersionsSection, previewSection, regionRulesSection } from './regions.ts';
 import { rejectCooldownSection } from './reject-cooldown.ts';
 import { scansSection } from './scans.ts';
@@ -251,6 +252,7 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
     { class: 'detail' },
     h('h2', {}, `Channel: ${channel.name}`),
     box,
+    nextStepsSection(await channelNextSteps(ctx, channel)),
     section(
       'Snippet',
       snippet

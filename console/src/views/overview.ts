@@ -3,6 +3,7 @@ import { chartCard, destroyCharts, type NumbersTable, type Series } from '../cha
 import { dayField } from '../date-field.ts';
 import { field, h, select } from '../dom.ts';
 import { messageBox, section, type View } from '../ui.ts';
+import { channelNextSteps, nextStepsSection } from './next-steps.ts';
 import { count, defaultRange, headlineFigures, percent } from './overview-glance.ts';
 
 type AnalyticsQuery = GetQuery<'/v1/analytics/consent'>;
@@ -106,6 +107,17 @@ export const overviewView: View = async (ctx) => {
   fromField.append(errors.from);
   toField.append(errors.to);
   const headline = h('div', { class: 'headline', 'aria-live': 'polite' });
+  // What the picked channel is missing, beside its figures; redrawn when another channel is picked.
+  const nextSteps = h('div', { class: 'overview-next-steps' });
+  let stepsFor = '';
+  function showNextSteps() {
+    const picked = channels.find((c) => c.id === picks.channelId);
+    if (!picked || stepsFor === picked.id) return;
+    stepsFor = picked.id;
+    void channelNextSteps(ctx, picked).then((steps) => {
+      if (stepsFor === picked.id) nextSteps.replaceChildren(nextStepsSection(steps));
+    });
+  }
   const results = h('div', { class: 'overview-results', 'aria-live': 'polite', 'aria-busy': 'false' });
 
   function clearErrors() {
@@ -137,6 +149,7 @@ export const overviewView: View = async (ctx) => {
   let loads = 0;
   async function load() {
     const mine = ++loads;
+    showNextSteps();
     clearErrors();
     box.hidden = true;
     submit.disabled = true;
@@ -207,7 +220,7 @@ export const overviewView: View = async (ctx) => {
 
   // The first figures are part of the view, like the first page of every other view's list.
   await load();
-  return h('div', {}, heading, headline, section('Channel and dates', form, box), results);
+  return h('div', {}, heading, headline, section('Channel and dates', form, box), nextSteps, results);
 };
 
 function figures(
