@@ -12,6 +12,7 @@ import {
   runCli,
   type ServiceProcess,
   startService,
+  waitAnswering,
   waitForOutput,
   waitReady,
 } from '../helpers/processes.ts';
@@ -257,7 +258,7 @@ describe.skipIf(skipWith(browserSkipReason))('consent-service init, then the ban
           expect(init.stdout).toContain(`start your dev server on ${origin}`);
           const vite = startDevServer(app, port);
           try {
-            await answering(`${origin}/`, vite);
+            await waitAnswering(`${origin}/`, vite);
             await acceptOn(`${origin}/`, channelId!, origin);
           } finally {
             vite.kill();
@@ -309,20 +310,4 @@ function startDevServer(app: string, port: number): ServiceProcess {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     },
   };
-}
-
-/** Resolves once `url` answers 200 (the dev server is up), or fails with the server's output. */
-async function answering(url: string, server: ServiceProcess, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (server.child.exitCode !== null) throw new Error(`the dev server exited:\n${server.output()}`);
-    try {
-      if ((await fetch(url)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline)
-      throw new Error(`${url} did not answer in ${timeoutMs} ms:\n${server.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }

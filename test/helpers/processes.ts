@@ -85,20 +85,24 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Waits until `${baseUrl}/readyz` answers 200, or fails with the process's output. */
-export async function waitReady(baseUrl: string, service: ServiceProcess, timeoutMs = 30_000): Promise<void> {
+/** Waits until `url` answers 200 (a server is up), or fails with the process's output. */
+export async function waitAnswering(url: string, service: ServiceProcess, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (service.child.exitCode !== null) throw new Error(`service exited early:\n${service.output()}`);
+    if (service.child.exitCode !== null) throw new Error(`the process exited early:\n${service.output()}`);
     try {
-      if ((await fetch(`${baseUrl}/readyz`)).status === 200) return;
+      if ((await fetch(url)).status === 200) return;
     } catch {
       // not listening yet
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`service at ${baseUrl} not ready after ${timeoutMs} ms:\n${service.output()}`);
+  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms:\n${service.output()}`);
 }
+
+/** Waits until `${baseUrl}/readyz` answers 200, or fails with the process's output. */
+export const waitReady = (baseUrl: string, service: ServiceProcess, timeoutMs = 30_000): Promise<void> =>
+  waitAnswering(`${baseUrl}/readyz`, service, timeoutMs);
 
 /** Waits until the output contains `text` (a worker has no port to poll). */
 export async function waitForOutput(

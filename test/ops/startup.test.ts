@@ -4,7 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildVendorList, serveVendorList, type VendorListServer } from '../helpers/gvl.ts';
-import { freePort, type ServiceProcess, startService, waitReady } from '../helpers/processes.ts';
+import {
+  freePort,
+  type ServiceProcess,
+  startService,
+  waitForOutput,
+  waitReady,
+} from '../helpers/processes.ts';
 
 /**
  * `npm start` as a newcomer runs it: prestart compiles the service once (dist/server) and skips the
@@ -59,11 +65,7 @@ describe('start-up', () => {
     expect(output).toContain(`consent-service: listening on http://127.0.0.1:${port}`);
     // The worker's first round runs as it starts: once its vendor list job has run (the runner says
     // so at debug level), a start without TCF must have asked the list's host for nothing.
-    const deadline = Date.now() + 60_000;
-    const ranVendorListJob = () =>
-      /"kind":"tcf\.vendor-list"[^\n]*"msg":"job succeeded"/.test(service.output());
-    while (!ranVendorListJob() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(ranVendorListJob(), service.output().slice(-2000)).toBe(true);
+    await waitForOutput(service, '"kind":"tcf.vendor-list","msg":"job succeeded"', 60_000);
     expect(gvl.requests).toEqual([]);
     expect(service.output()).not.toMatch(/vendor list/i);
     service.child.kill('SIGTERM');
