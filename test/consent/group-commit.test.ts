@@ -29,6 +29,13 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** consent_service_decisions_total over every outcome, as /metrics reports it. */
+async function decisionsCounted(): Promise<number> {
+  const metrics = await t.app.services.metrics.scrape(() => {});
+  const counts = metrics.matchAll(/^consent_service_decisions_total\{[^}]*\} (\d+)$/gm);
+  return [...counts].reduce((sum, [, n]) => sum + Number(n), 0);
+}
+
 const post = (body: unknown, idempotencyKey?: string) =>
   postPreferences(t, s.siteKey, body, idempotencyKey ? { idempotencyKey } : {});
 
@@ -62,8 +69,9 @@ describe('consent writes in shared transactions', () => {
     }
   });
 
-  it('8 concurrent identical keyed writes make one event; every answer is that 201', async () => {
+  it('8 concurrent identical keyed writes make one event; every answer is that 201, counted once', async () => {
     const body = preferencesBody(s);
+    const decisionsBefore = await decisionsCounted();
     const responses = await Promise.all(Array.from({ length: 8 }, () => post(body, 'gc-same-key')));
     const ids = await eventIdsOf(body.subjectId);
     expect(ids).toHaveLength(1);
@@ -74,6 +82,9 @@ describe('consent writes in shared transactions', () => {
     // One answer is the original; the others are replays of it.
     expect(responses.filter((res) => res.headers.get('idempotent-replayed') === null)).toHaveLength(1);
     expect(await outboxEventsFor(ids[0])).toBe(1);
+    // The decisions metric counts the one decision recorded, not the 7 answers that replayed it
+    // (each is counted as its response finishes, before its client reads it).
+    expect(await decisionsCounted()).toBe(decisionsBefore + 1);
   });
 
   it('concurrent writes reusing one key with different bodies: one event, the others 422 idempotency_key_reused', async () => {

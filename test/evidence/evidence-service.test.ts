@@ -106,7 +106,7 @@ describe('the size of an evidence event is bounded', () => {
   it('an event over MAX_EVIDENCE_EVENT_BYTES in canonical form is a 422 naming the bound; nothing is written', async () => {
     const { evidence } = build(true);
     const input = decision(purposes(1_300));
-    const error = await evidence.write(input).then(
+    const error = await evidence.event(input).then(
       () => null,
       (e: unknown) => e,
     );

@@ -63,31 +63,32 @@ async function metric(name: string): Promise<number> {
 
 describe('config answers in memory', () => {
   it('stay within CONFIG_CACHE_MB for all sites together, and a dropped one comes back the same', async () => {
-    const regions = COUNTRY_CODES.split(' ').slice(0, 40);
-    const first = await config(sites[0], regions[0]);
+    const codes = COUNTRY_CODES.split(' ');
+    const first = await config(sites[0], codes[0]);
     expect(first.status, first.text).toBe(200);
     const answerBytes = Buffer.byteLength(first.text);
     expect(answerBytes).toBeGreaterThan(25_000);
-    // Four sites from forty regions each: over four times the bound, were they all kept.
-    expect(sites.length * regions.length * answerBytes).toBeGreaterThan(4 * BOUND);
-    // A first pass over forty other regions fills the cache to its bound and lets everything else
-    // that grows with requests (the embedded store's WebAssembly memory, which counts as
-    // ArrayBuffer bytes, socket buffers) reach its working size; the pass measured after it then
-    // adds answers the cache does not hold yet, which it must evict to stay within the bound.
-    const warmUp = COUNTRY_CODES.split(' ').slice(40, 80);
+    // A first pass over forty regions fills the cache to its bound and lets everything else that
+    // grows with requests (the embedded store's WebAssembly memory, which counts as ArrayBuffer
+    // bytes, the drivers' and sockets' buffers) reach its working size; the pass measured after it
+    // then adds answers the cache does not hold yet, which it must evict to stay within the bound.
     for (const site of sites)
-      for (const region of warmUp) expect((await config(site, region)).status).toBe(200);
+      for (const region of codes.slice(1, 41)) expect((await config(site, region)).status).toBe(200);
+    // Four sites from 120 regions: over ten times the bound, were they all kept, so that what
+    // else grows in a loaded run (up to about 3 MB seen on PostgreSQL) cannot hide an unbounded cache.
+    const measured = codes.slice(41, 161);
+    expect(sites.length * measured.length * answerBytes).toBeGreaterThan(10 * BOUND);
     const before = bufferBytes();
     for (const site of sites)
-      for (const region of regions) expect((await config(site, region)).status).toBe(200);
+      for (const region of measured) expect((await config(site, region)).status).toBe(200);
     // What stays in memory once the requests are over: the bound, and some slack for the rest.
-    expect(bufferBytes() - before).toBeLessThan(2.5 * BOUND);
+    expect(bufferBytes() - before).toBeLessThan(5 * BOUND);
     const held = await metric('consent_service_config_cache_bytes');
     expect(held).toBeGreaterThan(BOUND / 2);
     expect(held).toBeLessThanOrEqual(BOUND);
     expect(await metric('consent_service_config_cache_evictions_total')).toBeGreaterThan(0);
     // The first answer went long ago (least recently used): built again, it is the same.
-    const again = await config(sites[0], regions[0]);
+    const again = await config(sites[0], codes[0]);
     expect(again.text).toBe(first.text);
     expect(again.headers.get('etag')).toBe(first.headers.get('etag'));
   });

@@ -1,8 +1,7 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { PUBLIC_BODY } from '../../platform/http/body-limits.ts';
-import { apiDate } from '../../platform/http/dates.ts';
 import { ipPrefix } from '../../platform/http/ip.ts';
-import { Envelope, envelope, Problem } from '../../platform/http/schemas.ts';
+import { Envelope, Problem } from '../../platform/http/schemas.ts';
 import type { App } from '../../platform/http/types.ts';
 import { siteIdempotencyOwner } from '../../platform/idempotency/idempotency.scope.ts';
 import type { DecisionOutcome, Metrics } from '../../platform/metrics/metrics.ts';
@@ -25,12 +24,13 @@ import type { ConsentService } from './consent.service.ts';
  * What a customer's pages post of their visitors' decisions (preferences). Only browsers on a
  * registered origin may post (a JSON POST has its CORS preflight); `publicHooks` (the sites
  * module's) rate limit them and resolve their site first. The handler makes one call: the consent
- * service records the decision and says how the analytics count it.
+ * service records the decision (and commits it, with the request's Idempotency-Key record if it
+ * has one) and says how to answer it and how the analytics count it.
  */
 export function consentRoutes(
   app: App,
   deps: {
-    consent: Pick<ConsentService, 'commitStaged' | 'recordPreferences' | 'close'>;
+    consent: Pick<ConsentService, 'recordPreferences' | 'close'>;
     /** The sites module's decision cookie, set on answers that came through the first-party path. */
     sites: Pick<SitesService, 'setDecisionCookie'>;
     metrics: Pick<Metrics, 'decisionRecorded'>;
@@ -68,9 +68,9 @@ export function consentRoutes(
               `subject:${subjectId}`,
             );
           },
-          // The event is staged, and committed with the key's record in the evidence group commit:
-          // this module's committer, registered with the idempotency layer here.
-          commitStaged: consent.commitStaged,
+          // The consent service commits the event with the key's record in its own statement (the
+          // evidence group commit), through request.keyedWrite: no transaction spans the handler.
+          handlerCommits: true,
         },
       },
       onRequest: [...publicHooks, requireAllowedOrigin],
@@ -114,7 +114,7 @@ export function consentRoutes(
     },
     async (request, reply) => {
       const userAgent = request.headers['user-agent'];
-      const { row, outcome, receiptUrl } = await consent.recordPreferences(
+      const recorded = await consent.recordPreferences(
         siteOf(request),
         request.body,
         {
@@ -125,9 +125,12 @@ export function consentRoutes(
           // Browsers with GPC on send it with every request (an opt-out in opt-out regions).
           secGpc: request.headers['sec-gpc'] === '1',
         },
-        // With an Idempotency-Key the event is staged, and committed with the key's record.
-        request.unitOfWork,
+        request.keyedWrite,
       );
+      // Its Idempotency-Key was held: the idempotency layer replays the first answer. (Not `return
+      // reply`: the layer awaits this handler, and a reply settles only once it is sent.)
+      if (recorded === null) return;
+      const { row, outcome, answer } = recorded;
       outcomes.set(request, outcome);
       cookies.set(request, {
         s: request.body.subjectId,
@@ -138,11 +141,7 @@ export function consentRoutes(
         ...(row.source === 'gpc' && { g: 1 as const }),
       });
       reply.code(201);
-      return envelope({
-        id: row.id,
-        recordedAt: apiDate(row.recordedAt),
-        receipt: { hash: row.receiptHash, url: receiptUrl },
-      });
+      return answer;
     },
   );
 }

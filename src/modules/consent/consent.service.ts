@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Static } from '@sinclair/typebox';
 import type { Clock } from '../../platform/clock.ts';
-import type { UnitOfWork } from '../../platform/db/unit-of-work.ts';
 import { validationFailed } from '../../platform/http/errors.ts';
+import type { KeyedWrite } from '../../platform/idempotency/idempotency.scope.ts';
 import type { VisitorConfig } from '../channels/channels.service.ts';
 import type {
   DecisionOutcome,
@@ -22,6 +22,7 @@ import type { PreferencesBody } from './consent.schemas.ts';
 import { createDecisionStringChecks } from './decision-strings.ts';
 import { decisionOutcome, resolveDecisions } from './decisions.ts';
 import { importedFrom } from './imported-decision.ts';
+import { preferencesAnswer } from './preferences-receipt.ts';
 
 export type PreferencesInput = Static<typeof PreferencesBody>;
 
@@ -38,10 +39,10 @@ export interface RequestFacts {
   secGpc: boolean;
 }
 
-/** A recorded decision: its event, how the analytics count it, and the visitor's receipt address. */
+/** A recorded decision: its event, how the analytics count it, and the 201 that answers it. */
 export interface RecordedDecision extends RecordedEvent {
   outcome: DecisionOutcome;
-  receiptUrl: string;
+  answer: ReturnType<typeof preferencesAnswer>;
 }
 
 /**
@@ -58,12 +59,12 @@ export interface TcStringChecker {
 /**
  * A visitor's decision, from the request to the evidence event (docs/decisions/sites-and-evidence.md):
  * the notice it answered, its decisions as recorded, its GPP and TC strings checked, its outcome
- * for the analytics, then the evidence module's write (or its stage, committed by the idempotency
- * layer with the key's record through `commitStaged`).
+ * for the analytics (`decisionOf`), then its commit: the evidence module's one consent-write
+ * statement, which stores the event with the key's record when the request has an Idempotency-Key.
  */
 export function createConsentService(deps: {
   sites: Pick<SitesService, 'noticeAnswered' | 'regionOf'>;
-  evidence: Pick<EvidenceService, 'write' | 'stage' | 'commitStaged'>;
+  evidence: Pick<EvidenceService, 'event' | 'writeEvents'>;
   tcStrings: TcStringChecker;
   /** Signed-in visitors: whose account an identity token names. */
   identity: Pick<IdentityService, 'accountOf'>;
@@ -105,87 +106,109 @@ export function createConsentService(deps: {
     clock,
   });
 
+  /**
+   * A decision as the evidence records it, from the request: whose it is (an identity token names
+   * an account), the notice it answered, its decisions resolved for the visitor's region and GPC,
+   * its GPP and TC strings checked against them, and its outcome. Writes nothing; a refusal throws.
+   */
+  async function decisionOf(site: Site, input: PreferencesInput, facts: RequestFacts): Promise<RecordInput> {
+    // Only a decision sent with a token pays for its check (the keys are cached per channel).
+    const accountId =
+      input.identityToken === undefined
+        ? null
+        : await deps.identity.accountOf(site.channel, input.identityToken);
+    const notice = await sites.noticeAnswered(site, input.configVersion);
+    // Only a decision that says it was imported pays for the check (docs/guides/keep-the-choice.md).
+    const imported =
+      input.source === 'import' || input.importedFrom !== undefined
+        ? importedFrom(notice, input, clock.now())
+        : undefined;
+    const gppTcfSection =
+      input.gppString === undefined ? null : await checkGppString(site, notice, input.gppString);
+    const region = sites.regionOf(site, facts.location);
+    // The regime of the notice the visitor answered, where the visitor was.
+    const regime = visitorRegime(notice.regionRules, region.code, notice.tcf);
+    const gpc = (input.gpc ?? false) || facts.secGpc;
+    const source = input.source ?? 'banner';
+    const decisions = resolveDecisions(notice, {
+      decisions: input.decisions,
+      gpc,
+      // Where the visitor may opt back in (opt-out regions), an explicit choice wins over the
+      // signal; the SDK's own record of the signal (source gpc), and opt-in regions, deny.
+      explicitChoiceWins: regime === 'opt-out' && source !== 'gpc',
+    });
+    // Checked against the decisions as recorded: a string must not grant what they deny.
+    if (gppTcfSection !== null) await checkedTcString(notice, gppTcfSection, decisions, 'gppTcfSection');
+    const checkedTcf =
+      input.tcString === undefined ? null : await checkedTcString(notice, input.tcString, decisions);
+    const tcf =
+      input.addtlConsent === undefined
+        ? checkedTcf
+        : withAddtlConsent(notice, checkedTcf, input.addtlConsent);
+    return {
+      channel: site.channel,
+      // A signed-in visitor's decision is the account's: its id, never stored, is pseudonymized.
+      subjectKind: accountId === null ? 'device' : 'account',
+      subjectId: accountId ?? input.subjectId,
+      decisions,
+      configVersion: notice.configVersion,
+      policyVersion: notice.privacyPolicy.version,
+      source,
+      language: input.language ?? null,
+      gpc,
+      origin: facts.origin,
+      app: facts.app,
+      userAgent: facts.userAgent,
+      ipPrefix: facts.ipPrefix,
+      region,
+      regime,
+      gppString: input.gppString ?? null,
+      tcString: input.tcString ?? null,
+      tcf,
+      // Only a GPC decision can have honoured the signal.
+      gpcHonoredShown: gpc && input.gpcHonoredShown === true,
+      // Computed once, here, from the notice answered: the analytics statement reads it.
+      outcome: decisionOutcome(notice.purposes, decisions),
+      ...(imported && { importedFrom: imported }),
+    };
+  }
+
   return {
     /** Stops the GPP decoders (the app is closing). */
     close: () => gppDecoder.close(),
 
     /**
-     * The preferences route's idempotent commit (RouteIdempotency.commitStaged): its staged consent
-     * events with the key's record, in the evidence module's group commit.
-     */
-    commitStaged: evidence.commitStaged,
-
-    /**
-     * Records a visitor's decision: staged in `unit` when the caller commits it (a write with an
-     * Idempotency-Key, see RouteIdempotency.commitStaged), else written before this resolves.
+     * Records a visitor's decision, and says how to answer it: null when the request's
+     * Idempotency-Key was already held, in which case nothing was written and the idempotency layer
+     * replays the first answer.
      */
     async recordPreferences(
       site: Site,
       input: PreferencesInput,
       facts: RequestFacts,
-      unit: UnitOfWork | null,
-    ): Promise<RecordedDecision> {
-      // Only a decision sent with a token pays for its check (the keys are cached per channel).
-      const accountId =
-        input.identityToken === undefined
-          ? null
-          : await deps.identity.accountOf(site.channel, input.identityToken);
-      const notice = await sites.noticeAnswered(site, input.configVersion);
-      // Only a decision that says it was imported pays for the check (docs/guides/keep-the-choice.md).
-      const imported =
-        input.source === 'import' || input.importedFrom !== undefined
-          ? importedFrom(notice, input, clock.now())
-          : undefined;
-      const gppTcfSection =
-        input.gppString === undefined ? null : await checkGppString(site, notice, input.gppString);
-      const region = sites.regionOf(site, facts.location);
-      // The regime of the notice the visitor answered, where the visitor was.
-      const regime = visitorRegime(notice.regionRules, region.code, notice.tcf);
-      const gpc = (input.gpc ?? false) || facts.secGpc;
-      const source = input.source ?? 'banner';
-      const decisions = resolveDecisions(notice, {
-        decisions: input.decisions,
-        gpc,
-        // Where the visitor may opt back in (opt-out regions), an explicit choice wins over the
-        // signal; the SDK's own record of the signal (source gpc), and opt-in regions, deny.
-        explicitChoiceWins: regime === 'opt-out' && source !== 'gpc',
-      });
-      // Checked against the decisions as recorded: a string must not grant what they deny.
-      if (gppTcfSection !== null) await checkedTcString(notice, gppTcfSection, decisions, 'gppTcfSection');
-      const checkedTcf =
-        input.tcString === undefined ? null : await checkedTcString(notice, input.tcString, decisions);
-      const tcf =
-        input.addtlConsent === undefined
-          ? checkedTcf
-          : withAddtlConsent(notice, checkedTcf, input.addtlConsent);
-      const decision: RecordInput = {
-        channel: site.channel,
-        // A signed-in visitor's decision is the account's: its id, never stored, is pseudonymized.
-        subjectKind: accountId === null ? 'device' : 'account',
-        subjectId: accountId ?? input.subjectId,
-        decisions,
-        configVersion: notice.configVersion,
-        policyVersion: notice.privacyPolicy.version,
-        source,
-        language: input.language ?? null,
-        gpc,
-        origin: facts.origin,
-        app: facts.app,
-        userAgent: facts.userAgent,
-        ipPrefix: facts.ipPrefix,
-        region,
-        regime,
-        gppString: input.gppString ?? null,
-        tcString: input.tcString ?? null,
-        tcf,
-        // Only a GPC decision can have honoured the signal.
-        gpcHonoredShown: gpc && input.gpcHonoredShown === true,
-        // Computed once, here, from the notice answered: the analytics statement reads it.
-        outcome: decisionOutcome(notice.purposes, decisions),
-        ...(imported && { importedFrom: imported }),
+      key: KeyedWrite | null,
+    ): Promise<RecordedDecision | null> {
+      const decision = await decisionOf(site, input, facts);
+      // The event (its id, receipt and hash) and so the answer exist before anything is stored.
+      const event = await evidence.event(decision);
+      const recorded = {
+        ...event,
+        outcome: decision.outcome,
+        answer: preferencesAnswer(event, receiptUrl(event)),
       };
-      const event = await (unit ? evidence.stage(unit, decision) : evidence.write(decision));
-      return { ...event, outcome: decision.outcome, receiptUrl: receiptUrl(event) };
+      // The commit: one statement, shared with the concurrent writes of its group
+      // (evidence/consent-write.sql.ts), stores the event, its webhook outbox row, the subject's
+      // consent state and the analytics counts. With an Idempotency-Key the key's record, holding
+      // this 201, is in that statement too: a retry finds both or neither, and a key already held
+      // writes nothing.
+      if (key === null) {
+        await evidence.writeEvents([event.row], null);
+        return recorded;
+      }
+      const committed = await key.commit(201, recorded.answer, (record) =>
+        evidence.writeEvents([event.row], record),
+      );
+      return committed === 'committed' ? recorded : null;
     },
 
     /**
@@ -227,8 +250,9 @@ export function createConsentService(deps: {
         app: facts.app,
         handoff: { ...from, eventId: handed.id },
       };
-      const event = await evidence.write(decision);
-      return { ...event, outcome: decision.outcome, receiptUrl: receiptUrl(event) };
+      const event = await evidence.event(decision);
+      await evidence.writeEvents([event.row], null);
+      return { ...event, outcome: decision.outcome, answer: preferencesAnswer(event, receiptUrl(event)) };
     },
   };
 }

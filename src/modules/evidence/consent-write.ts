@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Statement, Store } from '../../platform/db/store.ts';
 import { recordKeyId } from '../../platform/idempotency/idempotency.repo.ts';
-import type { IdempotencyRecord, StagedCommitOutcome } from '../../platform/idempotency/idempotency.scope.ts';
+import type { IdempotencyRecord, KeyRecordOutcome } from '../../platform/idempotency/idempotency.scope.ts';
 import { CONSENT_WRITE_PARAMS, consentWriteSql, KEY_PARAMS, type OutboxJob } from './consent-write.sql.ts';
 import type { EvidenceRow } from './evidence.tables.ts';
 
@@ -85,8 +85,8 @@ export function createConsentWriteStatement(store: Store, outbox: OutboxJob | nu
   const withoutTc = namedStatement(consentWriteSql(outbox, { tcStrings: false }));
 
   return {
-    async run(writes: ConsentWrite[], now: Date): Promise<StagedCommitOutcome[]> {
-      const outcomes: StagedCommitOutcome[] = writes.map(() => 'stored');
+    async run(writes: ConsentWrite[], now: Date): Promise<KeyRecordOutcome[]> {
+      const outcomes: KeyRecordOutcome[] = writes.map(() => 'stored');
       const columns: Array<Array<string | null>> = Array.from({ length: CONSENT_WRITE_PARAMS - 1 }, () => []);
       const keyNoOfWrite: Array<number | null> = [];
       const seen = new Set<string>();

@@ -1,8 +1,7 @@
 import type { Clock } from '../../platform/clock.ts';
 import { createGroupCommit } from '../../platform/db/group-commit.ts';
 import type { Store } from '../../platform/db/store.ts';
-import type { UnitOfWork } from '../../platform/db/unit-of-work.ts';
-import type { IdempotencyRecord, StagedCommitOutcome } from '../../platform/idempotency/idempotency.scope.ts';
+import type { IdempotencyRecord, KeyRecordOutcome } from '../../platform/idempotency/idempotency.scope.ts';
 import type { OutboxJob } from './consent-write.sql.ts';
 import { type ConsentWrite, createConsentWriteStatement } from './consent-write.ts';
 import type { EvidenceRow } from './evidence.tables.ts';
@@ -56,16 +55,12 @@ export function createEvidenceWriter(deps: { store: Store; clock: Clock; outbox:
   });
 
   return {
-    /** Writes one event with the next group commit; resolves once it is committed. */
-    async write(row: EvidenceRow): Promise<void> {
-      await groupCommit.submit({ rows: [row], record: null });
-    },
-
     /**
-     * The preferences route's `commitStaged` (see RouteIdempotency): the events its handler staged,
-     * with the key's record. Only evidence events are staged in a consent write's unit.
+     * Writes a request's events in the next group commit, with its Idempotency-Key record when it
+     * has one; resolves once that statement committed. `taken`: the key was held, and nothing of
+     * this request was written.
      */
-    commitStaged: (unit: UnitOfWork, record: IdempotencyRecord): Promise<StagedCommitOutcome> =>
-      groupCommit.submit({ rows: unit.staged as EvidenceRow[], record }),
+    writeEvents: (rows: EvidenceRow[], record: IdempotencyRecord | null): Promise<KeyRecordOutcome> =>
+      groupCommit.submit({ rows, record }),
   };
 }

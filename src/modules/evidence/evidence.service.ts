@@ -3,7 +3,6 @@ import type { Clock } from '../../platform/clock.ts';
 import type { ClockCheck } from '../../platform/clock-check.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import type { DbScope, Store } from '../../platform/db/store.ts';
-import type { UnitOfWork } from '../../platform/db/unit-of-work.ts';
 import { notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newTimeOrderedId, randomBase64url } from '../../platform/ids.ts';
 import type { ChannelsService } from '../channels/channels.service.ts';
@@ -243,25 +242,12 @@ export function createEvidenceService(deps: {
     },
 
     /**
-     * Stores one consent event and returns it, with its consent.recorded outbox event, in the next
-     * group commit (see EvidenceWriter): both are committed before this resolves, so before the
-     * caller answers 201.
+     * Stores a request's consent events, with their consent.recorded outbox events and, for a write
+     * with an Idempotency-Key, the key's record, in the next group commit (EvidenceWriter): all
+     * committed before this resolves, so before the caller answers 201. `taken`: the key was held,
+     * and nothing was written.
      */
-    async write(input: RecordInput): Promise<RecordedEvent> {
-      const event = await service.event(input);
-      await writer.write(event.row);
-      return event;
-    },
-
-    /**
-     * Stages one consent event in `unit` and returns it, unwritten: the unit's owner (the
-     * idempotency layer) commits it with the Idempotency-Key record before answering.
-     */
-    async stage(unit: UnitOfWork, input: RecordInput): Promise<RecordedEvent> {
-      const event = await service.event(input);
-      unit.stage(event.row);
-      return event;
-    },
+    writeEvents: writer.writeEvents,
 
     async list(
       scope: EvidenceScope,
@@ -319,9 +305,6 @@ export function createEvidenceService(deps: {
       const stored = Buffer.from(row.receiptTokenHash, 'hex');
       return stored.length === given.length && timingSafeEqual(stored, given) ? row : null;
     },
-
-    /** Commits a consent write's staged events with its Idempotency-Key record (RouteIdempotency.commitStaged). */
-    commitStaged: writer.commitStaged,
 
     /**
      * The retention purge (test evidence after a day, live after retentionDays), run by the worker's

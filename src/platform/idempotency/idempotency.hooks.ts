@@ -9,14 +9,22 @@ import { BEARER } from '../auth/auth.hooks.ts';
 import { sessionTokenOf } from '../auth/session-cookie.ts';
 import type { Clock } from '../clock.ts';
 import type { DbScope, Store } from '../db/store.ts';
-import { UnitOfWork } from '../db/unit-of-work.ts';
 import { AppError } from '../http/errors.ts';
-import { PROBLEM_CONTENT_TYPE, problemBody, problemHeaders } from '../http/problem.ts';
+import {
+  type Captured,
+  type CapturedResponse,
+  capture,
+  isRefusal,
+  refusalResponse,
+  runCapturing,
+  send,
+} from './captured-response.ts';
 import { advisoryLockId, requestFingerprint } from './fingerprint.ts';
 import { idempotencyRepo, type RecordKey } from './idempotency.repo.ts';
-import type { IdempotencyOwner, RouteIdempotency } from './idempotency.scope.ts';
+import type { IdempotencyOwner, KeyedWrite, RouteIdempotency } from './idempotency.scope.ts';
 import type { IdempotencyRecord } from './idempotency.tables.ts';
 import { parseIdempotencyKey } from './idempotency-key.ts';
+import { createKeyedWrite, storeUnderKey } from './keyed-write.ts';
 import { openBody, sealBody } from './sealed-body.ts';
 
 declare module 'fastify' {
@@ -28,13 +36,13 @@ declare module 'fastify' {
     /** The unquoted Idempotency-Key of a mutating request, or null when none was sent. */
     idempotencyKey: string | null;
     /**
-     * On a route with `commitStaged`, while a request with an Idempotency-Key runs its handler: the
-     * unit its writes are staged in (committed with the key's record). Null otherwise: write.
+     * On a `handlerCommits` route, while a request with an Idempotency-Key runs its handler: how
+     * its writes commit with the key's record (KeyedWrite). Null otherwise: write as usual.
      */
-    unitOfWork: UnitOfWork | null;
+    keyedWrite: KeyedWrite | null;
     /**
      * The request's database, which the handler passes to the services it calls. While a request
-     * with an Idempotency-Key runs its handler on a route without `commitStaged`: inside the
+     * with an Idempotency-Key runs its handler on a route without `handlerCommits`: inside the
      * transaction the key's record commits in (a savepoint of it), so the request's reads see its
      * own writes and its writes commit with the record. Otherwise outside any transaction: each
      * write opens its own.
@@ -45,23 +53,6 @@ declare module 'fastify' {
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const MUTATING = new Set(['POST', 'PATCH', 'DELETE']);
-/** Response headers a replay repeats; the rate-limit and request-id headers are the replay's own. */
-const KEPT_HEADERS = ['location', 'content-location'];
-const JSON_TYPE = 'application/json; charset=utf-8';
-
-/** A response as stored: what the client got, byte for byte. */
-interface CapturedResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string | null;
-}
-
-/** A handler's response as stored, and the refusal it came from when it was a 4xx. */
-interface Captured {
-  response: CapturedResponse;
-  failure: AppError | null;
-}
-
 /** The record of a completed request; a body that may hold a secret is sealed with the caller's own. */
 function storedRecord(
   recordKey: RecordKey,
@@ -129,11 +120,11 @@ const parseKey: preValidationAsyncHookHandler = async (request) => {
  * On PGlite transactions run one at a time, so a duplicate waits for the first to commit and
  * then replays it, instead of getting 409: the lock is never contended there.
  *
- * A route with `commitStaged` (the consent write) holds no transaction across its handler, so it can
- * share a group commit with concurrent requests: the handler stages its writes (in
- * `request.unitOfWork`), and they commit with the record in one statement before the answer. A key
- * already stored, or one a concurrent request is committing, is found taken by that insert (its
- * staged writes are dropped) and the first response is replayed: no 409 on this path.
+ * A `handlerCommits` route (the consent write) holds no transaction across its handler, so it can
+ * share a group commit with concurrent requests: its service commits its writes with the key's
+ * record in one statement of its own, through `request.keyedWrite`, before it answers. A key
+ * already stored, or one a concurrent request is committing, is found taken by that insert (the
+ * writes are not made) and the first response is replayed: no 409 on this path.
  */
 export function installIdempotency(
   app: FastifyInstance,
@@ -141,7 +132,7 @@ export function installIdempotency(
 ) {
   const { store, clock, docsUrl } = deps;
   app.decorateRequest('idempotencyKey', null);
-  app.decorateRequest('unitOfWork', null);
+  app.decorateRequest('keyedWrite', null);
   const outside = store.scope(null);
   /** The scope of each request running its handler inside the key's transaction. */
   const inside = new WeakMap<FastifyRequest, DbScope>();
@@ -162,7 +153,7 @@ export function installIdempotency(
         ? apiKeyOwner
         : null;
     if (!ownerOf) return;
-    const commitStaged = config.idempotency ? config.idempotency.commitStaged : undefined;
+    const handlerCommits = config.idempotency ? config.idempotency.handlerCommits === true : false;
     const existing = route.preValidation ? [route.preValidation].flat() : [];
     route.preValidation = [parseKey, ...existing] as never;
     const original = route.handler as RouteHandlerMethod;
@@ -173,9 +164,56 @@ export function installIdempotency(
     ) {
       const key = request.idempotencyKey;
       if (key === null || !MUTATING.has(request.method)) return original.call(this, request, reply);
-      return runIdempotent(this, original, request, reply, await ownerOf(request), key, commitStaged);
+      const owner = await ownerOf(request);
+      return handlerCommits
+        ? runCommittingHandler(this, original, request, reply, owner, key)
+        : runIdempotent(this, original, request, reply, owner, key);
     } as never;
   });
+
+  /** The record of this request's key, and how a completed response becomes its stored record. */
+  function keyOf(request: FastifyRequest, owner: IdempotencyOwner, key: string) {
+    const recordKey = { organizationId: owner.organizationId, scope: owner.scope, key };
+    const fingerprint = requestFingerprint(request.method, request.url, request.body);
+    const recordOf = (response: CapturedResponse, now: Date) =>
+      storedRecord(recordKey, fingerprint, owner, request.id, response, now);
+    return { recordKey, fingerprint, recordOf };
+  }
+
+  /**
+   * A `handlerCommits` route: the handler runs outside any transaction, and its service commits
+   * through `request.keyedWrite`. A refusal commits nothing but its problem, stored under the key
+   * like an answer; when another request holds the key, that request's answer is replayed.
+   */
+  async function runCommittingHandler(
+    instance: FastifyInstance,
+    handler: RouteHandlerMethod,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    owner: IdempotencyOwner,
+    key: string,
+  ) {
+    const { recordKey, fingerprint, recordOf } = keyOf(request, owner, key);
+    const keyed = createKeyedWrite({ store, clock }, reply, recordKey, recordOf);
+    request.keyedWrite = keyed;
+    try {
+      const answered = await handler.call(instance, request, reply);
+      return keyed.holder ? replay(reply, keyed.holder, fingerprint, owner, key) : answered;
+    } catch (error) {
+      if (!isRefusal(error) || keyed.committed) throw error;
+      const holder = await storeUnderKey(
+        { store, clock },
+        recordKey,
+        recordOf,
+        refusalResponse(request, error, docsUrl),
+        (record) => store.tx((tx) => idempotencyRepo.insertIfFree(tx, record)),
+      );
+      if (holder) return replay(reply, holder, fingerprint, owner, key);
+      throw error;
+    } finally {
+      request.keyedWrite = null;
+    }
+  }
 
   async function runIdempotent(
     instance: FastifyInstance,
@@ -184,38 +222,9 @@ export function installIdempotency(
     reply: FastifyReply,
     owner: IdempotencyOwner,
     key: string,
-    commitStaged: RouteIdempotency['commitStaged'],
   ) {
-    const recordKey = { organizationId: owner.organizationId, scope: owner.scope, key };
-    const fingerprint = requestFingerprint(request.method, request.url, request.body);
-    const run = () => capture(request, () => runCapturing(instance, handler, request, reply));
-    const recordOf = (outcome: Captured, now: Date) =>
-      storedRecord(recordKey, fingerprint, owner, request.id, outcome.response, now);
-
-    if (commitStaged) {
-      // No transaction spans the handler: its writes are staged, then committed with the record. No
-      // read first: the commit's insert of the record finds a stored key (taken), which is replayed.
-      const unit = new UnitOfWork();
-      request.unitOfWork = unit;
-      let outcome: Captured;
-      try {
-        outcome = await run();
-      } finally {
-        request.unitOfWork = null;
-      }
-      // A refused request stages nothing that may commit: only its problem is stored.
-      const staged = outcome.failure ? new UnitOfWork() : unit;
-      for (let attempt = 0; ; attempt++) {
-        const now = clock.now();
-        if ((await commitStaged(staged, recordOf(outcome, now))) === 'stored') break;
-        const winner = await idempotencyRepo.find(store.db, recordKey);
-        if (winner && winner.expiresAt > now) return replay(reply, winner, fingerprint, owner, key);
-        // Expired but not yet purged (or just purged): the key is free again; commit once more.
-        if (attempt > 0) throw new Error('an Idempotency-Key reported taken has no live record');
-        if (winner) await store.tx((tx) => idempotencyRepo.removeExpired(tx, recordKey, now));
-      }
-      return answer(reply, outcome);
-    }
+    const { recordKey, fingerprint, recordOf } = keyOf(request, owner, key);
+    const run = () => capture(request, docsUrl, () => runCapturing(instance, handler, request, reply));
 
     const result = await store.tx(async (tx) => {
       if (!(await idempotencyRepo.tryLock(tx, advisoryLockId(owner.organizationId, owner.scope, key)))) {
@@ -241,29 +250,12 @@ export function installIdempotency(
           inside.delete(request);
         }
       });
-      await idempotencyRepo.insert(tx, recordOf(outcome, now));
+      await idempotencyRepo.insert(tx, recordOf(outcome.response, now));
       return { stored: null, fresh: outcome };
     });
 
     if (result.stored) return replay(reply, result.stored, fingerprint, owner, key);
     return answer(reply, result.fresh as Captured);
-  }
-
-  /** Runs the handler; a 4xx AppError becomes the problem response to store (5xx and others propagate). */
-  async function capture(request: FastifyRequest, fn: () => Promise<CapturedResponse>): Promise<Captured> {
-    try {
-      return { response: await fn(), failure: null };
-    } catch (error) {
-      if (!(error instanceof AppError) || error.status >= 500) throw error;
-      return {
-        failure: error,
-        response: {
-          status: error.status,
-          headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...problemHeaders(error) },
-          body: JSON.stringify(problemBody(request, error, docsUrl)),
-        },
-      };
-    }
   }
 
   /** Sends a fresh outcome; a refusal goes through the error handler, which sends the same problem that was stored. */
@@ -294,73 +286,4 @@ export function installIdempotency(
     reply.header('Idempotent-Replayed', 'true').header('Original-Request-Id', record.requestId);
     return send(reply, { status: record.responseStatus, headers: record.responseHeaders, body });
   }
-}
-
-/**
- * Runs the route's handler and returns the response it produced, serialized the way Fastify would
- * (the route's response schema for the status), without sending it: it is sent after the commit.
- * A handler may return its payload or call reply.send; both are captured.
- */
-async function runCapturing(
-  instance: FastifyInstance,
-  handler: RouteHandlerMethod,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): Promise<CapturedResponse> {
-  let sent: { payload: unknown } | null = null;
-  const capture = reply as unknown as {
-    send: (payload?: unknown) => FastifyReply;
-    then: (fulfilled?: () => void) => void;
-  };
-  capture.send = (payload?: unknown) => {
-    sent = { payload };
-    return reply;
-  };
-  // A reply is a thenable that settles once the response has gone out. A handler that returns
-  // `reply.code(204).send()` hands its promise that thenable, which would wait for a send this
-  // capture holds back until after the commit: the request then hung, inside its transaction. While
-  // capturing, the reply settles at once.
-  // biome-ignore lint/suspicious/noThenProperty: shadowing the reply's own thenable is the point here.
-  capture.then = (fulfilled) => fulfilled?.();
-  let returned: unknown;
-  try {
-    returned = await handler.call(instance, request, reply);
-  } finally {
-    delete (capture as { send?: unknown }).send;
-    delete (capture as { then?: unknown }).then;
-  }
-  const payload = sent ? (sent as { payload: unknown }).payload : returned === reply ? undefined : returned;
-  const headers: Record<string, string> = {};
-  for (const name of KEPT_HEADERS) {
-    const value = reply.getHeader(name);
-    if (value !== undefined) headers[name] = String(value);
-  }
-  if (payload === undefined || payload === null) return { status: reply.statusCode, headers, body: null };
-  const type = reply.getHeader('content-type');
-  if (typeof payload === 'string') {
-    headers['content-type'] = type ? String(type) : 'text/plain; charset=utf-8';
-    return { status: reply.statusCode, headers, body: payload };
-  }
-  headers['content-type'] = type ? String(type) : JSON_TYPE;
-  return { status: reply.statusCode, headers, body: serialized(reply, payload, headers['content-type']) };
-}
-
-/**
- * The body as Fastify would serialize it. `reply.serialize` looks a response schema up by status
- * only: where the route declares it per media type (`content: {'application/json': …}`, the form
- * the OpenAPI document needs), it finds that map instead of a function, so look it up by media
- * type as Fastify's own send does.
- */
-function serialized(reply: FastifyReply, payload: unknown, contentType: string): string {
-  const status = String(reply.statusCode);
-  const byStatus: unknown = reply.getSerializationFunction(status);
-  if (byStatus === undefined || typeof byStatus === 'function') return String(reply.serialize(payload));
-  const byType = reply.getSerializationFunction(status, contentType.split(';')[0].trim());
-  return typeof byType === 'function' ? byType(payload as Record<string, unknown>) : JSON.stringify(payload);
-}
-
-/** Sends a captured response as is (a string body with a JSON type is not serialized again). */
-function send(reply: FastifyReply, response: CapturedResponse) {
-  reply.code(response.status).headers(response.headers);
-  return response.body === null ? reply.send() : reply.send(response.body);
 }

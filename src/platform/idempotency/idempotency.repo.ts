@@ -1,6 +1,7 @@
 import { and, eq, inArray, lte, sql } from 'drizzle-orm';
 import { rowsOf } from '../db/rows.ts';
 import type { Db, Tx } from '../db/store.ts';
+import type { KeyRecordOutcome } from './idempotency.scope.ts';
 import { type IdempotencyRecord, idempotencyKeys } from './idempotency.tables.ts';
 
 export interface RecordKey {
@@ -46,6 +47,16 @@ export const idempotencyRepo = {
 
   async insert(tx: Tx, row: IdempotencyRecord): Promise<void> {
     await tx.insert(idempotencyKeys).values(row);
+  },
+
+  /** Stores the record unless its key is held (by a live or an expired record): `taken` then. */
+  async insertIfFree(tx: Tx, row: IdempotencyRecord): Promise<KeyRecordOutcome> {
+    const stored = await tx
+      .insert(idempotencyKeys)
+      .values(row)
+      .onConflictDoNothing()
+      .returning({ key: idempotencyKeys.key });
+    return stored.length === 1 ? 'stored' : 'taken';
   },
 
   /** Deletes up to `limit` expired rows; returns how many went. */

@@ -1,6 +1,5 @@
 import type { FastifyRequest } from 'fastify';
 import type { Environment } from '../auth/scopes.ts';
-import type { UnitOfWork } from '../db/unit-of-work.ts';
 import type { IdempotencyRecord } from './idempotency.tables.ts';
 
 export type { IdempotencyRecord };
@@ -44,16 +43,17 @@ export interface IdempotencyOwner {
 export interface RouteIdempotency {
   owner(request: FastifyRequest): IdempotencyOwner | Promise<IdempotencyOwner>;
   /**
-   * For a route whose services stage their writes in a UnitOfWork (platform/db/unit-of-work.ts)
-   * instead of writing in a transaction: commits the staged writes together with the key's record,
-   * answering `stored`, or `taken` when a concurrent request with the same key committed first
-   * (its response is then replayed, and the staged writes are dropped). Without it, the handler
+   * For a route whose handler commits its own writes together with the key's record, in one
+   * statement of its own (the consent write's group commit): instead of running the handler in a
+   * transaction, the idempotency layer hands it `request.keyedWrite` (keyed-write.ts), which the
+   * service calls with the answer it is about to send and its statement. Without it, the handler
    * runs inside a transaction that also stores the record.
    */
-  commitStaged?(unit: UnitOfWork, record: IdempotencyRecord): Promise<StagedCommitOutcome>;
+  handlerCommits?: true;
 }
 
-export type StagedCommitOutcome = 'stored' | 'taken';
+/** What a statement storing a key's record found: the key was free (`stored`), or held (`taken`). */
+export type KeyRecordOutcome = 'stored' | 'taken';
 
 /** The key space of a public site's calls; `environment` is the site's channel's. */
 export function siteIdempotencyOwner(
@@ -64,4 +64,24 @@ export function siteIdempotencyOwner(
   sealingSecret: string | null = null,
 ): IdempotencyOwner {
   return { organizationId, environment, scope: `site:${siteKey}`, sealingSecret };
+}
+
+/**
+ * What a `handlerCommits` route's handler is handed (`request.keyedWrite`) while it runs with an
+ * Idempotency-Key: the way to commit its writes together with the key's record.
+ */
+export interface KeyedWrite {
+  /**
+   * Commits the handler's writes with the key's record, the record holding `payload` as the
+   * answer with `status` (serialized as the route's response schema serializes it, so a replay
+   * sends the same bytes). `write` is the one statement that stores both, given the record.
+   * `committed`: both are stored, and the handler sends `payload`. `replayed`: an earlier or a
+   * concurrent request holds the key, nothing was written, and the idempotency layer sends that
+   * request's answer instead of the handler's.
+   */
+  commit(
+    status: number,
+    payload: unknown,
+    write: (record: IdempotencyRecord) => Promise<KeyRecordOutcome>,
+  ): Promise<'committed' | 'replayed'>;
 }
