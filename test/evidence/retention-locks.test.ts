@@ -125,6 +125,9 @@ describe.skipIf(skipWith(postgresOnly()))(
       expect(await exists(t, hour)).toBe(false);
       text = await scrape(t);
       expect(sample(text, 'consent_service_retention_partitions_waiting')).toBe(0);
+      // Closed here: the next test opens a reader of its own (afterAll ends only one left open).
+      await reader.end();
+      reader = null;
     }, 60_000);
 
     it(`waits at most ${RETENTION_LOCK_TIMEOUT_MS} ms for a lock: a tenant queued behind its DETACH is let go`, async () => {

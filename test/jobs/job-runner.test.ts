@@ -203,7 +203,20 @@ describe('job runner', () => {
   });
 
   it('stop() hands an unfinished job back to the queue', async () => {
-    const { queue, runner, kind } = setup();
+    const clock = createManualClock(new Date('2026-11-21T10:00:00Z'));
+    const queue = createJobQueue({ clock });
+    const kind = `test.${Math.random().toString(36).slice(2)}`;
+    // The runner's end of the job, once released: the test waits for it, so that no query of the
+    // runner is still on its way when the store closes.
+    let ended!: () => void;
+    const jobEnded = new Promise<void>((resolve) => (ended = resolve));
+    const log = {
+      warn() {},
+      error() {},
+      info() {},
+      debug: (_: unknown, msg: string) => msg === 'job succeeded' && ended(),
+    };
+    const runner = createJobRunner({ store, clock, queue, log: log as never, concurrency: 4 });
     let release!: () => void;
     runner.register(kind, () => new Promise<void>((resolve) => (release = resolve)));
     const { id } = await store.tx((tx) => queue.enqueue(tx, { kind, payload: {} }));
@@ -216,5 +229,6 @@ describe('job runner', () => {
     expect(job?.status).toBe('queued');
     expect(job?.attempts).toBe(0);
     release();
+    await jobEnded;
   });
 });

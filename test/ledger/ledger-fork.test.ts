@@ -82,7 +82,7 @@ async function backupOf(t: TestApp): Promise<{ restore: () => Promise<Store>; dr
 
 describe('a ledger whose database was restored from before some seals', () => {
   it('is not signed over, is reported, and is signed again once the fork is accepted', async () => {
-    const t = await appOn(await openTestStore(), false);
+    const t = await appOn(await openTestStore(), true);
     const tenant: Tenant = await t.tenant();
     const site: ReadySite = await createReadySite(t, tenant.testKey);
     const scope = { organizationId: tenant.organizationId, environment: 'test' as const };
