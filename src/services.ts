@@ -2,7 +2,9 @@ import path from 'node:path';
 import type { Config } from './config.ts';
 import { createAnalyticsService } from './modules/analytics/analytics.service.ts';
 import { createApiKeysService } from './modules/api-keys/api-keys.service.ts';
+import { apiKeyNames, apiKeyOwnerEmails } from './modules/api-keys/key-names.service.ts';
 import { createAuditService } from './modules/audit/audit.service.ts';
+import { channelNames } from './modules/channels/channel-names.service.ts';
 import { createChannelsService } from './modules/channels/channels.service.ts';
 import {
   additionalConsentInUse,
@@ -20,6 +22,7 @@ import { gppStub } from './modules/gpp/gpp-stub.ts';
 import { createHandoffsService } from './modules/handoffs/handoffs.service.ts';
 import { createIdentityService } from './modules/identity/identity.service.ts';
 import { createLedgerService } from './modules/ledger/ledger.service.ts';
+import { memberEmails } from './modules/organizations/member-emails.service.ts';
 import { createOrganizationsService } from './modules/organizations/organizations.service.ts';
 import { createReceiptsService } from './modules/receipts/receipts.service.ts';
 import { createScansService } from './modules/scans/scans.service.ts';
@@ -27,6 +30,7 @@ import { createSitesService } from './modules/sites/sites.service.ts';
 import { createTcStringCheck } from './modules/tcf/tc-strings/tc-string.ts';
 import { createTcfService } from './modules/tcf/tcf.service.ts';
 import { tcfStub } from './modules/tcf/tcf-stub.ts';
+import { destinationUrls } from './modules/webhooks/destination-urls.service.ts';
 import { createEventsService } from './modules/webhooks/events.service.ts';
 import { createWebhooksService } from './modules/webhooks/webhooks.service.ts';
 import type { Clock } from './platform/clock.ts';
@@ -51,7 +55,19 @@ export function createServices(deps: { store: Store; clock: Clock; config: Confi
     onMeasured: metrics.clockOffset,
     onRefused: metrics.clockSkewRefused,
   });
-  const audit = createAuditService({ clock });
+  // The audit log names actors and targets by what each module calls them (audit-names.ts).
+  const audit = createAuditService({
+    clock,
+    names: {
+      name: {
+        api_key: apiKeyNames,
+        member: memberEmails,
+        channel: channelNames,
+        webhook_destination: destinationUrls,
+      },
+      email: { member: memberEmails, api_key: apiKeyOwnerEmails },
+    },
+  });
   // The webhook outbox: modules call events.emit inside their own transactions.
   const events = createEventsService({ clock, jobs });
   const webhooks = createWebhooksService({

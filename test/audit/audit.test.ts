@@ -1,5 +1,6 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { rawSql, startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { expectProblemShape, type TestResponse } from '../helpers/http.ts';
 
 let t: TestApp;
@@ -189,6 +190,51 @@ describe('audit entries', () => {
     const before = await auditLogs();
     await t.http.get('/v1/api-keys', { key: 'svc_test_nope' });
     expect(await auditLogs()).toHaveLength(before.length);
+  });
+});
+
+describe('expand=names', () => {
+  it('adds who acted and on what by their names, beside the ids, from one page of lookups', async () => {
+    const channel = await t.http.post('/v1/channels', {
+      key: story.tenant.testKey,
+      body: { name: 'Names shop' },
+    });
+    expect(channel.status, channel.text).toBe(201);
+    const res = await t.http.get('/v1/audit-logs?limit=100&expand=names', { key: story.tenant.testKey });
+    expect(res.status, res.text).toBe(200);
+    const entries: Array<AuditEntry & Record<'actorName' | 'actorEmail' | 'targetName', string | null>> =
+      res.body.data;
+    const [owner] = (
+      (await rawSql(t.store).execute(
+        sql`select email from members where id = ${story.tenant.ownerId}`,
+      )) as unknown as { rows: Array<{ email: string }> }
+    ).rows;
+    const ownerKey = await t.http.get(`/v1/api-keys/${story.ownerKeyId}`, { key: story.tenant.testKey });
+    const created = entries.find((e) => e.action === 'api_key.created' && e.target?.id === story.createdId)!;
+    expect(created).toMatchObject({
+      actor: { type: 'api_key', id: story.ownerKeyId },
+      actorName: ownerKey.body.data.name,
+      actorEmail: owner.email,
+      target: { type: 'api_key', id: story.createdId },
+      targetName: story.canary,
+    });
+    const made = entries.find((e) => e.action === 'channel.created')!;
+    expect(made).toMatchObject({ target: { id: channel.body.data.id }, targetName: 'Names shop' });
+    // A route has no name; the ids stay as they were.
+    const denied = entries.find((e) => e.requestId === story.requestIds.insufficient)!;
+    expect(denied.targetName).toBeNull();
+    expect(denied.target).toEqual({ type: 'route', id: 'POST /v1/api-keys' });
+    // Without expand, entries hold ids only, as the log stores them.
+    const plain = await auditLogs();
+    expect(plain.every((e) => !('actorName' in e) && !('targetName' in e))).toBe(true);
+    // A cursor of one serves the other: the names change what an entry shows, not which.
+    const page = await t.http.get('/v1/audit-logs?limit=1', { key: story.tenant.testKey });
+    const next = await t.http.get(
+      `/v1/audit-logs?limit=1&expand=names&cursor=${encodeURIComponent(page.body.meta.nextCursor)}`,
+      { key: story.tenant.testKey },
+    );
+    expect(next.status, next.text).toBe(200);
+    expect(next.body.data[0]).toHaveProperty('actorName');
   });
 });
 

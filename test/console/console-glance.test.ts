@@ -267,6 +267,25 @@ describe.skipIf(skipWith(browserSkipReason))('the console at a glance (Chromium)
     expect(await entries.getByRole('link', { name: site.channelId }).first().getAttribute('href')).toBe(
       `#/channels/${site.channelId}`,
     );
+    // Beside the ids, what people know them as: the key's name and its member's email, the channel's name.
+    const named = await t.http.get('/v1/audit-logs?action=channel.created&limit=1&expand=names', {
+      key: tenant.testKey,
+    });
+    const { actorName, actorEmail, targetName } = named.body.data[0];
+    expect([actorName, actorEmail, targetName].every(Boolean)).toBe(true);
+    const row = entries.locator('tr', { has: page.getByRole('link', { name: site.channelId }) }).first();
+    const text = await row.textContent();
+    expect(text).toContain(targetName);
+    expect(text).toContain(`${actorName}`);
+    expect(text).toContain(`of ${actorEmail}`);
+    // The console's own sign-in: the member by their email.
+    const signedIn = await t.http.get('/v1/audit-logs?action=member.signed_in&limit=1&expand=names', {
+      key: tenant.testKey,
+    });
+    const member = signedIn.body.data[0];
+    expect(member.actorEmail).toMatch(/@/);
+    const memberRow = entries.locator('tr', { hasText: 'member.signed_in' }).first();
+    expect(await memberRow.textContent()).toContain(member.actorEmail);
     await entries.getByRole('link', { name: entry.actor.id }).first().click();
     await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
     await page.locator('tr[aria-current="true"]').waitFor();

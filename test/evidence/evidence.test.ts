@@ -178,6 +178,28 @@ describe('GET /v1/evidence filters', () => {
     expect(await list(`?subjectId=${encodeURIComponent(visitor)}`, other.testKey)).toEqual([]);
   });
 
+  it('sameSubjectAs finds the subject of an event: the console knows only the masked pseudonym', async () => {
+    expect(await list(`?sameSubjectAs=${ids.a3}`)).toEqual(labels('b2', 'a3', 'a1'));
+    expect(await list(`?sameSubjectAs=${ids.a1}&channelId=${siteB.channelId}`)).toEqual(labels('b2'));
+    // Another subject's event finds only its own subject's decisions.
+    expect(await list(`?sameSubjectAs=${ids.a2}`)).toEqual(labels('a2'));
+    // An event of another environment or organization, or none, is a 404 naming the filter.
+    const other = await t.tenant();
+    for (const [eventId, key] of [
+      ['evt_0000000000000000000000', tenant.testKey],
+      [ids.a3, tenant.liveKey],
+      [ids.a3, other.testKey],
+    ]) {
+      const res = await t.http.get(`/v1/evidence?sameSubjectAs=${eventId}`, { key });
+      expect(expectProblemShape(res, 404, 'not_found').detail).toContain('sameSubjectAs');
+    }
+    // One subject, named two ways, is refused: the two could disagree.
+    const both = await t.http.get(`/v1/evidence?sameSubjectAs=${ids.a3}&subjectId=${visitor}`, {
+      key: tenant.testKey,
+    });
+    expect(expectProblemShape(both, 422, 'validation_failed').errors[0].path).toBe('query:/sameSubjectAs');
+  });
+
   it('422 for a decision without purpose, bad dates, bad enums, unknown parameters', async () => {
     for (const [query, path] of [
       ['?decision=granted', 'query:/decision'],

@@ -697,7 +697,7 @@ export interface paths {
         };
         /**
          * Consent evidence of the organization and environment, newest first
-         * @description A `channelId` that names no channel of the key’s organization and environment is a 404 `not_found` (not an empty list).
+         * @description A `channelId` that names no channel of the key’s organization and environment is a 404 `not_found` (not an empty list), and so is a `sameSubjectAs` that names no event of it.
          */
         get: operations["listEvidence"];
         put?: never;
@@ -1149,6 +1149,9 @@ export interface components {
                 type: string;
                 id: string;
             } | null;
+            actorName?: string | null;
+            actorEmail?: string | null;
+            targetName?: string | null;
             requestId: string | null;
             ipPrefix: string | null;
             environment: "test" | "live";
@@ -3658,6 +3661,8 @@ export interface operations {
                  * @example 2026-11-21T10:00:00Z
                  */
                 to?: string;
+                /** @description Adds actorName, actorEmail and targetName to each entry (what the console shows beside the ids). Left out, entries hold ids only, as the log stores them */
+                expand?: "names";
             };
             header?: never;
             path?: never;
@@ -12979,6 +12984,8 @@ export interface operations {
                 appId?: string;
                 /** @description The visitor's raw id; pseudonymized server-side, never stored */
                 subjectId?: string;
+                /** @description Events of the same subject as this event (an evt_ id of the environment), itself included: a subject’s decisions when only the masked pseudonym is known. Not with subjectId */
+                sameSubjectAs?: string;
             };
             header?: never;
             path?: never;

@@ -1,4 +1,4 @@
-import { answer, api, type GetQuery } from '../api.ts';
+import { answer, api, type GetQuery, type Schemas } from '../api.ts';
 import { type Child, date, field, h, input, table } from '../dom.ts';
 import { form, section, type View } from '../ui.ts';
 
@@ -17,12 +17,29 @@ const VIEW_OF: Record<string, (id: string) => string> = {
  * purpose, origin, technology, scan or identity secret (the entry does not say whose channel) stays
  * text, and so does the system.
  */
-function idLink(type: string, id: string | null): Child {
+function idLink(type: string, id: string | null, name?: string | null): Child {
   const words = type.replace(/_/g, ' ');
   if (!id) return words;
   const href = VIEW_OF[type]?.(id);
   const label = h('code', {}, id);
-  return h('span', {}, `${words} `, href ? h('a', { href }, label) : label);
+  // The name first, as people know the thing; the id beside it, for a search or the API.
+  return h(
+    'span',
+    {},
+    `${words} `,
+    name ? h('strong', { class: 'audit-name' }, name) : null,
+    name ? ' ' : null,
+    href ? h('a', { href }, label) : label,
+  );
+}
+
+type Entry = Schemas['AuditLogEntry'];
+
+/** Who acted: the member's email, or the API key's name and the email of the member it belongs to. */
+function actorCell(e: Entry): Child {
+  const link = idLink(e.actor.type, e.actor.id, e.actorName);
+  if (e.actor.type !== 'api_key' || !e.actorEmail) return link;
+  return h('span', {}, link, h('span', { class: 'audit-owner' }, ` of ${e.actorEmail}`));
 }
 
 /** The filters the form sets (the API's query has more). */
@@ -34,13 +51,15 @@ export const auditView: View = async () => {
   let filters: AuditFilters = {};
   async function load(cursor?: string) {
     const { data, meta } = await answer(
-      api.GET('/v1/audit-logs', { params: { query: { ...filters, limit: 50, cursor } } }),
+      api.GET('/v1/audit-logs', {
+        params: { query: { ...filters, expand: 'names', limit: 50, cursor } },
+      }),
     );
     const rows = data.map((e) => [
       date(e.occurredAt),
       h('code', {}, e.action),
-      idLink(e.actor.type, e.actor.id),
-      e.target ? idLink(e.target.type, e.target.id) : '—',
+      actorCell(e),
+      e.target ? idLink(e.target.type, e.target.id, e.targetName) : '—',
       e.ipPrefix ?? '—',
       h('code', {}, e.requestId ?? '—'),
     ]);

@@ -14,8 +14,11 @@ import {
 import type { App } from '../../platform/http/types.ts';
 import type { AuditRow } from './audit.repo.ts';
 import type { AuditService } from './audit.service.ts';
+import type { NamedAuditRow } from './audit-names.ts';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+/** A member only `expand=names` adds. */
+const OptionalNullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Optional(Nullable(t));
 
 const AuditLogEntry = Type.Object(
   {
@@ -26,6 +29,24 @@ const AuditLogEntry = Type.Object(
       id: Nullable(Type.String()),
     }),
     target: Type.Union([Type.Object({ type: Type.String(), id: Type.String() }), Type.Null()]),
+    actorName: OptionalNullable(
+      Type.String({
+        description:
+          'What the actor is known as: a member’s email, an API key’s name; null for the system, or an actor deleted since',
+      }),
+    ),
+    actorEmail: OptionalNullable(
+      Type.String({
+        description:
+          'The email of the person answerable: a member actor’s own, an API key actor’s member’s; null for the system',
+      }),
+    ),
+    targetName: OptionalNullable(
+      Type.String({
+        description:
+          'What the target is known as: a channel’s or an API key’s name, a member’s email, a webhook destination’s URL; null for other kinds (a route, an export) or a target deleted since',
+      }),
+    ),
     requestId: Nullable(Type.String()),
     ipPrefix: Nullable(Type.String()),
     environment: Type.Union([Type.Literal('test'), Type.Literal('live')]),
@@ -48,6 +69,12 @@ const AuditQuery = Type.Object({
   targetId: FilterString,
   from: Type.Optional(DateTimeInput('Entries at or after (RFC 3339)')),
   to: Type.Optional(DateTimeInput('Entries at or before (RFC 3339)')),
+  expand: Type.Optional(
+    Type.Literal('names', {
+      description:
+        'Adds actorName, actorEmail and targetName to each entry (what the console shows beside the ids). Left out, entries hold ids only, as the log stores them',
+    }),
+  ),
 });
 
 function present(row: AuditRow) {
@@ -61,6 +88,16 @@ function present(row: AuditRow) {
     environment: row.environment,
     occurredAt: apiDate(row.occurredAt),
     count: row.count,
+  };
+}
+
+/** An entry with `expand=names`: the names after the ids they stand beside. */
+function presentNamed(row: NamedAuditRow) {
+  return {
+    ...present(row),
+    actorName: row.actorName,
+    actorEmail: row.actorEmail,
+    targetName: row.targetName,
   };
 }
 
@@ -83,7 +120,7 @@ export function auditRoutes(app: App, deps: { audit: AuditService; cursors: Curs
     },
     async (request) => {
       const principal = principalOf(request);
-      const { limit, cursor, ...rawFilters } = request.query;
+      const { limit, cursor, expand, ...rawFilters } = request.query;
       const filters = {
         action: rawFilters.action,
         actorId: rawFilters.actorId,
@@ -95,8 +132,12 @@ export function auditRoutes(app: App, deps: { audit: AuditService; cursors: Curs
         list: 'audit-logs',
         filters: rawFilters,
         query: { limit, cursor },
-        fetch: (limit, after) => audit.list(request.db, principal, filters, limit, after),
-        present,
+        // The names change what an entry shows, not which entries: a cursor serves either way.
+        fetch: (limit, after) =>
+          expand === 'names'
+            ? audit.listNamed(request.db, principal, filters, limit, after)
+            : audit.list(request.db, principal, filters, limit, after),
+        present: expand === 'names' ? (row) => presentNamed(row as NamedAuditRow) : present,
         position: (r) => ({ t: r.occurredAt.getTime(), id: r.id }),
       });
     },

@@ -5,6 +5,7 @@ import type { CursorPosition } from '../../platform/db/keyset.ts';
 import type { DbScope, Tx } from '../../platform/db/store.ts';
 import { newTimeOrderedId } from '../../platform/ids.ts';
 import { type AuditFilters, type AuditRow, auditRepo } from './audit.repo.ts';
+import { type AuditNameLookups, type NamedAuditRow, withNames } from './audit-names.ts';
 
 export type ActorType = 'api_key' | 'member' | 'system';
 
@@ -40,7 +41,13 @@ function digestId(text: string): string {
   return out;
 }
 
-export function createAuditService({ clock }: { clock: Clock }) {
+export function createAuditService({
+  clock,
+  names = { name: {}, email: {} },
+}: {
+  clock: Clock;
+  names?: AuditNameLookups;
+}) {
   return {
     /** Writes one entry inside the caller's transaction, so the entry and the change commit together. */
     record(tx: Tx, context: AuditContext, entry: AuditEntry): Promise<void> {
@@ -100,6 +107,18 @@ export function createAuditService({ clock }: { clock: Clock }) {
       after: CursorPosition | null,
     ): Promise<AuditRow[]> {
       return auditRepo.list(db.read, scope, filters, limit, after);
+    },
+
+    /** A page of entries as `list` gives it, each with its actor's and target's names (audit-names.ts). */
+    async listNamed(
+      db: DbScope,
+      scope: { organizationId: string; environment: Environment },
+      filters: AuditFilters,
+      limit: number,
+      after: CursorPosition | null,
+    ): Promise<NamedAuditRow[]> {
+      const rows = await auditRepo.list(db.read, scope, filters, limit, after);
+      return withNames(db.read, scope.organizationId, rows, names);
     },
   };
 }

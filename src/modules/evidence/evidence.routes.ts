@@ -31,7 +31,7 @@ export function evidenceRoutes(app: App, deps: { evidence: EvidenceService; curs
         tags,
         summary: 'Consent evidence of the organization and environment, newest first',
         description:
-          'A `channelId` that names no channel of the key’s organization and environment is a 404 `not_found` (not an empty list).',
+          'A `channelId` that names no channel of the key’s organization and environment is a 404 `not_found` (not an empty list), and so is a `sameSubjectAs` that names no event of it.',
         querystring: EvidenceQuery,
         response: {
           200: ListEnvelope(EvidenceEvent),
@@ -47,6 +47,14 @@ export function evidenceRoutes(app: App, deps: { evidence: EvidenceService; curs
       const { limit, cursor, ...query } = request.query;
       if (query.decision !== undefined && query.purpose === undefined) {
         throw validationFailed([{ path: 'query:/decision', message: 'needs a purpose filter' }]);
+      }
+      if (query.subjectId !== undefined && query.sameSubjectAs !== undefined) {
+        throw validationFailed([
+          {
+            path: 'query:/sameSubjectAs',
+            message: 'names the subject by an event; send it or subjectId, not both',
+          },
+        ]);
       }
       if (query.region !== undefined && !isVisitorRegion(query.region)) {
         throw validationFailed([
@@ -69,6 +77,7 @@ export function evidenceRoutes(app: App, deps: { evidence: EvidenceService; curs
         regime: query.regime,
         appId: query.appId,
         subjectId: query.subjectId,
+        sameSubjectAs: query.sameSubjectAs,
       };
       // The cursor binds the filters; the subject enters it pseudonymized, never as the raw id.
       const subject =

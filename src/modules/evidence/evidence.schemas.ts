@@ -195,6 +195,11 @@ export const EvidenceQuery = Type.Object(
       maxLength: 128,
       description: "The visitor's raw id; pseudonymized server-side, never stored",
     }),
+    sameSubjectAs: Filter({
+      maxLength: 64,
+      description:
+        'Events of the same subject as this event (an evt_ id of the environment), itself included: a subject’s decisions when only the masked pseudonym is known. Not with subjectId',
+    }),
   },
   { additionalProperties: false },
 );

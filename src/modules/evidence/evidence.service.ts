@@ -92,7 +92,11 @@ export interface RecordInput {
   app?: EvidenceApp | null;
 }
 
-export type ListFilters = Omit<EvidenceFilters, 'subjectPseudonym'> & { subjectId?: string };
+/** A list's filters as the API takes them: the subject by its raw id, or as the subject of an event. */
+export type ListFilters = Omit<EvidenceFilters, 'subjectPseudonym'> & {
+  subjectId?: string;
+  sameSubjectAs?: string;
+};
 
 export const USER_AGENT_MAX = 512;
 
@@ -170,6 +174,20 @@ export function createEvidenceService(deps: {
     if (!organization) throw new Error(`organization ${organizationId} does not exist`);
     secrets.set(organizationId, organization.pseudonymSecret);
     return organization.pseudonymSecret;
+  }
+
+  /**
+   * The pseudonym of an event's subject, for `sameSubjectAs`: the console links an event to its
+   * subject's other decisions knowing only the masked pseudonym. Read on the replica, as the list is.
+   */
+  async function subjectOf(scope: EvidenceScope, eventId: string): Promise<string> {
+    const row = await evidenceRepo.find(store.replica, scope, eventId);
+    if (!row?.subjectPseudonym) {
+      throw notFound(
+        'evidence event: the sameSubjectAs filter names no event of this environment (an evt_ id from GET /v1/evidence)',
+      );
+    }
+    return row.subjectPseudonym;
   }
 
   const service = {
@@ -255,9 +273,13 @@ export function createEvidenceService(deps: {
       limit: number,
       after: CursorPosition | null,
     ): Promise<EvidenceRow[]> {
-      const { subjectId, ...rest } = filters;
+      const { subjectId, sameSubjectAs, ...rest } = filters;
       const subjectPseudonym =
-        subjectId === undefined ? undefined : await service.pseudonymize(scope.organizationId, subjectId);
+        sameSubjectAs !== undefined
+          ? await subjectOf(scope, sameSubjectAs)
+          : subjectId === undefined
+            ? undefined
+            : await service.pseudonymize(scope.organizationId, subjectId);
       // Lists read the replica (DATABASE_READ_URL): they may lag the newest writes (docs/guides/postgresql.md).
       const rows = await evidenceRepo.list(store.replica, scope, { ...rest, subjectPseudonym }, limit, after);
       // A channelId of no channel here is a 404, not an empty list that reads as "no decisions yet".
