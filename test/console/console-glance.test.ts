@@ -216,6 +216,9 @@ describe.skipIf(skipWith(browserSkipReason))('the console at a glance (Chromium)
     const event = listed.body.data.find((e: { decisions: object }) =>
       Object.values(e.decisions).includes('denied'),
     );
+    // Each event's outcome, by the rule the analytics count (required purposes aside).
+    const outcomes = await table.locator('tbody tr td:nth-child(5)').allTextContents();
+    expect(outcomes.sort()).toEqual(['Accept all', 'Accept all', 'Custom']);
     await table.locator(`a[href="#/evidence/${event.id}"]`).click();
     await page.getByRole('heading', { level: 1, name: 'Evidence event' }).waitFor();
     expect(new URL(page.url()).hash).toBe(`#/evidence/${event.id}`);
@@ -249,9 +252,33 @@ describe.skipIf(skipWith(browserSkipReason))('the console at a glance (Chromium)
     expect(
       await page.getByRole('link', { name: `Version ${event.configVersion}` }).getAttribute('href'),
     ).toBe(`#/channels/${site.channelId}/config-versions`);
+    expect(main).toContain('OutcomeCustom');
     await checkAtWidths('evidence-event', () =>
       page.getByRole('heading', { name: 'Receipt and proof' }).waitFor(),
     );
+
+    // The same visitor changes their mind: the event links to all of that subject's decisions,
+    // found by the event (the console knows only the masked pseudonym).
+    const again = await t.http.post(`/v1/public/sites/${site.siteKey}/preferences?region=FR`, {
+      body: {
+        subjectId: `sub-${LATER}-0-granted,denied`,
+        decisions: { analytics: 'denied', marketing: 'denied' },
+        configVersion: site.configVersion,
+      },
+      headers: { origin: SITE_ORIGIN },
+    });
+    expect(again.status, again.text).toBe(201);
+    await page.getByRole('link', { name: 'This subject’s other decisions' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Evidence: one subject’s decisions' }).waitFor();
+    const theirs = page.getByRole('region', { name: 'Evidence events' });
+    await eventually(() => theirs.locator('tbody tr').count()).toBe(2);
+    const subjects = await theirs.locator('tbody tr td:nth-child(3)').allTextContents();
+    expect(new Set(subjects)).toEqual(new Set([event.subject.pseudonym]));
+    expect(await theirs.locator('tbody tr td:nth-child(5)').allTextContents()).toEqual([
+      'Reject all',
+      'Custom',
+    ]);
+    await checkAtWidths('evidence-subject', () => theirs.locator('tbody tr').first().waitFor());
     expect(pageErrors).toEqual([]);
   });
 

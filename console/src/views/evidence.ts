@@ -1,9 +1,10 @@
-import { answer, api, type GetQuery } from '../api.ts';
+import { answer, api, type GetQuery, type Schemas } from '../api.ts';
 import { channelChoices, channelPicker } from '../channel-picker.ts';
 import { dayField, ISO_DAY } from '../date-field.ts';
 import { date, field, h, input, select, table } from '../dom.ts';
 import { form, section, type View } from '../ui.ts';
-import { decisionList, evidenceEventView, purposeNames } from './evidence-event.ts';
+import { channelPurposes, decisionList, outcomeWords } from './evidence-decisions.ts';
+import { evidenceEventView } from './evidence-event.ts';
 
 /** The form's fields, as typed (the days are sent as instants). */
 type Filters = Partial<
@@ -18,14 +19,40 @@ type EvidenceQuery = GetQuery<'/v1/evidence'>;
 const instant = (day: string, end: boolean) =>
   ISO_DAY.test(day) ? `${day}T${end ? '23:59:59' : '00:00:00'}Z` : day;
 
+type EvidenceEvent = Schemas['EvidenceEvent'];
+
+/** The table's rows: each event's time (its link), channel, subject, decisions and outcome, source, origin. */
+async function eventRows(events: EvidenceEvent[], names: Map<string, string>) {
+  const purposes = await channelPurposes(events.map((e) => e.channelId));
+  return events.map((e) => [
+    h(
+      'a',
+      {
+        href: `#/evidence/${encodeURIComponent(e.id)}`,
+        'aria-label': `${date(e.recordedAt)}: open this event`,
+      },
+      date(e.recordedAt),
+    ),
+    names.get(e.channelId) ?? h('code', {}, e.channelId),
+    h('code', {}, e.subject.pseudonym),
+    decisionList(e.decisions, purposes.get(e.channelId)),
+    outcomeWords(e.decisions, purposes.get(e.channelId)),
+    e.source,
+    e.origin ?? '—',
+    String(e.configVersion),
+  ]);
+}
+
 /**
  * Evidence: the consent events, filterable; pseudonyms arrive masked from the API.
- * `#/evidence/<evt_…>` opens one event.
+ * `#/evidence/<evt_…>` opens one event; `#/evidence/subject/<evt_…>` lists the decisions of that
+ * event's subject (the API's sameSubjectAs: the console knows only the masked pseudonym).
  */
 export const evidenceView: View = async (ctx) => {
   const channels = await channelChoices();
   const names = new Map(channels.map((c) => [c.id, c.name]));
-  if (ctx.params[0]) return evidenceEventView(ctx.params[0], names);
+  const sameSubjectAs = ctx.params[0] === 'subject' ? ctx.params[1] : undefined;
+  if (ctx.params[0] && !sameSubjectAs) return evidenceEventView(ctx.params[0], names);
   // The filters survive a redraw, as people expect from a search form.
   const kept = ctx.kept('evidence', () => ({ filters: {} as Filters }));
   const results = h('div', {});
@@ -38,33 +65,18 @@ export const evidenceView: View = async (ctx) => {
       source: filters.source as EvidenceQuery['source'],
       from: filters.from && instant(filters.from, false),
       to: filters.to && instant(filters.to, true),
+      ...(sameSubjectAs ? { sameSubjectAs, subjectId: undefined } : {}),
     };
     const { data, meta } = await answer(
       api.GET('/v1/evidence', { params: { query: { ...sent, limit: 50, cursor } } }),
     );
-    const purposes = await purposeNames(data.map((e) => e.channelId));
-    const rows = data.map((e) => [
-      h(
-        'a',
-        {
-          href: `#/evidence/${encodeURIComponent(e.id)}`,
-          'aria-label': `${date(e.recordedAt)}: open this event`,
-        },
-        date(e.recordedAt),
-      ),
-      names.get(e.channelId) ?? h('code', {}, e.channelId),
-      h('code', {}, e.subject.pseudonym),
-      decisionList(e.decisions, purposes.get(e.channelId)),
-      e.source,
-      e.origin ?? '—',
-      String(e.configVersion),
-    ]);
+    const rows = await eventRows(data, names);
     const more = meta.nextCursor
       ? h('button', { type: 'button', onclick: () => void load(meta.nextCursor ?? undefined) }, 'Next page')
       : null;
     results.replaceChildren(
       table(
-        ['Recorded', 'Channel', 'Subject', 'Decisions', 'Source', 'Origin', 'Config version'],
+        ['Recorded', 'Channel', 'Subject', 'Decisions', 'Outcome', 'Source', 'Origin', 'Config version'],
         rows,
         'Evidence events',
       ),
@@ -95,11 +107,16 @@ export const evidenceView: View = async (ctx) => {
           ['gpc', 'GPC'],
         ]),
       ),
-      field(
-        'Subject ID',
-        input('subjectId', { value: value('subjectId') }),
-        'The raw id; the service looks up its pseudonym.',
-      ),
+      // One subject already chosen by an event: its raw id is not known, and both would be refused.
+      ...(sameSubjectAs
+        ? []
+        : [
+            field(
+              'Subject ID',
+              input('subjectId', { value: value('subjectId') }),
+              'The raw id; the service looks up its pseudonym.',
+            ),
+          ]),
       dayField('From', 'from', value('from'), 'First UTC day'),
       dayField('To', 'to', value('to'), 'Last UTC day'),
     ],
@@ -117,5 +134,25 @@ export const evidenceView: View = async (ctx) => {
   (filterForm.elements.namedItem('source') as HTMLSelectElement).value = value('source');
   filterForm.classList.add('filters');
   await load();
-  return h('div', {}, h('h1', {}, 'Evidence'), section('Filters', filterForm), section('Events', results));
+  return h(
+    'div',
+    {},
+    h('h1', {}, sameSubjectAs ? 'Evidence: one subject’s decisions' : 'Evidence'),
+    sameSubjectAs ? subjectLead(sameSubjectAs) : null,
+    section('Filters', filterForm),
+    section('Events', results),
+  );
 };
+
+/** Whose decisions a subject's list shows, with the ways back. */
+function subjectLead(eventId: string): HTMLElement {
+  return h(
+    'p',
+    { class: 'lead' },
+    'Every decision of the subject of event ',
+    h('a', { href: `#/evidence/${encodeURIComponent(eventId)}` }, h('code', {}, eventId)),
+    ', on every channel of this environment, newest first. ',
+    h('a', { href: '#/evidence' }, 'All evidence events'),
+    '.',
+  );
+}

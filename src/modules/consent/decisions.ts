@@ -1,6 +1,6 @@
 import { AppError, type FieldError, validationFailed } from '../../platform/http/errors.ts';
 import type { VisitorConfig } from '../channels/channels.service.ts';
-import type { Decision, DecisionOutcome } from '../evidence/evidence.service.ts';
+import type { Decision } from '../evidence/evidence.service.ts';
 
 /**
  * The decisions to record for one answer to one notice (the config version the visitor saw).
@@ -56,25 +56,10 @@ export function resolveDecisions(
 }
 
 /**
- * How the consent analytics count a decision (the `outcome` stored on its event, which the
- * analytics statement reads): accept_all when no optional purpose of the notice is denied (also when
- * there is none), reject_all when some are and none is granted, custom otherwise. A purpose the
- * decisions do not name counts as denied, as resolveDecisions records it. Migration 0032 computed
- * the same for the events recorded before the column, in SQL.
+ * The outcome the analytics count: the shared rule (src/shared/decision-outcome.ts), which
+ * migration 0032 computed in SQL for the events recorded before the column.
  */
-export function decisionOutcome(
-  purposes: ReadonlyArray<{ key: string; required: boolean }>,
-  decisions: Record<string, string>,
-): DecisionOutcome {
-  let granted = 0;
-  let denied = 0;
-  for (const p of purposes) {
-    if (p.required) continue;
-    if (decisions[p.key] === 'granted') granted++;
-    else denied++;
-  }
-  return denied === 0 ? 'accept_all' : granted === 0 ? 'reject_all' : 'custom';
-}
+export { decisionOutcome } from '../../shared/decision-outcome.ts';
 
 /** JSON Pointer of a decision (RFC 6901 escaping). */
 function pointer(key: string): string {

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { DecisionOutcome } from '../../shared/decision-outcome.ts';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
 import { jobsRepo } from '../jobs/jobs.repo.ts';
@@ -8,7 +9,7 @@ import { processInstruments, storeInstruments } from './instruments.ts';
 export type WebhookAttemptOutcome = 'success' | 'http_error' | 'no_response';
 
 /** A consent decision's outcome: every optional purpose granted, all denied, or a mix. */
-export type DecisionOutcome = 'accept_all' | 'reject_all' | 'custom';
+export type { DecisionOutcome };
 
 /** Which limit refused a request; never the key, site or address it counted. */
 export type RateLimitKind = 'api' | 'organization' | 'public' | 'sign_in';

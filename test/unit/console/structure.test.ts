@@ -25,7 +25,6 @@ const KNOWN_LETS = [
 const KNOWN_LONG = [
   'console/src/views/api-keys.ts',
   'console/src/views/channels.ts',
-  'console/src/views/evidence-event.ts',
   'console/src/views/identity-secrets.ts',
   'console/src/views/overview.ts',
   'console/src/views/overview.ts',
