@@ -21,6 +21,15 @@ export const PALETTE = [
 ];
 const INK = '#57606a';
 const GRID = '#e4e8ec';
+/** Config-change markers: dashed, in the ink colour, so they read as notes, not as a series. */
+const MARKER = '#24292f';
+
+/** A moment marked on a time chart (a config version published), labelled at the top. */
+export interface ChartMarker {
+  /** Seconds since the epoch. */
+  at: number;
+  label: string;
+}
 
 export interface Series {
   label: string;
@@ -37,6 +46,8 @@ interface ChartSpec {
   /** Formats a y value on its axis (e.g. a percentage). */
   yValue?: (value: number) => string;
   yMax?: number;
+  /** Time charts only: a dashed line per marker, labelled (the config versions of the range). */
+  markers?: ChartMarker[];
 }
 
 /** Whole-number ticks: counts and percentages have no 0.2 of a decision. */
@@ -46,7 +57,11 @@ const COUNT_STEPS = [1, 2, 5]
 
 const secondsOf = (day: string) => Date.parse(`${day}T00:00:00Z`) / 1000;
 
-function axes(spec: ChartSpec): uPlot.Axis[] {
+/**
+ * `onTicks` hears the time axis' labels as drawn: the chart's box keeps them in `data-x-ticks`, the
+ * one place a test (or a curious reader of the page) can see what the canvas printed.
+ */
+function axes(spec: ChartSpec, onTicks: (labels: string[]) => void): uPlot.Axis[] {
   const font = '12px system-ui, sans-serif';
   const base = { stroke: INK, font, grid: { stroke: GRID, width: 1 }, ticks: { stroke: GRID, width: 1 } };
   const y: uPlot.Axis = {
@@ -55,27 +70,27 @@ function axes(spec: ChartSpec): uPlot.Axis[] {
     incrs: COUNT_STEPS,
     values: (_u, splits) => splits.map((v) => (spec.yValue ? spec.yValue(v) : String(v))),
   };
-  // Time axes in ISO dates, the format of the tables and the date fields (uPlot's default is "3/2").
-  const isoDate = (_u: uPlot, splits: number[]) =>
-    splits.map((seconds) => new Date(seconds * 1000).toISOString().slice(0, 10));
   if (spec.kind !== 'categories') {
-    if (spec.interval !== 'week' && spec.interval !== 'month')
-      return [{ ...base, space: 90, values: isoDate }, y];
-    // One tick per period (a Monday, a month's first day), every n-th when they would crowd; a
-    // month reads as 2026-03, the label of its row in the table.
+    // One tick per period (a day, a Monday, a month's first day), every n-th when they would crowd,
+    // in ISO dates like the tables and the date fields: uPlot's own time steps put several ticks in
+    // one day (hours), each labelled with the same date. A month reads as 2026-03, its row's label.
     const starts = spec.x.map(secondsOf);
     const monthly = spec.interval === 'month';
+    const space = monthly ? 70 : 90;
     return [
       {
         ...base,
-        space: monthly ? 70 : 90,
+        space,
         splits: (u) => {
-          const fit = Math.max(1, Math.floor(u.bbox.width / devicePixelRatio / (monthly ? 70 : 90)));
+          const fit = Math.max(1, Math.floor(u.bbox.width / devicePixelRatio / space));
           const every = Math.ceil(starts.length / fit);
           return starts.filter((_, i) => i % every === 0);
         },
-        values: (_u, splits) =>
-          splits.map((s) => new Date(s * 1000).toISOString().slice(0, monthly ? 7 : 10)),
+        values: (_u, splits) => {
+          const labels = splits.map((s) => new Date(s * 1000).toISOString().slice(0, monthly ? 7 : 10));
+          onTicks(labels);
+          return labels;
+        },
       },
       y,
     ];
@@ -94,7 +109,12 @@ function axes(spec: ChartSpec): uPlot.Axis[] {
   ];
 }
 
-function options(spec: ChartSpec, width: number, height: number): uPlot.Options {
+function options(
+  spec: ChartSpec,
+  width: number,
+  height: number,
+  onTicks: (labels: string[]) => void,
+): uPlot.Options {
   const bars = uPlot.paths.bars?.({ size: [0.7, 48] });
   const series: uPlot.Series[] = [
     {},
@@ -129,9 +149,36 @@ function options(spec: ChartSpec, width: number, height: number): uPlot.Options 
             x: spec.x.length === 1 ? { time: true, range: (_u, min) => [min - 86_400, min + 86_400] } : {},
             y: { range: (_u, _min, max) => [0, yMax ?? Math.max(1, max)] },
           },
-    axes: axes(spec),
+    axes: axes(spec, onTicks),
     series,
+    hooks: spec.markers?.length ? { draw: [(u) => drawMarkers(u, spec.markers ?? [])] } : {},
   };
+}
+
+/** Each marker in the plot's range as a dashed vertical line, its label beside its top. */
+function drawMarkers(u: uPlot, markers: ChartMarker[]) {
+  const { ctx, bbox } = u;
+  const dpr = devicePixelRatio;
+  ctx.save();
+  ctx.strokeStyle = MARKER;
+  ctx.fillStyle = MARKER;
+  ctx.lineWidth = dpr;
+  ctx.setLineDash([4 * dpr, 3 * dpr]);
+  ctx.font = `${11 * dpr}px system-ui, sans-serif`;
+  for (const [i, marker] of markers.entries()) {
+    const x = Math.round(u.valToPos(marker.at, 'x', true));
+    if (x < bbox.left - 1 || x > bbox.left + bbox.width + 1) continue;
+    ctx.beginPath();
+    ctx.moveTo(x, bbox.top);
+    ctx.lineTo(x, bbox.top + bbox.height);
+    ctx.stroke();
+    // The label beside its line, on the left near the right edge (it would be cut off), and
+    // stepping down for markers close together, so labels do not print over each other.
+    const width = ctx.measureText(marker.label).width;
+    const left = x + 3 * dpr + width > bbox.left + bbox.width ? x - 3 * dpr - width : x + 3 * dpr;
+    ctx.fillText(marker.label, left, bbox.top + (11 + 12 * (i % 3)) * dpr);
+  }
+  ctx.restore();
 }
 
 /** The data uPlot draws: stacked bars are cumulative sums, drawn tallest first so each shows its band. */
@@ -171,7 +218,8 @@ function canvasOf(spec: ChartSpec, label: string): HTMLElement {
     const width = Math.floor(box.clientWidth);
     if (width <= 0) return;
     if (!plot) {
-      plot = new uPlot(options(spec, width, height), plotData(spec), box);
+      const onTicks = (labels: string[]) => box.setAttribute('data-x-ticks', labels.join(' '));
+      plot = new uPlot(options(spec, width, height, onTicks), plotData(spec), box);
       live.add(plot);
     } else if (plot.width !== width) plot.setSize({ width, height });
   });
@@ -179,7 +227,7 @@ function canvasOf(spec: ChartSpec, label: string): HTMLElement {
   return box;
 }
 
-function legend(series: Series[]): HTMLElement {
+function legend(series: Series[], markers: ChartMarker[] = []): HTMLElement {
   return h(
     'ul',
     { class: 'chart-legend' },
@@ -188,6 +236,14 @@ function legend(series: Series[]): HTMLElement {
       swatch.style.background = PALETTE[i % PALETTE.length];
       return h('li', {}, swatch, s.label);
     }),
+    markers.length
+      ? h(
+          'li',
+          {},
+          h('span', { class: 'swatch swatch-marker', 'aria-hidden': 'true' }),
+          `Config version published (${markers.map((m) => m.label).join(', ')})`,
+        )
+      : null,
   );
 }
 
@@ -246,7 +302,7 @@ export function chartCard(
     { class: 'card chart-card' },
     h('h2', {}, title),
     h('p', { class: 'lead' }, description),
-    h('figure', {}, canvasOf(spec, label), h('figcaption', {}, legend(spec.series))),
+    h('figure', {}, canvasOf(spec, label), h('figcaption', {}, legend(spec.series, spec.markers))),
     h(
       'details',
       {},

@@ -161,6 +161,44 @@ describe.skipIf(skipWith(browserSkipReason))('the console at a glance (Chromium)
       `document.querySelectorAll('.chart-card details').forEach((d) => { d.open = false; })`,
     );
     await checkAtWidths('overview', () => eventually(() => page.locator('.chart canvas').count()).toBe(4));
+
+    // The config versions published in the range, named under the charts and marked on each time
+    // chart: newest first, the technology, then the rename.
+    const changes = page.locator('section', {
+      has: page.getByRole('heading', { name: 'Config changes in this range' }),
+    });
+    const items = await changes.locator('li').allTextContents();
+    expect(items[0]).toMatch(/^v\d+ published .*: Technology Plausible added$/);
+    expect(items[1]).toMatch(/^v\d+ published .*: Purpose analytics: name changed$/);
+    const newest = items[0].split(' ')[0];
+    const activity = page.getByRole('img', { name: /^Line chart of impressions and decisions/ });
+    const said = await activity.getAttribute('aria-label');
+    expect(said).toContain('Dashed lines mark the config versions published: v');
+    // Versions of one day share the day's line: v1–v6, or v5, v6.
+    expect(said).toMatch(new RegExp(`[–, ]${newest}\\.$`));
+    expect(await textOf(page.locator('.chart-legend').first())).toContain('Config version published');
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await eventually(() => page.locator('.chart canvas').count()).toBe(4);
+      await page.screenshot({ path: `test-results/console-shots/overview-${width}.png`, fullPage: true });
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    // Two days: one tick per day, each date once (uPlot's own steps labelled every few hours with
+    // the same date).
+    await page.getByLabel('From', { exact: true }).fill(isoDay(LATER - DAY));
+    await page.getByLabel('To', { exact: true }).fill(isoDay(LATER));
+    await page.getByRole('button', { name: 'Show' }).click();
+    const ticks = () => activity.getAttribute('data-x-ticks');
+    await eventually(ticks).toBe(`${isoDay(LATER - DAY)} ${isoDay(LATER)}`);
+    // A week of days at 390 px: fewer ticks than days, none repeated.
+    await page.getByLabel('From', { exact: true }).fill(isoDay(LATER - 6 * DAY));
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.setViewportSize({ width: 390, height: 900 });
+    await eventually(async () => ((await ticks()) ?? '').split(' ')[0]).toBe(isoDay(LATER - 6 * DAY));
+    const narrow = ((await ticks()) ?? '').split(' ');
+    expect(new Set(narrow).size).toBe(narrow.length);
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   it('the channel page has an index of its sections, and each config version says what changed', async () => {

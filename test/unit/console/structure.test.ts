@@ -26,8 +26,6 @@ const KNOWN_LONG = [
   'console/src/views/api-keys.ts',
   'console/src/views/channels.ts',
   'console/src/views/identity-secrets.ts',
-  'console/src/views/overview.ts',
-  'console/src/views/overview.ts',
   'console/src/views/regions.ts',
   'console/src/views/scans.ts',
   'console/src/views/tcf-form.ts',
