@@ -1,10 +1,14 @@
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import type { Tenant, TestApp } from '../helpers/app.ts';
+import type { VendorListServer } from '../helpers/gvl.ts';
 import { createReadySite, type ReadySite, SITES_TEST_ENV } from '../helpers/sites.ts';
 import { skipWith } from '../helpers/skip.ts';
+import { refreshVendorList, startTcfTestApp } from '../helpers/tcf.ts';
+import { LOCAL_WEBHOOKS_ENV } from '../helpers/webhooks.ts';
 import { axeViolations, describeViolations } from '../sdk/axe.ts';
+import { type Receiver, startReceiver } from '../webhooks/receiver.ts';
 import {
   browserSkipReason,
   expectNoHorizontalOverflow,
@@ -25,6 +29,8 @@ const PRIVACY_SHOTS = 'test-results/console-shots';
  */
 describe.skipIf(skipWith(browserSkipReason))('console next steps in Chromium', () => {
   let t: TestApp;
+  let gvl: VendorListServer;
+  let receiver: Receiver;
   let browser: Browser;
   let tenant: Tenant;
   let owner: { email: string };
@@ -33,7 +39,11 @@ describe.skipIf(skipWith(browserSkipReason))('console next steps in Chromium', (
   let page: Page;
 
   beforeAll(async () => {
-    t = await startTestApp({ env: { ...SITES_TEST_ENV, SIGN_IN_RATE_LIMIT_PER_MINUTE: '1000' } });
+    // With a vendor list server (a TCF channel's list) and webhooks to a receiver on 127.0.0.1.
+    ({ t, gvl } = await startTcfTestApp({
+      env: { ...SITES_TEST_ENV, ...LOCAL_WEBHOOKS_ENV, SIGN_IN_RATE_LIMIT_PER_MINUTE: '1000' },
+    }));
+    receiver = await startReceiver();
     browser = await openBrowser();
     tenant = await t.tenant();
     owner = await memberWithPassword(t, tenant.organizationId, 'owner');
@@ -46,6 +56,7 @@ describe.skipIf(skipWith(browserSkipReason))('console next steps in Chromium', (
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
+    await receiver?.close();
     await t?.close();
   });
 
@@ -101,5 +112,61 @@ describe.skipIf(skipWith(browserSkipReason))('console next steps in Chromium', (
     const violations = await axeViolations(phone);
     expect(violations, describeViolations(violations)).toEqual([]);
     await phone.context().close();
+  });
+
+  it('a failing vendor list fetch and a webhook destination gone are steps, each gone once fixed', async () => {
+    const key = tenant.testKey;
+    const tcf = await t.http.post('/v1/channels', {
+      key,
+      body: { name: 'Framework', tcf: { cmpId: 300, vendorIds: [1], publisherCountryCode: 'FR' } },
+    });
+    expect(tcf.status, tcf.text).toBe(201);
+    const channelId = tcf.body.data.id;
+    receiver.reply(() => ({ status: 410 }));
+    const destination = await t.http.post('/v1/webhook-destinations', {
+      key,
+      body: { url: receiver.url, eventTypes: ['*'] },
+    });
+    expect(destination.status, destination.text).toBe(201);
+    // A change the destination is sent; its receiver answers 410 Gone, and it is disabled.
+    const renamed = await t.http.patch(`/v1/channels/${channelId}`, { key, body: { description: 'IAB' } });
+    expect(renamed.status, renamed.text).toBe(200);
+    gvl.fail(500);
+    await refreshVendorList(t);
+    await t.worker.runDue();
+    const gone = await t.http.get(`/v1/webhook-destinations/${destination.body.data.id}`, { key });
+    expect(gone.body.data).toMatchObject({ status: 'disabled', disabledReason: 'gone' });
+
+    await page.goto(`/console#/channels/${channelId}`);
+    await page.getByRole('heading', { name: 'Channel: Framework' }).waitFor();
+    const steps = stepsOn(page);
+    await expect.poll(async () => (await steps.allTextContents()).join('\n')).toContain('gone (410)');
+    const byText = async (text: string) => {
+      const step = steps.filter({ hasText: text });
+      expect(await step.count(), text).toBe(1);
+      return step.locator('a').getAttribute('href');
+    };
+    expect(await byText('The IAB vendor list could not be fetched the last time')).toBe(
+      `#/channels/${channelId}/iab-tcf`,
+    );
+    expect(await byText(`Webhook destination ${receiver.url} is gone (410) and was disabled`)).toBe(
+      '#/webhooks',
+    );
+    const violations = await axeViolations(page);
+    expect(violations, describeViolations(violations)).toEqual([]);
+
+    // Fixed: the list fetched again, the destination enabled; both steps go.
+    gvl.heal();
+    await refreshVendorList(t);
+    receiver.reply(() => ({ status: 200 }));
+    const enabled = await t.http.post(`/v1/webhook-destinations/${destination.body.data.id}/enable`, { key });
+    expect(enabled.status, enabled.text).toBe(200);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Channel: Framework' }).waitFor();
+    // What a bare channel still lacks: the policy URL, an origin, and the test purge.
+    await expect.poll(() => steps.count()).toBe(3);
+    const left = (await steps.allTextContents()).join('\n');
+    expect(left).not.toContain('vendor list');
+    expect(left).not.toContain('Webhook destination');
   });
 });

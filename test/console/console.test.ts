@@ -344,8 +344,9 @@ describe.skipIf(skipWith(browserSkipReason))('the console in Chromium', () => {
     const evidence = await page.getByRole('region', { name: 'Evidence events' }).textContent();
     expect(evidence).toMatch(/psn_\*\*\*\*[0-9a-f]{4}/);
     await openView(page, 'Audit log');
+    // The member by their email, beside the id.
     await eventually(() => textOf(page.getByRole('region', { name: 'Audit entries' }))).toContain(
-      `member ${owner.id}`,
+      `member ${owner.email} ${owner.id}`,
     );
 
     await openView(page, 'API keys');

@@ -677,7 +677,7 @@ export interface paths {
         };
         /**
          * The newest IAB Global Vendor List the service holds (`?q=` filters vendors by name)
-         * @description The version the worker last fetched from TCF_GVL_URL: its purposes, special purposes, features, special features, stacks, data categories and vendors, each sorted by id and keeping the list’s own field names. Deleted vendors are left out. Before the first successful fetch: 409 `invalid_state`.
+         * @description The version the worker last fetched from TCF_GVL_URL: its purposes, special purposes, features, special features, stacks, data categories and vendors, each sorted by id and keeping the list’s own field names, and how the worker’s fetches go (`fetch`). Deleted vendors are left out. Before the first successful fetch: 409 `invalid_state`.
          */
         get: operations["getTcfVendorList"];
         put?: never;
@@ -1876,6 +1876,13 @@ export interface components {
             } & {
                 [key: string]: unknown;
             })[];
+            /** @description How the worker’s fetches from TCF_GVL_URL go: while they fail, this list (the last good one) is what visitors are shown, and it goes out of date. The errors are in the worker’s log */
+            fetch: {
+                lastSuccessAt: string | null;
+                lastAttemptAt: string | null;
+                /** @description Fetches failed since the last success: 0 when the last one worked */
+                consecutiveFailures: number;
+            };
         };
         EvidenceEvent: {
             /** @example evt_4kF9x2mQ7pL1vN8sR3tY6w */

@@ -82,13 +82,8 @@ export async function channelNextSteps(ctx: ViewContext, channel: Channel): Prom
       href: '#/channels',
     });
   }
-  if (channel.tcf && !(await vendorListFetched())) {
-    steps.push({
-      text: 'The IAB vendor list has not been fetched yet: TCF visitors see no vendors.',
-      fix: 'See the vendor list status',
-      href: `${page}/iab-tcf`,
-    });
-  }
+  const vendorList = channel.tcf ? await vendorListStep(page) : null;
+  if (vendorList) steps.push(vendorList);
   const violations = scans?.[0]?.summary?.violations ?? 0;
   if (violations > 0) {
     steps.push({
@@ -109,12 +104,25 @@ export async function channelNextSteps(ctx: ViewContext, channel: Channel): Prom
   return steps;
 }
 
-async function vendorListFetched(): Promise<boolean> {
+/**
+ * A TCF channel's vendor list: none held yet, or the worker's fetches failing (visitors are then
+ * shown the last good list, which goes out of date as IAB publishes new ones every week).
+ */
+async function vendorListStep(page: string): Promise<Step | null> {
+  const fix = { fix: 'See the vendor list status', href: `${page}/iab-tcf` };
   try {
-    const answer = await api.GET('/v1/tcf/vendor-list', {});
-    return answer.response.ok;
+    const { data, response } = await api.GET('/v1/tcf/vendor-list', {});
+    if (!response.ok || !data) {
+      return { text: 'The IAB vendor list has not been fetched yet: TCF visitors see no vendors.', ...fix };
+    }
+    const { consecutiveFailures, lastSuccessAt } = data.data.fetch;
+    if (consecutiveFailures === 0) return null;
+    return {
+      text: `The IAB vendor list could not be fetched the last ${consecutiveFailures === 1 ? 'time' : `${consecutiveFailures} times`}${lastSuccessAt ? ` (last fetched ${lastSuccessAt.slice(0, 10)})` : ''}: TCF visitors are shown version ${data.data.vendorListVersion}, which goes out of date. Check that the worker runs and reaches TCF_GVL_URL (its log says why).`,
+      ...fix,
+    };
   } catch {
-    return false;
+    return null;
   }
 }
 

@@ -15,7 +15,10 @@ export function noVendorListYet(): AppError {
 }
 
 /** The newest Global Vendor List the mirror holds, for the console's vendor picker. */
-export function tcfRoutes(app: App, deps: { tcf: Pick<TcfService, 'latestVendorList' | 'requestFetch'> }) {
+export function tcfRoutes(
+  app: App,
+  deps: { tcf: Pick<TcfService, 'latestVendorList' | 'requestFetch' | 'mirrorState'> },
+) {
   app.get(
     '/v1/tcf/vendor-list',
     {
@@ -25,7 +28,7 @@ export function tcfRoutes(app: App, deps: { tcf: Pick<TcfService, 'latestVendorL
         tags: ['TCF'],
         summary: 'The newest IAB Global Vendor List the service holds (`?q=` filters vendors by name)',
         description:
-          'The version the worker last fetched from TCF_GVL_URL: its purposes, special purposes, features, special features, stacks, data categories and vendors, each sorted by id and keeping the list’s own field names. Deleted vendors are left out. Before the first successful fetch: 409 `invalid_state`.',
+          'The version the worker last fetched from TCF_GVL_URL: its purposes, special purposes, features, special features, stacks, data categories and vendors, each sorted by id and keeping the list’s own field names, and how the worker’s fetches go (`fetch`). Deleted vendors are left out. Before the first successful fetch: 409 `invalid_state`.',
         querystring: VendorListQuery,
         response: { 200: Envelope(VendorList), 409: Problem, 422: Problem, ...authProblems },
       },
@@ -37,11 +40,18 @@ export function tcfRoutes(app: App, deps: { tcf: Pick<TcfService, 'latestVendorL
         await deps.tcf.requestFetch();
         throw noVendorListYet();
       }
+      const state = await deps.tcf.mirrorState(request.db.read);
+      const orNull = (date: Date | null | undefined) => (date ? apiDate(date) : null);
       return envelope({
         vendorListVersion: list.vendorListVersion,
         tcfPolicyVersion: list.tcfPolicyVersion,
         lastUpdated: apiDate(list.lastUpdated),
         ...vendorListArrays(list.body, request.query.q),
+        fetch: {
+          lastSuccessAt: orNull(state?.lastSuccessAt),
+          lastAttemptAt: orNull(state?.lastAttemptAt),
+          consecutiveFailures: state?.consecutiveFailures ?? 0,
+        },
       });
     },
   );

@@ -108,6 +108,20 @@ export const VendorList = Type.Object(
     stacks: Type.Array(GvlStack),
     dataCategories: Type.Array(GvlDeclaration),
     vendors: Type.Array(GvlVendor, { description: 'Deleted vendors are left out' }),
+    fetch: Type.Object(
+      {
+        lastSuccessAt: Type.Union([ApiDate, Type.Null()]),
+        lastAttemptAt: Type.Union([ApiDate, Type.Null()]),
+        consecutiveFailures: Type.Integer({
+          minimum: 0,
+          description: 'Fetches failed since the last success: 0 when the last one worked',
+        }),
+      },
+      {
+        description:
+          'How the worker’s fetches from TCF_GVL_URL go: while they fail, this list (the last good one) is what visitors are shown, and it goes out of date. The errors are in the worker’s log',
+      },
+    ),
   },
   { $id: 'VendorList' },
 );
