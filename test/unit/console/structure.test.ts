@@ -16,12 +16,7 @@ const MAX_LINES = 100;
  * What is still to move, shrinking to nothing: a new offender fails, and so does an entry here that
  * no longer offends (delete it), so the list only gets shorter.
  */
-const KNOWN_LETS = [
-  'console/src/api.ts csrfToken',
-  'console/src/api.ts onSignedOut',
-  'console/src/main.ts session',
-  'console/src/main.ts renderCount',
-];
+const KNOWN_LETS: string[] = [];
 const KNOWN_LONG = [
   'console/src/views/api-keys.ts',
   'console/src/views/channels.ts',
