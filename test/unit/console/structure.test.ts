@@ -19,7 +19,6 @@ const MAX_LINES = 100;
 const KNOWN_LETS: string[] = [];
 const KNOWN_LONG = [
   'console/src/views/evidence-event.ts',
-  'console/src/views/identity-secrets.ts',
   'console/src/views/overview.ts',
   'console/src/views/overview.ts',
   'console/src/views/regions.ts',
