@@ -21,7 +21,6 @@ const KNOWN_LONG = [
   'console/src/views/evidence-event.ts',
   'console/src/views/overview.ts',
   'console/src/views/overview.ts',
-  'console/src/views/tcf-preview.ts',
   'console/src/views/tcf-vendors.ts',
   'console/src/views/webhooks.ts',
 ];
