@@ -21,7 +21,6 @@ const KNOWN_LONG = [
   'console/src/views/evidence-event.ts',
   'console/src/views/overview.ts',
   'console/src/views/overview.ts',
-  'console/src/views/webhooks.ts',
 ];
 /** A finding without its line number (lines move with every edit), for the lists above. */
 const fileAndName = (finding: string) => finding.replace(/:\d+/, '').replace(/ \d+ lines$/, '');
