@@ -1,8 +1,10 @@
 import { answer, api, type RequestBody, type Schemas } from '../api.ts';
 import { button, copyField, date, field, h, input, markRow, table } from '../dom.ts';
-import { act, badge, form, messageBox, section, type View } from '../ui.ts';
+import { act, badge, form, messageBox, section, type View, type ViewContext } from '../ui.ts';
 
 type ApiKey = Schemas['ApiKey'];
+/** A key as its creation answers it: with its secret, shown once. */
+type CreatedKey = Schemas['ApiKeyWithSecret'];
 
 /** API keys: list without secrets, create with scopes the role allows, rotate, revoke. */
 export const apiKeysView: View = async (ctx) => {
@@ -76,6 +78,31 @@ export const apiKeysView: View = async (ctx) => {
     });
   }
 
+  const create = createKeySection(ctx, async (key) => {
+    showSecret(key.secret, `Key "${key.name}" created.`);
+    await loadList();
+  });
+
+  await loadList();
+  root.append(
+    h('h1', {}, 'API keys'),
+    h(
+      'p',
+      { class: 'lead' },
+      `Keys act in the ${ctx.session.environment} environment, with the scopes chosen here.`,
+    ),
+    secretSlot,
+    create,
+    section('Keys', listBox, listSlot),
+  );
+  return root;
+};
+
+/**
+ * The form that issues a key, with the scopes the member's role allows; `created` shows the new
+ * key's secret. Without api_keys:manage it is shown disabled, saying who can issue keys.
+ */
+function createKeySection(ctx: ViewContext, created: (key: CreatedKey) => Promise<void>): HTMLElement {
   const createForm = form(
     'Create key',
     [
@@ -104,11 +131,10 @@ export const apiKeysView: View = async (ctx) => {
       );
       const { data } = await answer(api.POST('/v1/api-keys', { body: { name, scopes } }));
       el.reset();
-      showSecret(data.secret, `Key "${data.name}" created.`);
-      await loadList();
+      await created(data);
     },
   );
-  if (!manage) {
+  if (!ctx.can('api_keys:manage')) {
     // Issuing keys needs api_keys:manage, which this role does not hold: show what it could hold, disabled.
     for (const control of createForm.querySelectorAll<HTMLInputElement | HTMLButtonElement>('input, button'))
       control.disabled = true;
@@ -120,19 +146,5 @@ export const apiKeysView: View = async (ctx) => {
       ),
     );
   }
-  const create = section('Create key', createForm);
-
-  await loadList();
-  root.append(
-    h('h1', {}, 'API keys'),
-    h(
-      'p',
-      { class: 'lead' },
-      `Keys act in the ${ctx.session.environment} environment, with the scopes chosen here.`,
-    ),
-    secretSlot,
-    create,
-    section('Keys', listBox, listSlot),
-  );
-  return root;
-};
+  return section('Create key', createForm);
+}

@@ -100,13 +100,66 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
     identitySecretsSection(channel, manage),
   ]);
   const box = messageBox();
-  const change = (send: () => Promise<unknown>) =>
+  const change: Change = (send) =>
     act(box, null, async () => {
       await send();
       ctx.refresh();
     });
 
-  const purposeRows = purposes.data.map((p) => [
+  const page = h(
+    'div',
+    { class: 'detail' },
+    h('h2', {}, `Channel: ${channel.name}`),
+    box,
+    nextStepsSection(await channelNextSteps(ctx, channel)),
+    snippetSection(snippet?.data ?? null),
+    purposesSection(ctx, id, purposes.data, manage, change),
+    technologiesSection(ctx, id, technologies.data, manage, change),
+    originsSection(ctx, id, origins.data, manage, change),
+    await scansSection(ctx, channel, technologies.data, purposes.data, manage),
+    regionRulesSection(ctx, channel, manage),
+    rejectCooldownSection(ctx, channel, manage),
+    usSignalsSection(ctx, channel, manage),
+    keepTheChoiceSection(ctx, channel, manage, serviceUrlOf(snippet?.data.directHtml ?? null)),
+    identitySecrets,
+    ...(await tcfSections(
+      ctx,
+      channel,
+      manage,
+      purposes.data.filter((p) => p.status === 'active'),
+    )),
+    previewSection(channel),
+    versions,
+  );
+  return withSectionIndex(page, `#/channels/${encodeURIComponent(channel.id)}`, ctx.params[1]);
+}
+
+/** A change from a row's button: sent, then the view redrawn (a problem shows in the channel's box). */
+type Change = (send: () => Promise<unknown>) => Promise<void>;
+
+/** The snippet to paste, and without the first-party path when the channel has one; none once archived. */
+function snippetSection(snippet: Schemas['Snippet'] | null): HTMLElement {
+  return section(
+    'Snippet',
+    snippet
+      ? copyField('Snippet HTML', snippet.html, true)
+      : h('p', {}, 'This channel is archived: it has no snippet.'),
+    // With a first-party path the snippet above loads the SDK through it; this one without it.
+    snippet?.firstPartyHtml
+      ? copyField('Snippet HTML without the first-party path', snippet.directHtml, true)
+      : null,
+  );
+}
+
+/** The channel's purposes, each renamed or archived in its row, and the form that adds one. */
+function purposesSection(
+  ctx: ViewContext,
+  id: string,
+  purposes: Schemas['Purpose'][],
+  manage: boolean,
+  change: Change,
+): HTMLElement {
+  const purposeRows = purposes.map((p) => [
     h('code', {}, p.key),
     p.name,
     p.legalBasis,
@@ -140,40 +193,6 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
         )
       : '',
   ]);
-  const techRows = technologies.data.map((t) => [
-    t.name,
-    t.vendor ?? '—',
-    t.purposeKeys.join(', ') || '—',
-    [...t.cookies.map((c) => c.name), ...t.hosts].join(', ') || '—',
-    manage
-      ? button(
-          'Delete',
-          () =>
-            void change(() =>
-              api.DELETE('/v1/channels/{id}/technologies/{technologyId}', {
-                params: { path: { id, technologyId: t.id } },
-              }),
-            ),
-        )
-      : '',
-  ]);
-  const originRows = origins.data.map((o) => [
-    h('code', {}, o.origin),
-    badge(o.status),
-    manage && o.status === 'active'
-      ? button(
-          'Archive',
-          () =>
-            void change(() =>
-              api.POST('/v1/channels/{id}/origins/{originId}/archive', {
-                params: { path: { id, originId: o.id } },
-                body: {},
-              }),
-            ),
-        )
-      : '',
-  ]);
-
   const purposeForm = form(
     'Add purpose',
     [
@@ -212,6 +231,38 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
       ctx.refresh();
     },
   );
+  return section(
+    'Purposes',
+    table(['Key', 'Name', 'Legal basis', 'Required', 'Status', 'Actions'], purposeRows, 'Purposes'),
+    manage ? purposeForm : null,
+  );
+}
+
+/** The channel's declared technologies, each deleted in its row, and the form that adds one. */
+function technologiesSection(
+  ctx: ViewContext,
+  id: string,
+  technologies: Schemas['Technology'][],
+  manage: boolean,
+  change: Change,
+): HTMLElement {
+  const techRows = technologies.map((t) => [
+    t.name,
+    t.vendor ?? '—',
+    t.purposeKeys.join(', ') || '—',
+    [...t.cookies.map((c) => c.name), ...t.hosts].join(', ') || '—',
+    manage
+      ? button(
+          'Delete',
+          () =>
+            void change(() =>
+              api.DELETE('/v1/channels/{id}/technologies/{technologyId}', {
+                params: { path: { id, technologyId: t.id } },
+              }),
+            ),
+        )
+      : '',
+  ]);
   const techForm = form(
     'Add technology',
     [
@@ -234,6 +285,37 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
       ctx.refresh();
     },
   );
+  return section(
+    'Technologies',
+    table(['Name', 'Vendor', 'Purposes', 'Cookies and hosts', 'Actions'], techRows, 'Technologies'),
+    manage ? techForm : null,
+  );
+}
+
+/** The origins allowed to load the banner, each archived in its row, and the form that adds one. */
+function originsSection(
+  ctx: ViewContext,
+  id: string,
+  origins: Schemas['Origin'][],
+  manage: boolean,
+  change: Change,
+): HTMLElement {
+  const originRows = origins.map((o) => [
+    h('code', {}, o.origin),
+    badge(o.status),
+    manage && o.status === 'active'
+      ? button(
+          'Archive',
+          () =>
+            void change(() =>
+              api.POST('/v1/channels/{id}/origins/{originId}/archive', {
+                params: { path: { id, originId: o.id } },
+                body: {},
+              }),
+            ),
+        )
+      : '',
+  ]);
   const originForm = form(
     'Add origin',
     [field('Origin', input('origin', { required: true, placeholder: 'https://www.example.com' }))],
@@ -246,52 +328,9 @@ async function channelDetail(ctx: ViewContext, channel: Channel, manage: boolean
       ctx.refresh();
     },
   );
-
-  const page = h(
-    'div',
-    { class: 'detail' },
-    h('h2', {}, `Channel: ${channel.name}`),
-    box,
-    nextStepsSection(await channelNextSteps(ctx, channel)),
-    section(
-      'Snippet',
-      snippet
-        ? copyField('Snippet HTML', snippet.data.html, true)
-        : h('p', {}, 'This channel is archived: it has no snippet.'),
-      // With a first-party path the snippet above loads the SDK through it; this one without it.
-      snippet?.data.firstPartyHtml
-        ? copyField('Snippet HTML without the first-party path', snippet.data.directHtml, true)
-        : null,
-    ),
-    section(
-      'Purposes',
-      table(['Key', 'Name', 'Legal basis', 'Required', 'Status', 'Actions'], purposeRows, 'Purposes'),
-      manage ? purposeForm : null,
-    ),
-    section(
-      'Technologies',
-      table(['Name', 'Vendor', 'Purposes', 'Cookies and hosts', 'Actions'], techRows, 'Technologies'),
-      manage ? techForm : null,
-    ),
-    section(
-      'Origins',
-      table(['Origin', 'Status', 'Actions'], originRows, 'Origins'),
-      manage ? originForm : null,
-    ),
-    await scansSection(ctx, channel, technologies.data, purposes.data, manage),
-    regionRulesSection(ctx, channel, manage),
-    rejectCooldownSection(ctx, channel, manage),
-    usSignalsSection(ctx, channel, manage),
-    keepTheChoiceSection(ctx, channel, manage, serviceUrlOf(snippet?.data.directHtml ?? null)),
-    identitySecrets,
-    ...(await tcfSections(
-      ctx,
-      channel,
-      manage,
-      purposes.data.filter((p) => p.status === 'active'),
-    )),
-    previewSection(channel),
-    versions,
+  return section(
+    'Origins',
+    table(['Origin', 'Status', 'Actions'], originRows, 'Origins'),
+    manage ? originForm : null,
   );
-  return withSectionIndex(page, `#/channels/${encodeURIComponent(channel.id)}`, ctx.params[1]);
 }

@@ -45,80 +45,34 @@ export async function identitySecretsSection(
 
   function showSecret(created: Schemas['CreatedIdentitySecret']) {
     secretSlot.replaceChildren(
-      h(
-        'div',
-        { class: 'card secret' },
-        h('h3', {}, `Identity secret ${created.id} created`),
-        h(
-          'p',
-          {},
-          h('strong', {}, 'Copy it now: you will not see this secret again.'),
-          ' Keep it on your backend only (never in a page or an app): whoever holds it can sign in any account.',
-        ),
-        copyField('Identity secret', created.secret),
-        button('Done', () => {
-          secretSlot.replaceChildren();
-          (create.disabled ? heading : create).focus();
-        }),
-      ),
+      secretCard(created, () => {
+        secretSlot.replaceChildren();
+        (create.disabled ? heading : create).focus();
+      }),
     );
     secretSlot.querySelector('input')?.focus();
   }
 
-  /**
-   * A row's Revoke, which asks first in the row itself (no blocking browser dialog): the question, a
-   * confirming button that takes focus, and Cancel, which puts Revoke back and focuses it.
-   */
-  function revokeCell(secret: IdentitySecret): HTMLElement {
-    const cell = h('div', {});
-    const questionId = `revoke-${secret.id}-question`;
-    const showRevoke = () => {
-      const revoke = button('Revoke', ask, { class: 'danger', 'aria-label': `Revoke ${secret.id}` });
-      cell.replaceChildren(revoke);
-      return revoke;
-    };
-    function ask() {
-      const confirm = button(
-        'Yes, revoke',
-        () =>
-          void act(box, confirm, async () => {
-            await api.DELETE('/v1/channels/{id}/identity-secrets/{secretId}', {
-              params: { path: { id, secretId: secret.id } },
-            });
-            await load();
-            box.ok(`Identity secret ${secret.id} revoked.`);
-            heading.focus();
-          }),
-        { class: 'danger', 'aria-label': `Yes, revoke ${secret.id}`, 'aria-describedby': questionId },
-      );
-      cell.replaceChildren(
-        h(
-          'div',
-          { class: 'stack' },
-          h(
-            'span',
-            { id: questionId },
-            `Revoke ${secret.id}? Tokens signed with it are refused from now on: visitors whose backend still signs with it are no longer recognized.`,
-          ),
-          h(
-            'div',
-            { class: 'row' },
-            confirm,
-            button('Cancel', () => showRevoke().focus()),
-          ),
-        ),
-      );
-      confirm.focus();
-    }
-    showRevoke();
-    return cell;
-  }
+  /** Revokes a secret once its row's confirming button is pressed, then says so. */
+  const revoke = (secret: IdentitySecret, confirm: HTMLButtonElement) =>
+    void act(box, confirm, async () => {
+      await api.DELETE('/v1/channels/{id}/identity-secrets/{secretId}', {
+        params: { path: { id, secretId: secret.id } },
+      });
+      await load();
+      box.ok(`Identity secret ${secret.id} revoked.`);
+      heading.focus();
+    });
 
   async function load() {
     const { data } = await answer(
       api.GET('/v1/channels/{id}/identity-secrets', { params: { path: { id } } }),
     );
-    const rows = data.map((s) => [h('code', {}, s.id), date(s.createdAt), manage ? revokeCell(s) : '']);
+    const rows = data.map((s) => [
+      h('code', {}, s.id),
+      date(s.createdAt),
+      manage ? revokeCell(s, (confirm) => revoke(s, confirm)) : '',
+    ]);
     listSlot.replaceChildren(table(['ID', 'Created', 'Actions'], rows, 'Identity secrets'));
     active = data.length;
     const full = active >= MAX_ACTIVE;
@@ -142,11 +96,82 @@ export async function identitySecretsSection(
     'section',
     { class: 'card identity-secrets' },
     heading,
+    ...about(channel.siteKey),
+    box,
+    secretSlot,
+    listSlot,
+    manage ? h('div', { class: 'row' }, create) : null,
+    manage ? limitNote : null,
+  );
+}
+
+/** A new secret, shown once with its copy field; `done` clears it. */
+function secretCard(created: Schemas['CreatedIdentitySecret'], done: () => void): HTMLElement {
+  return h(
+    'div',
+    { class: 'card secret' },
+    h('h3', {}, `Identity secret ${created.id} created`),
+    h(
+      'p',
+      {},
+      h('strong', {}, 'Copy it now: you will not see this secret again.'),
+      ' Keep it on your backend only (never in a page or an app): whoever holds it can sign in any account.',
+    ),
+    copyField('Identity secret', created.secret),
+    button('Done', done),
+  );
+}
+
+/**
+ * A row's Revoke, which asks first in the row itself (no blocking browser dialog): the question, a
+ * confirming button that takes focus and runs `revoke`, and Cancel, which puts Revoke back and
+ * focuses it.
+ */
+function revokeCell(secret: IdentitySecret, revoke: (confirm: HTMLButtonElement) => void): HTMLElement {
+  const cell = h('div', {});
+  const questionId = `revoke-${secret.id}-question`;
+  const showRevoke = () => {
+    const revokeButton = button('Revoke', ask, { class: 'danger', 'aria-label': `Revoke ${secret.id}` });
+    cell.replaceChildren(revokeButton);
+    return revokeButton;
+  };
+  function ask() {
+    const confirm = button('Yes, revoke', () => revoke(confirm), {
+      class: 'danger',
+      'aria-label': `Yes, revoke ${secret.id}`,
+      'aria-describedby': questionId,
+    });
+    cell.replaceChildren(
+      h(
+        'div',
+        { class: 'stack' },
+        h(
+          'span',
+          { id: questionId },
+          `Revoke ${secret.id}? Tokens signed with it are refused from now on: visitors whose backend still signs with it are no longer recognized.`,
+        ),
+        h(
+          'div',
+          { class: 'row' },
+          confirm,
+          button('Cancel', () => showRevoke().focus()),
+        ),
+      ),
+    );
+    confirm.focus();
+  }
+  showRevoke();
+  return cell;
+}
+
+/** What identity secrets are for, and why two can be active at once. */
+function about(siteKey: string): HTMLElement[] {
+  return [
     h(
       'p',
       { class: 'lead' },
       'For signed-in visitors: your backend signs a short-lived token for the visitor’s account with one of these secrets (HS256, audience ',
-      h('code', {}, channel.siteKey),
+      h('code', {}, siteKey),
       '), and the visitor’s choice then applies on every device where they are signed in. How to mint a token: ',
       GUIDE(),
       '.',
@@ -156,10 +181,5 @@ export async function identitySecretsSection(
       {},
       `At most ${MAX_ACTIVE} secrets are active at once, so you can rotate without downtime: create a second secret, move your backend to it, then revoke the first. A token signed with a revoked secret is refused.`,
     ),
-    box,
-    secretSlot,
-    listSlot,
-    manage ? h('div', { class: 'row' }, create) : null,
-    manage ? limitNote : null,
-  );
+  ];
 }

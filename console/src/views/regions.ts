@@ -89,17 +89,7 @@ function rulesForm(ctx: ViewContext, channel: RegionChannel, notice: HTMLElement
   const list = h('ol', { class: 'rules' });
   const said = h('p', { role: 'status', class: 'visually-hidden' });
   const formError = h('p', { class: 'field-error', id: `rules-${channel.id}-error`, hidden: true });
-  const maxAge = input('consentMaxAgeDays', {
-    type: 'number',
-    inputmode: 'numeric',
-    min: 30,
-    max: 395,
-    step: 1,
-    id: `max-age-${channel.id}`,
-    'aria-describedby': `max-age-${channel.id}-hint`,
-  });
-  maxAge.value = String(channel.consentMaxAgeDays);
-  const maxAgeError = h('p', { class: 'field-error', id: `max-age-${channel.id}-error`, hidden: true });
+  const days = maxAgeField(channel);
   const box = messageBox();
   const submit = h('button', { type: 'submit' }, 'Save region rules');
   const add = button('Add rule', () => {
@@ -116,104 +106,220 @@ function rulesForm(ctx: ViewContext, channel: RegionChannel, notice: HTMLElement
   /** Redraws the rows from `rows`; errors are cleared (they belonged to the rows as they were). */
   function draw() {
     list.replaceChildren(
-      ...rows.map((row, i) => {
-        const n = i + 1;
-        const base = `rule-${channel.id}-${i}`;
-        const regions = input('regions', {
-          id: `${base}-regions`,
-          spellcheck: 'false',
-          autocapitalize: 'characters',
-          'aria-describedby': `${base}-regions-hint`,
-        });
-        regions.value = row.regions;
-        regions.addEventListener('input', () => {
-          row.regions = regions.value;
-        });
-        const regime = select('regime', REGIMES, { id: `${base}-regime` });
-        regime.value = row.regime;
-        regime.addEventListener('change', () => {
-          row.regime = regime.value as Regime;
-        });
-        const move = (to: number, label: string) => {
-          const [moved] = rows.splice(i, 1);
-          rows.splice(to, 0, moved);
-          draw();
-          announce(`Rule ${n} moved ${label}: it is now rule ${to + 1}.`);
-          // Focus follows the rule: the same button, or the other move button once at the end.
-          const [up, down] = Array.from(list.children[to].querySelectorAll<HTMLButtonElement>('button'));
-          const same = label === 'up' ? up : down;
-          (same.disabled ? (label === 'up' ? down : up) : same).focus();
-        };
-        return h(
-          'li',
-          { class: 'rule' },
-          h(
-            'fieldset',
-            {},
-            h('legend', {}, `Rule ${n}`),
-            h(
-              'div',
-              { class: 'rule-fields' },
-              h(
-                'div',
-                { class: 'field' },
-                h(
-                  'label',
-                  { for: regions.id },
-                  h('span', { class: 'visually-hidden' }, `Rule ${n} `),
-                  'Regions',
-                ),
-                regions,
-                h('small', { id: `${base}-regions-hint` }, CODES_HINT),
-                h('p', { class: 'field-error', id: `${base}-regions-error`, hidden: true }),
-              ),
-              h(
-                'div',
-                { class: 'field' },
-                h(
-                  'label',
-                  { for: regime.id },
-                  h('span', { class: 'visually-hidden' }, `Rule ${n} `),
-                  'Regime',
-                ),
-                regime,
-                h('p', { class: 'field-error', id: `${base}-regime-error`, hidden: true }),
-              ),
-            ),
-            h(
-              'div',
-              { class: 'row' },
-              button('Move up', () => move(i - 1, 'up'), {
-                'aria-label': `Move rule ${n} up`,
-                disabled: i === 0,
-              }),
-              button('Move down', () => move(i + 1, 'down'), {
-                'aria-label': `Move rule ${n} down`,
-                disabled: i === rows.length - 1,
-              }),
-              button(
-                'Remove',
-                () => {
-                  rows.splice(i, 1);
-                  draw();
-                  announce(`Rule ${n} removed.`);
-                  const next = list.children[Math.min(i, rows.length - 1)];
-                  (next?.querySelector<HTMLInputElement>('input') ?? add).focus();
-                },
-                { class: 'danger', 'aria-label': `Remove rule ${n}` },
-              ),
-            ),
-          ),
-        );
-      }),
+      ...rows.map((row, i) =>
+        ruleItem(channel.id, row, i, rows.length, {
+          move(to, label) {
+            const n = i + 1;
+            const [moved] = rows.splice(i, 1);
+            rows.splice(to, 0, moved);
+            draw();
+            announce(`Rule ${n} moved ${label}: it is now rule ${to + 1}.`);
+            // Focus follows the rule: the same button, or the other move button once at the end.
+            const [up, down] = Array.from(list.children[to].querySelectorAll<HTMLButtonElement>('button'));
+            const same = label === 'up' ? up : down;
+            (same.disabled ? (label === 'up' ? down : up) : same).focus();
+          },
+          remove() {
+            rows.splice(i, 1);
+            draw();
+            announce(`Rule ${i + 1} removed.`);
+            const next = list.children[Math.min(i, rows.length - 1)];
+            (next?.querySelector<HTMLInputElement>('input') ?? add).focus();
+          },
+        }),
+      ),
     );
     list.hidden = rows.length === 0;
   }
   draw();
 
+  const el = h(
+    'form',
+    { 'aria-label': 'Edit region rules', class: 'stack rules-form', novalidate: true },
+    h('h3', {}, 'Edit region rules'),
+    list,
+    h('div', { class: 'row' }, add),
+    formError,
+    days.field,
+    submit,
+    box,
+    said,
+  );
+  const errors = ruleErrors({
+    form: el,
+    channelId: channel.id,
+    list,
+    formError,
+    days,
+    ruleCount: () => rows.length,
+    add,
+  });
+  el.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const { regionRules, body } = rulesBody(rows, days.input.value);
+    submit.disabled = true;
+    box.hidden = true;
+    notice.hidden = true;
+    errors.clear();
+    answer(api.PATCH('/v1/channels/{id}', { params: { path: { id: channel.id } }, body }))
+      .then(({ data }) => {
+        noticeAfterRedraw(ctx, 'regions').say(
+          channel.id,
+          `Region rules saved. The channel is at config version ${data.configVersion}.`,
+        );
+        ctx.refresh();
+      })
+      .catch((error: unknown) => {
+        const found = error instanceof ApiError && Array.isArray(error.body.errors) ? error.body.errors : [];
+        const first = errors.show(found as { path: string; message: string }[], regionRules);
+        box.show(error);
+        if (found.length) {
+          box.textContent = `The region rules were not saved: ${found.length === 1 ? 'one problem is' : `${found.length} problems are`} shown next to ${found.length === 1 ? 'its field' : 'their fields'}.`;
+        }
+        first?.focus();
+      })
+      .finally(() => {
+        submit.disabled = false;
+      });
+  });
+  return el;
+}
+
+/** The days after which a stored decision is asked again: its input, its error line and its field. */
+interface MaxAgeField {
+  input: HTMLInputElement;
+  error: HTMLElement;
+  field: HTMLElement;
+}
+
+function maxAgeField(channel: RegionChannel): MaxAgeField {
+  const maxAge = input('consentMaxAgeDays', {
+    type: 'number',
+    inputmode: 'numeric',
+    min: 30,
+    max: 395,
+    step: 1,
+    id: `max-age-${channel.id}`,
+    'aria-describedby': `max-age-${channel.id}-hint`,
+  });
+  maxAge.value = String(channel.consentMaxAgeDays);
+  const maxAgeError = h('p', { class: 'field-error', id: `max-age-${channel.id}-error`, hidden: true });
+  const maxAgeHint = h('small', { id: `max-age-${channel.id}-hint` }, 'Between 30 and 395 days.');
+  const field = h(
+    'div',
+    { class: 'field' },
+    h('label', { for: maxAge.id }, 'Ask again after (days)'),
+    maxAge,
+    maxAgeHint,
+    maxAgeError,
+  );
+  return { input: maxAge, error: maxAgeError, field };
+}
+
+/** The PATCH body of the form's rows and days, and the rules as sent (errors point into them). */
+function rulesBody(rows: Row[], days: string) {
+  const regionRules: RegionRule[] = rows.map((row) => ({
+    regions: row.regions
+      .split(',')
+      .map((code) => code.trim().toUpperCase())
+      .filter(Boolean),
+    regime: row.regime,
+  }));
+  const trimmed = days.trim();
+  const body: RequestBody<'/v1/channels/{id}', 'patch'> = {
+    regionRules,
+    // Anything but digits goes as typed, so the API's 422 says what is wrong with it at the field.
+    consentMaxAgeDays: /^\d+$/.test(trimmed) ? Number(trimmed) : (trimmed as unknown as number),
+  };
+  return { regionRules, body };
+}
+
+/** One rule of the form: its regions and regime (kept in `row` as typed), and its move and remove buttons. */
+function ruleItem(
+  channelId: string,
+  row: Row,
+  i: number,
+  count: number,
+  on: { move(to: number, label: 'up' | 'down'): void; remove(): void },
+): HTMLElement {
+  const n = i + 1;
+  const base = `rule-${channelId}-${i}`;
+  const regions = input('regions', {
+    id: `${base}-regions`,
+    spellcheck: 'false',
+    autocapitalize: 'characters',
+    'aria-describedby': `${base}-regions-hint`,
+  });
+  regions.value = row.regions;
+  regions.addEventListener('input', () => {
+    row.regions = regions.value;
+  });
+  const regime = select('regime', REGIMES, { id: `${base}-regime` });
+  regime.value = row.regime;
+  regime.addEventListener('change', () => {
+    row.regime = regime.value as Regime;
+  });
+  return h(
+    'li',
+    { class: 'rule' },
+    h(
+      'fieldset',
+      {},
+      h('legend', {}, `Rule ${n}`),
+      h(
+        'div',
+        { class: 'rule-fields' },
+        h(
+          'div',
+          { class: 'field' },
+          h('label', { for: regions.id }, h('span', { class: 'visually-hidden' }, `Rule ${n} `), 'Regions'),
+          regions,
+          h('small', { id: `${base}-regions-hint` }, CODES_HINT),
+          h('p', { class: 'field-error', id: `${base}-regions-error`, hidden: true }),
+        ),
+        h(
+          'div',
+          { class: 'field' },
+          h('label', { for: regime.id }, h('span', { class: 'visually-hidden' }, `Rule ${n} `), 'Regime'),
+          regime,
+          h('p', { class: 'field-error', id: `${base}-regime-error`, hidden: true }),
+        ),
+      ),
+      h(
+        'div',
+        { class: 'row' },
+        button('Move up', () => on.move(i - 1, 'up'), {
+          'aria-label': `Move rule ${n} up`,
+          disabled: i === 0,
+        }),
+        button('Move down', () => on.move(i + 1, 'down'), {
+          'aria-label': `Move rule ${n} down`,
+          disabled: i === count - 1,
+        }),
+        button('Remove', () => on.remove(), { class: 'danger', 'aria-label': `Remove rule ${n}` }),
+      ),
+    ),
+  );
+}
+
+/** What the rules form's errors are shown in and around. */
+interface RuleErrorParts {
+  form: HTMLElement;
+  channelId: string;
+  list: HTMLElement;
+  /** Under the rules, for what names no field. */
+  formError: HTMLElement;
+  days: MaxAgeField;
+  ruleCount: () => number;
+  /** Focused when only the form-wide line has an error. */
+  add: HTMLElement;
+}
+
+/** Shows the API's errors next to the form's fields, and clears them before the next save. */
+function ruleErrors({ form, channelId, list, formError, days, ruleCount, add }: RuleErrorParts) {
   /** Marks a control invalid with the message under it (and in its description, so it is read). */
   function markInvalid(control: HTMLElement | null, errorId: string, message: string) {
-    const holder = el.querySelector<HTMLElement>(`[id="${errorId}"]`) ?? formError;
+    const holder = form.querySelector<HTMLElement>(`[id="${errorId}"]`) ?? formError;
     holder.hidden = false;
     holder.textContent = holder.textContent ? `${holder.textContent} ${message}` : message;
     if (!control) return;
@@ -224,12 +330,12 @@ function rulesForm(ctx: ViewContext, channel: RegionChannel, notice: HTMLElement
     }
   }
 
-  function clearErrors() {
-    for (const el of [...list.querySelectorAll<HTMLElement>('.field-error'), formError, maxAgeError]) {
+  function clear() {
+    for (const el of [...list.querySelectorAll<HTMLElement>('.field-error'), formError, days.error]) {
       el.hidden = true;
       el.textContent = '';
     }
-    for (const control of [...list.querySelectorAll<HTMLElement>('[aria-invalid]'), maxAge]) {
+    for (const control of [...list.querySelectorAll<HTMLElement>('[aria-invalid]'), days.input]) {
       control.removeAttribute('aria-invalid');
       const ids = (control.getAttribute('aria-describedby') ?? '')
         .split(' ')
@@ -244,23 +350,23 @@ function rulesForm(ctx: ViewContext, channel: RegionChannel, notice: HTMLElement
    * `/regionRules/1/regime` → its regime, `/consentMaxAgeDays` → the days; anything else → the form.
    * Returns the first control marked, for focus.
    */
-  function showErrors(errors: { path: string; message: string }[], sent: RegionRule[]): HTMLElement | null {
+  function show(errors: { path: string; message: string }[], sent: RegionRule[]): HTMLElement | null {
     let first: HTMLElement | null = null;
     for (const { path, message } of errors) {
       let control: HTMLElement | null = null;
       let errorId = formError.id;
       let text = message;
       const rule = /^\/regionRules\/(\d+)(?:\/(regions|regime)(?:\/(\d+))?)?$/.exec(path);
-      if (rule && Number(rule[1]) < rows.length) {
-        const base = `rule-${channel.id}-${rule[1]}`;
+      if (rule && Number(rule[1]) < ruleCount()) {
+        const base = `rule-${channelId}-${rule[1]}`;
         const part = rule[2] === 'regime' ? 'regime' : 'regions';
-        control = el.querySelector<HTMLElement>(`[id="${base}-${part}"]`);
+        control = form.querySelector<HTMLElement>(`[id="${base}-${part}"]`);
         errorId = `${base}-${part}-error`;
         const code = rule[3] === undefined ? undefined : sent[Number(rule[1])]?.regions[Number(rule[3])];
         text = readable(message, code);
       } else if (path === '/consentMaxAgeDays') {
-        control = maxAge;
-        errorId = maxAgeError.id;
+        control = days.input;
+        errorId = days.error.id;
         text = /^must be (>=|<=|integer|number)/.test(message)
           ? 'Enter a whole number of days from 30 to 395.'
           : message;
@@ -275,67 +381,7 @@ function rulesForm(ctx: ViewContext, channel: RegionChannel, notice: HTMLElement
     return first ?? (formError.hidden ? null : add);
   }
 
-  const maxAgeHint = h('small', { id: `max-age-${channel.id}-hint` }, 'Between 30 and 395 days.');
-  const el = h(
-    'form',
-    { 'aria-label': 'Edit region rules', class: 'stack rules-form', novalidate: true },
-    h('h3', {}, 'Edit region rules'),
-    list,
-    h('div', { class: 'row' }, add),
-    formError,
-    h(
-      'div',
-      { class: 'field' },
-      h('label', { for: maxAge.id }, 'Ask again after (days)'),
-      maxAge,
-      maxAgeHint,
-      maxAgeError,
-    ),
-    submit,
-    box,
-    said,
-  );
-  el.addEventListener('submit', (event) => {
-    event.preventDefault();
-    const regionRules: RegionRule[] = rows.map((row) => ({
-      regions: row.regions
-        .split(',')
-        .map((code) => code.trim().toUpperCase())
-        .filter(Boolean),
-      regime: row.regime,
-    }));
-    const days = maxAge.value.trim();
-    const body: RequestBody<'/v1/channels/{id}', 'patch'> = {
-      regionRules,
-      // Anything but digits goes as typed, so the API's 422 says what is wrong with it at the field.
-      consentMaxAgeDays: /^\d+$/.test(days) ? Number(days) : (days as unknown as number),
-    };
-    submit.disabled = true;
-    box.hidden = true;
-    notice.hidden = true;
-    clearErrors();
-    answer(api.PATCH('/v1/channels/{id}', { params: { path: { id: channel.id } }, body }))
-      .then(({ data }) => {
-        noticeAfterRedraw(ctx, 'regions').say(
-          channel.id,
-          `Region rules saved. The channel is at config version ${data.configVersion}.`,
-        );
-        ctx.refresh();
-      })
-      .catch((error: unknown) => {
-        const errors = error instanceof ApiError && Array.isArray(error.body.errors) ? error.body.errors : [];
-        const first = showErrors(errors as { path: string; message: string }[], regionRules);
-        box.show(error);
-        if (errors.length) {
-          box.textContent = `The region rules were not saved: ${errors.length === 1 ? 'one problem is' : `${errors.length} problems are`} shown next to ${errors.length === 1 ? 'its field' : 'their fields'}.`;
-        }
-        first?.focus();
-      })
-      .finally(() => {
-        submit.disabled = false;
-      });
-  });
-  return el;
+  return { clear, show };
 }
 
 /**

@@ -171,34 +171,7 @@ function scanDetail(
     const inPhase = scan.findings
       .filter((f) => f.phase === phase)
       .sort((a, b) => Number(b.violation) - Number(a.violation));
-    const rows = inPhase.map((f) => {
-      const declaredNow = f.technologyId === null ? declaringTechnology(f, technologies) : null;
-      return [
-        f.violation ? badge('violation') : badge('ok'),
-        kindOf(f),
-        h('code', {}, f.name),
-        f.thirdParty ? `Third party (${f.domain})` : `First party (${f.domain})`,
-        f.technologyId
-          ? `${names.get(f.technologyId) ?? 'A deleted technology'}${f.purposeKey ? ` (${f.purposeKey})` : ''}`
-          : isOwn(f)
-            ? 'This service’s banner'
-            : declaredNow
-              ? `Undeclared when scanned; now ${declaredNow.name}`
-              : 'Undeclared',
-        f.classification ? `${f.classification.category} · ${f.classification.vendor}` : '—',
-        manage && f.technologyId === null && !declaredNow && declarable(f)
-          ? h(
-              'button',
-              {
-                type: 'button',
-                'aria-label': `Add ${f.name} as a technology`,
-                onclick: (event: Event) => void addAsTechnology(f, event.currentTarget as HTMLButtonElement),
-              },
-              'Add as technology',
-            )
-          : '',
-      ];
-    });
+    const rows = inPhase.map((f) => findingRow(f, technologies, names, manage ? addAsTechnology : null));
     const violations = inPhase.filter((f) => f.violation).length;
     return h(
       'div',
@@ -234,6 +207,44 @@ function scanDetail(
       : null,
     ...groups,
   );
+}
+
+/**
+ * A finding's row: its verdict, what and where it is, what declares it (or that nothing does), and,
+ * with `add` (channels:manage), a button that declares an undeclared one as a technology.
+ */
+function findingRow(
+  f: ScanFinding,
+  technologies: DeclaredTechnology[],
+  names: Map<string, string>,
+  add: ((finding: ScanFinding, control: HTMLButtonElement) => Promise<void>) | null,
+): (Node | string)[] {
+  const declaredNow = f.technologyId === null ? declaringTechnology(f, technologies) : null;
+  return [
+    f.violation ? badge('violation') : badge('ok'),
+    kindOf(f),
+    h('code', {}, f.name),
+    f.thirdParty ? `Third party (${f.domain})` : `First party (${f.domain})`,
+    f.technologyId
+      ? `${names.get(f.technologyId) ?? 'A deleted technology'}${f.purposeKey ? ` (${f.purposeKey})` : ''}`
+      : isOwn(f)
+        ? 'This service’s banner'
+        : declaredNow
+          ? `Undeclared when scanned; now ${declaredNow.name}`
+          : 'Undeclared',
+    f.classification ? `${f.classification.category} · ${f.classification.vendor}` : '—',
+    add && f.technologyId === null && !declaredNow && declarable(f)
+      ? h(
+          'button',
+          {
+            type: 'button',
+            'aria-label': `Add ${f.name} as a technology`,
+            onclick: (event: Event) => void add(f, event.currentTarget as HTMLButtonElement),
+          },
+          'Add as technology',
+        )
+      : '',
+  ];
 }
 
 /** The banner's own cookies and requests, which the scan classifies as this service's (never declared). */

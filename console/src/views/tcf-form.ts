@@ -20,6 +20,100 @@ export function settingsForm(
   treatmentState: { on: boolean },
 ): HTMLElement {
   const tcf = channel.tcf ?? null;
+  const fields = settingsFields(channel, treatmentState, changed);
+  const picker = vendorPicker({ channelId: channel.id, chosen, names, changed });
+  const formError = h('div', { class: 'field-error', id: `tcf-${channel.id}-form-error`, hidden: true });
+  const errors = settingsErrors(fields, picker, formError);
+  const box = messageBox();
+  const submit = h('button', { type: 'submit' }, 'Save TCF settings');
+  const turnOff = tcf
+    ? button('Stop running as a TCF CMP', () => void save(null), { class: 'danger' })
+    : null;
+
+  async function save(body: ChannelTcf | null) {
+    submit.disabled = true;
+    box.hidden = true;
+    errors.clear();
+    const sentIds = body?.vendorIds ?? [];
+    try {
+      const { data } = await answer(
+        api.PATCH('/v1/channels/{id}', {
+          params: { path: { id: channel.id } },
+          body: { tcf: body, ...(body && { reopenControl: fields.reopen.checked ? 'floating' : 'none' }) },
+        }),
+      );
+      noticeAfterRedraw(ctx, 'tcf').say(
+        channel.id,
+        body
+          ? `TCF settings saved with ${sentIds.length} ${sentIds.length === 1 ? 'vendor' : 'vendors'}. The channel is at config version ${data.configVersion}.`
+          : `The channel no longer runs as a TCF CMP. It is at config version ${data.configVersion}.`,
+      );
+      ctx.refresh();
+    } catch (error) {
+      const found = error instanceof ApiError && Array.isArray(error.body.errors) ? error.body.errors : [];
+      const first = errors.show(found as { path: string; message: string }[], sentIds);
+      box.show(error instanceof ApiError && error.status === 409 ? noListYet(error) : error);
+      first?.focus();
+    } finally {
+      submit.disabled = false;
+    }
+  }
+
+  const el = h(
+    'form',
+    { 'aria-label': 'TCF settings', class: 'stack tcf-form', novalidate: true },
+    ...fields.els,
+    picker.el,
+    formError,
+    h('div', { class: 'row' }, submit, turnOff),
+    box,
+  );
+  el.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const body = settingsBody(fields, chosen, tcf);
+    // The API's rules, checked here first so each problem shows at its field before any request.
+    const problems = checkSettings(body);
+    if (problems.length === 0) {
+      void save(body);
+      return;
+    }
+    box.hidden = true;
+    errors.clear();
+    const first = errors.show(problems, body.vendorIds);
+    box.show(
+      new ApiError(
+        422,
+        'validation_failed',
+        `The TCF settings were not saved: ${problems.length === 1 ? 'one problem is' : `${problems.length} problems are`} shown with the form.`,
+      ),
+    );
+    first?.focus();
+  });
+  return el;
+}
+
+type FieldWithError = ReturnType<typeof fieldWithError>;
+
+/** The form's own fields (the vendor picker aside), and their elements in the form's order. */
+interface SettingsFields {
+  cmpId: FieldWithError;
+  cmpVersion: FieldWithError;
+  country: FieldWithError;
+  treatment: HTMLInputElement;
+  reopen: HTMLInputElement;
+  els: HTMLElement[];
+}
+
+/**
+ * CMP id and version, publisher country, purpose one treatment (kept in `treatmentState`, which
+ * `changed` reports) and the reopen control, filled from the channel's settings.
+ */
+function settingsFields(
+  channel: TcfChannel,
+  treatmentState: { on: boolean },
+  changed: () => void,
+): SettingsFields {
+  const tcf = channel.tcf ?? null;
   const base = `tcf-${channel.id}`;
   const number = (
     name: string,
@@ -85,88 +179,7 @@ export function settingsForm(
     'aria-describedby': `${base}-reopenControl-hint`,
   });
   reopen.checked = channel.reopenControl !== 'none';
-  const picker = vendorPicker({ channelId: channel.id, chosen, names, changed });
-  const formError = h('div', { class: 'field-error', id: `${base}-form-error`, hidden: true });
-  const box = messageBox();
-  const submit = h('button', { type: 'submit' }, 'Save TCF settings');
-  const turnOff = tcf
-    ? button('Stop running as a TCF CMP', () => void save(null), { class: 'danger' })
-    : null;
-  const controls: Record<string, HTMLInputElement> = {
-    cmpId: cmpId.control,
-    cmpVersion: cmpVersion.control,
-    publisherCountryCode: countryControl,
-    purposeOneTreatment: treatment,
-  };
-
-  function clearErrors() {
-    formError.hidden = true;
-    formError.replaceChildren();
-    for (const { control, error } of [cmpId, cmpVersion, country]) {
-      control.removeAttribute('aria-invalid');
-      control.setAttribute('aria-describedby', `${control.id}-hint`);
-      error.hidden = true;
-      error.textContent = '';
-    }
-  }
-
-  /** The API's `errors[]` at their fields: `/tcf/cmpId` → CMP id, `/tcf/vendorIds/2` → the third vendor sent. */
-  function showErrors(errors: { path: string; message: string }[], sentIds: number[]): HTMLElement | null {
-    let first: HTMLElement | null = null;
-    const elsewhere: string[] = [];
-    for (const { path, message } of errors) {
-      const at = /^\/tcf\/(\w+)(?:\/(\d+))?$/.exec(path);
-      const holder = at && [cmpId, cmpVersion, country].find((f) => f.control.name === at[1]);
-      if (holder) {
-        holder.error.hidden = false;
-        holder.error.textContent = message;
-        holder.control.setAttribute('aria-invalid', 'true');
-        holder.control.setAttribute('aria-describedby', `${holder.control.id}-hint ${holder.error.id}`);
-        first ??= holder.control;
-      } else if (at?.[1] === 'vendorIds' && at[2] !== undefined && sentIds[Number(at[2])] !== undefined) {
-        picker.markInvalid([sentIds[Number(at[2])]], message);
-        elsewhere.push(message);
-      } else elsewhere.push(path && path !== '/' ? `${path}: ${message}` : message);
-    }
-    if (elsewhere.length) {
-      formError.hidden = false;
-      formError.replaceChildren(h('ul', {}, ...elsewhere.map((text) => h('li', {}, text))));
-    }
-    return first ?? (elsewhere.length ? picker.chosenList : null);
-  }
-
-  async function save(body: ChannelTcf | null) {
-    submit.disabled = true;
-    box.hidden = true;
-    clearErrors();
-    const sentIds = body?.vendorIds ?? [];
-    try {
-      const { data } = await answer(
-        api.PATCH('/v1/channels/{id}', {
-          params: { path: { id: channel.id } },
-          body: { tcf: body, ...(body && { reopenControl: reopen.checked ? 'floating' : 'none' }) },
-        }),
-      );
-      noticeAfterRedraw(ctx, 'tcf').say(
-        channel.id,
-        body
-          ? `TCF settings saved with ${sentIds.length} ${sentIds.length === 1 ? 'vendor' : 'vendors'}. The channel is at config version ${data.configVersion}.`
-          : `The channel no longer runs as a TCF CMP. It is at config version ${data.configVersion}.`,
-      );
-      ctx.refresh();
-    } catch (error) {
-      const errors = error instanceof ApiError && Array.isArray(error.body.errors) ? error.body.errors : [];
-      const first = showErrors(errors as { path: string; message: string }[], sentIds);
-      box.show(error instanceof ApiError && error.status === 409 ? noListYet(error) : error);
-      first?.focus();
-    } finally {
-      submit.disabled = false;
-    }
-  }
-
-  const el = h(
-    'form',
-    { 'aria-label': 'TCF settings', class: 'stack tcf-form', novalidate: true },
+  const els = [
     cmpId.el,
     cmpVersion.el,
     country.el,
@@ -190,49 +203,76 @@ export function settingsForm(
         'After a decision, a “Your Privacy Choices” button at the bottom left of every page reopens the layers. Turn it off only if every page has your own link to them.',
       ),
     ),
-    picker.el,
-    formError,
-    h('div', { class: 'row' }, submit, turnOff),
-    box,
-  );
-  el.addEventListener('submit', (event) => {
-    event.preventDefault();
-    const whole = (v: string) => (/^\d+$/.test(v.trim()) ? Number(v.trim()) : v.trim());
-    const body = {
-      cmpId: whole(controls.cmpId.value) as number,
-      // Empty: null, the service's TCF release.
-      cmpVersion:
-        controls.cmpVersion.value.trim() === '' ? null : (whole(controls.cmpVersion.value) as number),
-      vendorIds: chosen.map((v) => v.id),
-      publisherCountryCode: countryControl.value.trim().toUpperCase(),
-      purposeOneTreatment: treatment.checked,
-      // The form does not edit restrictions: it keeps the channel's, for the vendors still chosen
-      // (a restriction may only name chosen vendors), so saving here never drops one silently.
-      publisherRestrictions: (tcf?.publisherRestrictions ?? [])
-        .map((r) => ({ ...r, vendorIds: r.vendorIds.filter((id) => chosen.some((v) => v.id === id)) }))
-        .filter((r) => r.vendorIds.length > 0),
-      // Nor does it edit Google Additional Consent: the channel's providers are kept as they are.
-      googleAdditionalConsent: tcf?.googleAdditionalConsent ?? null,
-    };
-    // The API's rules, checked here first so each problem shows at its field before any request.
-    const problems = checkSettings(body);
-    if (problems.length === 0) {
-      void save(body);
-      return;
+  ];
+  return { cmpId, cmpVersion, country, treatment, reopen, els };
+}
+
+/** What the form sends: its fields, the chosen vendors, and the channel's settings the form does not edit. */
+function settingsBody(fields: SettingsFields, chosen: Vendor[], tcf: ChannelTcf | null) {
+  const whole = (v: string) => (/^\d+$/.test(v.trim()) ? Number(v.trim()) : v.trim());
+  return {
+    cmpId: whole(fields.cmpId.control.value) as number,
+    // Empty: null, the service's TCF release.
+    cmpVersion:
+      fields.cmpVersion.control.value.trim() === ''
+        ? null
+        : (whole(fields.cmpVersion.control.value) as number),
+    vendorIds: chosen.map((v) => v.id),
+    publisherCountryCode: fields.country.control.value.trim().toUpperCase(),
+    purposeOneTreatment: fields.treatment.checked,
+    // The form does not edit restrictions: it keeps the channel's, for the vendors still chosen
+    // (a restriction may only name chosen vendors), so saving here never drops one silently.
+    publisherRestrictions: (tcf?.publisherRestrictions ?? [])
+      .map((r) => ({ ...r, vendorIds: r.vendorIds.filter((id) => chosen.some((v) => v.id === id)) }))
+      .filter((r) => r.vendorIds.length > 0),
+    // Nor does it edit Google Additional Consent: the channel's providers are kept as they are.
+    googleAdditionalConsent: tcf?.googleAdditionalConsent ?? null,
+  };
+}
+
+/** Shows the API's errors (or the same rules checked before sending) at the fields and vendors they name. */
+function settingsErrors(
+  { cmpId, cmpVersion, country }: SettingsFields,
+  picker: ReturnType<typeof vendorPicker>,
+  formError: HTMLElement,
+) {
+  function clear() {
+    formError.hidden = true;
+    formError.replaceChildren();
+    for (const { control, error } of [cmpId, cmpVersion, country]) {
+      control.removeAttribute('aria-invalid');
+      control.setAttribute('aria-describedby', `${control.id}-hint`);
+      error.hidden = true;
+      error.textContent = '';
     }
-    box.hidden = true;
-    clearErrors();
-    const first = showErrors(problems, body.vendorIds);
-    box.show(
-      new ApiError(
-        422,
-        'validation_failed',
-        `The TCF settings were not saved: ${problems.length === 1 ? 'one problem is' : `${problems.length} problems are`} shown with the form.`,
-      ),
-    );
-    first?.focus();
-  });
-  return el;
+  }
+
+  /** The API's `errors[]` at their fields: `/tcf/cmpId` → CMP id, `/tcf/vendorIds/2` → the third vendor sent. */
+  function show(errors: { path: string; message: string }[], sentIds: number[]): HTMLElement | null {
+    let first: HTMLElement | null = null;
+    const elsewhere: string[] = [];
+    for (const { path, message } of errors) {
+      const at = /^\/tcf\/(\w+)(?:\/(\d+))?$/.exec(path);
+      const holder = at && [cmpId, cmpVersion, country].find((f) => f.control.name === at[1]);
+      if (holder) {
+        holder.error.hidden = false;
+        holder.error.textContent = message;
+        holder.control.setAttribute('aria-invalid', 'true');
+        holder.control.setAttribute('aria-describedby', `${holder.control.id}-hint ${holder.error.id}`);
+        first ??= holder.control;
+      } else if (at?.[1] === 'vendorIds' && at[2] !== undefined && sentIds[Number(at[2])] !== undefined) {
+        picker.markInvalid([sentIds[Number(at[2])]], message);
+        elsewhere.push(message);
+      } else elsewhere.push(path && path !== '/' ? `${path}: ${message}` : message);
+    }
+    if (elsewhere.length) {
+      formError.hidden = false;
+      formError.replaceChildren(h('ul', {}, ...elsewhere.map((text) => h('li', {}, text))));
+    }
+    return first ?? (elsewhere.length ? picker.chosenList : null);
+  }
+
+  return { clear, show };
 }
 
 /** A labelled control with its hint and a place for the API's message about it. */

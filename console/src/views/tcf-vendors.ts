@@ -94,57 +94,26 @@ export function vendorPicker(options: {
   const said = h('p', { role: 'status', class: 'visually-hidden' });
   const chosenList = h('ul', { class: 'tcf-vendors', 'aria-label': 'Chosen vendors', tabindex: -1 });
   const empty = h('p', { class: 'empty' }, 'No vendors chosen yet: search the vendor list below.');
-  const query = input('q', {
-    type: 'search',
-    id: `tcf-search-${channelId}`,
-    'aria-describedby': `tcf-search-${channelId}-hint`,
-  });
+  const query = searchInput(channelId, () => void search());
   const results = h('div', { class: 'tcf-results' });
   const searchBox = messageBox();
   const searchButton = button('Search vendors', () => void search());
-  // Enter in the search field searches: it must not submit the settings form around it.
-  query.addEventListener('keydown', (event) => {
-    if (event.key === 'Enter') {
-      event.preventDefault();
-      void search();
-    }
-  });
 
   const problems = new Map<number, string>();
 
   function drawChosen() {
     chosenList.replaceChildren(
-      ...chosen.map((vendor) => {
-        const problem = problems.get(vendor.id);
-        const errorId = `tcf-vendor-${channelId}-${vendor.id}-error`;
-        return h(
-          'li',
-          { class: 'card tcf-vendor', 'aria-describedby': problem ? errorId : null },
-          h('h3', {}, `${vendor.name} `, h('span', { class: 'muted' }, `(vendor ${vendor.id})`)),
-          vendor.deletedDate
-            ? h(
-                'p',
-                { class: 'field-error' },
-                'Not in the newest vendor list (IAB deleted it, or never listed it): visitors are no longer asked about it. Remove it.',
-              )
-            : null,
-          problem ? h('p', { class: 'field-error', id: errorId }, problem) : null,
-          vendorFacts(vendor, names),
-          button(
-            'Remove',
-            () => {
-              chosen.splice(chosen.indexOf(vendor), 1);
-              problems.delete(vendor.id);
-              drawChosen();
-              drawResults();
-              changed();
-              said.textContent = `${vendor.name} removed: ${count()}.`;
-              searchButton.focus();
-            },
-            { class: 'danger', 'aria-label': `Remove ${vendor.name}` },
-          ),
-        );
-      }),
+      ...chosen.map((vendor) =>
+        chosenVendorItem(vendor, names, channelId, problems.get(vendor.id), () => {
+          chosen.splice(chosen.indexOf(vendor), 1);
+          problems.delete(vendor.id);
+          drawChosen();
+          drawResults();
+          changed();
+          said.textContent = `${vendor.name} removed: ${count()}.`;
+          searchButton.focus();
+        }),
+      ),
     );
     chosenList.hidden = chosen.length === 0;
     empty.hidden = chosen.length > 0;
@@ -152,45 +121,31 @@ export function vendorPicker(options: {
 
   let found: Vendor[] = [];
   let searched = '';
-  // A vendor found by the search, with Add (or a note that it is chosen already).
+  // The search's results, each with Add or a note that it is chosen already.
   function drawResults() {
     if (!searched) return results.replaceChildren();
     const shown = found.filter((v) => !v.deletedDate).slice(0, RESULTS_SHOWN);
-    const summary =
-      shown.length === 0
-        ? `No vendor's name matches "${searched}".`
-        : found.length > shown.length
-          ? `${found.length} vendors match "${searched}"; the first ${shown.length} are shown: narrow the search.`
-          : `${shown.length} ${shown.length === 1 ? 'vendor matches' : 'vendors match'} "${searched}".`;
     results.replaceChildren(
-      h('p', {}, summary),
+      h('p', {}, resultsSummary(found.length, shown.length, searched)),
       h(
         'ul',
         { class: 'tcf-vendors', 'aria-label': 'Vendors found' },
-        ...shown.map((vendor) => {
-          const isChosen = chosen.some((c) => c.id === vendor.id);
-          return h(
-            'li',
-            { class: 'card tcf-vendor' },
-            h('h3', {}, `${vendor.name} `, h('span', { class: 'muted' }, `(vendor ${vendor.id})`)),
-            vendorFacts(vendor, names),
-            isChosen
-              ? h('p', { class: 'muted' }, 'Chosen.')
-              : button(
-                  'Add',
-                  () => {
-                    chosen.push(vendor);
-                    chosen.sort((a, b) => a.id - b.id);
-                    drawChosen();
-                    drawResults();
-                    changed();
-                    said.textContent = `${vendor.name} added: ${count()}.`;
-                    query.focus();
-                  },
-                  { 'aria-label': `Add ${vendor.name}` },
-                ),
-          );
-        }),
+        ...shown.map((vendor) =>
+          foundVendorItem(
+            vendor,
+            names,
+            chosen.some((c) => c.id === vendor.id),
+            () => {
+              chosen.push(vendor);
+              chosen.sort((a, b) => a.id - b.id);
+              drawChosen();
+              drawResults();
+              changed();
+              said.textContent = `${vendor.name} added: ${count()}.`;
+              query.focus();
+            },
+          ),
+        ),
       ),
     );
   }
@@ -218,7 +173,94 @@ export function vendorPicker(options: {
   }
 
   drawChosen();
-  const el = h(
+  const el = pickerFieldset({ channelId, chosenList, empty, query, searchButton, searchBox, results, said });
+  return {
+    el,
+    chosenList,
+    markInvalid(ids, message) {
+      for (const id of ids) problems.set(id, message);
+      drawChosen();
+    },
+  };
+}
+
+/** The search field: Enter in it searches, and must not submit the settings form around it. */
+function searchInput(channelId: string, search: () => void): HTMLInputElement {
+  const query = input('q', {
+    type: 'search',
+    id: `tcf-search-${channelId}`,
+    'aria-describedby': `tcf-search-${channelId}-hint`,
+  });
+  query.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter') {
+      event.preventDefault();
+      search();
+    }
+  });
+  return query;
+}
+
+/** A chosen vendor: what it declares, why it is a problem (deleted, or the API's message), and Remove. */
+function chosenVendorItem(
+  vendor: Vendor,
+  names: Names,
+  channelId: string,
+  problem: string | undefined,
+  remove: () => void,
+): HTMLElement {
+  const errorId = `tcf-vendor-${channelId}-${vendor.id}-error`;
+  return h(
+    'li',
+    { class: 'card tcf-vendor', 'aria-describedby': problem ? errorId : null },
+    h('h3', {}, `${vendor.name} `, h('span', { class: 'muted' }, `(vendor ${vendor.id})`)),
+    vendor.deletedDate
+      ? h(
+          'p',
+          { class: 'field-error' },
+          'Not in the newest vendor list (IAB deleted it, or never listed it): visitors are no longer asked about it. Remove it.',
+        )
+      : null,
+    problem ? h('p', { class: 'field-error', id: errorId }, problem) : null,
+    vendorFacts(vendor, names),
+    button('Remove', remove, { class: 'danger', 'aria-label': `Remove ${vendor.name}` }),
+  );
+}
+
+/** A vendor found by the search, with Add (or a note that it is chosen already). */
+function foundVendorItem(vendor: Vendor, names: Names, isChosen: boolean, add: () => void): HTMLElement {
+  return h(
+    'li',
+    { class: 'card tcf-vendor' },
+    h('h3', {}, `${vendor.name} `, h('span', { class: 'muted' }, `(vendor ${vendor.id})`)),
+    vendorFacts(vendor, names),
+    isChosen
+      ? h('p', { class: 'muted' }, 'Chosen.')
+      : button('Add', add, { 'aria-label': `Add ${vendor.name}` }),
+  );
+}
+
+/** How many vendors the search found, and whether only the first of them are shown. */
+function resultsSummary(found: number, shown: number, searched: string): string {
+  return shown === 0
+    ? `No vendor's name matches "${searched}".`
+    : found > shown
+      ? `${found} vendors match "${searched}"; the first ${shown} are shown: narrow the search.`
+      : `${shown} ${shown === 1 ? 'vendor matches' : 'vendors match'} "${searched}".`;
+}
+
+/** The picker's layout: the chosen vendors, then the search and its results. */
+function pickerFieldset(parts: {
+  channelId: string;
+  chosenList: HTMLElement;
+  empty: HTMLElement;
+  query: HTMLInputElement;
+  searchButton: HTMLButtonElement;
+  searchBox: HTMLElement;
+  results: HTMLElement;
+  said: HTMLElement;
+}): HTMLElement {
+  const { channelId, chosenList, empty, query, searchButton, searchBox, results, said } = parts;
+  return h(
     'fieldset',
     { class: 'tcf-picker' },
     h('legend', {}, 'Vendors'),
@@ -244,14 +286,6 @@ export function vendorPicker(options: {
     results,
     said,
   );
-  return {
-    el,
-    chosenList,
-    markInvalid(ids, message) {
-      for (const id of ids) problems.set(id, message);
-      drawChosen();
-    },
-  };
 }
 
 const RESULTS_SHOWN = 50;

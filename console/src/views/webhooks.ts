@@ -1,6 +1,6 @@
 import { answer, api, type RequestBody } from '../api.ts';
 import { button, copyField, date, field, h, input, markRow, table } from '../dom.ts';
-import { act, badge, form, messageBox, section, type View } from '../ui.ts';
+import { act, badge, form, messageBox, section, type View, type ViewContext } from '../ui.ts';
 
 /** Webhooks: destinations (secret shown once) and deliveries, with Redeliver for failed ones. */
 export const webhooksView: View = async (ctx) => {
@@ -15,6 +15,10 @@ export const webhooksView: View = async (ctx) => {
   const kept = ctx.kept('webhooks', () => ({ secretOnce: null as string | null }));
   if (kept.secretOnce) showSecret(kept.secretOnce);
   kept.secretOnce = null;
+  /** A new secret is shown after the redraw its change asks for. */
+  const keepSecret = (secret: string) => {
+    kept.secretOnce = secret;
+  };
   function showSecret(secret: string) {
     secretSlot.replaceChildren(
       h(
@@ -31,38 +35,13 @@ export const webhooksView: View = async (ctx) => {
       await send();
       ctx.refresh();
     });
-  const byId = (id: string) => ({ params: { path: { id } }, body: {} });
 
   const destinationRows = destinations.data.map((d) => [
     h('code', {}, d.url),
     d.description ?? '',
     d.eventTypes.join(', '),
     badge(d.status),
-    write
-      ? h(
-          'div',
-          { class: 'row' },
-          d.status === 'enabled'
-            ? button(
-                'Disable',
-                () => void run(() => api.POST('/v1/webhook-destinations/{id}/disable', byId(d.id))),
-              )
-            : button(
-                'Enable',
-                () => void run(() => api.POST('/v1/webhook-destinations/{id}/enable', byId(d.id))),
-              ),
-          button(
-            'Rotate secret',
-            () =>
-              void run(async () => {
-                const { data } = await answer(
-                  api.POST('/v1/webhook-destinations/{id}/rotate-secret', byId(d.id)),
-                );
-                kept.secretOnce = data.secret;
-              }),
-          ),
-        )
-      : '',
+    write ? destinationActions(d.id, d.status, run, keepSecret) : '',
   ]);
   const deliveryRows = deliveries.data.map((d) => [
     d.eventType,
@@ -78,37 +57,7 @@ export const webhooksView: View = async (ctx) => {
         )
       : '',
   ]);
-  const create = write
-    ? section(
-        'Add destination',
-        form(
-          'Add destination',
-          [
-            field(
-              'Endpoint URL',
-              input('url', { type: 'url', required: true, placeholder: 'https://hooks.example.com/consent' }),
-            ),
-            field('Description', input('description')),
-            field('Event types', input('eventTypes'), 'Comma-separated; empty for every event.'),
-          ],
-          'Add destination',
-          async (el) => {
-            const v = (n: string) => (el.elements.namedItem(n) as HTMLInputElement).value.trim();
-            const body: RequestBody<'/v1/webhook-destinations', 'post'> = { url: v('url') };
-            if (v('description')) body.description = v('description');
-            const types = v('eventTypes')
-              .split(',')
-              .map((t) => t.trim())
-              .filter(Boolean);
-            // Typed by hand: a name outside the catalogue comes back as the API's 422 naming it.
-            if (types.length) body.eventTypes = types as NonNullable<typeof body.eventTypes>;
-            const { data } = await answer(api.POST('/v1/webhook-destinations', { body }));
-            kept.secretOnce = data.secret;
-            ctx.refresh();
-          },
-        ),
-      )
-    : null;
+  const create = write ? addDestinationSection(ctx, keepSecret) : null;
   const page = h(
     'div',
     {},
@@ -138,3 +87,62 @@ export const webhooksView: View = async (ctx) => {
   markRow(page, ctx.params[0]);
   return page;
 };
+
+const byId = (id: string) => ({ params: { path: { id } }, body: {} });
+
+/** A destination's Enable or Disable, and Rotate secret, whose new secret goes to `rotated`. */
+function destinationActions(
+  id: string,
+  status: string,
+  run: (send: () => Promise<unknown>) => Promise<void>,
+  rotated: (secret: string) => void,
+): HTMLElement {
+  return h(
+    'div',
+    { class: 'row' },
+    status === 'enabled'
+      ? button('Disable', () => void run(() => api.POST('/v1/webhook-destinations/{id}/disable', byId(id))))
+      : button('Enable', () => void run(() => api.POST('/v1/webhook-destinations/{id}/enable', byId(id)))),
+    button(
+      'Rotate secret',
+      () =>
+        void run(async () => {
+          const { data } = await answer(api.POST('/v1/webhook-destinations/{id}/rotate-secret', byId(id)));
+          rotated(data.secret);
+        }),
+    ),
+  );
+}
+
+/** The form that adds a destination; its signing secret, shown once, goes to `created`. */
+function addDestinationSection(ctx: ViewContext, created: (secret: string) => void): HTMLElement {
+  return section(
+    'Add destination',
+    form(
+      'Add destination',
+      [
+        field(
+          'Endpoint URL',
+          input('url', { type: 'url', required: true, placeholder: 'https://hooks.example.com/consent' }),
+        ),
+        field('Description', input('description')),
+        field('Event types', input('eventTypes'), 'Comma-separated; empty for every event.'),
+      ],
+      'Add destination',
+      async (el) => {
+        const v = (n: string) => (el.elements.namedItem(n) as HTMLInputElement).value.trim();
+        const body: RequestBody<'/v1/webhook-destinations', 'post'> = { url: v('url') };
+        if (v('description')) body.description = v('description');
+        const types = v('eventTypes')
+          .split(',')
+          .map((t) => t.trim())
+          .filter(Boolean);
+        // Typed by hand: a name outside the catalogue comes back as the API's 422 naming it.
+        if (types.length) body.eventTypes = types as NonNullable<typeof body.eventTypes>;
+        const { data } = await answer(api.POST('/v1/webhook-destinations', { body }));
+        created(data.secret);
+        ctx.refresh();
+      },
+    ),
+  );
+}

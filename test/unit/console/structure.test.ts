@@ -16,23 +16,8 @@ const MAX_LINES = 100;
  * What is still to move, shrinking to nothing: a new offender fails, and so does an entry here that
  * no longer offends (delete it), so the list only gets shorter.
  */
-const KNOWN_LETS = [
-  'console/src/api.ts csrfToken',
-  'console/src/api.ts onSignedOut',
-  'console/src/main.ts session',
-  'console/src/main.ts renderCount',
-];
-const KNOWN_LONG = [
-  'console/src/views/api-keys.ts',
-  'console/src/views/channels.ts',
-  'console/src/views/identity-secrets.ts',
-  'console/src/views/regions.ts',
-  'console/src/views/scans.ts',
-  'console/src/views/tcf-form.ts',
-  'console/src/views/tcf-preview.ts',
-  'console/src/views/tcf-vendors.ts',
-  'console/src/views/webhooks.ts',
-];
+const KNOWN_LETS: string[] = [];
+const KNOWN_LONG: string[] = [];
 /** A finding without its line number (lines move with every edit), for the lists above. */
 const fileAndName = (finding: string) => finding.replace(/:\d+/, '').replace(/ \d+ lines$/, '');
 
