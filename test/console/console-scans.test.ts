@@ -147,6 +147,19 @@ describe.skipIf(skipWith(browserSkipReason))('console tracker scans in Chromium'
     await expectNoHorizontalOverflow(page, 'channel with scan findings, 1280');
   }, 180_000);
 
+  it('a scan with violations is a next step on the channel page, linking to the scan', async () => {
+    await page.reload();
+    await page.getByRole('heading', { name: 'Channel: Scanned Shop' }).waitFor();
+    const steps = page
+      .locator('section')
+      .filter({ has: page.getByRole('heading', { name: 'Next steps', exact: true }) })
+      .locator('li')
+      .filter({ hasText: 'The last scan found 2 violations' });
+    await eventually(() => steps.count()).toBe(1);
+    expect(await steps.locator('a').getAttribute('href')).toBe(`#/channels/${site.channelId}/tracker-scans`);
+    await eventually(() => textOf(scansSection())).toContain('After accept all');
+  });
+
   it('adds an undeclared finding as a technology in one click, with its vendor and purpose', async () => {
     const before = scansSection().getByRole('region', { name: 'Findings before consent' });
     await before.getByRole('button', { name: 'Add _ga as a technology' }).click();
