@@ -95,6 +95,9 @@ export async function buildApp(deps: AppDeps) {
     }),
     // Authenticated bodies; the public POSTs take PUBLIC_BODY (64 KiB) on their routes.
     bodyLimit: BODY_LIMIT_BYTES,
+    // A plugin slow to load (the docs UI reads its files) on a machine busy with other work makes a
+    // slow start, not a failed one: Fastify's 10 s default was once passed on a loaded CI machine.
+    pluginTimeout: 60_000,
     // Response serializers compiled at a route's first answer, not all at start (lazy-compilers.ts).
     schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
     // Behind a load balancer, request.ip must be the visitor's (rate limits, evidence ipPrefix).
