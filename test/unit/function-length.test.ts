@@ -27,7 +27,6 @@ const KNOWN_LONG: string[] = [
   'src/modules/tcf/tcf.service.ts createTcfService',
   'src/modules/tcf/vendor-list/vendor-list-mirror.ts createVendorListMirror',
   'src/modules/webhooks/delivery-worker.ts createDeliveryWorker',
-  'src/modules/webhooks/destinations.service.ts createDestinationsService',
   'src/platform/idempotency/idempotency.hooks.ts installIdempotency',
   'src/services.ts createServices',
 ];
