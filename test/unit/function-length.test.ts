@@ -16,7 +16,6 @@ const KNOWN_LONG: string[] = [
   'src/modules/channels/channel-sub-resource.ts channelSubResource',
   'src/modules/channels/channels.service.ts createChannelsService',
   'src/modules/consent/consent.service.ts createConsentService',
-  'src/modules/console/sessions.service.ts createSessionsService',
   'src/modules/evidence/evidence.service.ts createEvidenceService',
   'src/modules/exports/exports.service.ts createExportsService',
   'src/modules/gpp/gpp.service.ts createGppDecoder',
