@@ -17,7 +17,6 @@ const KNOWN_LONG: string[] = [
   'src/modules/channels/channels.service.ts createChannelsService',
   'src/modules/consent/consent.service.ts createConsentService',
   'src/modules/evidence/evidence.service.ts createEvidenceService',
-  'src/modules/exports/exports.service.ts createExportsService',
   'src/modules/gpp/gpp.service.ts createGppDecoder',
   'src/modules/handoffs/handoffs.service.ts createHandoffsService',
   'src/modules/sites/site-assets.routes.ts siteAssetsRoutes',
