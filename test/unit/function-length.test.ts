@@ -13,7 +13,6 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const MAX_LINES = 150;
 const KNOWN_LONG: string[] = [
   'src/app.ts buildApp',
-  'src/modules/channels/channel-sub-resource.ts channelSubResource',
   'src/modules/channels/channels.service.ts createChannelsService',
   'src/modules/consent/consent.service.ts createConsentService',
   'src/modules/evidence/evidence.service.ts createEvidenceService',
