@@ -20,7 +20,6 @@ const KNOWN_LONG: string[] = [
   'src/modules/sites/sites.service.ts createSitesService',
   'src/modules/tcf/tcf.service.ts createTcfService',
   'src/modules/tcf/vendor-list/vendor-list-mirror.ts createVendorListMirror',
-  'src/platform/idempotency/idempotency.hooks.ts installIdempotency',
   'src/services.ts createServices',
 ];
 
