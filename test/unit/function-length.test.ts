@@ -16,7 +16,6 @@ const KNOWN_LONG: string[] = [
   'src/modules/channels/channels.service.ts createChannelsService',
   'src/modules/consent/consent.service.ts createConsentService',
   'src/modules/evidence/evidence.service.ts createEvidenceService',
-  'src/modules/gpp/gpp.service.ts createGppDecoder',
   'src/modules/sites/sites.service.ts createSitesService',
   'src/modules/tcf/tcf.service.ts createTcfService',
   'src/modules/tcf/vendor-list/vendor-list-mirror.ts createVendorListMirror',
