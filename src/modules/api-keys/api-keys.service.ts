@@ -10,10 +10,10 @@ import type { AuditContext, AuditService } from '../audit/audit.service.ts';
 import type { EventsService } from '../webhooks/events.service.ts';
 import { type ApiKeyRow, apiKeysRepo } from './api-keys.repo.ts';
 import { createKeyAuthenticator } from './key-authenticator.ts';
-import { type ApiKeyStatus, keyResource, keyStatus } from './key-resource.ts';
+import { keyResource, keyStatus } from './key-resource.ts';
 import { checkScopes } from './key-scope-rules.ts';
 
-export type { ApiKeyStatus } from './key-resource.ts';
+export type ApiKeyStatus = 'active' | 'expired' | 'revoked';
 
 export interface IssueKeyInput {
   name: string;

@@ -2,8 +2,7 @@
 import type { Clock } from '../../platform/clock.ts';
 import { apiDate } from '../../platform/http/dates.ts';
 import type { ApiKeyRow } from './api-keys.repo.ts';
-
-export type ApiKeyStatus = 'active' | 'expired' | 'revoked';
+import type { ApiKeyStatus } from './api-keys.service.ts';
 
 /** Revoked wins over expired: a revoked key stays revoked whatever its expiry. */
 export function keyStatus(clock: Clock, key: ApiKeyRow): ApiKeyStatus {
