@@ -18,7 +18,6 @@ const KNOWN_LONG: string[] = [
   'src/modules/evidence/evidence.service.ts createEvidenceService',
   'src/modules/sites/sites.service.ts createSitesService',
   'src/modules/tcf/tcf.service.ts createTcfService',
-  'src/modules/tcf/vendor-list/vendor-list-mirror.ts createVendorListMirror',
   'src/services.ts createServices',
 ];
 
