@@ -13,23 +13,11 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const MAX_LINES = 150;
 const KNOWN_LONG: string[] = [
   'src/app.ts buildApp',
-  'src/modules/api-keys/api-keys.service.ts createApiKeysService',
-  'src/modules/channels/channel-sub-resource.ts channelSubResource',
   'src/modules/channels/channels.service.ts createChannelsService',
   'src/modules/consent/consent.service.ts createConsentService',
-  'src/modules/console/sessions.service.ts createSessionsService',
   'src/modules/evidence/evidence.service.ts createEvidenceService',
-  'src/modules/exports/exports.service.ts createExportsService',
-  'src/modules/gpp/gpp.service.ts createGppDecoder',
-  'src/modules/handoffs/handoffs.service.ts createHandoffsService',
-  'src/modules/sites/site-assets.routes.ts siteAssetsRoutes',
   'src/modules/sites/sites.service.ts createSitesService',
   'src/modules/tcf/tcf.service.ts createTcfService',
-  'src/modules/tcf/vendor-list/vendor-list-mirror.ts createVendorListMirror',
-  'src/modules/webhooks/delivery-worker.ts createDeliveryWorker',
-  'src/modules/webhooks/destinations.routes.ts destinationsRoutes',
-  'src/modules/webhooks/destinations.service.ts createDestinationsService',
-  'src/platform/idempotency/idempotency.hooks.ts installIdempotency',
   'src/services.ts createServices',
 ];
 

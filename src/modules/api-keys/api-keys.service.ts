@@ -1,24 +1,17 @@
 import { displayPrefix, generateApiKeySecret, hashApiKeySecret } from '../../platform/auth/api-key-format.ts';
 import { PRINCIPAL_CHANGES } from '../../platform/auth/principal-changes.ts';
-import {
-  type Environment,
-  normalizeScopes,
-  ROLE_SCOPES,
-  type Role,
-  SCOPE_ALIASES,
-  SCOPES,
-  type Scope,
-} from '../../platform/auth/scopes.ts';
+import type { Environment, Role, Scope } from '../../platform/auth/scopes.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { CursorPosition } from '../../platform/db/keyset.ts';
 import type { DbScope, Store, Tx } from '../../platform/db/store.ts';
-import { apiDate } from '../../platform/http/dates.ts';
 import { AppError, notFound, validationFailed } from '../../platform/http/errors.ts';
 import { newId } from '../../platform/ids.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
 import type { EventsService } from '../webhooks/events.service.ts';
 import { type ApiKeyRow, apiKeysRepo } from './api-keys.repo.ts';
 import { createKeyAuthenticator } from './key-authenticator.ts';
+import { keyResource, keyStatus } from './key-resource.ts';
+import { checkScopes } from './key-scope-rules.ts';
 
 export type ApiKeyStatus = 'active' | 'expired' | 'revoked';
 
@@ -40,114 +33,67 @@ export interface KeyHolder {
   role: Role;
 }
 
-export function createApiKeysService(deps: {
+interface ApiKeysDeps {
   store: Store;
   clock: Clock;
   audit: Pick<AuditService, 'record'>;
   events: Pick<EventsService, 'emit'>;
-}) {
-  const { store, clock, audit } = deps;
+}
 
-  function statusOf(key: ApiKeyRow): ApiKeyStatus {
-    if (key.revokedAt) return 'revoked';
-    if (key.expiresAt && key.expiresAt.getTime() <= clock.now().getTime()) return 'expired';
-    return 'active';
-  }
+async function insertKey(
+  clock: Clock,
+  tx: Tx,
+  holder: KeyHolder,
+  environment: Environment,
+  fields: { name: string; scopes: Scope[]; expiresAt: Date | null },
+): Promise<IssuedKey> {
+  const secret = generateApiKeySecret(environment);
+  const key: ApiKeyRow = {
+    organizationId: holder.organizationId,
+    id: newId('key'),
+    environment,
+    memberId: holder.memberId,
+    name: fields.name,
+    scopes: fields.scopes,
+    secretHash: hashApiKeySecret(secret),
+    prefix: displayPrefix(secret),
+    createdAt: clock.now(),
+    expiresAt: fields.expiresAt,
+    lastUsedAt: null,
+    revokedAt: null,
+  };
+  await apiKeysRepo.insert(tx, key);
+  return { key, secret };
+}
+
+async function lockedKey(tx: Tx, context: AuditContext, id: string): Promise<ApiKeyRow> {
+  const key = await apiKeysRepo.findForUpdate(tx, context.organizationId, context.environment, id);
+  if (!key) throw notFound('API key');
+  return key;
+}
+
+/** The webhook event of a key change, in the change's transaction (never the secret). */
+async function emit(
+  deps: ApiKeysDeps,
+  tx: Tx,
+  type: 'api_key.created' | 'api_key.revoked',
+  key: ApiKeyRow,
+): Promise<void> {
+  await deps.events.emit(tx, {
+    type,
+    organizationId: key.organizationId,
+    environment: key.environment,
+    data: keyResource(deps.clock, key),
+  });
+}
+
+export function createApiKeysService(deps: ApiKeysDeps) {
+  const { store, clock, audit } = deps;
+  // Bound to this service's clock: the authenticator and the routes ask with a key only.
+  const statusOf = (key: ApiKeyRow): ApiKeyStatus => keyStatus(clock, key);
+  const toResource = (key: ApiKeyRow) => keyResource(clock, key);
 
   const authenticator = createKeyAuthenticator({ store, clock, statusOf });
-
-  /**
-   * The scope rules: unknown scopes are 422 invalid_scopes; known ones the member's role
-   * may not hold, or the calling key does not hold itself, are 403 scope_not_allowed.
-   */
-  function checkScopes(requested: string[], role: Role, callerScopes: readonly Scope[] | null): Scope[] {
-    const { scopes, unknown } = normalizeScopes(requested);
-    if (unknown.length > 0) {
-      // Quoted, so that an empty or blank name is seen (`Unknown scopes: "".`).
-      const named = unknown.map((s) => JSON.stringify(s)).join(', ');
-      const aliases = Object.entries(SCOPE_ALIASES).map(([alias, scope]) => `${alias} for ${scope}`);
-      const detail = `Unknown scopes: ${named}. Name scopes of the catalogue: ${SCOPES.join(', ')} (or ${aliases.join(', ')}).`;
-      throw new AppError('invalid_scopes', detail, {
-        extra: { invalidScopes: unknown },
-      });
-    }
-    if (scopes.length === 0) {
-      throw validationFailed([{ path: '/scopes', message: 'must name at least one scope' }]);
-    }
-    const beyondRole = scopes.filter((s) => !ROLE_SCOPES[role].includes(s));
-    if (beyondRole.length > 0) {
-      throw new AppError('scope_not_allowed', `The ${role} role may not hold: ${beyondRole.join(', ')}.`, {
-        extra: { notAllowedScopes: beyondRole },
-      });
-    }
-    const beyondCaller = callerScopes ? scopes.filter((s) => !callerScopes.includes(s)) : [];
-    if (beyondCaller.length > 0) {
-      throw new AppError(
-        'scope_not_allowed',
-        `A key can only issue scopes it holds itself; missing: ${beyondCaller.join(', ')}.`,
-        { extra: { notAllowedScopes: beyondCaller } },
-      );
-    }
-    return scopes;
-  }
-
-  async function insertKey(
-    tx: Tx,
-    holder: KeyHolder,
-    environment: Environment,
-    fields: { name: string; scopes: Scope[]; expiresAt: Date | null },
-  ): Promise<IssuedKey> {
-    const secret = generateApiKeySecret(environment);
-    const key: ApiKeyRow = {
-      organizationId: holder.organizationId,
-      id: newId('key'),
-      environment,
-      memberId: holder.memberId,
-      name: fields.name,
-      scopes: fields.scopes,
-      secretHash: hashApiKeySecret(secret),
-      prefix: displayPrefix(secret),
-      createdAt: clock.now(),
-      expiresAt: fields.expiresAt,
-      lastUsedAt: null,
-      revokedAt: null,
-    };
-    await apiKeysRepo.insert(tx, key);
-    return { key, secret };
-  }
-
-  async function lockedKey(tx: Tx, context: AuditContext, id: string): Promise<ApiKeyRow> {
-    const key = await apiKeysRepo.findForUpdate(tx, context.organizationId, context.environment, id);
-    if (!key) throw notFound('API key');
-    return key;
-  }
-
-  /** The API representation: never the secret or its hash. */
-  function toResource(key: ApiKeyRow) {
-    return {
-      id: key.id,
-      name: key.name,
-      environment: key.environment,
-      scopes: key.scopes,
-      status: statusOf(key),
-      prefix: key.prefix,
-      createdAt: apiDate(key.createdAt),
-      expiresAt: apiDate(key.expiresAt),
-      lastUsedAt: apiDate(key.lastUsedAt),
-      revokedAt: apiDate(key.revokedAt),
-      memberId: key.memberId,
-    };
-  }
-
-  /** The webhook event of a key change, in the change's transaction (never the secret). */
-  async function emit(tx: Tx, type: 'api_key.created' | 'api_key.revoked', key: ApiKeyRow): Promise<void> {
-    await deps.events.emit(tx, {
-      type,
-      organizationId: key.organizationId,
-      environment: key.environment,
-      data: toResource(key),
-    });
-  }
 
   return {
     statusOf,
@@ -167,7 +113,7 @@ export function createApiKeysService(deps: {
         throw validationFailed([{ path: '/expiresAt', message: 'must be in the future' }]);
       }
       return db.write(async (tx) => {
-        const issued = await insertKey(tx, holder, context.environment, {
+        const issued = await insertKey(clock, tx, holder, context.environment, {
           name: input.name,
           scopes,
           expiresAt,
@@ -176,7 +122,7 @@ export function createApiKeysService(deps: {
           action: 'api_key.created',
           target: { type: 'api_key', id: issued.key.id },
         });
-        await emit(tx, 'api_key.created', issued.key);
+        await emit(deps, tx, 'api_key.created', issued.key);
         return issued;
       });
     },
@@ -200,7 +146,7 @@ export function createApiKeysService(deps: {
         // Rotating hands out a secret with the old key's scopes: the caller must be able to issue them.
         checkScopes(old.scopes, caller.role, caller.scopes);
         const holder = { organizationId: old.organizationId, memberId: old.memberId, role: caller.role };
-        const issued = await insertKey(tx, holder, old.environment, {
+        const issued = await insertKey(clock, tx, holder, old.environment, {
           name: old.name,
           scopes: old.scopes as Scope[],
           expiresAt: old.expiresAt,
@@ -218,7 +164,7 @@ export function createApiKeysService(deps: {
           action: 'api_key.created',
           target: { type: 'api_key', id: issued.key.id },
         });
-        await emit(tx, 'api_key.created', issued.key);
+        await emit(deps, tx, 'api_key.created', issued.key);
         return issued;
       });
     },
@@ -239,7 +185,7 @@ export function createApiKeysService(deps: {
         // Every replica caching this key's principal drops it when the revocation commits.
         await store.notify(tx, PRINCIPAL_CHANGES);
         await audit.record(tx, context, { action: 'api_key.revoked', target: { type: 'api_key', id } });
-        await emit(tx, 'api_key.revoked', revoked);
+        await emit(deps, tx, 'api_key.revoked', revoked);
         return revoked;
       });
     },

@@ -37,6 +37,29 @@ interface Operation {
   summary: string;
 }
 
+/** What a channel's part is: its tags, path segment, item parameter and item schema. */
+interface SubResourceSpec<Row, Item extends TSchema> {
+  tags: string[];
+  /** The collection's path segment, also the list name its cursors are bound to. */
+  name: string;
+  /** The name of the item's path parameter. */
+  itemParam: string;
+  schema: Item;
+  present: (row: Row) => Static<Item>;
+}
+
+/** What the collection routes and the item routes share, worked out once from the spec. */
+interface SubResourceParts<Row, Item extends TSchema> {
+  app: App;
+  cursors: CursorCodec;
+  spec: SubResourceSpec<Row, Item>;
+  collection: string;
+  item: string;
+  one: TSchema;
+  answer: (row: Row) => { data: Static<Item>; meta: Record<string, never>; error: null };
+  describe: (op: Operation) => { operationId: string; tags: string[]; summary: string };
+}
+
 /**
  * The routes of one kind of part of a channel (purposes, technologies, origins, config versions):
  * a paged collection at `/v1/channels/:id/<name>` and its items at `…/<name>/:<itemParam>`.
@@ -47,15 +70,7 @@ interface Operation {
 export function channelSubResource<Row, Item extends TSchema>(
   app: App,
   cursors: CursorCodec,
-  spec: {
-    tags: string[];
-    /** The collection's path segment, also the list name its cursors are bound to. */
-    name: string;
-    /** The name of the item's path parameter. */
-    itemParam: string;
-    schema: Item;
-    present: (row: Row) => Static<Item>;
-  },
+  spec: SubResourceSpec<Row, Item>,
 ) {
   const { tags, schema, present } = spec;
   const collection = `/v1/channels/:id/${spec.name}`;
@@ -64,6 +79,14 @@ export function channelSubResource<Row, Item extends TSchema>(
   const one: TSchema = Envelope(schema);
   const answer = (row: Row) => envelope(present(row));
   const describe = ({ operationId, summary }: Operation) => ({ operationId, tags, summary });
+  const parts = { app, cursors, spec, collection, item, one, answer, describe };
+  return { ...collectionRoutes(parts), ...itemRoutes(parts) };
+}
+
+/** The routes on the collection: list and create. */
+function collectionRoutes<Row, Item extends TSchema>(parts: SubResourceParts<Row, Item>) {
+  const { app, cursors, spec, collection, one, answer, describe } = parts;
+  const { schema, present } = spec;
 
   return {
     /** GET the collection, newest first (or by `position`), keyset-paged. */
@@ -142,7 +165,14 @@ export function channelSubResource<Row, Item extends TSchema>(
         },
       );
     },
+  };
+}
 
+/** The routes on one item: get, update, archive and delete. */
+function itemRoutes<Row, Item extends TSchema>(parts: SubResourceParts<Row, Item>) {
+  const { app, item, one, answer, describe } = parts;
+
+  return {
     /** GET one item. */
     get<Params extends TObject>(
       op: Operation & {

@@ -44,6 +44,24 @@ export interface SessionView {
 /** A refused password or unknown member: the CLI prints it on one line (exit 1). */
 export class PasswordError extends OrganizationError {}
 
+/** The audit context of a session's own sign-in and sign-out: its member acted. */
+const contextOf = (session: MemberSessionRow, meta: { requestId: string | null; ipPrefix: string | null }) =>
+  ({
+    organizationId: session.organizationId,
+    environment: session.environment,
+    actor: { type: 'member', id: session.memberId },
+    ...meta,
+  }) satisfies AuditContext;
+
+/** Neither signed out, past its absolute end, nor idle past SESSION_IDLE_MS. */
+function isAlive(session: MemberSessionRow, now: Date): boolean {
+  return (
+    session.revokedAt === null &&
+    now.getTime() < session.expiresAt.getTime() &&
+    now.getTime() - session.lastSeenAt.getTime() < SESSION_IDLE_MS
+  );
+}
+
 export function createSessionsService(deps: {
   store: Pick<Store, 'db' | 'tx'>;
   clock: Clock;
@@ -51,25 +69,6 @@ export function createSessionsService(deps: {
   organizations: Pick<OrganizationsService, 'findMember' | 'membershipsByEmail' | 'setPasswordHash'>;
 }) {
   const { store, clock, audit, organizations } = deps;
-
-  const contextOf = (
-    session: MemberSessionRow,
-    meta: { requestId: string | null; ipPrefix: string | null },
-  ) =>
-    ({
-      organizationId: session.organizationId,
-      environment: session.environment,
-      actor: { type: 'member', id: session.memberId },
-      ...meta,
-    }) satisfies AuditContext;
-
-  function isAlive(session: MemberSessionRow, now: Date): boolean {
-    return (
-      session.revokedAt === null &&
-      now.getTime() < session.expiresAt.getTime() &&
-      now.getTime() - session.lastSeenAt.getTime() < SESSION_IDLE_MS
-    );
-  }
 
   return {
     /**

@@ -9,6 +9,7 @@ import type { JobQueue } from '../../platform/jobs/job-queue.ts';
 import type { AuditContext, AuditService } from '../audit/audit.service.ts';
 import type { ChannelsService } from '../channels/channels.service.ts';
 import type { EventsService } from '../webhooks/events.service.ts';
+import { expireDueExports } from './export-cleanup.ts';
 import {
   createExportJob,
   EXPORT_JOB,
@@ -30,12 +31,33 @@ export interface CreateExportInput {
 
 /** Queued or running exports an organization may have at once, so one cannot fill the worker; more is 429. */
 export const MAX_UNFINISHED_EXPORTS = 3;
-/** Exports expired per transaction by the cleanup task. */
-const EXPIRE_BATCH = 100;
-/** An export still unfinished after this long lost its job somehow; the cleanup task fails it. */
-const STALE_EXPORT_MS = 24 * 3600_000;
-/** A temporary file untouched this long belonged to a worker that died (live writers touch it constantly). */
-const ABANDONED_WRITE_MS = 6 * 3600_000;
+
+/** The API representation. A file past its expiry shows as expired even before the cleanup ran. */
+function exportResource(clock: Clock, row: ExportRow) {
+  const expired =
+    row.status === 'succeeded' && row.expiresAt !== null && row.expiresAt.getTime() <= clock.now().getTime();
+  return {
+    id: row.id,
+    status: expired ? ('expired' as const) : row.status,
+    format: row.format,
+    filters: { channelId: row.channelId, from: apiDate(row.fromAt), to: apiDate(row.toAt) },
+    includeProofs: row.includeProofs,
+    rowCount: row.rowCount,
+    byteSize: row.byteSize,
+    sha256: row.sha256,
+    createdAt: apiDate(row.createdAt),
+    startedAt: apiDate(row.startedAt),
+    completedAt: apiDate(row.completedAt),
+    expiresAt: apiDate(row.expiresAt),
+    failureReason: row.failureReason,
+  };
+}
+
+async function findExport(db: Db, scope: ExportScope, id: string): Promise<ExportRow> {
+  const row = await exportsRepo.find(db, scope, id);
+  if (!row) throw notFound('export');
+  return row;
+}
 
 export function createExportsService(deps: {
   store: Store;
@@ -49,37 +71,9 @@ export function createExportsService(deps: {
   proofs?: ExportProofs;
 }) {
   const { store, clock, audit, storage } = deps;
-
-  /** The API representation. A file past its expiry shows as expired even before the cleanup ran. */
-  function toResource(row: ExportRow) {
-    const expired =
-      row.status === 'succeeded' &&
-      row.expiresAt !== null &&
-      row.expiresAt.getTime() <= clock.now().getTime();
-    return {
-      id: row.id,
-      status: expired ? ('expired' as const) : row.status,
-      format: row.format,
-      filters: { channelId: row.channelId, from: apiDate(row.fromAt), to: apiDate(row.toAt) },
-      includeProofs: row.includeProofs,
-      rowCount: row.rowCount,
-      byteSize: row.byteSize,
-      sha256: row.sha256,
-      createdAt: apiDate(row.createdAt),
-      startedAt: apiDate(row.startedAt),
-      completedAt: apiDate(row.completedAt),
-      expiresAt: apiDate(row.expiresAt),
-      failureReason: row.failureReason,
-    };
-  }
-
+  // Bound to this service's clock: the routes and the job present a row with the row only.
+  const toResource = (row: ExportRow) => exportResource(clock, row);
   const job = createExportJob({ ...deps, present: toResource });
-
-  async function find(db: Db, scope: ExportScope, id: string): Promise<ExportRow> {
-    const row = await exportsRepo.find(db, scope, id);
-    if (!row) throw notFound('export');
-    return row;
-  }
 
   return {
     toResource,
@@ -149,7 +143,7 @@ export function createExportsService(deps: {
       });
     },
 
-    get: (db: DbScope, scope: ExportScope, id: string) => find(db.read, scope, id),
+    get: (db: DbScope, scope: ExportScope, id: string) => findExport(db.read, scope, id),
 
     list(db: DbScope, scope: ExportScope, limit: number, after: CursorPosition | null): Promise<ExportRow[]> {
       return exportsRepo.list(db.read, scope, limit, after);
@@ -165,7 +159,7 @@ export function createExportsService(deps: {
       id: string,
       options: { audit: boolean } = { audit: true },
     ): Promise<{ row: ExportRow; size: number; open: () => Readable }> {
-      const row = await find(db.read, context, id);
+      const row = await findExport(db.read, context, id);
       const status = toResource(row).status;
       if (status === 'queued' || status === 'running') {
         throw new AppError('export_not_ready', `The export is ${status}; download it once it has succeeded.`);
@@ -188,36 +182,8 @@ export function createExportsService(deps: {
       return { row, size: stat.size, open: () => storage.openReadStream(key) };
     },
 
-    /**
-     * The cleanup task: expires succeeded exports whose time came and deletes their files; fails
-     * exports unfinished for a day (their job was lost, which the runner's leases should prevent).
-     */
-    async expireDue(): Promise<{ expired: number; failed: number }> {
-      const now = clock.now();
-      let expired = 0;
-      for (;;) {
-        const due = await store.tx(async (tx) => {
-          const rows = await exportsRepo.dueToExpire(tx, now, EXPIRE_BATCH);
-          for (const row of rows) {
-            await exportsRepo.transition(tx, row, ['succeeded'], { status: 'expired', fileKey: null });
-          }
-          return rows;
-        });
-        // After the commit: a file is deleted only once no row points at it.
-        for (const row of due) if (row.fileKey) await storage.remove(row.fileKey);
-        expired += due.length;
-        if (due.length < EXPIRE_BATCH) break;
-      }
-      // The worker's cleanup task: no request, so no request scope.
-      const stale = await exportsRepo.staleUnfinished(store.db, new Date(now.getTime() - STALE_EXPORT_MS));
-      let failed = 0;
-      for (const row of stale) {
-        const done = await job.failStale(row);
-        if (done) failed++;
-      }
-      await storage.removeAbandoned(ABANDONED_WRITE_MS);
-      return { expired, failed };
-    },
+    /** The cleanup task (export-cleanup.ts). */
+    expireDue: () => expireDueExports({ store, clock, storage, job }),
   };
 }
 

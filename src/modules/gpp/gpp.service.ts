@@ -2,6 +2,7 @@ import { AppError } from '../../platform/http/errors.ts';
 import { declaredSectionIds, gppBoundsError } from './gpp-bounds.ts';
 import { createSiteBreakers } from './gpp-breaker.ts';
 import { type DecoderProcess, startDecoderProcess } from './gpp-decoder-process.ts';
+import { createOrganizationQueues, type Job } from './gpp-queues.ts';
 import { MAX_EXPANDED_IDS } from './gpp-section-bounds.ts';
 
 /**
@@ -80,14 +81,6 @@ export interface GppDecoderOptions {
   now?: () => number;
 }
 
-interface Job {
-  value: string;
-  owner: GppOwner;
-  resolve: (refusal: GppRefusal | null) => void;
-  reject: (error: Error) => void;
-  expiry: NodeJS.Timeout;
-}
-
 interface Slot {
   process: DecoderProcess | null;
   ready: boolean;
@@ -99,6 +92,11 @@ interface Slot {
 const unavailable = (detail: string, retryAfterSeconds: number) =>
   new AppError('service_unavailable', detail, { headers: { 'Retry-After': String(retryAfterSeconds) } });
 const busy = () => unavailable('Too many GPP strings are being checked at once; try again shortly.', 1);
+const breakerOpen = (left: number) =>
+  unavailable(
+    'GPP strings sent to this site have repeatedly stopped the decoder; its GPP strings are not checked for a while.',
+    Math.ceil(left / 1000),
+  );
 
 export function createGppDecoder(options: GppDecoderOptions = {}): GppDecoder {
   const processes = options.processes ?? PROCESSES;
@@ -117,10 +115,8 @@ export function createGppDecoder(options: GppDecoderOptions = {}): GppDecoder {
     job: null,
     heldBy: null,
   }));
-  /** Waiting strings by organization, in the order their turns come (round robin). */
-  const queues = new Map<string, Job[]>();
-  const inFlight = new Map<string, number>();
-  let waiting = 0;
+  const queues = createOrganizationQueues(perOrganization);
+  const { dequeue, taken, released } = queues;
   const breakers = createSiteBreakers({
     failures: BREAKER_FAILURES,
     windowMs: BREAKER_WINDOW_MS,
@@ -131,54 +127,13 @@ export function createGppDecoder(options: GppDecoderOptions = {}): GppDecoder {
   let inUse = false;
   let closed = false;
 
-  function breakerOpen(left: number) {
-    return unavailable(
-      'GPP strings sent to this site have repeatedly stopped the decoder; its GPP strings are not checked for a while.',
-      Math.ceil(left / 1000),
-    );
-  }
-
   /** A string of `owner` stopped a child: once that opens the site's breaker, its waiting strings go. */
   function failed(owner: GppOwner): void {
     if (!breakers.failed(owner.siteKey)) return;
-    const queue = queues.get(owner.organizationId) ?? [];
-    for (const job of queue.filter((j) => j.owner.siteKey === owner.siteKey)) {
+    for (const job of queues.of(owner.organizationId).filter((j) => j.owner.siteKey === owner.siteKey)) {
       dequeue(job);
       job.reject(breakerOpen(BREAKER_OPEN_MS));
     }
-  }
-
-  function dequeue(job: Job): void {
-    clearTimeout(job.expiry);
-    const queue = queues.get(job.owner.organizationId);
-    const index = queue ? queue.indexOf(job) : -1;
-    if (!queue || index === -1) return;
-    queue.splice(index, 1);
-    waiting--;
-    if (queue.length === 0) queues.delete(job.owner.organizationId);
-  }
-
-  /** The next string to decode: the first organization in turn that may take another child. */
-  function next(): Job | undefined {
-    for (const [organizationId, queue] of queues) {
-      if ((inFlight.get(organizationId) ?? 0) >= perOrganization) continue;
-      const job = queue[0];
-      dequeue(job);
-      // Served: its next string comes after every other organization's.
-      if (queues.delete(organizationId)) queues.set(organizationId, queue);
-      return job;
-    }
-    return undefined;
-  }
-
-  function taken(organizationId: string): void {
-    inFlight.set(organizationId, (inFlight.get(organizationId) ?? 0) + 1);
-  }
-
-  function released(organizationId: string): void {
-    const count = (inFlight.get(organizationId) ?? 1) - 1;
-    if (count === 0) inFlight.delete(organizationId);
-    else inFlight.set(organizationId, count);
   }
 
   /** The slot's replacement is up (or could not start): whoever stopped its last child lets it go. */
@@ -203,11 +158,9 @@ export function createGppDecoder(options: GppDecoderOptions = {}): GppDecoder {
         slot.process = null;
         release(slot);
         // The library could not be loaded: every waiting string fails (a 500), none is judged.
-        for (const queue of [...queues.values()]) {
-          for (const job of [...queue]) {
-            dequeue(job);
-            job.reject(error);
-          }
+        for (const job of queues.all()) {
+          dequeue(job);
+          job.reject(error);
         }
       },
     );
@@ -241,8 +194,8 @@ export function createGppDecoder(options: GppDecoderOptions = {}): GppDecoder {
     const vacant = slots.find((slot) => !slot.process);
     if (vacant && !slots.some((slot) => slot.process && !slot.ready)) start(vacant);
     for (const slot of slots) {
-      if (slot.job || !slot.ready || !slot.process || waiting === 0) continue;
-      const job = next();
+      if (slot.job || !slot.ready || !slot.process || queues.waiting() === 0) continue;
+      const job = queues.next();
       if (!job) return;
       void run(slot, slot.process, job);
     }
@@ -266,8 +219,9 @@ export function createGppDecoder(options: GppDecoderOptions = {}): GppDecoder {
       inUse = true;
       const open = breakers.openFor(owner.siteKey);
       if (open > 0) return Promise.reject(breakerOpen(open));
-      const queue = queues.get(owner.organizationId) ?? [];
-      if (waiting >= MAX_WAITING || queue.length >= maxWaitingPerOrganization) return Promise.reject(busy());
+      const queue = queues.of(owner.organizationId);
+      if (queues.waiting() >= MAX_WAITING || queue.length >= maxWaitingPerOrganization)
+        return Promise.reject(busy());
       return new Promise((resolve, reject) => {
         const job: Job = {
           value,
@@ -279,20 +233,16 @@ export function createGppDecoder(options: GppDecoderOptions = {}): GppDecoder {
             reject(busy());
           }, maxWaitMs),
         };
-        queue.push(job);
-        waiting++;
-        queues.set(owner.organizationId, queue);
+        queues.enqueue(job);
         pump();
       });
     },
 
     close() {
       closed = true;
-      for (const queue of [...queues.values()]) {
-        for (const job of [...queue]) {
-          dequeue(job);
-          job.reject(busy());
-        }
+      for (const job of queues.all()) {
+        dequeue(job);
+        job.reject(busy());
       }
       for (const slot of slots) slot.process?.kill();
     },

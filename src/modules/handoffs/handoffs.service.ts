@@ -5,24 +5,21 @@ import { AppError, validationFailed } from '../../platform/http/errors.ts';
 import { randomBase62 } from '../../platform/ids.ts';
 import { originMatches } from '../channels/origins.service.ts';
 import type { ConsentService, RequestFacts } from '../consent/consent.service.ts';
-import type { EvidenceService, RecordedEvent } from '../evidence/evidence.service.ts';
+import type { EvidenceService } from '../evidence/evidence.service.ts';
 import type { AppCaller } from '../sites/sites.schemas.ts';
 import type { Site, SitesService } from '../sites/sites.service.ts';
 import { checkedWebViewTarget, decisionForPage } from './app-handoffs.ts';
 import { handoffsRepo } from './handoffs.repo.ts';
 import type { HandoffRow } from './handoffs.tables.ts';
+import { choiceOf, type EvidenceRow, holds } from './visitor-choice.ts';
 
 /** How long a token can be redeemed: long enough for the next page to load, no longer. */
 export const HANDOFF_TTL_MS = 120_000;
 /** Redeemed rows are kept this long at most: longer than any decision they lead to can hold (395 days). */
 const REDEEMED_KEPT_MS = 400 * 86_400_000;
-const DAY_MS = 86_400_000;
 /** 43 base62 characters: about 256 random bits. */
 const TOKEN_LENGTH = 43;
 const TOKEN = /^[0-9A-Za-z]{43}$/;
-
-/** An evidence event as the evidence module hands it out. */
-type EvidenceRow = RecordedEvent['row'];
 
 const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -41,126 +38,105 @@ export interface RedeemedChoice {
   recorded: boolean;
 }
 
-/**
- * Handing a visitor's choice over between the channel's registrable domains
- * (docs/guides/keep-the-choice.md): a token asked for on one origin, redeemed once on another
- * within HANDOFF_TTL_MS; the redeem records the decision again, for the same subject, on the target.
- */
-export function createHandoffsService(deps: {
+interface HandoffsDeps {
   store: Pick<Store, 'db' | 'tx'>;
   clock: Clock;
   evidence: Pick<EvidenceService, 'pseudonymize' | 'newestDecisionOf' | 'findEvent'>;
   consent: Pick<ConsentService, 'recordHandoff'>;
   /** The page's site of an app handoff (docs/guides/apps.md). */
   sites: Pick<SitesService, 'resolve' | 'domainOfOrigin'>;
-}) {
+}
+
+const channelRef = (site: Site) => site.channel;
+
+/** Stores a new token (its hash only) for the visitor `subjectId` of `from`, to redeem on `page`. */
+async function issue(
+  deps: HandoffsDeps,
+  from: Site,
+  page: Site,
+  subjectId: string,
+  target: string,
+  source: { fromOrigin: string } | { fromApp: string },
+): Promise<{ token: string; expiresAt: Date }> {
+  const token = randomBase62(TOKEN_LENGTH);
+  const now = deps.clock.now();
+  const row: HandoffRow = {
+    organizationId: page.channel.organizationId,
+    tokenHash: tokenHash(token),
+    environment: page.channel.environment,
+    channelId: page.channel.id,
+    subjectPseudonym: await deps.evidence.pseudonymize(from.channel.organizationId, subjectId),
+    fromOrigin: 'fromOrigin' in source ? source.fromOrigin : null,
+    fromApp: 'fromApp' in source ? source.fromApp : null,
+    fromChannelId: 'fromApp' in source ? from.channel.id : null,
+    targetOrigin: target,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + HANDOFF_TTL_MS),
+    redeemedAt: null,
+    redeemedPseudonym: null,
+    handedEventId: null,
+  };
+  await deps.store.tx((tx) => handoffsRepo.insert(tx, row));
+  return { token, expiresAt: row.expiresAt };
+}
+
+/**
+ * The redeem of an app's token on its WebView page: the app visitor's newest decision on the app
+ * channel, as the page's notice decides it (decisionForPage), unless the page visitor's own is
+ * newer. Recorded on the page (source "handoff", handoff.fromApp); the token's row then links the
+ * page visitor to that event, so the choice travels on from the page as any recorded one does.
+ */
+async function redeemFromApp(
+  deps: HandoffsDeps,
+  site: Site,
+  row: HandoffRow,
+  input: { token: string; subjectId: string },
+  facts: RequestFacts,
+): Promise<RedeemedChoice> {
   const { store, clock, evidence } = deps;
-  const channelRef = (site: Site) => site.channel;
-
-  /** The visitor's own decision an event stands for: a handed-over one stands for the one it hands. */
-  async function ownDecision(event: EvidenceRow | null, site: Site): Promise<EvidenceRow | null> {
-    // A handoff from an app stands for itself: the app's event decided another channel's purposes.
-    if (event?.source !== 'handoff' || !event.handoff || 'fromApp' in event.handoff) return event;
-    return evidence.findEvent(site.channel, event.handoff.eventId);
-  }
-
-  /**
-   * A visitor's current choice on the channel: the newer of their own newest decision and the one
-   * handed to them by their newest redeem (a choice travels on from a target), or null.
-   */
-  async function choiceOf(site: Site, pseudonym: string): Promise<EvidenceRow | null> {
-    const { channel } = site;
-    const own = await ownDecision(await evidence.newestDecisionOf(channel, channel.id, pseudonym), site);
-    const handedId = await handoffsRepo.newestHandedTo(store.db, channelRef(site), pseudonym);
-    const handed = handedId ? await evidence.findEvent(channel, handedId) : null;
-    if (!own || !handed) return own ?? handed;
-    return handed.recordedAt.getTime() > own.recordedAt.getTime() ? handed : own;
-  }
-
-  /** Whether a decision still holds for the SDK: younger than consentMaxAgeDays (or the refusal cooldown). */
-  function holds(site: Site, decision: EvidenceRow): boolean {
-    const { consentMaxAgeDays, rejectCooldownDays } = site.config;
-    const age = clock.now().getTime() - decision.recordedAt.getTime();
-    return age <= Math.max(consentMaxAgeDays, rejectCooldownDays) * DAY_MS && decision.decisions !== null;
-  }
-
-  /** Stores a new token (its hash only) for the visitor `subjectId` of `from`, to redeem on `page`. */
-  async function issue(
-    from: Site,
-    page: Site,
-    subjectId: string,
-    target: string,
-    source: { fromOrigin: string } | { fromApp: string },
-  ): Promise<{ token: string; expiresAt: Date }> {
-    const token = randomBase62(TOKEN_LENGTH);
-    const now = clock.now();
-    const row: HandoffRow = {
-      organizationId: page.channel.organizationId,
-      tokenHash: tokenHash(token),
-      environment: page.channel.environment,
-      channelId: page.channel.id,
-      subjectPseudonym: await evidence.pseudonymize(from.channel.organizationId, subjectId),
-      fromOrigin: 'fromOrigin' in source ? source.fromOrigin : null,
-      fromApp: 'fromApp' in source ? source.fromApp : null,
-      fromChannelId: 'fromApp' in source ? from.channel.id : null,
-      targetOrigin: target,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + HANDOFF_TTL_MS),
-      redeemedAt: null,
-      redeemedPseudonym: null,
+  const hash = row.tokenHash;
+  const now = clock.now();
+  const redeemedPseudonym = await evidence.pseudonymize(site.channel.organizationId, input.subjectId);
+  const appChoice = await evidence.newestDecisionOf(
+    site.channel,
+    row.fromChannelId as string,
+    row.subjectPseudonym,
+  );
+  const forPage = appChoice && holds(clock, site, appChoice) ? decisionForPage(site, appChoice) : null;
+  const own = forPage ? await choiceOf(deps, site, redeemedPseudonym) : null;
+  const ownWins = own !== null && forPage !== null && own.recordedAt > forPage.recordedAt;
+  const spent = await store.tx((tx) =>
+    handoffsRepo.redeem(tx, channelRef(site), hash, {
+      targetOrigin: row.targetOrigin,
+      now,
+      redeemedPseudonym,
       handedEventId: null,
-    };
-    await store.tx((tx) => handoffsRepo.insert(tx, row));
-    return { token, expiresAt: row.expiresAt };
+    }),
+  );
+  if (!spent || !forPage) throw handoffNotFound();
+  if (ownWins) return { decision: own as EvidenceRow, recorded: false };
+  try {
+    const recorded = await deps.consent.recordHandoff(
+      site,
+      forPage,
+      { fromApp: row.fromApp as string },
+      facts,
+    );
+    await store.tx((tx) => handoffsRepo.setHanded(tx, channelRef(site), hash, recorded.row.id));
+  } catch (error) {
+    await store.tx((tx) => handoffsRepo.release(tx, channelRef(site), hash));
+    throw error;
   }
+  return { decision: forPage, recorded: true };
+}
 
-  /**
-   * The redeem of an app's token on its WebView page: the app visitor's newest decision on the app
-   * channel, as the page's notice decides it (decisionForPage), unless the page visitor's own is
-   * newer. Recorded on the page (source "handoff", handoff.fromApp); the token's row then links the
-   * page visitor to that event, so the choice travels on from the page as any recorded one does.
-   */
-  async function redeemFromApp(
-    site: Site,
-    row: HandoffRow,
-    input: { token: string; subjectId: string },
-    facts: RequestFacts,
-  ): Promise<RedeemedChoice> {
-    const hash = row.tokenHash;
-    const now = clock.now();
-    const redeemedPseudonym = await evidence.pseudonymize(site.channel.organizationId, input.subjectId);
-    const appChoice = await evidence.newestDecisionOf(
-      site.channel,
-      row.fromChannelId as string,
-      row.subjectPseudonym,
-    );
-    const forPage = appChoice && holds(site, appChoice) ? decisionForPage(site, appChoice) : null;
-    const own = forPage ? await choiceOf(site, redeemedPseudonym) : null;
-    const ownWins = own !== null && forPage !== null && own.recordedAt > forPage.recordedAt;
-    const spent = await store.tx((tx) =>
-      handoffsRepo.redeem(tx, channelRef(site), hash, {
-        targetOrigin: row.targetOrigin,
-        now,
-        redeemedPseudonym,
-        handedEventId: null,
-      }),
-    );
-    if (!spent || !forPage) throw handoffNotFound();
-    if (ownWins) return { decision: own as EvidenceRow, recorded: false };
-    try {
-      const recorded = await deps.consent.recordHandoff(
-        site,
-        forPage,
-        { fromApp: row.fromApp as string },
-        facts,
-      );
-      await store.tx((tx) => handoffsRepo.setHanded(tx, channelRef(site), hash, recorded.row.id));
-    } catch (error) {
-      await store.tx((tx) => handoffsRepo.release(tx, channelRef(site), hash));
-      throw error;
-    }
-    return { decision: forPage, recorded: true };
-  }
+/**
+ * Handing a visitor's choice over between the channel's registrable domains
+ * (docs/guides/keep-the-choice.md): a token asked for on one origin, redeemed once on another
+ * within HANDOFF_TTL_MS; the redeem records the decision again, for the same subject, on the target.
+ */
+export function createHandoffsService(deps: HandoffsDeps) {
+  const { store, clock, evidence } = deps;
 
   return {
     /**
@@ -194,7 +170,7 @@ export function createHandoffsService(deps: {
           },
         ]);
       }
-      return issue(site, site, input.subjectId, target, { fromOrigin: origin });
+      return issue(deps, site, site, input.subjectId, target, { fromOrigin: origin });
     },
 
     /**
@@ -209,7 +185,7 @@ export function createHandoffsService(deps: {
     ): Promise<{ token: string; expiresAt: Date }> {
       const page = await deps.sites.resolve(input.targetSiteKey);
       const target = checkedWebViewTarget(site, page, input.target);
-      return issue(site, page, input.subjectId, target, { fromApp: app.appId });
+      return issue(deps, site, page, input.subjectId, target, { fromApp: app.appId });
     },
 
     /**
@@ -231,11 +207,11 @@ export function createHandoffsService(deps: {
       if (!row || row.redeemedAt !== null || row.expiresAt <= now || row.targetOrigin !== facts.origin) {
         throw handoffNotFound();
       }
-      if (row.fromApp !== null) return redeemFromApp(site, row, input, facts);
+      if (row.fromApp !== null) return redeemFromApp(deps, site, row, input, facts);
       const redeemedPseudonym = await evidence.pseudonymize(site.channel.organizationId, input.subjectId);
-      const found = await choiceOf(site, row.subjectPseudonym);
-      const handed = found && holds(site, found) ? found : null;
-      const own = handed ? await choiceOf(site, redeemedPseudonym) : null;
+      const found = await choiceOf(deps, site, row.subjectPseudonym);
+      const handed = found && holds(clock, site, found) ? found : null;
+      const own = handed ? await choiceOf(deps, site, redeemedPseudonym) : null;
       const ownWins =
         own !== null && handed !== null && (own.id === handed.id || own.recordedAt > handed.recordedAt);
       const spent = await store.tx((tx) =>

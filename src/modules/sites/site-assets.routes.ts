@@ -146,23 +146,29 @@ function sendBundle(request: FastifyRequest, reply: FastifyReply, bundle: SdkBun
   return sendScript(request, reply, script, encoding);
 }
 
+interface SiteAssetsDeps {
+  sites: Pick<SitesService, 'snippet' | 'regionOf' | 'caching' | 'sdkScript' | 'decisionCookieRefresh'>;
+  publicHooks: onRequestHookHandler[];
+}
+
 /**
  * What a customer's pages load: the snippet, the config its banner shows, and the SDK bundles.
  * Cacheable reads; `publicHooks` rate limit them and resolve their site first.
  */
-export function siteAssetsRoutes(
-  app: App,
-  deps: {
-    sites: Pick<SitesService, 'snippet' | 'regionOf' | 'caching' | 'sdkScript' | 'decisionCookieRefresh'>;
-    publicHooks: onRequestHookHandler[];
-  },
-) {
+export function siteAssetsRoutes(app: App, deps: SiteAssetsDeps) {
+  registerSiteConfigRoutes(app, deps);
+  registerSdkScriptRoutes(app, deps);
+}
+
+/** The refresh of the visitor's decision cookie through the first-party path (decision-cookie.ts), or null. */
+const cookieRefresh = (sites: SiteAssetsDeps['sites'], site: Site, request: FastifyRequest) =>
+  site.channel.firstPartyPath !== null && request.headers.cookie
+    ? sites.decisionCookieRefresh(site, requestPlace(request), request.headers.cookie)
+    : null;
+
+/** The snippet and the config its banner shows: JSON answers. */
+function registerSiteConfigRoutes(app: App, deps: SiteAssetsDeps) {
   const { sites, publicHooks } = deps;
-  /** The refresh of the visitor's decision cookie through the first-party path (decision-cookie.ts), or null. */
-  const cookieRefresh = (site: Site, request: FastifyRequest) =>
-    site.channel.firstPartyPath !== null && request.headers.cookie
-      ? sites.decisionCookieRefresh(site, requestPlace(request), request.headers.cookie)
-      : null;
 
   app.get(
     '/v1/public/sites/:siteKey/snippet',
@@ -222,7 +228,7 @@ export function siteAssetsRoutes(
           origin: request.headers.origin,
           ifNoneMatch: request.headers['if-none-match'],
           region: sites.regionOf(site, locationOf(request)),
-          setCookie: cookieRefresh(site, request),
+          setCookie: cookieRefresh(sites, site, request),
         },
         sites.caching,
       );
@@ -233,6 +239,11 @@ export function siteAssetsRoutes(
         .send(body ?? undefined);
     },
   );
+}
+
+/** The scripts: sdk.js (the SDK with the visitor's config) and the pieces it loads lazily. */
+function registerSdkScriptRoutes(app: App, deps: SiteAssetsDeps) {
+  const { sites, publicHooks } = deps;
 
   /** A bundle of the browser SDK at `…/<file>`: the same site lookup, caching and ETag for each. */
   function bundleRoute(
@@ -306,7 +317,7 @@ export function siteAssetsRoutes(
         request.headers['if-none-match'],
       );
       // sdk.js carries the config: through the first-party path it refreshes the decision cookie too.
-      const setCookie = cookieRefresh(site, request);
+      const setCookie = cookieRefresh(sites, site, request);
       if (setCookie) reply.header('Set-Cookie', setCookie);
       reply.header(
         'Cache-Control',

@@ -25,15 +25,21 @@ import {
   WebhookDestinationWithSecret,
 } from './webhooks.schemas.ts';
 
+type DestinationsRoutesDeps = { destinations: DestinationsService; cursors: CursorCodec };
+
+const tags = ['Webhooks'];
+const read = { auth: { scope: 'webhooks:read' as const } };
+const write = { auth: { scope: 'webhooks:write' as const } };
+
 /** Webhook destinations. The secret is in the create and rotate responses only. */
-export function destinationsRoutes(
-  app: App,
-  deps: { destinations: DestinationsService; cursors: CursorCodec },
-) {
+export function destinationsRoutes(app: App, deps: DestinationsRoutesDeps) {
+  registerDestinationCrudRoutes(app, deps);
+  registerDestinationActionRoutes(app, deps);
+}
+
+/** List, create, read and change destinations. */
+function registerDestinationCrudRoutes(app: App, deps: DestinationsRoutesDeps) {
   const { destinations, cursors } = deps;
-  const tags = ['Webhooks'];
-  const read = { auth: { scope: 'webhooks:read' as const } };
-  const write = { auth: { scope: 'webhooks:write' as const } };
 
   app.get(
     '/v1/webhook-destinations',
@@ -118,6 +124,11 @@ export function destinationsRoutes(
         ),
       ),
   );
+}
+
+/** The actions on one destination: rotating its secret, disabling and enabling it. */
+function registerDestinationActionRoutes(app: App, deps: Pick<DestinationsRoutesDeps, 'destinations'>) {
+  const { destinations } = deps;
 
   app.post(
     '/v1/webhook-destinations/:id/rotate-secret',

@@ -53,60 +53,61 @@ function checkEventTypes(requested: string[] | undefined): string[] {
   return [...new Set(requested)];
 }
 
+/** The URL, checked by the SSRF guard (platform/http/address-guard.ts): 422 invalid_destination with the reason. */
+async function checkUrl(deps: DestinationsDeps, context: AuditContext, url: string): Promise<string> {
+  try {
+    const vetted = await vetDestination(url, {
+      environment: context.environment,
+      allowPrivate: deps.allowPrivateTargets,
+      lookup: deps.lookup,
+    });
+    return vetted.url.href;
+  } catch (error) {
+    if (error instanceof DestinationRefused) {
+      const hint = error.nonPublic
+        ? privateTargetHint(context.environment, 'WEBHOOK_ALLOW_PRIVATE_TARGETS')
+        : '';
+      throw new AppError(
+        'invalid_destination',
+        `The destination URL is not allowed: ${error.message}${hint}.`,
+      );
+    }
+    throw error;
+  }
+}
+
+async function lockedDestination(tx: Tx, context: AuditContext, id: string): Promise<DestinationRow> {
+  const row = await destinationsRepo.findForUpdate(tx, context.organizationId, context.environment, id);
+  if (!row) throw notFound('webhook destination');
+  return row;
+}
+
+/** Applies a change to a locked destination and audits it, in one transaction. */
+function changeDestination(
+  deps: DestinationsDeps,
+  db: DbScope,
+  context: AuditContext,
+  id: string,
+  action: string,
+  apply: (row: DestinationRow, tx: Tx) => Promise<DestinationUpdate>,
+): Promise<DestinationRow> {
+  return db.write(async (tx) => {
+    const row = await lockedDestination(tx, context, id);
+    const changes = await apply(row, tx);
+    const updated = await destinationsRepo.update(tx, row, { ...changes, updatedAt: deps.clock.now() });
+    await deps.audit.record(tx, context, { action, target: { type: 'webhook_destination', id } });
+    return updated;
+  });
+}
+
 export function createDestinationsService(deps: DestinationsDeps) {
   const { clock, audit, jobs } = deps;
-
-  /** The URL, checked by the SSRF guard (platform/http/address-guard.ts): 422 invalid_destination with the reason. */
-  async function checkUrl(context: AuditContext, url: string): Promise<string> {
-    try {
-      const vetted = await vetDestination(url, {
-        environment: context.environment,
-        allowPrivate: deps.allowPrivateTargets,
-        lookup: deps.lookup,
-      });
-      return vetted.url.href;
-    } catch (error) {
-      if (error instanceof DestinationRefused) {
-        const hint = error.nonPublic
-          ? privateTargetHint(context.environment, 'WEBHOOK_ALLOW_PRIVATE_TARGETS')
-          : '';
-        throw new AppError(
-          'invalid_destination',
-          `The destination URL is not allowed: ${error.message}${hint}.`,
-        );
-      }
-      throw error;
-    }
-  }
-
-  async function locked(tx: Tx, context: AuditContext, id: string): Promise<DestinationRow> {
-    const row = await destinationsRepo.findForUpdate(tx, context.organizationId, context.environment, id);
-    if (!row) throw notFound('webhook destination');
-    return row;
-  }
-
-  /** Applies a change to a locked destination and audits it, in one transaction. */
-  function change(
-    db: DbScope,
-    context: AuditContext,
-    id: string,
-    action: string,
-    apply: (row: DestinationRow, tx: Tx) => Promise<DestinationUpdate>,
-  ): Promise<DestinationRow> {
-    return db.write(async (tx) => {
-      const row = await locked(tx, context, id);
-      const changes = await apply(row, tx);
-      const updated = await destinationsRepo.update(tx, row, { ...changes, updatedAt: clock.now() });
-      await audit.record(tx, context, { action, target: { type: 'webhook_destination', id } });
-      return updated;
-    });
-  }
 
   return {
     /** Creates an enabled destination; the secret is returned here and never again. */
     async create(db: DbScope, context: AuditContext, input: CreateDestinationInput) {
       const eventTypes = checkEventTypes(input.eventTypes);
-      const url = await checkUrl(context, input.url);
+      const url = await checkUrl(deps, context, input.url);
       const secret = generateWebhookSecret();
       const box = await deps.secretBox();
       const now = clock.now();
@@ -161,8 +162,8 @@ export function createDestinationsService(deps: DestinationsDeps) {
       if (input.eventTypes !== undefined) changes.eventTypes = checkEventTypes(input.eventTypes);
       if (input.description !== undefined) changes.description = input.description;
       // Resolved before the transaction: a slow DNS answer must not hold a row lock.
-      if (input.url !== undefined) changes.url = await checkUrl(context, input.url);
-      return change(db, context, id, 'webhook_destination.updated', async () => changes);
+      if (input.url !== undefined) changes.url = await checkUrl(deps, context, input.url);
+      return changeDestination(deps, db, context, id, 'webhook_destination.updated', async () => changes);
     },
 
     /**
@@ -172,7 +173,8 @@ export function createDestinationsService(deps: DestinationsDeps) {
     async rotateSecret(db: DbScope, context: AuditContext, id: string, graceSeconds: number) {
       const secret = generateWebhookSecret();
       const box = await deps.secretBox();
-      const destination = await change(
+      const destination = await changeDestination(
+        deps,
         db,
         context,
         id,
@@ -188,7 +190,7 @@ export function createDestinationsService(deps: DestinationsDeps) {
     },
 
     disable(db: DbScope, context: AuditContext, id: string): Promise<DestinationRow> {
-      return change(db, context, id, 'webhook_destination.disabled', async (row) => {
+      return changeDestination(deps, db, context, id, 'webhook_destination.disabled', async (row) => {
         if (row.status === 'disabled')
           throw new AppError('invalid_state', 'The destination is already disabled.');
         return { status: 'disabled', disabledReason: 'manual' };
@@ -197,7 +199,7 @@ export function createDestinationsService(deps: DestinationsDeps) {
 
     /** Enables it again and resumes the deliveries parked while it was disabled. */
     enable(db: DbScope, context: AuditContext, id: string): Promise<DestinationRow> {
-      return change(db, context, id, 'webhook_destination.enabled', async (row, tx) => {
+      return changeDestination(deps, db, context, id, 'webhook_destination.enabled', async (row, tx) => {
         if (row.status === 'enabled')
           throw new AppError('invalid_state', 'The destination is already enabled.');
         const now = clock.now();

@@ -109,6 +109,45 @@ const parseKey: preValidationAsyncHookHandler = async (request) => {
   request.idempotencyKey = header === undefined ? null : parseIdempotencyKey(header);
 };
 
+/** The record of this request's key, and how a completed response becomes its stored record. */
+function keyOf(request: FastifyRequest, owner: IdempotencyOwner, key: string) {
+  const recordKey = { organizationId: owner.organizationId, scope: owner.scope, key };
+  const fingerprint = requestFingerprint(request.method, request.url, request.body);
+  const recordOf = (response: CapturedResponse, now: Date) =>
+    storedRecord(recordKey, fingerprint, owner, request.id, response, now);
+  return { recordKey, fingerprint, recordOf };
+}
+
+/** Sends a fresh outcome; a refusal goes through the error handler, which sends the same problem that was stored. */
+function answer(reply: FastifyReply, outcome: Captured) {
+  if (outcome.failure) throw outcome.failure;
+  return send(reply, outcome.response);
+}
+
+/** Replays the response stored under a key; the key sent with another request is refused (reused). */
+function replay(
+  reply: FastifyReply,
+  record: IdempotencyRecord,
+  fingerprint: string,
+  owner: IdempotencyOwner,
+  key: string,
+) {
+  if (record.fingerprint !== fingerprint) {
+    throw new AppError(
+      'idempotency_key_reused',
+      'This Idempotency-Key was used with a different request (method, path or body); use a new key.',
+    );
+  }
+  let body = record.responseBody;
+  if (body !== null && record.responseBodyEncrypted) {
+    // The scope is the API key (or session) id, whose secret never changes: this only fails on tampering.
+    body = owner.sealingSecret === null ? null : openBody(body, owner.sealingSecret, key);
+    if (body === null) throw new Error('stored idempotent response cannot be opened');
+  }
+  reply.header('Idempotent-Replayed', 'true').header('Original-Request-Id', record.requestId);
+  return send(reply, { status: record.responseStatus, headers: record.responseHeaders, body });
+}
+
 /**
  * Idempotency-Key on every authenticated POST, PATCH and DELETE, and on public routes that opt in
  * (README "Idempotency and rate limits"). Must be installed before the routes. The handler of each such route
@@ -170,15 +209,6 @@ export function installIdempotency(
         : runIdempotent(this, original, request, reply, owner, key);
     } as never;
   });
-
-  /** The record of this request's key, and how a completed response becomes its stored record. */
-  function keyOf(request: FastifyRequest, owner: IdempotencyOwner, key: string) {
-    const recordKey = { organizationId: owner.organizationId, scope: owner.scope, key };
-    const fingerprint = requestFingerprint(request.method, request.url, request.body);
-    const recordOf = (response: CapturedResponse, now: Date) =>
-      storedRecord(recordKey, fingerprint, owner, request.id, response, now);
-    return { recordKey, fingerprint, recordOf };
-  }
 
   /**
    * A `handlerCommits` route: the handler runs outside any transaction, and its service commits
@@ -256,34 +286,5 @@ export function installIdempotency(
 
     if (result.stored) return replay(reply, result.stored, fingerprint, owner, key);
     return answer(reply, result.fresh as Captured);
-  }
-
-  /** Sends a fresh outcome; a refusal goes through the error handler, which sends the same problem that was stored. */
-  function answer(reply: FastifyReply, outcome: Captured) {
-    if (outcome.failure) throw outcome.failure;
-    return send(reply, outcome.response);
-  }
-
-  function replay(
-    reply: FastifyReply,
-    record: IdempotencyRecord,
-    fingerprint: string,
-    owner: IdempotencyOwner,
-    key: string,
-  ) {
-    if (record.fingerprint !== fingerprint) {
-      throw new AppError(
-        'idempotency_key_reused',
-        'This Idempotency-Key was used with a different request (method, path or body); use a new key.',
-      );
-    }
-    let body = record.responseBody;
-    if (body !== null && record.responseBodyEncrypted) {
-      // The scope is the API key (or session) id, whose secret never changes: this only fails on tampering.
-      body = owner.sealingSecret === null ? null : openBody(body, owner.sealingSecret, key);
-      if (body === null) throw new Error('stored idempotent response cannot be opened');
-    }
-    reply.header('Idempotent-Replayed', 'true').header('Original-Request-Id', record.requestId);
-    return send(reply, { status: record.responseStatus, headers: record.responseHeaders, body });
   }
 }

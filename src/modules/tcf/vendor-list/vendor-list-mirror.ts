@@ -59,6 +59,41 @@ export function vendorListLanguage(tag: string): string | null {
   return primary ? primary.toLowerCase() : null;
 }
 
+const later = (now: Date, seconds: number) => new Date(now.getTime() + seconds * 1000);
+/** Seconds a fetched list stays fresh: the host's max-age within the FRESHNESS bounds. */
+const freshFor = (maxAge: number | null) =>
+  Math.min(Math.max(maxAge ?? FRESHNESS.defaultSeconds, FRESHNESS.floorSeconds), FRESHNESS.ceilingSeconds);
+
+/** Stores the list; true when it is a version never seen and newer than every other. */
+async function storeList(
+  deps: VendorListMirrorDeps,
+  list: ReturnType<typeof checkVendorList>,
+  now: Date,
+): Promise<boolean> {
+  return deps.store.tx(async (tx) => {
+    const inserted = await tcfRepo.insertVersion(tx, { ...list, fetchedAt: now });
+    if (!inserted) return false;
+    const newest = (await tcfRepo.latest(tx))?.vendorListVersion === list.vendorListVersion;
+    if (newest && deps.onNewVendorList) await deps.onNewVendorList(tx, list.vendorListVersion);
+    return newest;
+  });
+}
+
+/**
+ * Fetches and checks `vendor-list.json`. Whatever goes wrong here is the host's doing (a parser
+ * or a check that throws something else included), so it is a SourceError: counted and stored
+ * in the mirror state like any failed fetch, never a job failure that nothing counts.
+ */
+async function fetchList(deps: VendorListMirrorDeps) {
+  try {
+    const file = await readSourceFile(deps.baseUrl, 'vendor-list.json', deps.fetchTimeoutMs);
+    return { file, list: checkVendorList(file.body) };
+  } catch (error) {
+    if (error instanceof SourceError) throw error;
+    throw new SourceError(`vendor-list.json could not be read (${describeError(error)})`);
+  }
+}
+
 /**
  * The Global Vendor List mirror (docs/guides/tcf.md): fetches `vendor-list.json` when the stored
  * one is stale, stores every version once, then the language files TCF channels need. A failure
@@ -68,22 +103,6 @@ export function createVendorListMirror(deps: VendorListMirrorDeps) {
   const { store, clock, baseUrl } = deps;
   const source = describeSource(baseUrl);
 
-  const later = (now: Date, seconds: number) => new Date(now.getTime() + seconds * 1000);
-  const freshFor = (maxAge: number | null) =>
-    Math.min(Math.max(maxAge ?? FRESHNESS.defaultSeconds, FRESHNESS.floorSeconds), FRESHNESS.ceilingSeconds);
-
-  /** Stores the list; true when it is a version never seen and newer than every other. */
-  async function storeList(list: ReturnType<typeof checkVendorList>, now: Date): Promise<boolean> {
-    return store.tx(async (tx) => {
-      const inserted = await tcfRepo.insertVersion(tx, { ...list, fetchedAt: now });
-      if (!inserted) return false;
-      const newest = (await tcfRepo.latest(tx))?.vendorListVersion === list.vendorListVersion;
-      if (newest && deps.onNewVendorList) await deps.onNewVendorList(tx, list.vendorListVersion);
-      return newest;
-    });
-  }
-
-  /** Fetches the missing language files of `version`; returns the failures' messages. */
   /**
    * Languages tried for a version by this process since the list was last due: a channel that
    * starts using a language gets it at the next poll, while one IAB has no file for is asked again
@@ -91,6 +110,7 @@ export function createVendorListMirror(deps: VendorListMirrorDeps) {
    */
   const tried = new Set<string>();
 
+  /** Fetches the missing language files of `version`; returns the failures' messages. */
   async function fetchLanguages(
     version: number,
     now: Date,
@@ -128,21 +148,6 @@ export function createVendorListMirror(deps: VendorListMirrorDeps) {
     return errors;
   }
 
-  /**
-   * Fetches and checks `vendor-list.json`. Whatever goes wrong here is the host's doing (a parser
-   * or a check that throws something else included), so it is a SourceError: counted and stored
-   * in the mirror state like any failed fetch, never a job failure that nothing counts.
-   */
-  async function fetchList() {
-    try {
-      const file = await readSourceFile(baseUrl, 'vendor-list.json', deps.fetchTimeoutMs);
-      return { file, list: checkVendorList(file.body) };
-    } catch (error) {
-      if (error instanceof SourceError) throw error;
-      throw new SourceError(`vendor-list.json could not be read (${describeError(error)})`);
-    }
-  }
-
   /** The storage disclosures of `version`'s vendors in use; failures are the vendors' own, logged there. */
   const disclosures = (version: number, now: Date, log: Log, retryFailed: boolean) =>
     deps.storageDisclosures
@@ -174,7 +179,7 @@ export function createVendorListMirror(deps: VendorListMirrorDeps) {
       tried.clear();
       let next: Omit<MirrorStateRow, 'id'>;
       try {
-        const { file, list } = await fetchList();
+        const { file, list } = await fetchList(deps);
         const newest = await tcfRepo.latestVersion(store.db);
         if (newest !== null && list.vendorListVersion < newest) {
           // A host (or a cache before it) serving an old copy: channels stay on the newer list.
@@ -182,7 +187,7 @@ export function createVendorListMirror(deps: VendorListMirrorDeps) {
             `vendor-list.json: vendorListVersion ${list.vendorListVersion} is older than ${newest}, the newest held`,
           );
         }
-        if (await storeList(list, now)) {
+        if (await storeList(deps, list, now)) {
           log.info(
             { source, vendorListVersion: list.vendorListVersion },
             'TCF vendor list: new version stored',
