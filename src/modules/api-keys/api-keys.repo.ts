@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Environment } from '../../platform/auth/scopes.ts';
 import { type CursorPosition, keysetList } from '../../platform/db/keyset.ts';
 import type { Db, Tx } from '../../platform/db/store.ts';
@@ -10,6 +10,20 @@ export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export const apiKeysRepo = {
   async insert(tx: Tx, row: ApiKeyRow): Promise<void> {
     await tx.insert(apiKeys).values(row);
+  },
+
+  /** The email of the member each key belongs to, by key id (keys of the organization only). */
+  async ownerEmails(db: Db, organizationId: string, ids: string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await db
+      .select({ id: apiKeys.id, email: members.email })
+      .from(apiKeys)
+      .innerJoin(
+        members,
+        and(eq(members.organizationId, apiKeys.organizationId), eq(members.id, apiKeys.memberId)),
+      )
+      .where(and(eq(apiKeys.organizationId, organizationId), inArray(apiKeys.id, ids)));
+    return new Map(rows.map((r) => [r.id, r.email]));
   },
 
   /** The key with its member's role and its organization's limit, found by the hash of its secret. */
