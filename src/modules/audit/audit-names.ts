@@ -27,12 +27,12 @@ export async function withNames(
   rows: AuditRow[],
   lookups: AuditNameLookups,
 ): Promise<NamedAuditRow[]> {
-  const wanted = new Map<string, { lookup: NameLookup; kind: string; ids: Set<string> }>();
+  const wanted = new Map<string, { lookup: NameLookup; ids: Set<string> }>();
   const want = (what: keyof AuditNameLookups, kind: string | null, id: string | null) => {
     const lookup = kind === null ? undefined : lookups[what][kind];
     if (kind === null || id === null || !lookup) return;
     const key = `${what} ${kind}`;
-    const entry = wanted.get(key) ?? { lookup, kind, ids: new Set<string>() };
+    const entry = wanted.get(key) ?? { lookup, ids: new Set<string>() };
     entry.ids.add(id);
     wanted.set(key, entry);
   };
