@@ -17,8 +17,6 @@ import { afterAll, expect, vi } from 'vitest';
 
 /** The environment and globals as the file found them (after per-file-database set DATABASE_URL). */
 const envAtStart = { ...process.env };
-/** The PostgreSQL pass (per-file-database.ts has pointed DATABASE_URL at this file's database). */
-const onPostgres = Boolean(process.env.DATABASE_URL);
 const globalsAtStart = new Set(Object.keys(globalThis));
 
 /**
@@ -113,15 +111,6 @@ afterAll(async () => {
     left = grown(handles());
   }
   const state = { env, globals, fakeTimers: vi.isFakeTimers(), handles: left };
-  if (onPostgres) {
-    // On PostgreSQL the check reports and does not fail yet: its first run there found pg.Client
-    // sockets and pg-pool connect timers outliving three files (retention-locks, job-runner,
-    // ledger-fork), still to be fixed. The embedded pass, which runs every file, enforces it all.
-    const leftovers = env.length + globals.length + left.length + (state.fakeTimers ? 1 : 0);
-    if (leftovers > 0) console.warn(`file isolation (reported on PostgreSQL): ${JSON.stringify(state)}`);
-    timerHook.disable();
-    return;
-  }
   expect(
     state,
     'this file left state behind for the next file in its worker: restore env vars and globals, ' +

@@ -206,20 +206,25 @@ describe('job runner', () => {
     const clock = createManualClock(new Date('2026-11-21T10:00:00Z'));
     const queue = createJobQueue({ clock });
     const kind = `test.${Math.random().toString(36).slice(2)}`;
-    // The runner's end of the job, once released: the test waits for it, so that no query of the
-    // runner is still on its way when the store closes.
+    // The runner's end of this job, once released: the test waits for it, so that no query of the
+    // runner is still on its way when the store closes. Its own job's line, not the hourly cleanup
+    // job's (which start() runs too, and which ends first: waiting for any line left this job's
+    // last transaction connecting past the file, on PostgreSQL).
     let ended!: () => void;
     const jobEnded = new Promise<void>((resolve) => (ended = resolve));
+    const mine = { id: '' };
     const log = {
       warn() {},
       error() {},
       info() {},
-      debug: (_: unknown, msg: string) => msg === 'job succeeded' && ended(),
+      debug: (fields: { jobId?: string }, msg: string) =>
+        msg === 'job succeeded' && fields.jobId === mine.id && ended(),
     };
     const runner = createJobRunner({ store, clock, queue, log: log as never, concurrency: 4 });
     let release!: () => void;
     runner.register(kind, () => new Promise<void>((resolve) => (release = resolve)));
     const { id } = await store.tx((tx) => queue.enqueue(tx, { kind, payload: {} }));
+    mine.id = id;
     await runner.start();
     for (let i = 0; i < 100 && (await jobsRepo.find(store.db, id))?.status !== 'running'; i++) {
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -18,7 +18,7 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 function run(): Promise<string> {
   const env: NodeJS.ProcessEnv = { ...process.env, CI: 'true', NO_COLOR: '1' };
   for (const name of Object.keys(env)) if (name.startsWith('VITEST')) delete env[name];
-  // The check fails files only off PostgreSQL (file-isolation.ts says why); these files use no store.
+  // These fixture files use no store: without DATABASE_URL they need no database of their own.
   delete env.DATABASE_URL;
   return new Promise((resolve) => {
     execFile(
