@@ -28,16 +28,12 @@ const INTERVALS: [Interval, string][] = [
 ];
 
 /**
- * The picks survive a redraw and a visit to another view, as people expect from a dashboard.
- * `chosen`: the reader typed the dates; until then each channel gets its own default range.
+ * The picks survive a redraw and a visit to another view, as people expect from a dashboard: kept
+ * per console (ViewContext.kept). `chosen`: the reader typed the dates; until then each channel
+ * gets its own default range.
  */
-const picks: { channelId: string; from: string; to: string; interval: Interval; chosen: boolean } = {
-  channelId: '',
-  from: '',
-  to: '',
-  interval: 'day',
-  chosen: false,
-};
+type Picks = { channelId: string; from: string; to: string; interval: Interval; chosen: boolean };
+const NO_PICKS = (): Picks => ({ channelId: '', from: '', to: '', interval: 'day', chosen: false });
 
 type Channel = Schemas['Channel'];
 
@@ -69,7 +65,7 @@ function withoutFigures(heading: HTMLElement, canRead: boolean): HTMLElement {
 }
 
 /** The channel, dates and interval form, with the API's date errors shown at their fields. */
-function picksForm(channels: Channel[]) {
+function picksForm(picks: Picks, channels: Channel[]) {
   const channel = select(
     'channelId',
     channels.map((c) => [c.id, c.status === 'active' ? c.name : `${c.name} (${c.status})`]),
@@ -130,7 +126,7 @@ function picksForm(channels: Channel[]) {
 }
 
 /** The figures of the picked channel and range, with the config versions published in it. */
-async function fetchFigures(channels: Channel[]) {
+async function fetchFigures(picks: Picks, channels: Channel[]) {
   const params: AnalyticsQuery = {
     channelId: picks.channelId,
     from: picks.from || undefined,
@@ -180,10 +176,11 @@ export const overviewView: View = async (ctx) => {
   if (!ctx.can('evidence:read')) return withoutFigures(heading, false);
   const { data: channels } = await answer(api.GET('/v1/channels', { params: { query: { limit: 100 } } }));
   if (channels.length === 0) return withoutFigures(heading, true);
+  const picks = ctx.kept('overview', NO_PICKS);
   if (!channels.some((c) => c.id === picks.channelId)) picks.channelId = channels[0].id;
   if (!picks.chosen) Object.assign(picks, await defaultRange(picks.channelId));
 
-  const picker = picksForm(channels);
+  const picker = picksForm(picks, channels);
   const headline = h('div', { class: 'headline', 'aria-live': 'polite' });
   // What the picked channel is missing, beside its figures; redrawn when another channel is picked.
   const nextSteps = h('div', { class: 'overview-next-steps' });
@@ -207,7 +204,7 @@ export const overviewView: View = async (ctx) => {
     picker.submit.disabled = true;
     results.setAttribute('aria-busy', 'true');
     try {
-      const drawn = await fetchFigures(channels);
+      const drawn = await fetchFigures(picks, channels);
       if (mine !== loads) return;
       destroyCharts();
       headline.replaceChildren(drawn.headline);
