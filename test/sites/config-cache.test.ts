@@ -11,7 +11,8 @@ import { createReadySite, type ReadySite, SITES_TEST_ENV } from '../helpers/site
  * for CONFIG_CACHE_MAX_IDLE_SECONDS is released. Read from /metrics; a dropped answer comes back
  * the same, byte for byte. Each answer here is about 30 KB (purposes with long descriptions), as a
  * TCF channel's with many vendors is larger still; regions are declared (a test channel's `region`).
- * The memory itself is read too: the process's ArrayBuffer bytes after a full garbage collection.
+ * The memory itself is read too, on the embedded store: the process's ArrayBuffer bytes after a
+ * full garbage collection.
  */
 v8.setFlagsFromString('--expose-gc');
 const collectGarbage = vm.runInNewContext('gc') as () => void;
@@ -82,7 +83,11 @@ describe('config answers in memory', () => {
     for (const site of sites)
       for (const region of measured) expect((await config(site, region)).status).toBe(200);
     // What stays in memory once the requests are over: the bound, and some slack for the rest.
-    expect(bufferBytes() - before).toBeLessThan(5 * BOUND);
+    // Read on the embedded store only: on PostgreSQL the driver's buffers beside it grew by 3 to
+    // 9 MB over the same pass in loaded CI runs, as much as an unbounded cache adds (13 MB), so
+    // there the number says nothing. The cache is the same code on both stores; /metrics below is
+    // checked on both.
+    if (t.store.kind === 'embedded') expect(bufferBytes() - before).toBeLessThan(5 * BOUND);
     const held = await metric('consent_service_config_cache_bytes');
     expect(held).toBeGreaterThan(BOUND / 2);
     expect(held).toBeLessThanOrEqual(BOUND);
