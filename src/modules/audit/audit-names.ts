@@ -20,35 +20,38 @@ export type NamedAuditRow = AuditRow & {
   targetName: string | null;
 };
 
-/** Names a page of entries: one query per lookup and kind of id on the page, never one per entry. */
+/**
+ * Names a page of entries: one query per lookup on the page, never one per entry. A lookup that
+ * serves several uses (a member's email is the actor's name, its email and a target's name) is
+ * asked once, for all the ids it serves.
+ */
 export async function withNames(
   db: Db,
   organizationId: string,
   rows: AuditRow[],
   lookups: AuditNameLookups,
 ): Promise<NamedAuditRow[]> {
-  const wanted = new Map<string, { lookup: NameLookup; ids: Set<string> }>();
+  const lookupOf = (what: keyof AuditNameLookups, kind: string | null) =>
+    kind === null ? undefined : lookups[what][kind];
+  const wanted = new Map<NameLookup, Set<string>>();
   const want = (what: keyof AuditNameLookups, kind: string | null, id: string | null) => {
-    const lookup = kind === null ? undefined : lookups[what][kind];
-    if (kind === null || id === null || !lookup) return;
-    const key = `${what} ${kind}`;
-    const entry = wanted.get(key) ?? { lookup, ids: new Set<string>() };
-    entry.ids.add(id);
-    wanted.set(key, entry);
+    const lookup = lookupOf(what, kind);
+    if (!lookup || id === null) return;
+    wanted.set(lookup, (wanted.get(lookup) ?? new Set<string>()).add(id));
   };
   for (const row of rows) {
     want('name', row.actorType, row.actorId);
     want('email', row.actorType, row.actorId);
     want('name', row.targetType, row.targetId);
   }
-  const found = new Map<string, string>();
+  const found = new Map<NameLookup, Map<string, string>>();
   await Promise.all(
-    [...wanted].map(async ([key, { lookup, ids }]) => {
-      for (const [id, name] of await lookup(db, organizationId, [...ids])) found.set(`${key} ${id}`, name);
-    }),
+    [...wanted].map(async ([lookup, ids]) => found.set(lookup, await lookup(db, organizationId, [...ids]))),
   );
-  const get = (what: keyof AuditNameLookups, kind: string | null, id: string | null) =>
-    found.get(`${what} ${kind} ${id}`) ?? null;
+  const get = (what: keyof AuditNameLookups, kind: string | null, id: string | null) => {
+    const lookup = lookupOf(what, kind);
+    return (lookup && id !== null && found.get(lookup)?.get(id)) || null;
+  };
   return rows.map((row) => ({
     ...row,
     actorName: get('name', row.actorType, row.actorId),

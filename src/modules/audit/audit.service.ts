@@ -48,7 +48,7 @@ export function createAuditService({
   clock: Clock;
   names?: AuditNameLookups;
 }) {
-  return {
+  const service = {
     /** Writes one entry inside the caller's transaction, so the entry and the change commit together. */
     record(tx: Tx, context: AuditContext, entry: AuditEntry): Promise<void> {
       const now = clock.now();
@@ -117,10 +117,11 @@ export function createAuditService({
       limit: number,
       after: CursorPosition | null,
     ): Promise<NamedAuditRow[]> {
-      const rows = await auditRepo.list(db.read, scope, filters, limit, after);
+      const rows = await service.list(db, scope, filters, limit, after);
       return withNames(db.read, scope.organizationId, rows, names);
     },
   };
+  return service;
 }
 
 export type AuditService = ReturnType<typeof createAuditService>;
